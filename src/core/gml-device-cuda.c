@@ -312,8 +312,12 @@ gml_device_cuda_alloc (GmlDevice  *device,
 
   if (size == 0 || size > G_MAXSIZE)
     {
+      /* The number is formatted first: xgettext cannot follow G_GUINT64_FORMAT. */
+      g_autofree char *size_str = g_strdup_printf ("%" G_GUINT64_FORMAT, size);
+
       g_set_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_INVALID,
-                   _("Cannot allocate %" G_GUINT64_FORMAT " bytes on the GPU."), size);
+                   /* Translators: %s is a number of bytes. */
+                   _("Cannot allocate %s bytes on the GPU."), size_str);
       return FALSE;
     }
 
@@ -394,9 +398,11 @@ gml_device_cuda_free (GmlDevice  *device,
   key = g_hash_table_lookup (self->live, &address);
   if (key == NULL)
     {
+      g_autofree char *address_str = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", address);
+
       g_set_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_INVALID,
-                   _("Address 0x%" G_GINT64_MODIFIER "x is not a live GPU allocation of the lab."),
-                   address);
+                   /* Translators: %s is a device address such as 0x7f0000000000. */
+                   _("Address %s is not a live GPU allocation of the lab."), address_str);
       return FALSE;
     }
 
