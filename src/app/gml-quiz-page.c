@@ -1,0 +1,640 @@
+/* gml-quiz-page.c — one question at a time, then the round's summary.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-quiz-page"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "gml-quiz-page.h"
+
+typedef struct
+{
+  guint    question;                /* index in the bank */
+  guint    order[GML_N_OPTIONS];    /* order[shown] = source option */
+  gboolean answered;
+  guint    chosen;                  /* shown position of the chosen option */
+  gint64   shown_at;                /* monotonic µs when first shown unanswered */
+} RoundItem;
+
+struct _GmlQuizPage
+{
+  GtkWidget        parent_instance;
+
+  /* Template widgets */
+  GtkStack        *stack;
+  GtkLabel        *topic_label;
+  GtkLabel        *difficulty_label;
+  GtkLabel        *last_result_label;
+  GtkLabel        *position_label;
+  GtkLabel        *question_label;
+  GtkBox          *options_box;
+  GtkBox          *result_box;
+  GtkLabel        *verdict_label;
+  GtkLabel        *chosen_feedback_label;
+  GtkLabel        *correct_feedback_label;
+  GtkLabel        *explanation_label;
+  GtkLabel        *hint_label;
+  GtkButton       *previous_button;
+  GtkButton       *next_button;
+  GtkLabel        *score_label;
+  GtkBox          *per_difficulty_box;
+  GtkLabel        *wrong_heading;
+  GtkBox          *wrong_box;
+  GtkButton       *review_button;
+
+  GtkWidget       *option_buttons[GML_N_OPTIONS];
+  GtkLabel        *option_letters[GML_N_OPTIONS];
+  GtkLabel        *option_texts[GML_N_OPTIONS];
+
+  /* Borrowed from the application, which outlives every window. */
+  GmlQuestionBank *bank;
+  GmlProgress     *progress;
+  GSettings       *settings;
+
+  /* State */
+  GArray          *round;     /* RoundItem */
+  guint            current;
+  GRand           *rand;
+};
+
+enum {
+  MESSAGE,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (GmlQuizPage, gml_quiz_page, GTK_TYPE_WIDGET)
+
+static RoundItem *
+current_item (GmlQuizPage *self)
+{
+  if (self->round == NULL || self->current >= self->round->len)
+    return NULL;
+  return &g_array_index (self->round, RoundItem, self->current);
+}
+
+static void
+update_actions (GmlQuizPage *self)
+{
+  RoundItem *item = current_item (self);
+  gboolean on_question = item != NULL;
+  guint n_wrong = 0;
+
+  for (guint i = 0; self->round != NULL && i < self->round->len; i++)
+    {
+      RoundItem *it = &g_array_index (self->round, RoundItem, i);
+      const GmlQuestion *q = gml_question_bank_get (self->bank, it->question);
+
+      if (it->answered && !q->options[it->order[it->chosen]].correct)
+        n_wrong++;
+    }
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "quiz.choose", on_question && !item->answered);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "quiz.next", on_question && item->answered);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "quiz.previous", on_question && self->current > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "quiz.review-wrong", n_wrong > 0);
+}
+
+static char *
+format_last_result (const GmlAnswer *answer)
+{
+  g_autoptr(GDateTime) utc = NULL;
+  g_autoptr(GDateTime) local = NULL;
+  g_autofree char *date = NULL;
+
+  if (answer == NULL)
+    return g_strdup (_("Not answered before"));
+
+  utc = g_date_time_new_from_unix_utc (answer->time);
+  local = g_date_time_to_local (utc);
+  date = g_date_time_format (local, "%x");
+  return answer->correct
+    /* Translators: %s is a date. */
+    ? g_strdup_printf (_("Last time: right (%s)"), date)
+    : g_strdup_printf (_("Last time: wrong (%s)"), date);
+}
+
+static void
+show_summary (GmlQuizPage *self)
+{
+  guint right = 0, answered = 0;
+  guint per_right[4] = { 0 }, per_total[4] = { 0 };
+  GtkWidget *child;
+  g_autofree char *score = NULL;
+  gboolean any_wrong = FALSE;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->per_difficulty_box))) != NULL)
+    gtk_box_remove (self->per_difficulty_box, child);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->wrong_box))) != NULL)
+    gtk_box_remove (self->wrong_box, child);
+
+  for (guint i = 0; i < self->round->len; i++)
+    {
+      RoundItem *it = &g_array_index (self->round, RoundItem, i);
+      const GmlQuestion *q = gml_question_bank_get (self->bank, it->question);
+      gboolean correct = it->answered && q->options[it->order[it->chosen]].correct;
+
+      per_total[q->difficulty]++;
+      if (it->answered)
+        answered++;
+      if (correct)
+        {
+          right++;
+          per_right[q->difficulty]++;
+        }
+      else if (it->answered)
+        {
+          g_autofree char *text = gml_question_format (q, q->text, it->order);
+          GtkWidget *label = gtk_label_new (text);
+
+          gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+          gtk_label_set_xalign (GTK_LABEL (label), 0);
+          gtk_widget_add_css_class (label, "wrong-question");
+          gtk_box_append (self->wrong_box, label);
+          any_wrong = TRUE;
+        }
+    }
+
+  /* Translators: the score at the end of a round, e.g. "4 of 6 right". */
+  score = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u right", "%u of %u right",
+                                        self->round->len),
+                           right, self->round->len);
+  gtk_label_set_label (self->score_label, score);
+
+  for (int d = 1; d <= 3; d++)
+    {
+      g_autofree char *line = NULL;
+      GtkWidget *label;
+
+      if (per_total[d] == 0)
+        continue;
+      /* Translators: e.g. "Difficulty 2: 3 of 4 right". */
+      line = g_strdup_printf (_("Difficulty %d: %u of %u right"), d, per_right[d], per_total[d]);
+      label = gtk_label_new (line);
+      gtk_box_append (self->per_difficulty_box, label);
+    }
+
+  gtk_widget_set_visible (GTK_WIDGET (self->wrong_heading), any_wrong);
+  gtk_widget_set_visible (GTK_WIDGET (self->review_button), any_wrong);
+  gtk_stack_set_visible_child_name (self->stack, "summary");
+  update_actions (self);
+  gtk_widget_grab_focus (GTK_WIDGET (any_wrong ? self->review_button : self->next_button));
+}
+
+static void
+show_current (GmlQuizPage *self)
+{
+  RoundItem *item = current_item (self);
+  const GmlQuestion *q;
+  const GmlOption *right;
+  guint right_pos;
+  g_autofree char *text = NULL;
+  g_autofree char *difficulty = NULL;
+  g_autofree char *position = NULL;
+  g_autofree char *last = NULL;
+
+  if (self->round == NULL || self->round->len == 0)
+    {
+      gtk_stack_set_visible_child_name (self->stack, "empty");
+      update_actions (self);
+      return;
+    }
+  if (item == NULL)
+    {
+      show_summary (self);
+      return;
+    }
+
+  q = gml_question_bank_get (self->bank, item->question);
+  if (!item->answered && item->shown_at == 0)
+    item->shown_at = g_get_monotonic_time ();
+
+  gtk_label_set_label (self->topic_label, gml_question_translate (q, q->topic));
+  difficulty = g_strdup_printf (_("Difficulty %d"), q->difficulty);
+  gtk_label_set_label (self->difficulty_label, difficulty);
+  /* Translators: the position in the round, e.g. "3 / 6". */
+  position = g_strdup_printf (_("%u / %u"), self->current + 1, self->round->len);
+  gtk_label_set_label (self->position_label, position);
+  last = format_last_result (gml_progress_last_for (self->progress, q->id));
+  gtk_label_set_label (self->last_result_label, last);
+
+  text = gml_question_format (q, q->text, item->order);
+  gtk_label_set_label (self->question_label, text);
+
+  right_pos = gml_question_correct_position (q, item->order);
+  right = &q->options[item->order[right_pos]];
+
+  for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
+    {
+      const GmlOption *option = &q->options[item->order[shown]];
+      g_autofree char *option_text = gml_question_format (q, option->text, item->order);
+      g_autofree char *letter = g_strdup_printf ("%c", gml_option_letter (shown));
+      g_autofree char *accessible = g_strdup_printf ("%s. %s", letter, option_text);
+      GtkWidget *button = self->option_buttons[shown];
+
+      gtk_label_set_label (self->option_letters[shown], letter);
+      gtk_label_set_label (self->option_texts[shown], option_text);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (button),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, accessible,
+                                      -1);
+
+      gtk_widget_remove_css_class (button, "correct");
+      gtk_widget_remove_css_class (button, "wrong");
+      gtk_widget_remove_css_class (button, "answered");
+      if (item->answered)
+        {
+          gtk_widget_add_css_class (button, "answered");
+          if (shown == right_pos)
+            gtk_widget_add_css_class (button, "correct");
+          else if (shown == item->chosen)
+            gtk_widget_add_css_class (button, "wrong");
+        }
+      gtk_accessible_update_property (GTK_ACCESSIBLE (button),
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                      !item->answered ? "" :
+                                      shown == right_pos ? _("The right answer") :
+                                      shown == item->chosen ? _("Your answer, wrong") : "",
+                                      -1);
+    }
+
+  gtk_widget_set_visible (GTK_WIDGET (self->result_box), item->answered);
+  if (item->answered)
+    {
+      const GmlOption *chosen = &q->options[item->order[item->chosen]];
+      g_autofree char *chosen_feedback = gml_question_format (q, chosen->feedback, item->order);
+      g_autofree char *right_feedback = gml_question_format (q, right->feedback, item->order);
+      g_autofree char *explanation = gml_question_format (q, q->explanation, item->order);
+      g_autofree char *chosen_line = NULL;
+      g_autofree char *right_line = NULL;
+
+      /* Translators: %c is the option's letter, %s its feedback. */
+      chosen_line = g_strdup_printf (_("Your answer (%c): %s"), gml_option_letter (item->chosen),
+                                     chosen_feedback);
+      /* Translators: %c is the option's letter, %s its feedback. */
+      right_line = g_strdup_printf (_("The right answer (%c): %s"), gml_option_letter (right_pos),
+                                    right_feedback);
+
+      gtk_label_set_label (self->verdict_label, chosen->correct ? _("Right!") : _("Wrong."));
+      gtk_widget_remove_css_class (GTK_WIDGET (self->verdict_label), chosen->correct ? "error" : "success");
+      gtk_widget_add_css_class (GTK_WIDGET (self->verdict_label), chosen->correct ? "success" : "error");
+      gtk_label_set_label (self->chosen_feedback_label, chosen_line);
+      gtk_label_set_label (self->correct_feedback_label, right_line);
+      gtk_widget_set_visible (GTK_WIDGET (self->correct_feedback_label), !chosen->correct);
+      gtk_label_set_label (self->explanation_label, explanation);
+      gtk_label_set_label (self->hint_label, _("Press Enter, Space or → to go on"));
+      gtk_button_set_label (self->next_button,
+                            self->current + 1 == self->round->len ? _("_Finish") : _("_Next"));
+    }
+  else
+    {
+      gtk_label_set_label (self->hint_label, _("Choose with 1–4 or A–D"));
+      gtk_button_set_label (self->next_button, _("_Next"));
+    }
+
+  gtk_stack_set_visible_child_name (self->stack, "question");
+  update_actions (self);
+
+  if (item->answered)
+    gtk_widget_grab_focus (GTK_WIDGET (self->next_button));
+  else
+    gtk_widget_grab_focus (self->option_buttons[0]);
+}
+
+static void
+choose (GmlQuizPage *self,
+        guint        shown)
+{
+  RoundItem *item = current_item (self);
+  const GmlQuestion *q;
+  const GmlOption *option;
+  g_autoptr(GError) error = NULL;
+  double seconds;
+
+  if (item == NULL || item->answered || shown >= GML_N_OPTIONS)
+    return;
+
+  q = gml_question_bank_get (self->bank, item->question);
+  option = &q->options[item->order[shown]];
+  seconds = (g_get_monotonic_time () - item->shown_at) / (double) G_USEC_PER_SEC;
+
+  item->answered = TRUE;
+  item->chosen = shown;
+
+  if (!gml_progress_record (self->progress, q->id, option->id, option->correct, seconds,
+                            g_get_real_time () / G_USEC_PER_SEC, &error))
+    g_signal_emit (self, signals[MESSAGE], 0, error->message);
+
+  show_current (self);
+}
+
+static void
+go_next (GmlQuizPage *self)
+{
+  RoundItem *item = current_item (self);
+
+  if (item == NULL || !item->answered)
+    return;
+  self->current++;
+  show_current (self);
+}
+
+static void
+go_previous (GmlQuizPage *self)
+{
+  if (current_item (self) == NULL || self->current == 0)
+    return;
+  self->current--;
+  show_current (self);
+}
+
+static void
+quiz_choose_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  choose (GML_QUIZ_PAGE (widget), (guint) g_variant_get_int32 (parameter));
+}
+
+static void
+quiz_next_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  go_next (GML_QUIZ_PAGE (widget));
+}
+
+static void
+quiz_previous_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  go_previous (GML_QUIZ_PAGE (widget));
+}
+
+static GArray *
+round_indexes (GmlQuizPage *self,
+               gboolean     wrong_only)
+{
+  GArray *indexes = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (guint i = 0; i < self->round->len; i++)
+    {
+      RoundItem *it = &g_array_index (self->round, RoundItem, i);
+      const GmlQuestion *q = gml_question_bank_get (self->bank, it->question);
+
+      if (!wrong_only || (it->answered && !q->options[it->order[it->chosen]].correct))
+        g_array_append_val (indexes, it->question);
+    }
+  return indexes;
+}
+
+static void
+quiz_review_wrong_action (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  GmlQuizPage *self = GML_QUIZ_PAGE (widget);
+  g_autoptr(GArray) indexes = round_indexes (self, TRUE);
+
+  gml_quiz_page_start_round (self, indexes);
+}
+
+static void
+quiz_restart_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  GmlQuizPage *self = GML_QUIZ_PAGE (widget);
+  g_autoptr(GArray) indexes = NULL;
+
+  if (self->round == NULL)
+    return;
+  indexes = round_indexes (self, FALSE);
+  gml_quiz_page_start_round (self, indexes);
+}
+
+static gboolean
+is_plain (GdkModifierType state)
+{
+  return (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK)) == 0;
+}
+
+/* Keys work wherever the focus is: 1–4 or A–D choose, Enter/Space/→ go on once the
+ * question is answered, ← goes back. Returns TRUE when the key was used. */
+gboolean
+gml_quiz_page_handle_key (GmlQuizPage     *self,
+                          guint            keyval,
+                          GdkModifierType  state)
+{
+  RoundItem *item = current_item (self);
+  guint lower = gdk_keyval_to_lower (keyval);
+
+  if (!is_plain (state) || item == NULL ||
+      !g_str_equal (gtk_stack_get_visible_child_name (self->stack), "question"))
+    return FALSE;
+
+  if (lower >= GDK_KEY_a && lower <= GDK_KEY_d)
+    {
+      choose (self, lower - GDK_KEY_a);
+      return TRUE;
+    }
+  if (keyval >= GDK_KEY_1 && keyval <= GDK_KEY_4)
+    {
+      choose (self, keyval - GDK_KEY_1);
+      return TRUE;
+    }
+  if (keyval >= GDK_KEY_KP_1 && keyval <= GDK_KEY_KP_4)
+    {
+      choose (self, keyval - GDK_KEY_KP_1);
+      return TRUE;
+    }
+
+  switch (keyval)
+    {
+    case GDK_KEY_Left:
+    case GDK_KEY_KP_Left:
+      go_previous (self);
+      return TRUE;
+
+    case GDK_KEY_Right:
+    case GDK_KEY_KP_Right:
+      go_next (self);
+      return TRUE;
+
+    case GDK_KEY_Return:
+    case GDK_KEY_KP_Enter:
+    case GDK_KEY_ISO_Enter:
+    case GDK_KEY_space:
+      /* Before answering, Enter and Space belong to the focused option button. */
+      if (!item->answered)
+        return FALSE;
+      go_next (self);
+      return TRUE;
+
+    default:
+      return FALSE;
+    }
+}
+
+void
+gml_quiz_page_start_round (GmlQuizPage *self,
+                           GArray      *indexes)
+{
+  gboolean shuffle = self->settings == NULL || g_settings_get_boolean (self->settings, "shuffle-options");
+
+  g_return_if_fail (GML_IS_QUIZ_PAGE (self));
+
+  g_clear_pointer (&self->round, g_array_unref);
+  self->round = g_array_sized_new (FALSE, TRUE, sizeof (RoundItem), indexes->len);
+  for (guint i = 0; i < indexes->len; i++)
+    {
+      RoundItem item = { .question = g_array_index (indexes, guint, i) };
+
+      if (shuffle)
+        gml_question_shuffle_order (item.order, self->rand);
+      else
+        gml_question_identity_order (item.order);
+      g_array_append_val (self->round, item);
+    }
+  self->current = 0;
+  show_current (self);
+}
+
+/* Shows the current question again, e.g. after the language changed. */
+void
+gml_quiz_page_refresh (GmlQuizPage *self)
+{
+  show_current (self);
+}
+
+void
+gml_quiz_page_set_sources (GmlQuizPage     *self,
+                           GmlQuestionBank *bank,
+                           GmlProgress     *progress,
+                           GSettings       *settings)
+{
+  g_return_if_fail (GML_IS_QUIZ_PAGE (self));
+
+  self->bank = bank;
+  self->progress = progress;
+  g_set_object (&self->settings, settings);
+}
+
+static void
+gml_quiz_page_dispose (GObject *object)
+{
+  GmlQuizPage *self = GML_QUIZ_PAGE (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_QUIZ_PAGE);
+  g_clear_object (&self->settings);
+
+  G_OBJECT_CLASS (gml_quiz_page_parent_class)->dispose (object);
+}
+
+static void
+gml_quiz_page_finalize (GObject *object)
+{
+  GmlQuizPage *self = GML_QUIZ_PAGE (object);
+
+  g_clear_pointer (&self->round, g_array_unref);
+  g_clear_pointer (&self->rand, g_rand_free);
+
+  G_OBJECT_CLASS (gml_quiz_page_parent_class)->finalize (object);
+}
+
+static void
+gml_quiz_page_class_init (GmlQuizPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = gml_quiz_page_dispose;
+  object_class->finalize = gml_quiz_page_finalize;
+
+  /**
+   * GmlQuizPage::message:
+   *
+   * A translated sentence for the user, such as a failure to save progress.
+   */
+  signals[MESSAGE] = g_signal_new ("message", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-quiz-page.ui");
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "quizpage");
+
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, stack);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, topic_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, difficulty_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, last_result_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, position_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, question_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, options_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, result_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, verdict_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, chosen_feedback_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, correct_feedback_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, explanation_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, hint_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, previous_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, next_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, score_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, per_difficulty_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, wrong_heading);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, wrong_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, review_button);
+
+  gtk_widget_class_install_action (widget_class, "quiz.choose", "i", quiz_choose_action);
+  gtk_widget_class_install_action (widget_class, "quiz.next", NULL, quiz_next_action);
+  gtk_widget_class_install_action (widget_class, "quiz.previous", NULL, quiz_previous_action);
+  gtk_widget_class_install_action (widget_class, "quiz.review-wrong", NULL, quiz_review_wrong_action);
+  gtk_widget_class_install_action (widget_class, "quiz.restart", NULL, quiz_restart_action);
+
+  g_type_ensure (ADW_TYPE_CLAMP);
+  g_type_ensure (ADW_TYPE_STATUS_PAGE);
+}
+
+static void
+gml_quiz_page_init (GmlQuizPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->rand = g_rand_new ();
+
+  for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
+    {
+      GtkWidget *button = gtk_button_new ();
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+      GtkWidget *letter = gtk_label_new (NULL);
+      GtkWidget *text = gtk_label_new (NULL);
+
+      gtk_widget_add_css_class (letter, "letter");
+      gtk_widget_set_valign (letter, GTK_ALIGN_START);
+      gtk_label_set_wrap (GTK_LABEL (text), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (text), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_xalign (GTK_LABEL (text), 0);
+      gtk_widget_set_hexpand (text, TRUE);
+      gtk_box_append (GTK_BOX (box), letter);
+      gtk_box_append (GTK_BOX (box), text);
+      gtk_button_set_child (GTK_BUTTON (button), box);
+      gtk_widget_add_css_class (button, "option");
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "quiz.choose");
+      gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "i", (gint32) shown);
+      gtk_box_append (self->options_box, button);
+
+      self->option_buttons[shown] = button;
+      self->option_letters[shown] = GTK_LABEL (letter);
+      self->option_texts[shown] = GTK_LABEL (text);
+    }
+}
+
+GtkWidget *
+gml_quiz_page_new (void)
+{
+  return g_object_new (GML_TYPE_QUIZ_PAGE, NULL);
+}

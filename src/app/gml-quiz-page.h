@@ -1,0 +1,31 @@
+/* gml-quiz-page.h — one question at a time, then the round's summary.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <adwaita.h>
+
+#include "gml-progress.h"
+#include "gml-question-bank.h"
+
+G_BEGIN_DECLS
+
+#define GML_TYPE_QUIZ_PAGE (gml_quiz_page_get_type ())
+
+G_DECLARE_FINAL_TYPE (GmlQuizPage, gml_quiz_page, GML, QUIZ_PAGE, GtkWidget)
+
+GtkWidget *gml_quiz_page_new          (void);
+void       gml_quiz_page_set_sources  (GmlQuizPage     *self,
+                                       GmlQuestionBank *bank,
+                                       GmlProgress     *progress,
+                                       GSettings       *settings);
+void       gml_quiz_page_start_round  (GmlQuizPage     *self,
+                                       GArray          *indexes);
+gboolean   gml_quiz_page_handle_key   (GmlQuizPage     *self,
+                                       guint            keyval,
+                                       GdkModifierType  state);
+void       gml_quiz_page_refresh      (GmlQuizPage     *self);
+
+G_END_DECLS

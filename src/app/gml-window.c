@@ -1,0 +1,268 @@
+/* gml-window.c — the main window: header bar, filter, toasts and the quiz.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "gml-quiz-page.h"
+#include "gml-window.h"
+
+struct _GmlWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  /* Template widgets */
+  AdwToastOverlay      *toast_overlay;
+  AdwWindowTitle       *window_title;
+  GtkMenuButton        *filter_button;
+  GtkDropDown          *topic_dropdown;
+  GtkDropDown          *difficulty_dropdown;
+  GmlQuizPage          *quiz_page;
+
+  /* Owned */
+  GSettings            *settings;
+  GPtrArray            *topics;    /* source strings; position + 1 in topic_dropdown */
+
+  /* Borrowed from the application */
+  GmlQuestionBank      *bank;
+};
+
+G_DEFINE_FINAL_TYPE (GmlWindow, gml_window, ADW_TYPE_APPLICATION_WINDOW)
+
+static void
+gml_window_toast (GmlWindow  *self,
+                  const char *message)
+{
+  AdwToast *toast = adw_toast_new (message);
+
+  adw_toast_set_timeout (toast, 8);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+static void
+quiz_page_message_cb (GmlWindow   *self,
+                      const char  *message,
+                      GmlQuizPage *page)
+{
+  gml_window_toast (self, message);
+}
+
+static const char *
+selected_topic (GmlWindow *self)
+{
+  guint selected = gtk_drop_down_get_selected (self->topic_dropdown);
+
+  if (selected == 0 || selected == GTK_INVALID_LIST_POSITION || selected > self->topics->len)
+    return NULL;
+  return g_ptr_array_index (self->topics, selected - 1);
+}
+
+static void
+update_subtitle (GmlWindow *self)
+{
+  const char *topic = selected_topic (self);
+  guint difficulty = gtk_drop_down_get_selected (self->difficulty_dropdown);
+  g_autofree char *subtitle = NULL;
+  g_autofree char *level = NULL;
+
+  if (difficulty != 0 && difficulty != GTK_INVALID_LIST_POSITION)
+    level = g_strdup_printf (_("Difficulty %d"), (int) difficulty);
+
+  if (topic != NULL && level != NULL)
+    subtitle = g_strdup_printf ("%s · %s", g_dgettext (GETTEXT_PACKAGE, topic), level);
+  else if (topic != NULL)
+    subtitle = g_strdup (g_dgettext (GETTEXT_PACKAGE, topic));
+  else if (level != NULL)
+    subtitle = g_strdup_printf ("%s · %s", _("All topics"), level);
+  else
+    subtitle = g_strdup (_("All topics"));
+
+  adw_window_title_set_subtitle (self->window_title, subtitle);
+}
+
+static void
+start_filtered_round (GmlWindow *self)
+{
+  const char *topic = selected_topic (self);
+  guint difficulty = gtk_drop_down_get_selected (self->difficulty_dropdown);
+  g_autoptr(GArray) indexes = NULL;
+
+  if (difficulty == GTK_INVALID_LIST_POSITION)
+    difficulty = 0;
+
+  g_settings_set_string (self->settings, "filter-topic", topic != NULL ? topic : "");
+  g_settings_set_int (self->settings, "filter-difficulty", (int) difficulty);
+
+  indexes = gml_question_bank_filter (self->bank, topic, (int) difficulty);
+  gml_quiz_page_start_round (self->quiz_page, indexes);
+  update_subtitle (self);
+}
+
+static void
+filter_changed_cb (GmlWindow *self)
+{
+  start_filtered_round (self);
+}
+
+static void
+win_restart_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  start_filtered_round (GML_WINDOW (widget));
+}
+
+static void
+win_show_filter_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  gtk_menu_button_popup (GML_WINDOW (widget)->filter_button);
+}
+
+static gboolean
+key_pressed_cb (GmlWindow             *self,
+                guint                  keyval,
+                guint                  keycode,
+                GdkModifierType        state,
+                GtkEventControllerKey *controller)
+{
+  return gml_quiz_page_handle_key (self->quiz_page, keyval, state);
+}
+
+static void
+populate_filters (GmlWindow *self)
+{
+  g_autoptr(GtkStringList) topics = gtk_string_list_new (NULL);
+  g_autoptr(GtkStringList) levels = gtk_string_list_new (NULL);
+  g_autofree char *saved_topic = g_settings_get_string (self->settings, "filter-topic");
+  int saved_difficulty = g_settings_get_int (self->settings, "filter-difficulty");
+  guint topic_position = 0;
+
+  self->topics = gml_question_bank_dup_topics (self->bank);
+
+  gtk_string_list_append (topics, _("All topics"));
+  for (guint i = 0; i < self->topics->len; i++)
+    {
+      const char *topic = g_ptr_array_index (self->topics, i);
+
+      gtk_string_list_append (topics, g_dgettext (GETTEXT_PACKAGE, topic));
+      if (g_str_equal (topic, saved_topic))
+        topic_position = i + 1;
+    }
+
+  gtk_string_list_append (levels, _("All difficulties"));
+  for (int d = 1; d <= 3; d++)
+    {
+      g_autofree char *level = g_strdup_printf (_("Difficulty %d"), d);
+
+      gtk_string_list_append (levels, level);
+    }
+
+  gtk_drop_down_set_model (self->topic_dropdown, G_LIST_MODEL (topics));
+  gtk_drop_down_set_model (self->difficulty_dropdown, G_LIST_MODEL (levels));
+  gtk_drop_down_set_selected (self->topic_dropdown, topic_position);
+  gtk_drop_down_set_selected (self->difficulty_dropdown, (guint) CLAMP (saved_difficulty, 0, 3));
+
+  g_signal_connect_object (self->topic_dropdown, "notify::selected",
+                           G_CALLBACK (filter_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->difficulty_dropdown, "notify::selected",
+                           G_CALLBACK (filter_changed_cb), self, G_CONNECT_SWAPPED);
+}
+
+static void
+gml_window_constructed (GObject *object)
+{
+  GmlWindow *self = GML_WINDOW (object);
+  GmlApplication *app = GML_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
+  g_autoptr(GPtrArray) messages = NULL;
+
+  G_OBJECT_CLASS (gml_window_parent_class)->constructed (object);
+
+  self->settings = g_object_ref (gml_application_get_settings (app));
+  self->bank = gml_application_get_bank (app);
+
+  g_settings_bind (self->settings, "window-width", self, "default-width", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "window-height", self, "default-height", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "window-maximized", self, "maximized", G_SETTINGS_BIND_DEFAULT);
+
+  gml_quiz_page_set_sources (self->quiz_page, self->bank, gml_application_get_progress (app),
+                             self->settings);
+  populate_filters (self);
+  start_filtered_round (self);
+
+  messages = gml_application_steal_startup_messages (app);
+  for (guint i = 0; i < messages->len; i++)
+    gml_window_toast (self, g_ptr_array_index (messages, i));
+}
+
+static void
+gml_window_dispose (GObject *object)
+{
+  GmlWindow *self = GML_WINDOW (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_WINDOW);
+  g_clear_object (&self->settings);
+  g_clear_pointer (&self->topics, g_ptr_array_unref);
+
+  G_OBJECT_CLASS (gml_window_parent_class)->dispose (object);
+}
+
+static void
+gml_window_class_init (GmlWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->constructed = gml_window_constructed;
+  object_class->dispose = gml_window_dispose;
+
+  g_type_ensure (GML_TYPE_QUIZ_PAGE);
+
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, filter_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, topic_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, difficulty_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, quiz_page);
+
+  gtk_widget_class_install_action (widget_class, "win.restart", NULL, win_restart_action);
+  gtk_widget_class_install_action (widget_class, "win.show-filter", NULL, win_show_filter_action);
+}
+
+static void
+gml_window_init (GmlWindow *self)
+{
+  GtkEventController *keys;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  g_signal_connect_object (self->quiz_page, "message", G_CALLBACK (quiz_page_message_cb), self,
+                           G_CONNECT_SWAPPED);
+
+  /* Capture phase: the quiz keys work wherever the focus is. */
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect_object (keys, "key-pressed", G_CALLBACK (key_pressed_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), keys);
+
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->filter_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Choose topic and difficulty"),
+                                  -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->topic_dropdown),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Topic"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->difficulty_dropdown),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Difficulty"), -1);
+}
+
+GmlWindow *
+gml_window_new (GmlApplication *application)
+{
+  return g_object_new (GML_TYPE_WINDOW, "application", application, NULL);
+}

@@ -1,0 +1,20 @@
+/* gml-window.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <adwaita.h>
+
+#include "gml-application.h"
+
+G_BEGIN_DECLS
+
+#define GML_TYPE_WINDOW (gml_window_get_type ())
+
+G_DECLARE_FINAL_TYPE (GmlWindow, gml_window, GML, WINDOW, AdwApplicationWindow)
+
+GmlWindow *gml_window_new (GmlApplication *application);
+
+G_END_DECLS

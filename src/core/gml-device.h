@@ -1,0 +1,104 @@
+/* gml-device.h — the small interface every GPU memory backend implements.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define GML_DEVICE_ERROR (gml_device_error_quark ())
+
+typedef enum
+{
+  GML_DEVICE_ERROR_FAILED,
+  GML_DEVICE_ERROR_OUT_OF_MEMORY,   /* the device (or the lab's budget) has no room */
+  GML_DEVICE_ERROR_NO_DRIVER,       /* libcuda.so.1 could not be opened */
+  GML_DEVICE_ERROR_NO_DEVICE,       /* a driver, but no usable device */
+  GML_DEVICE_ERROR_INIT_FAILED,     /* cuInit or context creation failed */
+  GML_DEVICE_ERROR_INVALID,         /* bad argument (size 0, unknown address) */
+} GmlDeviceError;
+
+typedef enum
+{
+  GML_BACKEND_AUTO,
+  GML_BACKEND_SIM,
+  GML_BACKEND_CUDA,
+} GmlBackendKind;
+
+typedef struct _GmlDevice      GmlDevice;
+typedef struct _GmlDeviceClass GmlDeviceClass;
+
+/* A backend is a vtable plus its own private state that starts with GmlDevice.
+ * The generic gml_device_* wrappers only dispatch: alloc() and free() keep the
+ * in_use and n_live counters up to date themselves (only the backend knows the
+ * size behind an address), and destroy() frees the live allocations, the name
+ * and the struct itself. */
+struct _GmlDeviceClass
+{
+  const char *id;                               /* "sim" or "cuda" */
+  void     (*destroy)      (GmlDevice  *self);  /* frees every live device allocation */
+  gboolean (*alloc)        (GmlDevice  *self,
+                            guint64     size,
+                            guint64    *address,
+                            GError    **error);
+  gboolean (*free)         (GmlDevice  *self,
+                            guint64     address,
+                            GError    **error);
+  gboolean (*mem_get_info) (GmlDevice  *self,
+                            guint64    *free_bytes,
+                            guint64    *total_bytes,
+                            GError    **error);
+};
+
+struct _GmlDevice
+{
+  const GmlDeviceClass *klass;
+  char                 *name;          /* "Simulated GPU", "NVIDIA H200" */
+  guint64               budget;        /* bytes the lab may hold on the device; 0 = no limit */
+  guint64               in_use;        /* bytes currently held through this device */
+  guint64               other_in_use;  /* memory used by others (other processes, context) */
+  guint                 n_live;        /* live device allocations */
+};
+
+GQuark          gml_device_error_quark   (void);
+
+const char     *gml_device_get_id        (GmlDevice       *self);
+const char     *gml_device_get_name      (GmlDevice       *self);
+guint64         gml_device_get_budget    (GmlDevice       *self);
+gboolean        gml_device_alloc         (GmlDevice       *self,
+                                          guint64          size,
+                                          guint64         *address,
+                                          GError         **error);
+gboolean        gml_device_free          (GmlDevice       *self,
+                                          guint64          address,
+                                          GError         **error);
+gboolean        gml_device_mem_get_info  (GmlDevice       *self,
+                                          guint64         *free_bytes,
+                                          guint64         *total_bytes,
+                                          GError         **error);
+void            gml_device_destroy       (GmlDevice       *self);
+
+/* Backends. */
+GmlDevice      *gml_device_sim_new       (guint64          capacity,
+                                          guint64          other_in_use);
+GmlDevice      *gml_device_cuda_new      (guint64          budget,
+                                          GError         **error);
+
+/* Opens the backend asked for. For GML_BACKEND_AUTO it tries CUDA and falls back
+ * to the simulator; *reason (may be NULL) then receives a translated sentence
+ * saying why ("No NVIDIA driver found (libcuda.so.1 could not be opened)."). */
+GmlDevice      *gml_device_open          (GmlBackendKind   kind,
+                                          guint64          sim_capacity,
+                                          guint64          cuda_budget,
+                                          char           **reason,
+                                          GError         **error);
+
+gboolean        gml_backend_kind_from_string (const char     *str,
+                                              GmlBackendKind *kind);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlDevice, gml_device_destroy)
+
+G_END_DECLS

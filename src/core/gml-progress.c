@@ -1,0 +1,347 @@
+/* gml-progress.c — the answer log, kept atomically under the XDG data directory.
+ *
+ * The whole log is rewritten on every answer through g_file_set_contents_full()
+ * with G_FILE_SET_CONTENTS_CONSISTENT: a temporary file is written and synced, then
+ * renamed over the old one, so a crash leaves either the old or the new log.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-progress"
+
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "gml-progress.h"
+
+#define PROGRESS_VERSION 1
+
+struct _GmlProgress
+{
+  char       *path;
+  GArray     *answers;   /* GmlAnswer */
+  GHashTable *last;      /* question id -> index + 1 of its last answer */
+};
+
+G_DEFINE_QUARK (gml-progress-error-quark, gml_progress_error)
+
+static void
+clear_answer (GmlAnswer *answer)
+{
+  g_clear_pointer (&answer->question, g_free);
+  g_clear_pointer (&answer->chosen, g_free);
+}
+
+char *
+gml_progress_default_path (void)
+{
+  return g_build_filename (g_get_user_data_dir (), GETTEXT_PACKAGE, "progress.json", NULL);
+}
+
+GmlProgress *
+gml_progress_new (const char *path)
+{
+  GmlProgress *self = g_new0 (GmlProgress, 1);
+
+  self->path = path != NULL ? g_strdup (path) : gml_progress_default_path ();
+  self->answers = g_array_new (FALSE, TRUE, sizeof (GmlAnswer));
+  g_array_set_clear_func (self->answers, (GDestroyNotify) clear_answer);
+  self->last = g_hash_table_new (g_str_hash, g_str_equal);
+  return self;
+}
+
+void
+gml_progress_free (GmlProgress *self)
+{
+  if (self == NULL)
+    return;
+  g_hash_table_unref (self->last);
+  g_array_unref (self->answers);
+  g_free (self->path);
+  g_free (self);
+}
+
+const char *
+gml_progress_get_path (GmlProgress *self)
+{
+  return self->path;
+}
+
+static void
+reindex (GmlProgress *self)
+{
+  g_hash_table_remove_all (self->last);
+  for (guint i = 0; i < self->answers->len; i++)
+    {
+      GmlAnswer *answer = &g_array_index (self->answers, GmlAnswer, i);
+
+      g_hash_table_insert (self->last, answer->question, GUINT_TO_POINTER (i + 1));
+    }
+}
+
+static gboolean
+corrupt (GError    **error,
+         guint       index,
+         const char *what)
+{
+  if (index == G_MAXUINT)
+    g_set_error (error, GML_PROGRESS_ERROR, GML_PROGRESS_ERROR_CORRUPT, "%s", what);
+  else
+    /* Translators: %u is the number of an entry in the answer log, %s the problem. */
+    g_set_error (error, GML_PROGRESS_ERROR, GML_PROGRESS_ERROR_CORRUPT,
+                 _("answer %u: %s"), index + 1, what);
+  return FALSE;
+}
+
+/* Replaces the answers with those in @data; on error nothing changes. */
+gboolean
+gml_progress_parse (GmlProgress *self,
+                    const char  *data,
+                    gsize        length,
+                    GError     **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GArray) answers = g_array_new (FALSE, TRUE, sizeof (GmlAnswer));
+  g_autoptr(GError) local_error = NULL;
+  JsonNode *root;
+  JsonObject *object;
+  JsonArray *array;
+
+  g_array_set_clear_func (answers, (GDestroyNotify) clear_answer);
+
+  if (!g_utf8_validate_len (data, length, NULL))
+    return corrupt (error, G_MAXUINT, _("the file is not valid UTF-8 text"));
+  if (!json_parser_load_from_data (parser, data, length, &local_error))
+    return corrupt (error, G_MAXUINT, local_error->message);
+
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return corrupt (error, G_MAXUINT, _("expected an object with an “answers” list"));
+  object = json_node_get_object (root);
+  if (!json_object_has_member (object, "answers") ||
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (object, "answers")))
+    return corrupt (error, G_MAXUINT, _("expected an object with an “answers” list"));
+
+  array = json_object_get_array_member (object, "answers");
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *node = json_array_get_element (array, i);
+      JsonObject *entry;
+      JsonNode *question, *chosen, *correct, *time, *seconds;
+      GmlAnswer answer = { 0 };
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        return corrupt (error, i, _("not an object"));
+      entry = json_node_get_object (node);
+      question = json_object_get_member (entry, "question");
+      chosen = json_object_get_member (entry, "chosen");
+      correct = json_object_get_member (entry, "correct");
+      time = json_object_get_member (entry, "time");
+      seconds = json_object_get_member (entry, "seconds");
+
+      if (question == NULL || json_node_get_value_type (question) != G_TYPE_STRING ||
+          chosen == NULL || json_node_get_value_type (chosen) != G_TYPE_STRING ||
+          correct == NULL || json_node_get_value_type (correct) != G_TYPE_BOOLEAN ||
+          time == NULL || json_node_get_value_type (time) != G_TYPE_STRING ||
+          seconds == NULL || (json_node_get_value_type (seconds) != G_TYPE_DOUBLE &&
+                              json_node_get_value_type (seconds) != G_TYPE_INT64))
+        return corrupt (error, i, _("a field is missing or has the wrong type"));
+
+      {
+        g_autoptr(GDateTime) when = g_date_time_new_from_iso8601 (json_node_get_string (time), NULL);
+
+        if (when == NULL)
+          return corrupt (error, i, _("the time is not an ISO 8601 date"));
+        answer.time = g_date_time_to_unix (when);
+      }
+
+      answer.seconds = json_node_get_double (seconds);
+      if (!(answer.seconds >= 0 && answer.seconds < 1e9))
+        return corrupt (error, i, _("the time taken is out of range"));
+
+      answer.question = g_strdup (json_node_get_string (question));
+      answer.chosen = g_strdup (json_node_get_string (chosen));
+      answer.correct = json_node_get_boolean (correct);
+      g_array_append_val (answers, answer);
+    }
+
+  g_array_set_size (self->answers, 0);
+  g_array_append_vals (self->answers, answers->data, answers->len);
+  /* The strings moved into self->answers: forget them here without freeing. */
+  g_array_set_clear_func (answers, NULL);
+  reindex (self);
+  return TRUE;
+}
+
+/* Loads the log. A missing file is an empty log. A corrupt one is renamed to
+ * PATH.corrupt-TIMESTAMP (its name returned in @set_aside), and the log starts empty:
+ * the user is told, and nothing they had is deleted. */
+gboolean
+gml_progress_load (GmlProgress *self,
+                   char       **set_aside,
+                   GError     **error)
+{
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) local_error = NULL;
+  gsize length = 0;
+
+  if (set_aside != NULL)
+    *set_aside = NULL;
+
+  if (!g_file_get_contents (self->path, &contents, &length, &local_error))
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      g_set_error (error, GML_PROGRESS_ERROR, GML_PROGRESS_ERROR_IO,
+                   _("Could not read the progress file %s: %s"), self->path, local_error->message);
+      return FALSE;
+    }
+
+  if (!gml_progress_parse (self, contents, length, &local_error))
+    {
+      g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+      g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%SZ");
+      g_autofree char *target = g_strdup_printf ("%s.corrupt-%s", self->path, stamp);
+
+      g_warning ("Progress file %s is corrupt: %s", self->path, local_error->message);
+      if (g_rename (self->path, target) != 0)
+        {
+          int saved_errno = errno;
+
+          g_set_error (error, GML_PROGRESS_ERROR, GML_PROGRESS_ERROR_IO,
+                       _("The progress file %s is damaged and could not be set aside: %s"),
+                       self->path, g_strerror (saved_errno));
+          return FALSE;
+        }
+      g_array_set_size (self->answers, 0);
+      reindex (self);
+      if (set_aside != NULL)
+        *set_aside = g_steal_pointer (&target);
+    }
+
+  return TRUE;
+}
+
+char *
+gml_progress_serialize (GmlProgress *self,
+                        gsize       *length)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "version");
+  json_builder_add_int_value (builder, PROGRESS_VERSION);
+  json_builder_set_member_name (builder, "answers");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < self->answers->len; i++)
+    {
+      const GmlAnswer *answer = &g_array_index (self->answers, GmlAnswer, i);
+      g_autoptr(GDateTime) when = g_date_time_new_from_unix_utc (answer->time);
+      g_autofree char *iso = g_date_time_format_iso8601 (when);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "question");
+      json_builder_add_string_value (builder, answer->question);
+      json_builder_set_member_name (builder, "time");
+      json_builder_add_string_value (builder, iso);
+      json_builder_set_member_name (builder, "chosen");
+      json_builder_add_string_value (builder, answer->chosen);
+      json_builder_set_member_name (builder, "correct");
+      json_builder_add_boolean_value (builder, answer->correct);
+      json_builder_set_member_name (builder, "seconds");
+      json_builder_add_double_value (builder, answer->seconds);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  return json_generator_to_data (generator, length);
+}
+
+gboolean
+gml_progress_save (GmlProgress *self,
+                   GError     **error)
+{
+  g_autofree char *dir = g_path_get_dirname (self->path);
+  g_autofree char *data = NULL;
+  g_autoptr(GError) local_error = NULL;
+  gsize length = 0;
+
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, GML_PROGRESS_ERROR, GML_PROGRESS_ERROR_IO,
+                   _("Could not save progress to %s: %s"), self->path, g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  data = gml_progress_serialize (self, &length);
+  if (!g_file_set_contents_full (self->path, data, length,
+                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                 0600, &local_error))
+    {
+      g_set_error (error, GML_PROGRESS_ERROR, GML_PROGRESS_ERROR_IO,
+                   _("Could not save progress to %s: %s"), self->path, local_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Appends an answer and saves. If saving fails the answer stays in memory and the
+ * next save writes it. */
+gboolean
+gml_progress_record (GmlProgress *self,
+                     const char  *question,
+                     const char  *chosen,
+                     gboolean     correct,
+                     double       seconds,
+                     gint64       time,
+                     GError     **error)
+{
+  GmlAnswer answer = {
+    .question = g_strdup (question),
+    .time = time,
+    .chosen = g_strdup (chosen),
+    .correct = correct,
+    .seconds = MAX (seconds, 0.0),
+  };
+
+  g_array_append_val (self->answers, answer);
+  g_hash_table_insert (self->last,
+                       g_array_index (self->answers, GmlAnswer, self->answers->len - 1).question,
+                       GUINT_TO_POINTER (self->answers->len));
+  return gml_progress_save (self, error);
+}
+
+guint
+gml_progress_get_n_answers (GmlProgress *self)
+{
+  return self->answers->len;
+}
+
+const GmlAnswer *
+gml_progress_get_answer (GmlProgress *self,
+                         guint        index)
+{
+  g_return_val_if_fail (index < self->answers->len, NULL);
+  return &g_array_index (self->answers, GmlAnswer, index);
+}
+
+const GmlAnswer *
+gml_progress_last_for (GmlProgress *self,
+                       const char  *question)
+{
+  guint index = GPOINTER_TO_UINT (g_hash_table_lookup (self->last, question));
+
+  return index == 0 ? NULL : &g_array_index (self->answers, GmlAnswer, index - 1);
+}

@@ -1,0 +1,63 @@
+/* gml-progress.h — the answer log, kept atomically under the XDG data directory.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define GML_PROGRESS_ERROR (gml_progress_error_quark ())
+
+typedef enum
+{
+  GML_PROGRESS_ERROR_CORRUPT,
+  GML_PROGRESS_ERROR_IO,
+} GmlProgressError;
+
+typedef struct
+{
+  char     *question;   /* question id */
+  gint64    time;       /* unix seconds, UTC */
+  char     *chosen;     /* source option id, stable under shuffling */
+  gboolean  correct;
+  double    seconds;    /* time taken to answer */
+} GmlAnswer;
+
+typedef struct _GmlProgress GmlProgress;
+
+GQuark           gml_progress_error_quark (void);
+
+char            *gml_progress_default_path (void);
+GmlProgress     *gml_progress_new          (const char   *path);
+void             gml_progress_free         (GmlProgress  *self);
+const char      *gml_progress_get_path     (GmlProgress  *self);
+gboolean         gml_progress_load         (GmlProgress  *self,
+                                            char        **set_aside,
+                                            GError      **error);
+gboolean         gml_progress_save         (GmlProgress  *self,
+                                            GError      **error);
+gboolean         gml_progress_record       (GmlProgress  *self,
+                                            const char   *question,
+                                            const char   *chosen,
+                                            gboolean      correct,
+                                            double        seconds,
+                                            gint64        time,
+                                            GError      **error);
+guint            gml_progress_get_n_answers (GmlProgress *self);
+const GmlAnswer *gml_progress_get_answer   (GmlProgress  *self,
+                                            guint         index);
+const GmlAnswer *gml_progress_last_for     (GmlProgress  *self,
+                                            const char   *question);
+char            *gml_progress_serialize    (GmlProgress  *self,
+                                            gsize        *length);
+gboolean         gml_progress_parse        (GmlProgress  *self,
+                                            const char   *data,
+                                            gsize         length,
+                                            GError      **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlProgress, gml_progress_free)
+
+G_END_DECLS

@@ -1,0 +1,31 @@
+/* main.c — command-line verbs first, otherwise the application.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib.h>
+
+#include "gml-application.h"
+#include "gml-i18n.h"
+#include "gml-questions-cli.h"
+#include "gml-replay.h"
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(GmlApplication) app = NULL;
+
+  gml_i18n_init ();
+
+  /* The verbs run without a display, before GTK is initialised. */
+  if (argc > 1 && g_str_equal (argv[1], "replay"))
+    return gml_replay_main (argc - 1, argv + 1);
+  if (argc > 1 && g_str_equal (argv[1], "questions"))
+    return gml_questions_main (argc - 1, argv + 1);
+
+  app = gml_application_new ();
+  return g_application_run (G_APPLICATION (app), argc, argv);
+}
