@@ -1,7 +1,158 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* gml-device.c — the generic side of the device interface.
+ *
+ * The wrappers only dispatch: each backend keeps its own in_use and n_live
+ * counters (only it knows the size behind an address when freeing), and its
+ * destroy() frees its state, the name and the struct itself.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
 
 #define G_LOG_DOMAIN "gml-device"
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "gml-device.h"
+
+G_DEFINE_QUARK (gml-device-error-quark, gml_device_error)
+
+const char *
+gml_device_get_id (GmlDevice *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->klass->id;
+}
+
+const char *
+gml_device_get_name (GmlDevice *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->name;
+}
+
+guint64
+gml_device_get_budget (GmlDevice *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->budget;
+}
+
+gboolean
+gml_device_alloc (GmlDevice  *self,
+                  guint64     size,
+                  guint64    *address,
+                  GError    **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (address != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (size == 0)
+    {
+      g_set_error_literal (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_INVALID,
+                           _("Cannot allocate 0 bytes on the device."));
+      return FALSE;
+    }
+
+  return self->klass->alloc (self, size, address, error);
+}
+
+gboolean
+gml_device_free (GmlDevice  *self,
+                 guint64     address,
+                 GError    **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return self->klass->free (self, address, error);
+}
+
+gboolean
+gml_device_mem_get_info (GmlDevice  *self,
+                         guint64    *free_bytes,
+                         guint64    *total_bytes,
+                         GError    **error)
+{
+  guint64 free_local = 0, total_local = 0;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!self->klass->mem_get_info (self, &free_local, &total_local, error))
+    return FALSE;
+
+  if (free_bytes)
+    *free_bytes = free_local;
+  if (total_bytes)
+    *total_bytes = total_local;
+  return TRUE;
+}
+
+void
+gml_device_destroy (GmlDevice *self)
+{
+  if (self == NULL)
+    return;
+
+  self->klass->destroy (self);
+}
+
+gboolean
+gml_backend_kind_from_string (const char     *str,
+                              GmlBackendKind *kind)
+{
+  g_return_val_if_fail (kind != NULL, FALSE);
+
+  if (str == NULL)
+    return FALSE;
+
+  /* Identifiers: compared byte for byte, never through the locale. */
+  if (g_str_equal (str, "auto"))
+    *kind = GML_BACKEND_AUTO;
+  else if (g_str_equal (str, "sim"))
+    *kind = GML_BACKEND_SIM;
+  else if (g_str_equal (str, "cuda"))
+    *kind = GML_BACKEND_CUDA;
+  else
+    return FALSE;
+
+  return TRUE;
+}
+
+GmlDevice *
+gml_device_open (GmlBackendKind   kind,
+                 guint64          sim_capacity,
+                 guint64          cuda_budget,
+                 char           **reason,
+                 GError         **error)
+{
+  g_autoptr(GError) cuda_error = NULL;
+  GmlDevice *device;
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (reason)
+    *reason = NULL;
+
+  switch (kind)
+    {
+    case GML_BACKEND_SIM:
+      return gml_device_sim_new (sim_capacity, 0);
+
+    case GML_BACKEND_CUDA:
+      return gml_device_cuda_new (cuda_budget, error);
+
+    case GML_BACKEND_AUTO:
+    default:
+      device = gml_device_cuda_new (cuda_budget, &cuda_error);
+      if (device != NULL)
+        return device;
+
+      /* The CUDA backend's messages are already translated sentences. */
+      if (reason)
+        *reason = g_strdup (cuda_error->message);
+      return gml_device_sim_new (sim_capacity, 0);
+    }
+}

@@ -1,0 +1,94 @@
+/* gml-allocator.h — PyTorch's CUDA caching allocator, on top of a GmlDevice.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "gml-device.h"
+#include "gml-trace.h"
+
+G_BEGIN_DECLS
+
+#define GML_ALLOCATOR_ERROR (gml_allocator_error_quark ())
+
+typedef enum
+{
+  GML_ALLOCATOR_ERROR_OUT_OF_MEMORY,   /* message: PyTorch's own (English) text */
+  GML_ALLOCATOR_ERROR_INVALID_BLOCK,   /* free of a block that is not allocated */
+  GML_ALLOCATOR_ERROR_BAD_CONF,        /* alloc-conf string not understood */
+} GmlAllocatorError;
+
+/* The constants of CUDACachingAllocator.cpp. */
+#define GML_MIN_BLOCK_SIZE   G_GUINT64_CONSTANT (512)
+#define GML_SMALL_SIZE       G_GUINT64_CONSTANT (1048576)
+#define GML_SMALL_BUFFER     G_GUINT64_CONSTANT (2097152)
+#define GML_LARGE_BUFFER     G_GUINT64_CONSTANT (20971520)
+#define GML_MIN_LARGE_ALLOC  G_GUINT64_CONSTANT (10485760)
+#define GML_ROUND_LARGE      G_GUINT64_CONSTANT (2097152)
+#define GML_N_ROUNDUP_INTERVALS 16   /* 1 MiB … 64 GiB, one per power of two */
+
+/* PYTORCH_CUDA_ALLOC_CONF, the parts the lab models. */
+typedef struct
+{
+  guint64 max_split_size;                                 /* G_MAXUINT64 = not set */
+  guint64 roundup_power2_divisions[GML_N_ROUNDUP_INTERVALS]; /* 0 or 1 = plain 512 B rounding */
+} GmlAllocConf;
+
+typedef struct _GmlAllocator GmlAllocator;
+
+GQuark         gml_allocator_error_quark (void);
+
+void           gml_alloc_conf_init       (GmlAllocConf       *conf);
+gboolean       gml_alloc_conf_parse      (GmlAllocConf       *conf,
+                                          const char         *str,
+                                          GError            **error);
+guint64        gml_alloc_conf_divisions_for_size (const GmlAllocConf *conf,
+                                                  guint64             size);
+
+/* The size rules, exposed so tests and pictures can explain them. */
+guint64        gml_round_size            (const GmlAllocConf *conf,
+                                          guint64             size);
+guint64        gml_roundup_power2_next_division (guint64     size,
+                                                 guint64     divisions);
+guint64        gml_allocation_size       (guint64             rounded_size);
+GmlPool        gml_pool_for_size         (guint64             rounded_size);
+char          *gml_format_size           (guint64             size);
+
+/* @device is borrowed and must outlive the allocator; @conf may be NULL. */
+GmlAllocator  *gml_allocator_new         (GmlDevice          *device,
+                                          const GmlAllocConf *conf);
+/* Returns every segment to the device. */
+void           gml_allocator_destroy     (GmlAllocator       *self);
+
+/* Allocates @size bytes on @stream. On success *block_id is the block's id
+ * (stable until it is freed). On out of memory: FALSE, an oom event, num_ooms + 1,
+ * and a GML_ALLOCATOR_ERROR_OUT_OF_MEMORY error whose message is PyTorch's text.
+ * A request of 0 bytes allocates nothing (as PyTorch) and gives *block_id = -1. */
+gboolean       gml_allocator_malloc      (GmlAllocator       *self,
+                                          guint64             size,
+                                          guint32             stream,
+                                          const char         *label,
+                                          GmlCategory         category,
+                                          gint32             *block_id,
+                                          GError            **error);
+gboolean       gml_allocator_free        (GmlAllocator       *self,
+                                          gint32              block_id,
+                                          GError            **error);
+/* torch.cuda.empty_cache(): returns every entirely free segment to the device. */
+void           gml_allocator_empty_cache (GmlAllocator       *self);
+
+GmlDevice     *gml_allocator_get_device  (GmlAllocator       *self);
+const GmlAllocConf *gml_allocator_get_conf (GmlAllocator     *self);
+const GmlStats *gml_allocator_get_stats  (GmlAllocator       *self);
+/* The live state (do not modify) and its trace. */
+const GmlMemState *gml_allocator_get_state (GmlAllocator     *self);
+GmlTrace      *gml_allocator_get_trace   (GmlAllocator       *self);
+/* The message of the last out of memory, or NULL. */
+const char    *gml_allocator_get_last_oom_message (GmlAllocator *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlAllocator, gml_allocator_destroy)
+
+G_END_DECLS

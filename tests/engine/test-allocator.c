@@ -1,0 +1,724 @@
+/* test-allocator.c — PyTorch's caching-allocator rules, one table per rule,
+ * with the numbers worked out by hand from ../shared/facts/pytorch-allocator.md
+ * and CUDACachingAllocator.cpp.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include "engine-test-locale.h"
+
+#include "gml-allocator.h"
+#include "gml-device.h"
+#include "gml-trace.h"
+
+#define KiB G_GUINT64_CONSTANT (1024)
+#define MiB G_GUINT64_CONSTANT (1048576)
+#define GiB G_GUINT64_CONSTANT (1073741824)
+
+static const char *oom_tail =
+  " If reserved but unallocated memory is large try setting"
+  " PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation."
+  "  See documentation for Memory Management "
+  " (https://docs.pytorch.org/docs/stable/notes/cuda.html"
+  "#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)";
+
+static gint64
+stat (GmlAllocator *a,
+      const char   *name)
+{
+  gint64 value = -1;
+
+  g_assert_true (gml_stats_lookup (gml_allocator_get_stats (a), name, &value));
+  return value;
+}
+
+static void
+assert_consistent (GmlAllocator *a)
+{
+  g_autoptr(GError) error = NULL;
+
+  gml_mem_state_check (gml_allocator_get_state (a), &error);
+  g_assert_no_error (error);
+}
+
+static gint32
+must_malloc (GmlAllocator *a,
+             guint64       size,
+             guint32       stream)
+{
+  g_autoptr(GError) error = NULL;
+  gint32 id = -1;
+
+  g_assert_true (gml_allocator_malloc (a, size, stream, NULL, GML_CATEGORY_NONE, &id, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (id, >=, 0);
+  assert_consistent (a);
+  return id;
+}
+
+static void
+must_free (GmlAllocator *a,
+           gint32        id)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (gml_allocator_free (a, id, &error));
+  g_assert_no_error (error);
+  assert_consistent (a);
+}
+
+static const GmlBlock *
+block (GmlAllocator *a,
+       gint32        id)
+{
+  const GmlBlock *b = gml_mem_state_get_block (gml_allocator_get_state (a), id);
+
+  g_assert_nonnull (b);
+  return b;
+}
+
+static GmlAllocConf
+conf_from (const char *str)
+{
+  g_autoptr(GError) error = NULL;
+  GmlAllocConf conf;
+
+  gml_alloc_conf_init (&conf);
+  if (str)
+    {
+      gml_alloc_conf_parse (&conf, str, &error);
+      g_assert_no_error (error);
+    }
+  return conf;
+}
+
+/* ------------------------------------------------------------------------- */
+
+static void
+test_round_size (void)
+{
+  static const struct
+  {
+    const char *conf;
+    guint64     request;
+    guint64     rounded;
+  } rows[] = {
+    { NULL, 1, 512 },
+    { NULL, 511, 512 },
+    { NULL, 512, 512 },
+    { NULL, 513, 1024 },
+    { NULL, 1048575, 1048576 },
+    { NULL, 1048576, 1048576 },
+    { NULL, 1048577, 1049088 },
+    { NULL, 3000000, 3000320 },
+    /* roundup_power2_divisions:4 — quarters between powers of two, but only
+     * above 512 × 4 = 2048 bytes (the guard in round_size()). */
+    { "roundup_power2_divisions:4", 1200, 1536 },
+    { "roundup_power2_divisions:4", 1200 * 1024, 1280 * 1024 },
+    { "roundup_power2_divisions:4", 1100000, 1310720 },
+    { "roundup_power2_divisions:4", 2049, 2560 },
+    { "roundup_power2_divisions:4", 2 * MiB, 2 * MiB },
+    { "roundup_power2_divisions:4", 5 * MiB, 5 * MiB },
+    { "roundup_power2_divisions:4", 5 * MiB + 1, 6 * MiB },
+    { "roundup_power2_divisions:8", 1100000, 1179648 },
+    /* Buckets, keys in MB: 1 division (plain rounding) below 512 MB, 2 in
+     * [512 MB, 1 GB), 8 from 1 GB on. */
+    { "roundup_power2_divisions:[256:1,512:2,>:8]", 300 * MiB + 1, 300 * MiB + 512 },
+    { "roundup_power2_divisions:[256:1,512:2,>:8]", 600 * MiB, 768 * MiB },
+    { "roundup_power2_divisions:[256:1,512:2,>:8]", 1100 * MiB, 1152 * MiB },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      GmlAllocConf conf = conf_from (rows[i].conf);
+
+      g_test_message ("row %u: %s, %" G_GUINT64_FORMAT, i, rows[i].conf, rows[i].request);
+      g_assert_cmpuint (gml_round_size (&conf, rows[i].request), ==, rows[i].rounded);
+    }
+
+  /* The documentation's example is the division step itself. */
+  g_assert_cmpuint (gml_roundup_power2_next_division (1200, 4), ==, 1280);
+  g_assert_cmpuint (gml_roundup_power2_next_division (1024, 4), ==, 1024);
+}
+
+static void
+test_allocation_size (void)
+{
+  static const struct
+  {
+    guint64 rounded;
+    GmlPool pool;
+    guint64 segment;
+  } rows[] = {
+    { 512, GML_POOL_SMALL, 2 * MiB },
+    { 1 * MiB, GML_POOL_SMALL, 2 * MiB },
+    { 1 * MiB + 512, GML_POOL_LARGE, 20 * MiB },
+    { 3 * MiB, GML_POOL_LARGE, 20 * MiB },
+    { 10 * MiB - 512, GML_POOL_LARGE, 20 * MiB },
+    { 10 * MiB, GML_POOL_LARGE, 10 * MiB },
+    { 10 * MiB + 512, GML_POOL_LARGE, 12 * MiB },
+    { 100 * MiB, GML_POOL_LARGE, 100 * MiB },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_assert_cmpint (gml_pool_for_size (rows[i].rounded), ==, rows[i].pool);
+      g_assert_cmpuint (gml_allocation_size (rows[i].rounded), ==, rows[i].segment);
+    }
+}
+
+static void
+test_format_size (void)
+{
+  static const struct
+  {
+    guint64     size;
+    const char *text;
+  } rows[] = {
+    { 0, "0 bytes" },
+    { 1024, "1024 bytes" },
+    { 1025, "1.00 KiB" },
+    { 1536, "1.50 KiB" },
+    { 1048576, "1024.00 KiB" },
+    { 1048577, "1.00 MiB" },
+    { 20 * MiB, "20.00 MiB" },
+    { 1073741824, "1024.00 MiB" },
+    { 1073741825, "1.00 GiB" },
+    { 8 * GiB - 20 * MiB, "7.98 GiB" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = gml_format_size (rows[i].size);
+      g_assert_cmpstr (text, ==, rows[i].text);
+    }
+}
+
+static void
+test_conf_parse (void)
+{
+  static const struct
+  {
+    const char *str;
+    gboolean    ok;
+    guint64     max_split;
+    guint64     div_1mib;   /* divisions for a 1 MiB request */
+    guint64     div_1gib;
+  } rows[] = {
+    { "", TRUE, G_MAXUINT64, 0, 0 },
+    { "max_split_size_mb:128", TRUE, 128 * MiB, 0, 0 },
+    { "max_split_size_mb:128,roundup_power2_divisions:4", TRUE, 128 * MiB, 4, 4 },
+    { " max_split_size_mb : 21 ", TRUE, 21 * MiB, 0, 0 },
+    { "roundup_power2_divisions:[256:1,512:2,>:8]", TRUE, G_MAXUINT64, 1, 8 },
+    { "roundup_power2_divisions:[>:4]", TRUE, G_MAXUINT64, 0, 4 },
+    { "expandable_segments:False", TRUE, G_MAXUINT64, 0, 0 },
+    { "max_split_size_mb:20", FALSE, 0, 0, 0 },
+    { "max_split_size_mb:abc", FALSE, 0, 0, 0 },
+    { "max_split_size_mb", FALSE, 0, 0, 0 },
+    { "max_split_size_mb:128;", FALSE, 0, 0, 0 },
+    { "roundup_power2_divisions:3", FALSE, 0, 0, 0 },
+    { "roundup_power2_divisions:[300:2]", FALSE, 0, 0, 0 },
+    { "roundup_power2_divisions:[256:2", FALSE, 0, 0, 0 },
+    { "expandable_segments:True", FALSE, 0, 0, 0 },
+    { "garbage_collection_threshold:0.6", FALSE, 0, 0, 0 },
+    { "max_split_size:128", FALSE, 0, 0, 0 },
+    { "MAX_SPLIT_SIZE_MB:128", FALSE, 0, 0, 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      GmlAllocConf conf;
+      gboolean ok;
+
+      gml_alloc_conf_init (&conf);
+      ok = gml_alloc_conf_parse (&conf, rows[i].str, &error);
+      g_test_message ("row %u: “%s”: %s", i, rows[i].str, error ? error->message : "ok");
+      if (!rows[i].ok)
+        {
+          g_assert_false (ok);
+          g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_BAD_CONF);
+          continue;
+        }
+      g_assert_no_error (error);
+      g_assert_true (ok);
+      g_assert_cmpuint (conf.max_split_size, ==, rows[i].max_split);
+      g_assert_cmpuint (gml_alloc_conf_divisions_for_size (&conf, 1 * MiB), ==, rows[i].div_1mib);
+      g_assert_cmpuint (gml_alloc_conf_divisions_for_size (&conf, 1 * GiB), ==, rows[i].div_1gib);
+    }
+}
+
+/* One request on an empty allocator: what it reserves and how it splits. */
+static void
+test_first_request (void)
+{
+  static const struct
+  {
+    guint64 request;
+    guint64 allocated;      /* block size handed out */
+    guint64 reserved;       /* segment size */
+    gint64  small_segments;
+    guint64 inactive_split; /* the free remainder, when the segment was split */
+  } rows[] = {
+    { 1, 512, 2 * MiB, 1, 2 * MiB - 512 },
+    { 512, 512, 2 * MiB, 1, 2 * MiB - 512 },
+    { 513, 1024, 2 * MiB, 1, 2 * MiB - 1024 },
+    { 1 * MiB, 1 * MiB, 2 * MiB, 1, 1 * MiB },
+    { 1 * MiB + 1, 1 * MiB + 512, 20 * MiB, 0, 19 * MiB - 512 },
+    { 3 * MiB, 3 * MiB, 20 * MiB, 0, 17 * MiB },
+    /* Large pool: a remainder of exactly 1 MiB is not split off. */
+    { 19 * MiB, 20 * MiB, 20 * MiB, 0, 0 },
+    { 19 * MiB - 512, 19 * MiB - 512, 20 * MiB, 0, 1 * MiB + 512 },
+    { 10 * MiB - 1, 10 * MiB, 10 * MiB, 0, 0 },
+    { 11 * MiB, 12 * MiB, 12 * MiB, 0, 0 },
+    { 11 * MiB - 512, 11 * MiB - 512, 12 * MiB, 0, 1 * MiB + 512 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
+      g_autoptr(GmlAllocator) a = gml_allocator_new (device, NULL);
+      gint32 id;
+
+      g_test_message ("row %u: %" G_GUINT64_FORMAT " bytes", i, rows[i].request);
+      id = must_malloc (a, rows[i].request, 0);
+      g_assert_cmpuint (block (a, id)->size, ==, rows[i].allocated);
+      g_assert_cmpuint (block (a, id)->requested_size, ==, rows[i].request);
+      g_assert_cmpint (stat (a, "allocated_bytes.all.current"), ==, rows[i].allocated);
+      g_assert_cmpint (stat (a, "requested_bytes.all.current"), ==, rows[i].request);
+      g_assert_cmpint (stat (a, "reserved_bytes.all.current"), ==, rows[i].reserved);
+      g_assert_cmpint (stat (a, "segment.all.current"), ==, 1);
+      g_assert_cmpint (stat (a, "segment.small_pool.current"), ==, rows[i].small_segments);
+      g_assert_cmpint (stat (a, "segment.large_pool.current"), ==, 1 - rows[i].small_segments);
+      g_assert_cmpint (stat (a, "inactive_split_bytes.all.current"), ==, rows[i].inactive_split);
+      g_assert_cmpint (stat (a, "num_device_alloc"), ==, 1);
+      g_assert_cmpuint (device->in_use, ==, rows[i].reserved);
+      g_assert_cmpuint (gml_mem_state_get_largest_free_block (gml_allocator_get_state (a)), ==,
+                        rows[i].inactive_split);
+    }
+}
+
+static void
+test_oom_message (void)
+{
+  static const struct
+  {
+    guint64     capacity;
+    guint64     budget;
+    guint64     first;      /* a live allocation made before, 0 for none */
+    guint64     request;
+    const char *head;
+  } rows[] = {
+    { 16 * MiB, 0, 0, 3 * MiB,
+      "CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of "
+      "16.00 MiB of which 16.00 MiB is free. Of the allocated memory 0 bytes is allocated "
+      "by PyTorch, and 0 bytes is reserved by PyTorch but unallocated." },
+    { 8 * GiB, 30 * MiB, 3 * MiB, 18 * MiB,
+      "CUDA out of memory. Tried to allocate 18.00 MiB. GPU 0 has a total capacity of "
+      "8.00 GiB of which 7.98 GiB is free. 30.00 MiB allowed; Of the allocated memory "
+      "3.00 MiB is allocated by PyTorch, and 17.00 MiB is reserved by PyTorch but "
+      "unallocated." },
+    { 21 * MiB, 0, 1000, 3 * MiB,
+      "CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of "
+      "21.00 MiB of which 19.00 MiB is free. Of the allocated memory 1024 bytes is allocated "
+      "by PyTorch, and 2.00 MiB is reserved by PyTorch but unallocated." },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(GmlDevice) device = gml_device_sim_new (rows[i].capacity, 0);
+      g_autoptr(GmlAllocator) a = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *expected = g_strconcat (rows[i].head, oom_tail, NULL);
+      GmlTrace *trace;
+      const GmlTraceEvent *last;
+      gint32 id = 0;
+
+      device->budget = rows[i].budget;
+      a = gml_allocator_new (device, NULL);
+      if (rows[i].first)
+        must_malloc (a, rows[i].first, 0);
+
+      g_assert_false (gml_allocator_malloc (a, rows[i].request, 0, "x", GML_CATEGORY_ACTIVATIONS,
+                                            &id, &error));
+      g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY);
+      g_assert_cmpint (id, ==, -1);
+      g_assert_cmpstr (error->message, ==, expected);
+      g_assert_cmpstr (gml_allocator_get_last_oom_message (a), ==, expected);
+      g_assert_cmpint (stat (a, "num_ooms"), ==, 1);
+      g_assert_cmpint (stat (a, "num_alloc_retries"), ==, 1);
+      assert_consistent (a);
+
+      trace = gml_allocator_get_trace (a);
+      last = gml_trace_get_event (trace, gml_trace_get_n_events (trace) - 1);
+      g_assert_cmpint (last->kind, ==, GML_EVENT_OOM);
+      g_assert_cmpuint (last->requested_size, ==, rows[i].request);
+      g_assert_cmpint (last->category, ==, GML_CATEGORY_ACTIVATIONS);
+      g_assert_cmpstr (gml_trace_get_label (trace, last->label), ==, "x");
+    }
+}
+
+/* Best fit: the smallest free block on the stream, the lowest address on ties. */
+static void
+test_best_fit (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
+  g_autoptr(GmlAllocator) a = gml_allocator_new (device, NULL);
+  gint32 A, B, C, D, E, F;
+  guint64 base;
+
+  A = must_malloc (a, 256 * KiB, 0);
+  B = must_malloc (a, 128 * KiB, 0);
+  C = must_malloc (a, 256 * KiB, 0);
+  D = must_malloc (a, 128 * KiB, 0);
+  base = block (a, A)->address;
+  g_assert_cmpuint (block (a, D)->address, ==, base + 640 * KiB);
+  g_assert_cmpint (stat (a, "segment.all.current"), ==, 1);
+
+  must_free (a, A);
+  must_free (a, C);
+  /* Free now: A (256 KiB), C (256 KiB), the 1280 KiB tail. */
+  E = must_malloc (a, 256 * KiB, 0);
+  g_assert_cmpuint (block (a, E)->address, ==, base);
+  F = must_malloc (a, 200 * KiB, 0);
+  g_assert_cmpuint (block (a, F)->address, ==, base + 384 * KiB);
+  g_assert_cmpuint (block (a, F)->size, ==, 200 * KiB);
+  g_assert_cmpint (stat (a, "segment.all.current"), ==, 1);
+  g_assert_cmpint (stat (a, "inactive_split_bytes.all.current"), ==, 56 * KiB + 1280 * KiB);
+  (void) B;
+}
+
+static void
+test_streams (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
+  g_autoptr(GmlAllocator) a = gml_allocator_new (device, NULL);
+  gint32 x, y;
+
+  x = must_malloc (a, 1 * MiB, 0);
+  must_free (a, x);
+  y = must_malloc (a, 1 * MiB, 1);
+  g_assert_cmpint (stat (a, "num_device_alloc"), ==, 2);
+  g_assert_cmpuint (block (a, y)->stream, ==, 1);
+  x = must_malloc (a, 1 * MiB, 0);
+  g_assert_cmpint (stat (a, "num_device_alloc"), ==, 2);
+}
+
+/* Freeing merges with free neighbours on both sides. */
+static void
+test_merge (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
+  g_autoptr(GmlAllocator) a = gml_allocator_new (device, NULL);
+  const GmlMemState *state = gml_allocator_get_state (a);
+  gint32 x, y, z;
+
+  x = must_malloc (a, 4 * MiB, 0);
+  y = must_malloc (a, 4 * MiB, 0);
+  z = must_malloc (a, 4 * MiB, 0);
+  g_assert_cmpuint (gml_mem_state_get_n_blocks (state), ==, 4);
+  g_assert_cmpint (stat (a, "inactive_split.all.current"), ==, 1);
+
+  must_free (a, x);
+  g_assert_cmpint (stat (a, "inactive_split.all.current"), ==, 2);
+  must_free (a, z);   /* merges with the tail */
+  g_assert_cmpuint (gml_mem_state_get_n_blocks (state), ==, 3);
+  g_assert_cmpint (stat (a, "inactive_split.all.current"), ==, 2);
+  g_assert_cmpint (stat (a, "inactive_split_bytes.all.current"), ==, 16 * MiB);
+  g_assert_cmpfloat_with_epsilon (gml_mem_state_get_fragmentation (state), 0.25, 1e-9);
+
+  must_free (a, y);   /* merges with both: one whole free segment */
+  g_assert_cmpuint (gml_mem_state_get_n_blocks (state), ==, 1);
+  g_assert_cmpint (stat (a, "inactive_split.all.current"), ==, 0);
+  g_assert_cmpint (stat (a, "inactive_split_bytes.all.current"), ==, 0);
+  g_assert_cmpint (stat (a, "reserved_bytes.all.current"), ==, 20 * MiB);
+  g_assert_cmpint (stat (a, "allocated_bytes.all.peak"), ==, 12 * MiB);
+  g_assert_cmpfloat (gml_mem_state_get_fragmentation (state), ==, 0.0);
+}
+
+static void
+test_empty_cache (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
+  g_autoptr(GmlAllocator) a = gml_allocator_new (device, NULL);
+  gint32 ids[6];
+  guint64 sizes[6] = { 100, 3 * MiB, 1 * MiB, 50 * MiB, 700 * KiB, 12 * MiB };
+
+  for (guint i = 0; i < 6; i++)
+    ids[i] = must_malloc (a, sizes[i], 0);
+  for (guint i = 0; i < 6; i++)
+    must_free (a, ids[i]);
+
+  g_assert_cmpint (stat (a, "reserved_bytes.all.current"), >, 0);
+  gml_allocator_empty_cache (a);
+  assert_consistent (a);
+  g_assert_cmpint (stat (a, "reserved_bytes.all.current"), ==, 0);
+  g_assert_cmpint (stat (a, "segment.all.current"), ==, 0);
+  g_assert_cmpint (stat (a, "num_device_free"), ==, stat (a, "num_device_alloc"));
+  g_assert_cmpuint (device->in_use, ==, 0);
+  g_assert_cmpuint (device->n_live, ==, 0);
+}
+
+static void
+test_empty_cache_keeps_split_segment (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
+  g_autoptr(GmlAllocator) a = gml_allocator_new (device, NULL);
+  gint32 x, y;
+
+  x = must_malloc (a, 3 * MiB, 0);
+  y = must_malloc (a, 2 * MiB, 0);
+  must_free (a, x);
+  gml_allocator_empty_cache (a);
+  assert_consistent (a);
+
+  g_assert_cmpint (stat (a, "reserved_bytes.all.current"), ==, 20 * MiB);
+  g_assert_cmpint (stat (a, "allocated_bytes.all.current"), ==, 2 * MiB);
+  g_assert_cmpint (stat (a, "inactive_split_bytes.all.current"), ==, 18 * MiB);
+  g_assert_cmpint (stat (a, "num_device_free"), ==, 0);
+  g_assert_cmpuint (block (a, y)->state, ==, GML_BLOCK_ALLOCATED);
+
+  must_free (a, y);
+  gml_allocator_empty_cache (a);
+  g_assert_cmpint (stat (a, "reserved_bytes.all.current"), ==, 0);
+}
+
+/* max_split_size_mb: small requests stay out of big blocks; big requests
+ * take a block less than 20 MiB larger, whole. */
+static void
+test_max_split (void)
+{
+  static const struct
+  {
+    const char *conf;
+    guint64     request;
+    guint64     reserved;    /* after the request, with the 100 MiB block cached */
+    guint64     allocated;
+  } rows[] = {
+    { NULL, 3 * MiB, 100 * MiB, 3 * MiB },
+    { "max_split_size_mb:64", 3 * MiB, 120 * MiB, 3 * MiB },
+    { NULL, 70 * MiB, 100 * MiB, 70 * MiB },
+    { "max_split_size_mb:64", 70 * MiB, 170 * MiB, 70 * MiB },
+    { "max_split_size_mb:64", 90 * MiB, 100 * MiB, 100 * MiB },
+    { "max_split_size_mb:64", 81 * MiB, 100 * MiB, 100 * MiB },
+    { "max_split_size_mb:64", 80 * MiB, 180 * MiB, 80 * MiB },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      GmlAllocConf conf = conf_from (rows[i].conf);
+      g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
+      g_autoptr(GmlAllocator) a = gml_allocator_new (device, &conf);
+      gint32 big;
+
+      g_test_message ("row %u", i);
+      big = must_malloc (a, 100 * MiB, 0);
+      must_free (a, big);
+      must_malloc (a, rows[i].request, 0);
+      g_assert_cmpint (stat (a, "reserved_bytes.all.current"), ==, rows[i].reserved);
+      g_assert_cmpint (stat (a, "allocated_bytes.all.current"), ==, rows[i].allocated);
+    }
+}
+
+/* The retry sequence when the device is full. */
+static void
+test_retry (void)
+{
+  /* No max_split: free whole cached segments, retry (counted). */
+  {
+    g_autoptr(GmlDevice) device = gml_device_sim_new (40 * MiB, 0);
+    g_autoptr(GmlAllocator) a = gml_allocator_new (device, NULL);
+
+    must_free (a, must_malloc (a, 3 * MiB, 0));
+    must_malloc (a, 30 * MiB, 0);
+    g_assert_cmpint (stat (a, "num_alloc_retries"), ==, 1);
+    g_assert_cmpint (stat (a, "num_device_free"), ==, 1);
+    g_assert_cmpint (stat (a, "reserved_bytes.all.current"), ==, 30 * MiB);
+    g_assert_cmpint (stat (a, "reserved_bytes.all.peak"), ==, 30 * MiB);
+    g_assert_cmpint (stat (a, "num_ooms"), ==, 0);
+  }
+
+  /* With max_split: the oversize cached block goes first, without a retry. */
+  {
+    GmlAllocConf conf = conf_from ("max_split_size_mb:32");
+    g_autoptr(GmlDevice) device = gml_device_sim_new (80 * MiB, 0);
+    g_autoptr(GmlAllocator) a = gml_allocator_new (device, &conf);
+
+    must_free (a, must_malloc (a, 60 * MiB, 0));
+    must_malloc (a, 30 * MiB, 0);
+    g_assert_cmpint (stat (a, "num_alloc_retries"), ==, 0);
+    g_assert_cmpint (stat (a, "num_device_free"), ==, 1);
+    g_assert_cmpint (stat (a, "reserved_bytes.all.current"), ==, 30 * MiB);
+  }
+
+  /* A live block keeps its segment: out of memory after the retry. */
+  {
+    g_autoptr(GmlDevice) device = gml_device_sim_new (40 * MiB, 0);
+    g_autoptr(GmlAllocator) a = gml_allocator_new (device, NULL);
+    g_autoptr(GError) error = NULL;
+
+    must_malloc (a, 3 * MiB, 0);
+    g_assert_false (gml_allocator_malloc (a, 30 * MiB, 0, NULL, 0, NULL, &error));
+    g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY);
+    g_assert_cmpint (stat (a, "num_alloc_retries"), ==, 1);
+    g_assert_cmpint (stat (a, "num_ooms"), ==, 1);
+    g_assert_cmpint (stat (a, "reserved_bytes.all.current"), ==, 20 * MiB);
+  }
+}
+
+static void
+test_invalid_free (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
+  g_autoptr(GmlAllocator) a = gml_allocator_new (device, NULL);
+  g_autoptr(GError) error = NULL;
+  gint32 x = must_malloc (a, 1000, 0);
+
+  must_free (a, x);
+  g_assert_false (gml_allocator_free (a, x, &error));
+  g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_INVALID_BLOCK);
+  g_clear_error (&error);
+  g_assert_false (gml_allocator_free (a, 12345, &error));
+  g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_INVALID_BLOCK);
+  g_clear_error (&error);
+  g_assert_false (gml_allocator_free (a, -1, &error));
+  g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_INVALID_BLOCK);
+
+  /* Zero bytes: nothing allocated, as in PyTorch. */
+  g_assert_true (gml_allocator_malloc (a, 0, 0, NULL, 0, &x, NULL));
+  g_assert_cmpint (x, ==, -1);
+}
+
+static void
+test_sim_device (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (10 * MiB, 2 * MiB);
+  g_autoptr(GError) error = NULL;
+  guint64 a1, a2, a3, free_bytes, total;
+
+  g_assert_cmpstr (gml_device_get_id (device), ==, "sim");
+  g_assert_true (gml_device_alloc (device, 1, &a1, &error));
+  g_assert_cmphex (a1, ==, G_GUINT64_CONSTANT (0x7f0000000000));
+  g_assert_true (gml_device_alloc (device, 2 * MiB + 1, &a2, &error));
+  g_assert_cmphex (a2, ==, a1 + 2 * MiB);
+  g_assert_cmpuint (device->in_use, ==, 6 * MiB);
+  g_assert_true (gml_device_mem_get_info (device, &free_bytes, &total, &error));
+  g_assert_cmpuint (total, ==, 10 * MiB);
+  g_assert_cmpuint (free_bytes, ==, 2 * MiB);
+
+  g_assert_false (gml_device_alloc (device, 2 * MiB + 1, &a3, &error));
+  g_assert_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY);
+  g_clear_error (&error);
+
+  /* First fit reuses the freed hole. */
+  g_assert_true (gml_device_free (device, a1, &error));
+  g_assert_true (gml_device_alloc (device, 2 * MiB, &a3, &error));
+  g_assert_cmphex (a3, ==, a1);
+  g_assert_false (gml_device_free (device, a1 + 512, &error));
+  g_assert_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (gml_device_alloc (device, 0, &a3, &error));
+  g_assert_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_INVALID);
+  g_assert_cmpuint (device->n_live, ==, 2);
+}
+
+static void
+test_backend_kind (void)
+{
+  GmlBackendKind kind;
+
+  g_assert_true (gml_backend_kind_from_string ("sim", &kind));
+  g_assert_cmpint (kind, ==, GML_BACKEND_SIM);
+  g_assert_true (gml_backend_kind_from_string ("cuda", &kind));
+  g_assert_cmpint (kind, ==, GML_BACKEND_CUDA);
+  g_assert_true (gml_backend_kind_from_string ("auto", &kind));
+  g_assert_cmpint (kind, ==, GML_BACKEND_AUTO);
+  g_assert_false (gml_backend_kind_from_string ("SIM", &kind));
+  g_assert_false (gml_backend_kind_from_string ("", &kind));
+}
+
+/* The pictures' view: segments and blocks in address order, with labels. */
+typedef struct
+{
+  guint   n_segments;
+  guint   n_blocks;
+  guint64 last_address;
+  guint   labelled;
+} Walk;
+
+static void
+walk_block_cb (const GmlSegmentInfo *segment,
+               const GmlBlockInfo   *info,
+               gpointer              user_data)
+{
+  Walk *walk = user_data;
+
+  g_assert_cmpuint (info->address, >=, walk->last_address);
+  walk->last_address = info->address + info->size;
+  walk->n_blocks++;
+  if (info->label)
+    {
+      g_assert_cmpstr (info->label, ==, "layer1.weight");
+      g_assert_cmpint (info->category, ==, GML_CATEGORY_WEIGHTS);
+      walk->labelled++;
+    }
+}
+
+static void
+walk_segment_cb (const GmlSegmentInfo *segment,
+                 gpointer              user_data)
+{
+  ((Walk *) user_data)->n_segments++;
+}
+
+static void
+test_foreach (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
+  g_autoptr(GmlAllocator) a = gml_allocator_new (device, NULL);
+  Walk walk = { 0 };
+  gint32 id;
+
+  g_assert_true (gml_allocator_malloc (a, 3 * MiB, 0, "layer1.weight", GML_CATEGORY_WEIGHTS,
+                                       &id, NULL));
+  must_malloc (a, 1000, 0);
+  must_malloc (a, 50 * MiB, 1);
+
+  gml_mem_state_foreach_segment (gml_allocator_get_state (a), walk_segment_cb, &walk);
+  gml_mem_state_foreach_block (gml_allocator_get_state (a), walk_block_cb, &walk);
+  g_assert_cmpuint (walk.n_segments, ==, 3);
+  g_assert_cmpuint (walk.n_blocks, ==, 5);
+  g_assert_cmpuint (walk.labelled, ==, 1);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  const char *missing_locale = engine_test_set_locale (&argc, &argv);
+
+  g_test_init (&argc, &argv, NULL);
+  engine_test_report_locale (missing_locale);
+
+  g_test_add_func ("/engine/size/round", test_round_size);
+  g_test_add_func ("/engine/size/allocation-size", test_allocation_size);
+  g_test_add_func ("/engine/size/format", test_format_size);
+  g_test_add_func ("/engine/conf/parse", test_conf_parse);
+  g_test_add_func ("/engine/allocator/first-request", test_first_request);
+  g_test_add_func ("/engine/allocator/oom-message", test_oom_message);
+  g_test_add_func ("/engine/allocator/best-fit", test_best_fit);
+  g_test_add_func ("/engine/allocator/streams", test_streams);
+  g_test_add_func ("/engine/allocator/merge", test_merge);
+  g_test_add_func ("/engine/allocator/empty-cache", test_empty_cache);
+  g_test_add_func ("/engine/allocator/empty-cache-keeps-split", test_empty_cache_keeps_split_segment);
+  g_test_add_func ("/engine/allocator/max-split", test_max_split);
+  g_test_add_func ("/engine/allocator/retry", test_retry);
+  g_test_add_func ("/engine/allocator/invalid-free", test_invalid_free);
+  g_test_add_func ("/engine/allocator/foreach", test_foreach);
+  g_test_add_func ("/engine/device/sim", test_sim_device);
+  g_test_add_func ("/engine/device/backend-kind", test_backend_kind);
+
+  return g_test_run ();
+}
