@@ -175,14 +175,12 @@ populate_filters (GmlWindow *self)
                            G_CALLBACK (filter_changed_cb), self, G_CONNECT_SWAPPED);
 }
 
+/* "application" is not a construct property, so this runs after g_object_new(). */
 static void
-gml_window_constructed (GObject *object)
+gml_window_setup (GmlWindow      *self,
+                  GmlApplication *app)
 {
-  GmlWindow *self = GML_WINDOW (object);
-  GmlApplication *app = GML_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
   g_autoptr(GPtrArray) messages = NULL;
-
-  G_OBJECT_CLASS (gml_window_parent_class)->constructed (object);
 
   self->settings = g_object_ref (gml_application_get_settings (app));
   self->bank = gml_application_get_bank (app);
@@ -219,7 +217,6 @@ gml_window_class_init (GmlWindowClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
-  object_class->constructed = gml_window_constructed;
   object_class->dispose = gml_window_dispose;
 
   g_type_ensure (GML_TYPE_QUIZ_PAGE);
@@ -264,5 +261,8 @@ gml_window_init (GmlWindow *self)
 GmlWindow *
 gml_window_new (GmlApplication *application)
 {
-  return g_object_new (GML_TYPE_WINDOW, "application", application, NULL);
+  GmlWindow *self = g_object_new (GML_TYPE_WINDOW, "application", application, NULL);
+
+  gml_window_setup (self, application);
+  return self;
 }

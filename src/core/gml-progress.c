@@ -207,7 +207,7 @@ gml_progress_load (GmlProgress *self,
       g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%SZ");
       g_autofree char *target = g_strdup_printf ("%s.corrupt-%s", self->path, stamp);
 
-      g_warning ("Progress file %s is corrupt: %s", self->path, local_error->message);
+      g_message ("Progress file %s is corrupt: %s", self->path, local_error->message);
       if (g_rename (self->path, target) != 0)
         {
           int saved_errno = errno;

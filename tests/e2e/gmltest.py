@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Helpers for driving the real GPU Memory Lab window through the accessibility tree."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import pyatspi
+
+APP = os.environ.get('GML_APP')
+BUILD = os.environ.get('GML_BUILD_ROOT', '')
+
+
+def app_env(home, lang):
+    env = dict(os.environ)
+    env.update({
+        'HOME': home,
+        'XDG_DATA_HOME': os.path.join(home, 'data'),
+        'XDG_CONFIG_HOME': os.path.join(home, 'config'),
+        'XDG_CACHE_HOME': os.path.join(home, 'cache'),
+        'GSETTINGS_BACKEND': 'memory',
+        'GSETTINGS_SCHEMA_DIR': os.path.join(BUILD, 'data'),
+        'GML_LOCALEDIR': os.path.join(BUILD, 'po', 'locale'),
+        'LANGUAGE': lang,
+        'LC_ALL': 'tr_TR.UTF-8' if lang == 'tr' else 'en_US.UTF-8',
+        'GTK_A11Y': 'atspi',
+    })
+    return env
+
+
+def bank(lang):
+    """The bank as the app shows it, in source order without shuffling."""
+    out = subprocess.run([APP, 'questions', '--json', '--no-shuffle', '--lang', lang],
+                         env=app_env(tempfile.mkdtemp(), lang), check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+class App:
+    def __init__(self, home, lang):
+        self.home = home
+        self.lang = lang
+        self.proc = subprocess.Popen([APP], env=app_env(home, lang))
+        self.root = None
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            for i in range(pyatspi.Registry.getDesktop(0).childCount):
+                node = pyatspi.Registry.getDesktop(0).getChildAtIndex(i)
+                try:
+                    if node is not None and node.name == 'gpu-memory-lab' and node.childCount > 0:
+                        self.root = node
+                except Exception:
+                    pass
+            if self.root is not None and self.find('push button', prefix='a. '):
+                return
+            time.sleep(0.3)
+        raise AssertionError('the application window did not appear in the accessibility tree')
+
+    def nodes(self):
+        out = []
+
+        def walk(node, depth=0):
+            if node is None or depth > 60:
+                return
+            try:
+                role = node.getRoleName()
+                name = node.name or ''
+                text = ''
+                try:
+                    t = node.queryText()
+                    text = t.getText(0, t.characterCount)
+                except NotImplementedError:
+                    pass
+                states = node.getState()
+                # GTK 4.8 sets VISIBLE but not SHOWING on what is mapped.
+                showing = states.contains(pyatspi.STATE_VISIBLE)
+                out.append((role, name, text, showing, node))
+                for i in range(node.childCount):
+                    walk(node.getChildAtIndex(i), depth + 1)
+            except Exception:
+                return
+
+        walk(self.root)
+        return out
+
+    def find(self, role, prefix=None, equals=None, showing=True):
+        found = []
+        for r, name, text, is_showing, node in self.nodes():
+            if r != role or (showing and not is_showing):
+                continue
+            for s in (name, text):
+                if (prefix is not None and s.startswith(prefix)) or (equals is not None and s == equals):
+                    found.append((s, node))
+                    break
+        return found
+
+    def label_texts(self):
+        return [(name or text) for r, name, text, showing, _ in self.nodes()
+                if r == 'label' and showing and (name or text)]
+
+    def wait_label(self, predicate, what, timeout=10):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            for t in self.label_texts():
+                if predicate(t):
+                    return t
+            time.sleep(0.2)
+        raise AssertionError(f'no label {what}; labels shown: {self.label_texts()}')
+
+    def options(self):
+        """The four option buttons as (letter, text) in screen order."""
+        opts = []
+        for letter in 'abcd':
+            hits = self.find('push button', prefix=letter + '. ')
+            assert hits, f'option {letter} not found'
+            opts.append((letter, hits[0][0][3:]))
+        return opts
+
+    def key(self, keysym):
+        subprocess.run(['xdotool', 'search', '--sync', '--onlyvisible', '--pid', str(self.proc.pid),
+                        '.*', 'windowfocus', '--sync', '%1', 'key', keysym], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+
+    def screenshot(self, path):
+        subprocess.run(['import', '-window', 'root', path], check=False)
+
+    def quit(self):
+        self.key('ctrl+q')
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise AssertionError('the application did not quit on Ctrl+Q')
+
+
+def check(condition, message):
+    if not condition:
+        print('FAIL:', message, file=sys.stderr)
+        sys.exit(1)
+    print('ok:', message)

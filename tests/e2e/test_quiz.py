@@ -1,0 +1,116 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The quiz end to end, in the real window, through the accessibility tree:
+answer question 1 right and question 2 wrong with the keyboard, read the feedback
+and the explanation, quit, reopen and find the results kept; then damage the
+answer log and see it set aside with a message.
+
+    test_quiz.py LANG SCREENSHOT_DIR"""
+
+import glob
+import json
+import os
+import re
+import sys
+import tempfile
+
+from gmltest import App, bank, check
+
+lang = sys.argv[1]
+shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
+os.makedirs(shots, exist_ok=True)
+
+T = {
+    'tr': dict(right='Doğru!', wrong='Yanlış.', yours='Sizin cevabınız', correct='Doğru cevap',
+               difficulty='Zorluk', last_right='Geçen sefer: doğru', damaged='Cevap kaydınız bozulmuştu'),
+    'en': dict(right='Right!', wrong='Wrong.', yours='Your answer', correct='The right answer',
+               difficulty='Difficulty', last_right='Last time: right', damaged='Your answer log was damaged'),
+}[lang]
+
+questions = bank(lang)
+home = tempfile.mkdtemp(prefix='gml-e2e-')
+progress_path = os.path.join(home, 'data', 'gpu-memory-lab', 'progress.json')
+
+
+def screen_mapping(app, question):
+    """source letter -> letter on screen, by matching the option texts."""
+    on_screen = app.options()
+    mapping = {}
+    for source in question['options']:
+        hits = [shown for shown, text in on_screen if text == source['text']]
+        check(len(hits) == 1, f'option “{source["text"][:40]}…” is on screen once')
+        mapping[source['letter']] = hits[0]
+    return mapping
+
+
+def expected_explanation(question, mapping):
+    return re.sub(r'\(([a-d])\)', lambda m: '(' + mapping[m.group(1)] + ')', question['explanation'])
+
+
+app = App(home, lang)
+q1, q2 = questions[0], questions[1]
+
+app.wait_label(lambda t: t == q1['text'], 'with question 1')
+check(True, f'question 1 is shown in {lang}')
+app.wait_label(lambda t: t == f"{T['difficulty']} {q1['difficulty']}", 'with the difficulty')
+app.wait_label(lambda t: t == q1['topic'], 'with the topic')
+app.wait_label(lambda t: t == f'1 / {len(questions)}', 'with the position')
+
+m1 = screen_mapping(app, q1)
+right1 = next(o for o in q1['options'] if o['correct'])
+check(not any(T['right'] == t or T['wrong'] == t for t in app.label_texts()),
+      'no verdict before answering')
+app.key(m1[right1['letter']])
+app.wait_label(lambda t: t == T['right'], f'“{T["right"]}”')
+check(True, 'pressing the right option’s letter says it was right')
+app.wait_label(lambda t: t == f"{T['yours']} ({m1[right1['letter']]}): {right1['feedback']}",
+               'with the right option’s feedback')
+check(True, 'the right option’s feedback is shown')
+app.wait_label(lambda t: t == expected_explanation(q1, m1), 'with the explanation and on-screen letters')
+check(True, 'the explanation names the options by their on-screen letters')
+
+app.key('Return')
+app.wait_label(lambda t: t == q2['text'], 'with question 2')
+check(True, 'Enter goes on to question 2')
+m2 = screen_mapping(app, q2)
+wrong2 = next(o for o in q2['options'] if not o['correct'])
+right2 = next(o for o in q2['options'] if o['correct'])
+shown_wrong = m2[wrong2['letter']]
+app.key(str('abcd'.index(shown_wrong) + 1))
+app.wait_label(lambda t: t == T['wrong'], f'“{T["wrong"]}”')
+check(True, 'pressing a wrong option’s number says it was wrong')
+app.wait_label(lambda t: t == f"{T['yours']} ({shown_wrong}): {wrong2['feedback']}",
+               'with the wrong option’s own feedback')
+check(True, 'the chosen wrong option’s feedback is shown')
+app.wait_label(lambda t: t == f"{T['correct']} ({m2[right2['letter']]}): {right2['feedback']}",
+               'with the right option’s feedback')
+check(True, 'the right option and its feedback are shown too')
+app.wait_label(lambda t: t == expected_explanation(q2, m2), 'with question 2’s explanation')
+app.screenshot(os.path.join(shots, f'quiz-{lang}.png'))
+
+app.key('Left')
+app.wait_label(lambda t: t == q1['text'], 'with question 1 again')
+app.wait_label(lambda t: t == T['right'], 'with question 1 still answered')
+check(True, '← goes back to question 1, still answered')
+app.quit()
+
+with open(progress_path, encoding='utf-8') as f:
+    log = json.load(f)['answers']
+check([(a['question'], a['correct']) for a in log] == [(q1['id'], True), (q2['id'], False)],
+      'both answers are in the log, right and wrong')
+check(log[0]['chosen'] == right1['letter'] and log[1]['chosen'] == wrong2['letter'],
+      'the log keeps the chosen option by its source id')
+
+app = App(home, lang)
+app.wait_label(lambda t: t.startswith(T['last_right']), 'with last time’s result')
+check(True, 'after a restart question 1 shows it was answered right')
+app.quit()
+
+with open(progress_path, 'w') as f:
+    f.write('{"answers": [ {"question": ')
+app = App(home, lang)
+app.wait_label(lambda t: t.startswith(T['damaged']), 'with the damaged-log toast')
+check(True, 'a damaged log is reported in a toast')
+app.quit()
+check(len(glob.glob(progress_path + '.corrupt-*')) == 1, 'the damaged log was set aside, not deleted')
+print('all e2e checks passed')

@@ -1,0 +1,208 @@
+/* test-progress.c — the answer log: round trip, atomic save, damaged files.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+
+#include "gml-i18n.h"
+#include "gml-progress.h"
+
+typedef struct
+{
+  char *dir;
+  char *path;
+} Fixture;
+
+static void
+fixture_set_up (Fixture      *f,
+                gconstpointer data)
+{
+  f->dir = g_dir_make_tmp ("gml-progress-XXXXXX", NULL);
+  f->path = g_build_filename (f->dir, "sub", "progress.json", NULL);
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (dir != NULL)
+    while ((name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *child = g_build_filename (path, name, NULL);
+
+        remove_tree (child);
+      }
+  g_remove (path);
+}
+
+static void
+fixture_tear_down (Fixture      *f,
+                   gconstpointer data)
+{
+  remove_tree (f->dir);
+  g_free (f->dir);
+  g_free (f->path);
+}
+
+static void
+test_missing_is_empty (Fixture      *f,
+                       gconstpointer data)
+{
+  g_autoptr(GmlProgress) progress = gml_progress_new (f->path);
+  g_autofree char *set_aside = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (gml_progress_load (progress, &set_aside, &error));
+  g_assert_no_error (error);
+  g_assert_null (set_aside);
+  g_assert_cmpuint (gml_progress_get_n_answers (progress), ==, 0);
+  g_assert_null (gml_progress_last_for (progress, "q1"));
+}
+
+static void
+test_round_trip (Fixture      *f,
+                 gconstpointer data)
+{
+  g_autoptr(GmlProgress) progress = gml_progress_new (f->path);
+  g_autoptr(GmlProgress) again = gml_progress_new (f->path);
+  g_autoptr(GError) error = NULL;
+  const GmlAnswer *answer;
+
+  g_assert_true (gml_progress_record (progress, "q1", "b", TRUE, 4.5, 1764400000, &error));
+  g_assert_no_error (error);
+  g_assert_true (gml_progress_record (progress, "q2", "a", FALSE, 12.25, 1764400060, &error));
+  g_assert_true (gml_progress_record (progress, "q1", "c", FALSE, 3.0, 1764400120, &error));
+  g_assert_true (g_file_test (f->path, G_FILE_TEST_IS_REGULAR));
+
+  g_assert_true (gml_progress_load (again, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (gml_progress_get_n_answers (again), ==, 3);
+
+  answer = gml_progress_get_answer (again, 1);
+  g_assert_cmpstr (answer->question, ==, "q2");
+  g_assert_cmpstr (answer->chosen, ==, "a");
+  g_assert_false (answer->correct);
+  g_assert_cmpfloat_with_epsilon (answer->seconds, 12.25, 1e-9);
+  g_assert_cmpint (answer->time, ==, 1764400060);
+
+  /* The last answer to q1 is the wrong one given later. */
+  answer = gml_progress_last_for (again, "q1");
+  g_assert_nonnull (answer);
+  g_assert_cmpstr (answer->chosen, ==, "c");
+  g_assert_false (answer->correct);
+  g_assert_cmpint (answer->time, ==, 1764400120);
+}
+
+static void
+test_corrupt_set_aside (Fixture      *f,
+                        gconstpointer data)
+{
+  const char *damaged[] = {
+    "{\"answers\": [ {\"question\": ",          /* truncated */
+    "\x00\x01\x02 binary",                        /* not text */
+    "[1, 2, 3]",                                  /* wrong shape */
+    "{\"answers\": [{\"question\": \"q1\"}]}",    /* missing fields */
+    "{\"answers\": [{\"question\": \"q1\", \"chosen\": \"a\", \"correct\": true, "
+    "\"time\": \"yesterday\", \"seconds\": 1}]}", /* bad date */
+    "{\"answers\": [{\"question\": \"q1\", \"chosen\": \"a\", \"correct\": true, "
+    "\"time\": \"2026-11-29T10:00:00Z\", \"seconds\": -5}]}",   /* out of range */
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (damaged); i++)
+    {
+      g_autoptr(GmlProgress) progress = gml_progress_new (f->path);
+      g_autofree char *dir = g_path_get_dirname (f->path);
+      g_autofree char *set_aside = NULL;
+      g_autofree char *kept = NULL;
+      g_autoptr(GError) error = NULL;
+      gsize length = i == 1 ? 10 : strlen (damaged[i]);
+
+      g_mkdir_with_parents (dir, 0700);
+      g_assert_true (g_file_set_contents (f->path, damaged[i], length, NULL));
+
+      g_assert_true (gml_progress_load (progress, &set_aside, &error));
+      g_assert_no_error (error);
+      g_assert_nonnull (set_aside);
+      g_assert_true (g_str_has_prefix (set_aside, f->path));
+      g_assert_nonnull (strstr (set_aside, ".corrupt-"));
+      g_assert_false (g_file_test (f->path, G_FILE_TEST_EXISTS));
+      g_assert_cmpuint (gml_progress_get_n_answers (progress), ==, 0);
+
+      /* The damaged file is kept byte for byte. */
+      g_assert_true (g_file_get_contents (set_aside, &kept, NULL, NULL));
+      g_assert_cmpmem (kept, length, damaged[i], length);
+      g_remove (set_aside);
+
+      /* The fresh log saves normally. */
+      g_assert_true (gml_progress_record (progress, "q1", "a", TRUE, 1, 1764400000, &error));
+      g_assert_no_error (error);
+      g_remove (f->path);
+    }
+}
+
+/* Saving replaces the file in one rename: no temporary file is left behind and the
+ * old content is never seen half-written. */
+static void
+test_atomic_save (Fixture      *f,
+                  gconstpointer data)
+{
+  g_autoptr(GmlProgress) progress = gml_progress_new (f->path);
+  g_autofree char *dir = g_path_get_dirname (f->path);
+  g_autoptr(GDir) listing = NULL;
+  const char *name;
+  guint n_files = 0;
+
+  for (guint i = 0; i < 50; i++)
+    {
+      g_autoptr(GmlProgress) reader = gml_progress_new (f->path);
+      g_autofree char *id = g_strdup_printf ("q%u", i);
+
+      g_assert_true (gml_progress_record (progress, id, "a", i % 2 == 0, i, 1764400000 + i, NULL));
+      g_assert_true (gml_progress_load (reader, NULL, NULL));
+      g_assert_cmpuint (gml_progress_get_n_answers (reader), ==, i + 1);
+    }
+
+  listing = g_dir_open (dir, 0, NULL);
+  while ((name = g_dir_read_name (listing)) != NULL)
+    n_files++;
+  g_assert_cmpuint (n_files, ==, 1);
+}
+
+static void
+test_save_failure_reported (Fixture      *f,
+                            gconstpointer data)
+{
+  g_autofree char *blocker = g_build_filename (f->dir, "file", NULL);
+  g_autofree char *path = g_build_filename (blocker, "progress.json", NULL);
+  g_autoptr(GmlProgress) progress = gml_progress_new (path);
+  g_autoptr(GError) error = NULL;
+
+  /* A regular file where the directory should be. */
+  g_assert_true (g_file_set_contents (blocker, "x", -1, NULL));
+  g_assert_false (gml_progress_record (progress, "q1", "a", TRUE, 1, 1764400000, &error));
+  g_assert_error (error, GML_PROGRESS_ERROR, GML_PROGRESS_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, path));
+  /* The answer is still held, for the next save. */
+  g_assert_cmpuint (gml_progress_get_n_answers (progress), ==, 1);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  gml_i18n_init ();
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add ("/core/progress/missing", Fixture, NULL, fixture_set_up, test_missing_is_empty, fixture_tear_down);
+  g_test_add ("/core/progress/round-trip", Fixture, NULL, fixture_set_up, test_round_trip, fixture_tear_down);
+  g_test_add ("/core/progress/corrupt", Fixture, NULL, fixture_set_up, test_corrupt_set_aside, fixture_tear_down);
+  g_test_add ("/core/progress/atomic", Fixture, NULL, fixture_set_up, test_atomic_save, fixture_tear_down);
+  g_test_add ("/core/progress/save-failure", Fixture, NULL, fixture_set_up, test_save_failure_reported, fixture_tear_down);
+
+  return g_test_run ();
+}
