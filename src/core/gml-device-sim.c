@@ -71,10 +71,14 @@ sim_alloc (GmlDevice  *device,
   used = device->in_use + device->other_in_use;
   if (used > self->capacity || pages > self->capacity - used)
     {
+      g_autofree char *want = g_format_size_full (pages, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *have = g_format_size_full (used, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *total = g_format_size_full (self->capacity, G_FORMAT_SIZE_IEC_UNITS);
+
+      /* Sizes go in as strings: a 64-bit printf format cannot be in a msgid. */
       g_set_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
-                   _("The simulated GPU has no room for %" G_GUINT64_FORMAT
-                     " more bytes (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " in use)."),
-                   pages, used, self->capacity);
+                   _("The simulated GPU has no room for %s more (%s of %s in use)."),
+                   want, have, total);
       return FALSE;
     }
 
@@ -110,9 +114,10 @@ sim_free (GmlDevice  *device,
   if (pos >= self->ranges->len ||
       (r = &g_array_index (self->ranges, Range, pos))->address != address)
     {
+      g_autofree char *where = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", address);
+
       g_set_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_INVALID,
-                   _("No device allocation starts at address 0x%" G_GINT64_MODIFIER "x."),
-                   address);
+                   _("No device allocation starts at address %s."), where);
       return FALSE;
     }
 
