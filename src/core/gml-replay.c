@@ -42,7 +42,9 @@ typedef struct
   const char   *path;
   guint         line;
   GmlAllocator *allocator;
-  GHashTable   *live;       /* id → GINT_TO_POINTER (block id); -1 for 0-byte allocations */
+  GHashTable   *live;       /* id → GINT_TO_POINTER (block id), or one of: */
+#define NO_BLOCK   (-1)     /* a 0-byte allocation: live, but holds no block */
+#define FAILED     (-2)     /* an allocation that ran out of memory */
 } Replay;
 
 /* Prints "FILE:LINE: message", the form compilers use, which editors and
@@ -203,7 +205,8 @@ replay_line (Replay     *replay,
       gboolean present;
       const char *label, *category_name;
       GmlCategory category = GML_CATEGORY_NONE;
-      gint32 block_id = -1;
+      gint32 block_id = NO_BLOCK;
+      gpointer previous;
 
       if (!get_unsigned_member (object, "size", G_MAXINT64, &size, &present) || !present ||
           line_has_huge_integer (text))
@@ -232,7 +235,8 @@ replay_line (Replay     *replay,
                       category_name ? category_name : "");
           return FALSE;
         }
-      if (g_hash_table_contains (replay->live, id))
+      if (g_hash_table_lookup_extended (replay->live, id, NULL, &previous) &&
+          GPOINTER_TO_INT (previous) != FAILED)
         {
           line_error (replay, _("id “%s” is already allocated"), id);
           return FALSE;
@@ -242,9 +246,14 @@ replay_line (Replay     *replay,
                                  &block_id, &error))
         {
           /* Out of memory is part of the experiment: it is counted and the
-           * replay goes on, as a training script catching it would. */
+           * replay goes on, as a training script catching it would. The id
+           * is remembered so that the trace's later free of it (written on a
+           * bigger GPU, say) or a retry under the same id is no error. */
           if (g_error_matches (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY))
-            return TRUE;
+            {
+              g_hash_table_insert (replay->live, g_strdup (id), GINT_TO_POINTER (FAILED));
+              return TRUE;
+            }
           line_error (replay, "%s", error->message);
           return FALSE;
         }
