@@ -220,6 +220,9 @@ void               gml_trace_append               (GmlTrace            *self,
 gsize              gml_trace_get_n_events         (GmlTrace          *self);
 const GmlTraceEvent *gml_trace_get_event          (GmlTrace          *self,
                                                    gsize              index);
+/* The state after the first @n_events events (0 = empty, n_events = now):
+ * the nearest earlier snapshot, copied, plus at most one interval of events
+ * applied. The _into form reuses @dest's memory, for scrubbing. */
 GmlMemState       *gml_trace_state_at             (GmlTrace          *self,
                                                    gsize              n_events);
 void               gml_trace_state_at_into        (GmlTrace          *self,
