@@ -199,6 +199,26 @@ gml_window_setup (GmlWindow      *self,
     gml_window_toast (self, g_ptr_array_index (messages, i));
 }
 
+/* For bench/startup: report when the first frame has been painted, then quit. */
+static void
+first_frame_painted_cb (GdkFrameClock *clock,
+                        GmlWindow     *self)
+{
+  g_print ("first-frame %" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
+  g_signal_handlers_disconnect_by_func (clock, first_frame_painted_cb, self);
+  g_application_quit (g_application_get_default ());
+}
+
+static void
+gml_window_realize (GtkWidget *widget)
+{
+  GTK_WIDGET_CLASS (gml_window_parent_class)->realize (widget);
+
+  if (g_getenv ("GML_BENCH_FIRST_FRAME") != NULL)
+    g_signal_connect_object (gtk_widget_get_frame_clock (widget), "after-paint",
+                             G_CALLBACK (first_frame_painted_cb), widget, 0);
+}
+
 static void
 gml_window_dispose (GObject *object)
 {
@@ -218,6 +238,7 @@ gml_window_class_init (GmlWindowClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = gml_window_dispose;
+  widget_class->realize = gml_window_realize;
 
   g_type_ensure (GML_TYPE_QUIZ_PAGE);
 

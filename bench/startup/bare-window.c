@@ -1,0 +1,44 @@
+/* bare-window.c — the yardstick for bench/startup: a GTK 4 window with one label,
+ * reporting when its first frame has been painted.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include <gtk/gtk.h>
+
+static void
+after_paint_cb (GdkFrameClock *clock,
+                GApplication  *app)
+{
+  g_print ("first-frame %" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
+  g_signal_handlers_disconnect_by_func (clock, after_paint_cb, app);
+  g_application_quit (app);
+}
+
+static void
+realize_cb (GtkWidget    *window,
+            GApplication *app)
+{
+  g_signal_connect (gtk_widget_get_frame_clock (window), "after-paint", G_CALLBACK (after_paint_cb), app);
+}
+
+static void
+activate_cb (GtkApplication *app)
+{
+  GtkWidget *window = gtk_application_window_new (app);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1040, 720);
+  gtk_window_set_child (GTK_WINDOW (window), gtk_label_new ("Hello"));
+  g_signal_connect (window, "realize", G_CALLBACK (realize_cb), app);
+  gtk_window_present (GTK_WINDOW (window));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(GtkApplication) app = gtk_application_new ("org.example.BareWindow", G_APPLICATION_NON_UNIQUE);
+
+  g_signal_connect (app, "activate", G_CALLBACK (activate_cb), NULL);
+  return g_application_run (G_APPLICATION (app), argc, argv);
+}
