@@ -20,6 +20,7 @@ struct _GmlWindow
   AdwToastOverlay      *toast_overlay;
   AdwWindowTitle       *window_title;
   GtkMenuButton        *filter_button;
+  GtkMenuButton        *menu_button;
   GtkDropDown          *topic_dropdown;
   GtkDropDown          *difficulty_dropdown;
   GmlQuizPage          *quiz_page;
@@ -246,6 +247,7 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, filter_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, menu_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, topic_dropdown);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, difficulty_dropdown);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, quiz_page);
@@ -273,6 +275,8 @@ gml_window_init (GmlWindow *self)
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->filter_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Choose topic and difficulty"),
                                   -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->menu_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Main menu"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->topic_dropdown),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Topic"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->difficulty_dropdown),

@@ -22,9 +22,11 @@ os.makedirs(shots, exist_ok=True)
 
 T = {
     'tr': dict(right='Doğru!', wrong='Yanlış.', yours='Sizin cevabınız', correct='Doğru cevap',
-               difficulty='Zorluk', last_right='Geçen sefer: doğru', damaged='Cevap kaydınız bozulmuştu'),
+               difficulty='Zorluk', last_right='Geçen sefer: doğru', damaged='Cevap kaydınız bozulmuştu',
+               score='{total} sorudan {right} doğru', review='Bunları _Tekrarla'),
     'en': dict(right='Right!', wrong='Wrong.', yours='Your answer', correct='The right answer',
-               difficulty='Difficulty', last_right='Last time: right', damaged='Your answer log was damaged'),
+               difficulty='Difficulty', last_right='Last time: right', damaged='Your answer log was damaged',
+               score='{right} of {total} right', review='_Review These'),
 }[lang]
 
 questions = bank(lang)
@@ -92,12 +94,38 @@ app.key('Left')
 app.wait_label(lambda t: t == q1['text'], 'with question 1 again')
 app.wait_label(lambda t: t == T['right'], 'with question 1 still answered')
 check(True, '← goes back to question 1, still answered')
+app.key('Right')
+app.wait_label(lambda t: t == q2['text'], 'with question 2 again after →')
+
+# The rest of the round with the keyboard alone: always the option shown first.
+n_right = 1
+for i, q in enumerate(questions[2:], start=3):
+    app.key('Right')
+    app.wait_label(lambda t: t == q['text'], f'with question {i}')
+    first = screen_mapping(app, q)
+    shown_first = next(o for o in q['options'] if first[o['letter']] == 'a')
+    n_right += shown_first['correct']
+    app.key('1')
+    app.wait_label(lambda t: t in (T['right'], T['wrong']), f'with a verdict on question {i}')
+app.key('space')
+score = T['score'].format(right=n_right, total=len(questions))
+app.wait_label(lambda t: t == score, f'with the score “{score}”')
+check(True, 'the end-of-round summary gives the score')
+app.wait_label(lambda t: t.startswith(T['difficulty'] + ' 1:'), 'with the score per difficulty')
+review = app.find('push button', prefix=T['review'])
+check(len(review) == 1, 'the summary offers to review the questions answered wrong')
+review[0][1].queryAction().doAction(0)
+n_wrong = len(questions) - n_right
+app.wait_label(lambda t: t == f'1 / {n_wrong}', f'with a review round of {n_wrong} questions')
+check(True, '“review these” starts a round of the questions answered wrong')
+app.wait_label(lambda t: t == q2['text'], 'with question 2, answered wrong, first in review')
 app.quit()
 
 with open(progress_path, encoding='utf-8') as f:
     log = json.load(f)['answers']
-check([(a['question'], a['correct']) for a in log] == [(q1['id'], True), (q2['id'], False)],
+check([(a['question'], a['correct']) for a in log][:2] == [(q1['id'], True), (q2['id'], False)],
       'both answers are in the log, right and wrong')
+check(len(log) == len(questions), 'every answer of the round is in the log')
 check(log[0]['chosen'] == right1['letter'] and log[1]['chosen'] == wrong2['letter'],
       'the log keeps the chosen option by its source id')
 
