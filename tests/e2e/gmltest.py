@@ -126,7 +126,11 @@ class App:
         time.sleep(0.5)
 
     def screenshot(self, path):
-        subprocess.run(['import', '-window', 'root', path], check=False)
+        """Saves the application's window (not the whole screen) as PNG."""
+        ids = subprocess.run(['xdotool', 'search', '--onlyvisible', '--pid', str(self.proc.pid), '.*'],
+                             capture_output=True, text=True).stdout.split()
+        target = ids[0] if ids else 'root'
+        subprocess.run(['import', '-window', target, path], check=False)
 
     def quit(self):
         self.key('ctrl+q')
