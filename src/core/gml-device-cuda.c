@@ -4,9 +4,9 @@
  *
  * Nothing links against libcuda: the driver is opened with GModule at run time, so
  * the same binary (and the Flatpak) starts on machines that have no NVIDIA driver
- * and falls back to the simulator there.  cuda.h is only used for its types and
- * for the compiler to check the function pointer types against the real
- * prototypes.
+ * and falls back to the simulator there.  cuda.h (or, without the toolkit, our own
+ * gml-cuda-types.h) is only used for its types and for the compiler to check the
+ * function pointer types against the real prototypes.
  *
  * A GmlDeviceCuda is not thread-safe; the allocator above serialises calls.
  */
@@ -21,7 +21,7 @@
 #include <gmodule.h>
 
 #if HAVE_CUDA_H
-# include <cuda.h>
+# include "gml-cuda-types.h"  /* the toolkit's cuda.h, or our own declarations */
 #endif
 
 #if HAVE_CUDA_H

@@ -44,7 +44,9 @@
  * with a missing symbol.
  */
 
-#include <cuda.h>
+#include "config.h"
+
+#include "gml-cuda-types.h"  /* the toolkit's cuda.h, or our own declarations */
 
 #include <pthread.h>
 #include <stdint.h>
