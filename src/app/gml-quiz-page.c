@@ -18,6 +18,7 @@ typedef struct
   gboolean answered;
   guint    chosen;                  /* shown position of the chosen option */
   gint64   shown_at;                /* monotonic µs when first shown unanswered */
+  GmlAnswer prior;                  /* the last answer before this round (question NULL: none) */
 } RoundItem;
 
 struct _GmlQuizPage
@@ -220,7 +221,8 @@ show_current (GmlQuizPage *self)
   /* Translators: the position in the round, e.g. "3 / 6". */
   position = g_strdup_printf (_("%u / %u"), self->current + 1, self->round->len);
   gtk_label_set_label (self->position_label, position);
-  last = format_last_result (gml_progress_last_for (self->progress, q->id));
+  /* "Last time" means before this round, not the answer just given. */
+  last = format_last_result (item->prior.question != NULL ? &item->prior : NULL);
   gtk_label_set_label (self->last_result_label, last);
 
   text = gml_question_format (q, q->text, item->order);
@@ -494,6 +496,12 @@ gml_quiz_page_start_round (GmlQuizPage *self,
   for (guint i = 0; i < indexes->len; i++)
     {
       RoundItem item = { .question = g_array_index (indexes, guint, i) };
+      const GmlQuestion *q = gml_question_bank_get (self->bank, item.question);
+      const GmlAnswer *prior = self->progress != NULL ? gml_progress_last_for (self->progress, q->id) : NULL;
+
+      /* Only the result and date are kept; the strings stay owned by the log. */
+      if (prior != NULL)
+        item.prior = (GmlAnswer) { .question = (char *) q->id, .time = prior->time, .correct = prior->correct };
 
       if (shuffle)
         gml_question_shuffle_order (item.order, self->rand);

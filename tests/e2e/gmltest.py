@@ -119,18 +119,29 @@ class App:
             opts.append((letter, hits[0][0][3:]))
         return opts
 
+    def window_id(self):
+        """The X id of the application's largest window (its main or fullscreen one)."""
+        ids = subprocess.run(['xdotool', 'search', '--pid', str(self.proc.pid)],
+                             capture_output=True, text=True).stdout.split()
+        best, best_area = None, 0
+        for wid in ids:
+            geo = subprocess.run(['xdotool', 'getwindowgeometry', '--shell', wid],
+                                 capture_output=True, text=True).stdout
+            fields = dict(l.split('=', 1) for l in geo.split() if '=' in l)
+            area = int(fields.get('WIDTH', 0)) * int(fields.get('HEIGHT', 0))
+            if area > best_area:
+                best, best_area = wid, area
+        assert best is not None, 'the application has no X window'
+        return best
+
     def key(self, keysym):
-        subprocess.run(['xdotool', 'search', '--sync', '--onlyvisible', '--pid', str(self.proc.pid),
-                        '.*', 'windowfocus', '--sync', '%1', 'key', keysym], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(['xdotool', 'windowfocus', '--sync', self.window_id(), 'key', keysym],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(0.5)
 
     def screenshot(self, path):
         """Saves the application's window (not the whole screen) as PNG."""
-        ids = subprocess.run(['xdotool', 'search', '--onlyvisible', '--pid', str(self.proc.pid), '.*'],
-                             capture_output=True, text=True).stdout.split()
-        target = ids[0] if ids else 'root'
-        subprocess.run(['import', '-window', target, path], check=False)
+        subprocess.run(['import', '-window', self.window_id(), path], check=False)
 
     def quit(self):
         self.key('ctrl+q')
