@@ -1,0 +1,57 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Makes the metainfo's screenshots from the real window: run it inside
+tests/e2e/run-in-session.sh (a 1280x800 Xvfb) with GML_APP and GML_BUILD_ROOT set.
+Not a test; the metainfo-screenshots test checks what it leaves in data/screenshots.
+
+    make-screenshots.py OUTPUT_DIR
+
+quiz.png     English, question 2 answered wrong: the verdict, both options' feedback
+             and the explanation.
+quiz-tr.png  The same in Turkish."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from gmltest import App, bank, check
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+
+
+def window_fill_screen(app):
+    """No window manager runs in Xvfb: place and size the window like a maximised one."""
+    ids = subprocess.run(['xdotool', 'search', '--sync', '--onlyvisible', '--pid', str(app.proc.pid), '.*'],
+                         capture_output=True, text=True, check=True).stdout.split()
+    for wid in ids:
+        subprocess.run(['xdotool', 'windowmove', '--sync', wid, '0', '0'], check=False)
+        subprocess.run(['xdotool', 'windowsize', '--sync', wid, '1280', '800'], check=False)
+    time.sleep(1.5)
+
+
+for lang, name in (('en', 'quiz.png'), ('tr', 'quiz-tr.png')):
+    questions = bank(lang)
+    app = App(tempfile.mkdtemp(prefix='gml-shot-'), lang)
+    q1, q2 = questions[0], questions[1]
+    app.wait_label(lambda t: t == q1['text'], 'with question 1')
+    window_fill_screen(app)
+    # Question 1 right (the first option shown that is right), then question 2 wrong.
+    on_screen = dict((text, letter) for letter, text in app.options())
+    right1 = next(o for o in q1['options'] if o['correct'])
+    app.key(on_screen[right1['text']])
+    app.key('Return')
+    app.wait_label(lambda t: t == q2['text'], 'with question 2')
+    on_screen = dict((text, letter) for letter, text in app.options())
+    wrong2 = next(o for o in q2['options'] if not o['correct'])
+    app.key(on_screen[wrong2['text']])
+    app.wait_label(lambda t: t == wrong2['feedback'] or t.endswith(wrong2['feedback']), 'with the feedback')
+    time.sleep(1.0)
+    path = os.path.join(out, name)
+    subprocess.run(['import', '-window', 'root', path], check=True)
+    # Store it without metadata that changes on every run, and compressed.
+    subprocess.run(['convert', path, '-strip', '-define', 'png:compression-level=9', path], check=True)
+    check(os.path.getsize(path) > 10000, f'{name} written')
+    app.quit()

@@ -1,0 +1,38 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The window starts as in a Flatpak on a machine without NVIDIA: GML_LIBCUDA points at a
+library that does not exist, so the CUDA backend cannot load and the simulator must
+take over.  The quiz must come up and work, and where the window shows which device
+runs the pictures, it must say the simulated one.
+
+    test_sandbox_window.py LANG"""
+
+import os
+import sys
+import tempfile
+
+from gmltest import App, bank, check
+
+lang = sys.argv[1] if len(sys.argv) > 1 else 'en'
+os.environ['GML_LIBCUDA'] = '/nonexistent/libcuda.so.1'
+
+questions = bank(lang)
+app = App(tempfile.mkdtemp(prefix='gml-sandbox-'), lang)
+app.wait_label(lambda t: t == questions[0]['text'], 'with question 1')
+check(True, 'without libcuda.so.1 the window comes up with the first question')
+check(len(app.options()) == 4, 'its four options are there')
+check(app.proc.poll() is None, 'the application is still running')
+
+# The pictures' device label (live or simulated) names the simulator here.  The
+# label is matched in both languages; a window without pictures has none.
+words = {'en': ('simulated',), 'tr': ('benzetilmiş', 'benzetim')}[lang]
+device_labels = [t for t in app.label_texts()
+                 if any(w in t.lower() for w in words + ('cuda', 'nvidia'))]
+if device_labels:
+    check(any(any(w in t.lower() for w in words) for t in device_labels),
+          f'the window says the pictures come from the simulated GPU ({device_labels})')
+else:
+    print('note: no device label in this window yet; the replay test checks the fallback')
+
+app.quit()
+check(app.proc.returncode == 0, 'the application quits cleanly')
