@@ -1,0 +1,1048 @@
+/* gml-scenario.c — scripted teaching experiments that drive the allocator.
+ *
+ * Every figure a scenario shows comes from the allocator it drives: the sizes
+ * below are what the script asks for, never what it expects to get.  Sizes
+ * scale with the memory the lab may use (the "arena": the CUDA budget, or the
+ * simulated device), so the story is the same on every device: what fails on
+ * a 1 GiB budget fails at the same step on a 512 MiB one.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-scenario"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <glib/gi18n.h>
+
+#include "gml-scenario.h"
+
+#define MiB (G_GUINT64_CONSTANT (1048576))
+
+static const char * const scenario_names[] = {
+  "oom", "batch-size", "empty-cache", "precision", "checkpointing", "fragmentation", NULL
+};
+
+static const char * const view_names[GML_N_VIEWS] = {
+  "memory-map", "fragmentation", "timeline", "checkpointing"
+};
+
+struct _GmlScenario
+{
+  char          *name;
+  GmlDevice     *device;          /* borrowed */
+  GmlAllocator  *allocator;       /* owns the trace; holds no device memory once run */
+  GArray        *steps;           /* GmlScenarioStep */
+  GPtrArray     *strategies;      /* GmlCheckpointStrategy*, checkpointing only */
+  char          *device_name;
+  guint64        capacity;
+  guint64        other_in_use;
+  guint          focus_step;
+  GmlCategory    focus_category;
+  gboolean       has_failed_request;
+  guint64        failed_request;
+  guint          failed_step;
+  guint          n_layers;
+  guint64        layer_bytes;
+};
+
+/* The script's bookkeeping while it runs. */
+typedef struct
+{
+  GmlScenario  *sc;
+  GHashTable   *live;             /* label -> block id + 1 */
+  GError       *fatal;            /* a device failure other than out of memory */
+  guint64       last_request;
+  gboolean      oom;
+  char         *oom_message;
+  gboolean      emptied;
+  int           strategy;
+  guint64       peak;             /* allocated peak since the strategy began */
+} Run;
+
+G_DEFINE_QUARK (gml-scenario-error-quark, gml_scenario_error)
+
+const char * const *
+gml_scenario_names (void)
+{
+  return scenario_names;
+}
+
+gboolean
+gml_scenario_name_is_known (const char *name)
+{
+  return name != NULL && g_strv_contains (scenario_names, name);
+}
+
+const char *
+gml_scenario_title (const char *name)
+{
+  if (g_strcmp0 (name, "oom") == 0)
+    return _("Out of memory: weights, gradients, optimizer state and activations fill the GPU");
+  if (g_strcmp0 (name, "batch-size") == 0)
+    return _("Batch size: the same model at batch 32 and at batch 128");
+  if (g_strcmp0 (name, "empty-cache") == 0)
+    return _("empty_cache(): what the caching allocator gives back, and what it cannot");
+  if (g_strcmp0 (name, "precision") == 0)
+    return _("Precision: the same tensors in fp32 and in bf16");
+  if (g_strcmp0 (name, "checkpointing") == 0)
+    return _("Gradient checkpointing: stored and recomputed activations");
+  if (g_strcmp0 (name, "fragmentation") == 0)
+    return _("Fragmentation: enough free memory in total, no block large enough");
+  return NULL;
+}
+
+GmlView
+gml_scenario_focus_view (const char *name)
+{
+  if (g_strcmp0 (name, "empty-cache") == 0)
+    return GML_VIEW_TIMELINE;
+  if (g_strcmp0 (name, "checkpointing") == 0)
+    return GML_VIEW_CHECKPOINTING;
+  if (g_strcmp0 (name, "fragmentation") == 0)
+    return GML_VIEW_FRAGMENTATION;
+  return GML_VIEW_MEMORY_MAP;
+}
+
+const char *
+gml_view_to_string (GmlView view)
+{
+  g_return_val_if_fail (view < GML_N_VIEWS, NULL);
+  return view_names[view];
+}
+
+gboolean
+gml_view_from_string (const char *str,
+                      GmlView    *view)
+{
+  for (guint i = 0; i < GML_N_VIEWS; i++)
+    if (g_strcmp0 (str, view_names[i]) == 0)
+      {
+        *view = i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* Sizes in captions: "64 MiB", "1.25 MiB" — the same units as PyTorch's message,
+ * without its trailing zeros. */
+char *
+gml_format_size_short (guint64 size)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  static const char *units[] = { "KiB", "MiB", "GiB" };
+  double value = size;
+  int unit = -1;
+
+  if (size < 1024)
+    return g_strdup_printf ("%u B", (guint) size);
+  while (value >= 1024.0 && unit < 2)
+    {
+      value /= 1024.0;
+      unit++;
+    }
+  g_ascii_formatd (buf, sizeof buf, "%.2f", value);
+  /* Drop trailing zeros: 64.00 → 64, 1.50 → 1.5. */
+  if (strchr (buf, '.') != NULL)
+    {
+      char *end = buf + strlen (buf) - 1;
+
+      while (*end == '0')
+        *end-- = '\0';
+      if (*end == '.')
+        *end = '\0';
+    }
+  return g_strdup_printf ("%s %s", buf, units[unit]);
+}
+
+static guint64
+round_down (guint64 value,
+            guint64 multiple)
+{
+  return value / multiple * multiple;
+}
+
+static guint64
+round_up (guint64 value,
+          guint64 multiple)
+{
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+static const GmlStats *
+run_stats (Run *r)
+{
+  return gml_allocator_get_stats (r->sc->allocator);
+}
+
+/* What the device could still give the allocator, within the lab's budget. */
+static guint64
+run_device_free (Run *r)
+{
+  GmlDevice *device = r->sc->device;
+  guint64 free_bytes = 0, total = 0;
+  guint64 budget = gml_device_get_budget (device);
+  guint64 reserved = run_stats (r)->reserved_bytes[GML_STAT_ALL].current;
+
+  if (!gml_device_mem_get_info (device, &free_bytes, &total, NULL))
+    free_bytes = 0;
+  if (budget > 0)
+    free_bytes = MIN (free_bytes, budget > reserved ? budget - reserved : 0);
+  return free_bytes;
+}
+
+/* Allocates a named tensor. FALSE when it did not fit (the step records the
+ * out of memory) or when the device failed otherwise (r->fatal). */
+static gboolean
+run_alloc (Run         *r,
+           const char  *label,
+           GmlCategory  category,
+           guint64      size)
+{
+  g_autoptr(GError) error = NULL;
+  gint32 id = -1;
+
+  if (r->fatal != NULL)
+    return FALSE;
+
+  r->last_request = size;
+  if (!gml_allocator_malloc (r->sc->allocator, size, 0, label, category, &id, &error))
+    {
+      if (g_error_matches (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY))
+        {
+          r->oom = TRUE;
+          g_free (r->oom_message);
+          r->oom_message = g_strdup (error->message);
+        }
+      else
+        r->fatal = g_steal_pointer (&error);
+      return FALSE;
+    }
+
+  g_hash_table_replace (r->live, g_strdup (label), GINT_TO_POINTER (id + 1));
+  r->peak = MAX (r->peak, (guint64) run_stats (r)->allocated_bytes[GML_STAT_ALL].current);
+  return TRUE;
+}
+
+static gboolean
+run_is_live (Run        *r,
+             const char *label)
+{
+  return g_hash_table_contains (r->live, label);
+}
+
+static void
+run_free (Run        *r,
+          const char *label)
+{
+  gpointer value;
+  g_autoptr(GError) error = NULL;
+
+  if (r->fatal != NULL || !g_hash_table_lookup_extended (r->live, label, NULL, &value))
+    return;
+  if (!gml_allocator_free (r->sc->allocator, GPOINTER_TO_INT (value) - 1, &error))
+    r->fatal = g_steal_pointer (&error);
+  g_hash_table_remove (r->live, label);
+}
+
+static void
+run_empty_cache (Run *r)
+{
+  if (r->fatal != NULL)
+    return;
+  gml_allocator_empty_cache (r->sc->allocator);
+  r->emptied = TRUE;
+}
+
+/* Closes a step: where the trace is, and the engine's figures there. */
+static void
+run_end_step (Run  *r,
+              char *caption)
+{
+  GmlScenarioStep step = { 0 };
+  const GmlMemState *state = gml_allocator_get_state (r->sc->allocator);
+
+  step.caption = caption;
+  step.n_events = gml_trace_get_n_events (gml_allocator_get_trace (r->sc->allocator));
+  step.oom = r->oom;
+  step.empty_cache = r->emptied;
+  step.request = r->last_request;
+  step.oom_message = g_steal_pointer (&r->oom_message);
+  step.stats = *run_stats (r);
+  step.largest_free = gml_mem_state_get_largest_free_block (state);
+  step.device_free = run_device_free (r);
+  step.strategy = r->strategy;
+  g_array_append_val (r->sc->steps, step);
+
+  if (step.oom && !r->sc->has_failed_request)
+    {
+      r->sc->has_failed_request = TRUE;
+      r->sc->failed_request = step.request;
+      r->sc->failed_step = r->sc->steps->len - 1;
+    }
+
+  r->oom = FALSE;
+  r->emptied = FALSE;
+  r->last_request = 0;
+}
+
+static guint
+last_step (Run *r)
+{
+  return r->sc->steps->len - 1;
+}
+
+/* The arena's unit: 1/32 of it, in whole 2 MiB pages (32 MiB on a 1 GiB budget). */
+static guint64
+arena_unit (GmlScenario *sc)
+{
+  return MAX (round_down (sc->capacity / 32, 2 * MiB), 2 * MiB);
+}
+
+/* ------------------------------------------------------------------------- */
+/* The scripts                                                               */
+
+static void
+script_oom (Run *r)
+{
+  guint64 unit = arena_unit (r->sc);
+  guint64 act = 2 * unit;
+  g_autofree char *w = gml_format_size_short (4 * unit);
+  g_autofree char *o = gml_format_size_short (8 * unit);
+
+  for (guint i = 1; i <= 4; i++)
+    {
+      g_autofree char *label = g_strdup_printf ("layer%u.weight", i);
+      run_alloc (r, label, GML_CATEGORY_WEIGHTS, unit);
+    }
+  /* Translators: %s is a size such as "128 MiB". */
+  run_end_step (r, g_strdup_printf (_("The model’s weights are loaded: %s."), w));
+
+  for (guint i = 1; i <= 4; i++)
+    {
+      g_autofree char *label = g_strdup_printf ("layer%u.weight.grad", i);
+      run_alloc (r, label, GML_CATEGORY_GRADIENTS, unit);
+    }
+  run_end_step (r, g_strdup_printf (_("The backward pass keeps one gradient per weight: %s more."), w));
+
+  for (guint i = 1; i <= 4; i++)
+    {
+      g_autofree char *avg = g_strdup_printf ("adam.exp_avg%u", i);
+      g_autofree char *avg_sq = g_strdup_printf ("adam.exp_avg_sq%u", i);
+      run_alloc (r, avg, GML_CATEGORY_OPTIMIZER_STATE, unit);
+      run_alloc (r, avg_sq, GML_CATEGORY_OPTIMIZER_STATE, unit);
+    }
+  run_end_step (r, g_strdup_printf (_("Adam keeps two moments for every weight: %s more."), o));
+
+  /* The forward pass of the next batch stores activations until one does not fit. */
+  for (guint i = 1; i <= 64 && r->fatal == NULL; i++)
+    {
+      g_autofree char *label = g_strdup_printf ("act%u", i);
+      g_autofree char *size = gml_format_size_short (act);
+
+      if (run_alloc (r, label, GML_CATEGORY_ACTIVATIONS, act))
+        {
+          /* Translators: %u is a layer number, %s a size. */
+          run_end_step (r, g_strdup_printf (_("Forward pass, layer %u: its activations take %s."),
+                                            i, size));
+        }
+      else
+        {
+          if (r->fatal == NULL)
+            /* Translators: %u is a layer number, %s a size. */
+            run_end_step (r, g_strdup_printf (_("Layer %u’s activations (%s) do not fit: "
+                                                "CUDA out of memory."), i, size));
+          break;
+        }
+    }
+  r->sc->focus_step = last_step (r);
+  r->sc->focus_category = GML_CATEGORY_ACTIVATIONS;
+}
+
+static void
+script_batch_size (Run *r)
+{
+  guint64 unit = arena_unit (r->sc);
+  /* Per example and layer: 5/128 of the unit (1.25 MiB on a 1 GiB arena), so
+   * batch 32 fits beside the weights and batch 128 needs four times as much. */
+  guint64 per_example = round_up (unit * 5 / 128, GML_MIN_BLOCK_SIZE);
+  const guint n_layers = 8;
+  static const guint batches[] = { 32, 128 };
+  g_autofree char *w = gml_format_size_short (n_layers * unit);
+
+  for (guint i = 1; i <= n_layers; i++)
+    {
+      g_autofree char *label = g_strdup_printf ("layer%u.weight", i);
+      run_alloc (r, label, GML_CATEGORY_WEIGHTS, unit);
+    }
+  run_end_step (r, g_strdup_printf (_("The model’s weights are loaded: %s."), w));
+
+  for (guint b = 0; b < G_N_ELEMENTS (batches) && r->fatal == NULL; b++)
+    {
+      guint64 size = batches[b] * per_example;
+      g_autofree char *size_str = gml_format_size_short (size);
+
+      for (guint i = 1; i <= n_layers; i++)
+        {
+          g_autofree char *label = g_strdup_printf ("b%u.layer%u.out", batches[b], i);
+
+          if (run_alloc (r, label, GML_CATEGORY_ACTIVATIONS, size))
+            /* Translators: batch size, layer number, size. */
+            run_end_step (r, g_strdup_printf (_("Batch %u, layer %u: the activations take %s."),
+                                              batches[b], i, size_str));
+          else
+            {
+              if (r->fatal == NULL)
+                run_end_step (r, g_strdup_printf (_("Batch %u, layer %u: %s do not fit — CUDA out "
+                                                    "of memory. The weights did not grow."),
+                                                  batches[b], i, size_str));
+              break;
+            }
+        }
+      if (b == 0)
+        {
+          g_autofree char *total = NULL;
+
+          for (guint i = 1; i <= n_layers; i++)
+            {
+              g_autofree char *label = g_strdup_printf ("b%u.layer%u.out", batches[b], i);
+              run_free (r, label);
+            }
+          total = gml_format_size_short (n_layers * size);
+          run_end_step (r, g_strdup_printf (_("The batch-32 activations (%s) are freed; their "
+                                              "segments stay cached."), total));
+        }
+    }
+  r->sc->focus_step = last_step (r);
+  r->sc->focus_category = GML_CATEGORY_ACTIVATIONS;
+}
+
+static void
+script_empty_cache (Run *r)
+{
+  guint64 unit = arena_unit (r->sc);
+  guint64 request = r->sc->capacity - 8 * unit;
+  g_autofree char *req = gml_format_size_short (request);
+  const GmlStats *st;
+
+  for (guint i = 1; i <= 4; i++)
+    {
+      g_autofree char *label = g_strdup_printf ("layer%u.weight", i);
+      run_alloc (r, label, GML_CATEGORY_WEIGHTS, 2 * unit);
+    }
+  {
+    g_autofree char *w = gml_format_size_short (8 * unit);
+    run_end_step (r, g_strdup_printf (_("The model’s weights are loaded: %s."), w));
+  }
+
+  for (guint i = 1; i <= 4; i++)
+    {
+      g_autofree char *label = g_strdup_printf ("act%u", i);
+      run_alloc (r, label, GML_CATEGORY_ACTIVATIONS, 4 * unit);
+    }
+  /* Two small tensors share one 20 MiB segment of the large pool. */
+  run_alloc (r, "loss", GML_CATEGORY_TEMPORARY, 6 * MiB);
+  run_alloc (r, "logits", GML_CATEGORY_TEMPORARY, 6 * MiB);
+  {
+    g_autofree char *a = gml_format_size_short (16 * unit);
+    run_end_step (r, g_strdup_printf (_("Forward pass: the activations take %s; the loss and "
+                                        "the logits share one segment."), a));
+  }
+
+  run_alloc (r, "next_batch", GML_CATEGORY_ACTIVATIONS, request);
+  run_end_step (r, g_strdup_printf (_("The next batch asks for %s: CUDA out of memory."), req));
+
+  for (guint i = 1; i <= 4; i++)
+    {
+      g_autofree char *label = g_strdup_printf ("act%u", i);
+      run_free (r, label);
+    }
+  run_free (r, "logits");
+  st = run_stats (r);
+  {
+    g_autofree char *a = gml_format_size_short (st->allocated_bytes[GML_STAT_ALL].current);
+    g_autofree char *res = gml_format_size_short (st->reserved_bytes[GML_STAT_ALL].current);
+    /* Translators: both %s are sizes. */
+    run_end_step (r, g_strdup_printf (_("The activations are freed: allocated drops to %s, "
+                                        "reserved stays at %s."), a, res));
+  }
+
+  run_empty_cache (r);
+  st = run_stats (r);
+  {
+    g_autofree char *res = gml_format_size_short (st->reserved_bytes[GML_STAT_ALL].current);
+    run_end_step (r, g_strdup_printf (_("empty_cache() returns the whole free segments: reserved "
+                                        "drops to %s. The segment with the live loss tensor "
+                                        "stays, and so do the weights."), res));
+  }
+  r->sc->focus_step = last_step (r);
+
+  run_alloc (r, "next_batch", GML_CATEGORY_ACTIVATIONS, request);
+  run_end_step (r, g_strdup_printf (_("The same request for %s fails again: the live tensors "
+                                      "still hold their memory."), req));
+  r->sc->focus_category = GML_CATEGORY_NONE;
+}
+
+static void
+script_precision (Run *r)
+{
+  guint64 unit = arena_unit (r->sc);
+  guint64 params = unit / 4;              /* values per weight tensor */
+  guint64 values = unit * 3 / 16;         /* values per activation tensor */
+  static const struct { const char *dtype; guint bytes; } formats[] = {
+    { "fp32", 4 }, { "bf16", 2 }
+  };
+
+  for (guint f = 0; f < G_N_ELEMENTS (formats) && r->fatal == NULL; f++)
+    {
+      g_autofree char *w = gml_format_size_short (4 * params * formats[f].bytes);
+      g_autofree char *a = gml_format_size_short (4 * values * formats[f].bytes);
+
+      for (guint i = 1; i <= 4; i++)
+        {
+          g_autofree char *label = g_strdup_printf ("%s.layer%u.weight", formats[f].dtype, i);
+          run_alloc (r, label, GML_CATEGORY_WEIGHTS, params * formats[f].bytes);
+        }
+      /* Translators: %s is fp32 or bf16, %u bytes per value, the last %s a size. */
+      run_end_step (r, g_strdup_printf (_("%s weights, %u bytes per value: %s."),
+                                        formats[f].dtype, formats[f].bytes, w));
+      for (guint i = 1; i <= 4; i++)
+        {
+          g_autofree char *label = g_strdup_printf ("%s.layer%u.out", formats[f].dtype, i);
+          run_alloc (r, label, GML_CATEGORY_ACTIVATIONS, values * formats[f].bytes);
+        }
+      run_end_step (r, g_strdup_printf (_("%s activations, %u bytes per value: %s."),
+                                        formats[f].dtype, formats[f].bytes, a));
+      if (f == 0)
+        {
+          for (guint i = 1; i <= 4; i++)
+            {
+              g_autofree char *wl = g_strdup_printf ("%s.layer%u.weight", formats[f].dtype, i);
+              g_autofree char *al = g_strdup_printf ("%s.layer%u.out", formats[f].dtype, i);
+              run_free (r, wl);
+              run_free (r, al);
+            }
+          run_empty_cache (r);
+          run_end_step (r, g_strdup (_("Everything is freed and the cache emptied, to start "
+                                       "again in bf16.")));
+        }
+    }
+  r->sc->focus_step = last_step (r);
+  r->sc->focus_category = GML_CATEGORY_NONE;
+}
+
+static void
+strategy_sample (Run                   *r,
+                 GmlCheckpointStrategy *s)
+{
+  const GmlMemState *state = gml_allocator_get_state (r->sc->allocator);
+  guint64 stored = gml_mem_state_allocated_by_category (state, GML_CATEGORY_ACTIVATIONS);
+  guint64 recomputed = gml_mem_state_allocated_by_category (state, GML_CATEGORY_TEMPORARY);
+  guint64 all = run_stats (r)->allocated_bytes[GML_STAT_ALL].current;
+  guint64 other = all - stored - recomputed;
+
+  g_array_append_val (s->other, other);
+  g_array_append_val (s->stored, stored);
+  g_array_append_val (s->recomputed, recomputed);
+}
+
+static void
+strategy_end_step (Run                   *r,
+                   GmlCheckpointStrategy *s,
+                   char                  *caption)
+{
+  run_end_step (r, caption);
+  strategy_sample (r, s);
+}
+
+static char *
+act_label (guint layer)
+{
+  return g_strdup_printf ("layer%02u.act", layer);
+}
+
+/* One forward and backward pass of the N-layer network with a checkpoint every
+ * k layers (Chen et al. 2016): the forward pass keeps only checkpoints (and the
+ * last output); the backward pass recomputes a segment's activations from its
+ * checkpoint when it reaches the segment, then frees each as it goes down. */
+static void
+run_strategy (Run                   *r,
+              GmlCheckpointStrategy *s)
+{
+  GmlScenario *sc = r->sc;
+  guint n = sc->n_layers, k = s->segment;
+  g_autofree gboolean *recomputed = g_new0 (gboolean, n);
+
+  r->peak = run_stats (r)->allocated_bytes[GML_STAT_ALL].current;
+  s->first_step = sc->steps->len;
+
+  for (guint i = 0; i < n && r->fatal == NULL; i++)
+    {
+      g_autofree char *label = act_label (i + 1);
+
+      run_alloc (r, label, GML_CATEGORY_ACTIVATIONS, sc->layer_bytes);
+      if (i > 0 && (i - 1) % k != 0)
+        {
+          g_autofree char *prev = act_label (i);
+          run_free (r, prev);
+          /* Translators: %s names a strategy, %u is a layer number. */
+          strategy_end_step (r, s, g_strdup_printf (_("%s — forward, layer %u: layer %u’s "
+                                                      "activation is dropped, not stored."),
+                                                    s->name, i + 1, i));
+        }
+      else if (i % k == 0 || i == n - 1)
+        strategy_end_step (r, s, g_strdup_printf (_("%s — forward, layer %u: its activation "
+                                                    "is stored."), s->name, i + 1));
+      else
+        strategy_end_step (r, s, g_strdup_printf (_("%s — forward, layer %u: its activation "
+                                                    "is kept only until the next layer."),
+                                                  s->name, i + 1));
+    }
+
+  for (guint i = n; i-- > 0 && r->fatal == NULL;)
+    {
+      g_autofree char *label = act_label (i + 1);
+
+      if (!run_is_live (r, label))
+        {
+          guint first = i / k * k;   /* the checkpoint this segment starts from */
+          guint count = 0;
+
+          for (guint j = first + 1; j <= i; j++)
+            {
+              g_autofree char *again = act_label (j + 1);
+
+              if (!run_is_live (r, again))
+                {
+                  run_alloc (r, again, GML_CATEGORY_TEMPORARY, sc->layer_bytes);
+                  recomputed[j] = TRUE;
+                  count++;
+                }
+            }
+          s->n_recomputed += count;
+          strategy_end_step (r, s, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                                 "%s — backward reaches layer %u: "
+                                                                 "%u activation is recomputed from "
+                                                                 "the checkpoint at layer %u.",
+                                                                 "%s — backward reaches layer %u: "
+                                                                 "%u activations are recomputed "
+                                                                 "from the checkpoint at layer %u.",
+                                                                 count),
+                                                    s->name, i + 1, count, first + 1));
+        }
+      run_free (r, label);
+      strategy_end_step (r, s, g_strdup_printf (_("%s — backward through layer %u: its "
+                                                  "activation is freed."), s->name, i + 1));
+    }
+
+  s->last_step = sc->steps->len - 1;
+  s->peak_bytes = r->peak;
+  s->extra_compute = (double) s->n_recomputed / n;
+  for (guint i = 0; i < n; i++)
+    if (i % k == 0 || i == n - 1)
+      s->n_stored++;
+}
+
+static void
+strategy_free (gpointer data)
+{
+  GmlCheckpointStrategy *s = data;
+
+  g_free (s->name);
+  g_array_unref (s->other);
+  g_array_unref (s->stored);
+  g_array_unref (s->recomputed);
+  g_free (s);
+}
+
+static void
+script_checkpointing (Run *r)
+{
+  GmlScenario *sc = r->sc;
+  guint64 unit = arena_unit (sc);
+  guint every = 2;
+  guint sqrt_n;
+
+  sc->n_layers = 16;
+  sc->layer_bytes = unit / 2;
+  sqrt_n = (guint) ceil (sqrt ((double) sc->n_layers));
+
+  run_alloc (r, "weights", GML_CATEGORY_WEIGHTS, 2 * unit);
+  {
+    g_autofree char *w = gml_format_size_short (2 * unit);
+    g_autofree char *a = gml_format_size_short (sc->layer_bytes);
+    /* Translators: %u is the number of layers, the %s are sizes. */
+    run_end_step (r, g_strdup_printf (_("A %u-layer network: weights %s, each layer’s "
+                                        "activation %s."), sc->n_layers, w, a));
+  }
+
+  for (guint s = 0; s < 3 && r->fatal == NULL; s++)
+    {
+      GmlCheckpointStrategy *st = g_new0 (GmlCheckpointStrategy, 1);
+
+      st->other = g_array_new (FALSE, FALSE, sizeof (guint64));
+      st->stored = g_array_new (FALSE, FALSE, sizeof (guint64));
+      st->recomputed = g_array_new (FALSE, FALSE, sizeof (guint64));
+      switch (s)
+        {
+        case 0:
+          st->segment = 1;
+          st->name = g_strdup (_("No checkpointing"));
+          break;
+        case 1:
+          st->segment = every;
+          st->name = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Every %u layer",
+                                                   "Every %u layers", every), every);
+          break;
+        default:
+          st->segment = sqrt_n;
+          /* Translators: %u is √N, the number of segments. */
+          st->name = g_strdup_printf (_("√N segments (%u)"), sqrt_n);
+          break;
+        }
+      g_ptr_array_add (sc->strategies, st);
+      r->strategy = s;
+      run_strategy (r, st);
+    }
+  r->strategy = -1;
+  sc->focus_step = sc->strategies->len > 0
+    ? ((GmlCheckpointStrategy *) g_ptr_array_index (sc->strategies, sc->strategies->len - 1))->first_step
+      + sc->n_layers
+    : last_step (r);
+  sc->focus_step = MIN (sc->focus_step, last_step (r));
+  sc->focus_category = GML_CATEGORY_TEMPORARY;
+}
+
+static void
+script_fragmentation (Run *r)
+{
+  const guint64 tensor = 5 * MiB;   /* four fill one 20 MiB segment exactly */
+  const guint64 request = 8 * MiB;  /* more than one hole, less than all of them */
+  g_autofree char *t = gml_format_size_short (tensor);
+  guint n = 0;
+  const GmlStats *st;
+
+  for (; n < 4; n++)
+    {
+      g_autofree char *label = g_strdup_printf ("t%03u", n + 1);
+      run_alloc (r, label, n % 2 == 0 ? GML_CATEGORY_TEMPORARY : GML_CATEGORY_ACTIVATIONS, tensor);
+    }
+  run_end_step (r, g_strdup_printf (_("Four tensors of %s fill one 20 MiB segment."), t));
+
+  /* Fill while the device could still give a whole segment, so that the final
+   * request can only be served from the holes. */
+  while (r->fatal == NULL && run_device_free (r) >= GML_LARGE_BUFFER && n < 100000)
+    {
+      for (guint j = 0; j < 4 && r->fatal == NULL; j++, n++)
+        {
+          g_autofree char *label = g_strdup_printf ("t%03u", n + 1);
+          run_alloc (r, label, n % 2 == 0 ? GML_CATEGORY_TEMPORARY : GML_CATEGORY_ACTIVATIONS,
+                     tensor);
+        }
+    }
+  st = run_stats (r);
+  {
+    g_autofree char *res = gml_format_size_short (st->reserved_bytes[GML_STAT_ALL].current);
+    run_end_step (r, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                   "More of them, until no segment fits: %u "
+                                                   "tensor, %s reserved.",
+                                                   "More of them, until no segment fits: %u "
+                                                   "tensors, %s reserved.", n),
+                                      n, res));
+  }
+
+  for (guint i = 0; i < n; i += 2)
+    {
+      g_autofree char *label = g_strdup_printf ("t%03u", i + 1);
+      run_free (r, label);
+    }
+  {
+    const GmlMemState *state = gml_allocator_get_state (r->sc->allocator);
+    g_autofree char *largest = gml_format_size_short (gml_mem_state_get_largest_free_block (state));
+    st = run_stats (r);
+    g_autofree char *free_ = gml_format_size_short (st->reserved_bytes[GML_STAT_ALL].current
+                                        - st->allocated_bytes[GML_STAT_ALL].current);
+    /* Translators: both %s are sizes. */
+    run_end_step (r, g_strdup_printf (_("Every other tensor is freed: %s free in the cache, in "
+                                        "holes of at most %s."), free_, largest));
+  }
+
+  {
+    const GmlMemState *state = gml_allocator_get_state (r->sc->allocator);
+    g_autofree char *req = gml_format_size_short (request);
+    g_autofree char *largest = gml_format_size_short (gml_mem_state_get_largest_free_block (state));
+
+    run_alloc (r, "big", GML_CATEGORY_ACTIVATIONS, request);
+    /* Translators: both %s are sizes. */
+    run_end_step (r, g_strdup_printf (_("A request for %s fails: no hole is larger than %s, "
+                                        "and the GPU has no room for a new segment."),
+                                      req, largest));
+  }
+  r->sc->focus_step = last_step (r);
+  r->sc->focus_category = GML_CATEGORY_NONE;
+}
+
+/* ------------------------------------------------------------------------- */
+
+static void
+step_clear (gpointer data)
+{
+  GmlScenarioStep *step = data;
+
+  g_free (step->caption);
+  g_free (step->oom_message);
+}
+
+GmlScenario *
+gml_scenario_new (const char  *name,
+                  GmlDevice   *device,
+                  GError     **error)
+{
+  g_autoptr(GmlScenario) sc = NULL;
+  Run r = { 0 };
+  guint64 free_bytes = 0, total = 0;
+  GHashTableIter iter;
+  gpointer value;
+
+  g_return_val_if_fail (device != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!gml_scenario_name_is_known (name))
+    {
+      g_autofree char *list = g_strjoinv (", ", (char **) scenario_names);
+      /* Translators: %s is a name, the second %s the list of known names. */
+      g_set_error (error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_UNKNOWN,
+                   _("Unknown scenario “%s”. Known scenarios: %s."), name, list);
+      return NULL;
+    }
+
+  sc = g_new0 (GmlScenario, 1);
+  sc->name = g_strdup (name);
+  sc->device = device;
+  sc->steps = g_array_new (FALSE, TRUE, sizeof (GmlScenarioStep));
+  g_array_set_clear_func (sc->steps, step_clear);
+  sc->strategies = g_ptr_array_new_with_free_func (strategy_free);
+  sc->device_name = g_strdup (gml_device_get_name (device));
+  sc->focus_category = GML_CATEGORY_NONE;
+
+  if (!gml_device_mem_get_info (device, &free_bytes, &total, error))
+    return NULL;
+  sc->capacity = gml_device_get_budget (device) > 0 ? gml_device_get_budget (device) : total;
+  sc->other_in_use = device->other_in_use;
+  sc->allocator = gml_allocator_new (device, NULL);
+
+  r.sc = sc;
+  r.live = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  r.strategy = -1;
+
+  run_end_step (&r, g_strdup (_("Start: nothing is allocated yet.")));
+
+  if (g_str_equal (name, "oom"))
+    script_oom (&r);
+  else if (g_str_equal (name, "batch-size"))
+    script_batch_size (&r);
+  else if (g_str_equal (name, "empty-cache"))
+    script_empty_cache (&r);
+  else if (g_str_equal (name, "precision"))
+    script_precision (&r);
+  else if (g_str_equal (name, "checkpointing"))
+    script_checkpointing (&r);
+  else
+    script_fragmentation (&r);
+
+  /* Give the device everything back: the pictures only need the trace. */
+  g_hash_table_iter_init (&iter, r.live);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    gml_allocator_free (sc->allocator, GPOINTER_TO_INT (value) - 1, NULL);
+  gml_allocator_empty_cache (sc->allocator);
+  g_hash_table_unref (r.live);
+  g_free (r.oom_message);
+
+  if (r.fatal != NULL)
+    {
+      g_set_error (error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_DEVICE, "%s", r.fatal->message);
+      g_error_free (r.fatal);
+      return NULL;
+    }
+
+  sc->focus_step = MIN (sc->focus_step, sc->steps->len - 1);
+  return g_steal_pointer (&sc);
+}
+
+void
+gml_scenario_free (GmlScenario *self)
+{
+  if (self == NULL)
+    return;
+  g_clear_pointer (&self->allocator, gml_allocator_destroy);
+  g_clear_pointer (&self->steps, g_array_unref);
+  g_clear_pointer (&self->strategies, g_ptr_array_unref);
+  g_free (self->device_name);
+  g_free (self->name);
+  g_free (self);
+}
+
+const char *
+gml_scenario_get_name (GmlScenario *self)
+{
+  return self->name;
+}
+
+guint
+gml_scenario_get_n_steps (GmlScenario *self)
+{
+  return self->steps->len;
+}
+
+const GmlScenarioStep *
+gml_scenario_get_step (GmlScenario *self,
+                       guint        step)
+{
+  g_return_val_if_fail (step < self->steps->len, NULL);
+  return &g_array_index (self->steps, GmlScenarioStep, step);
+}
+
+guint
+gml_scenario_get_focus_step (GmlScenario *self)
+{
+  return self->focus_step;
+}
+
+GmlCategory
+gml_scenario_get_focus_category (GmlScenario *self)
+{
+  return self->focus_category;
+}
+
+GmlTrace *
+gml_scenario_get_trace (GmlScenario *self)
+{
+  return gml_allocator_get_trace (self->allocator);
+}
+
+GmlMemState *
+gml_scenario_state_at (GmlScenario *self,
+                       guint        step)
+{
+  g_return_val_if_fail (step < self->steps->len, NULL);
+  return gml_trace_state_at (gml_scenario_get_trace (self),
+                             gml_scenario_get_step (self, step)->n_events);
+}
+
+void
+gml_scenario_state_at_into (GmlScenario *self,
+                            guint        step,
+                            GmlMemState *dest)
+{
+  g_return_if_fail (step < self->steps->len);
+  gml_trace_state_at_into (gml_scenario_get_trace (self),
+                           gml_scenario_get_step (self, step)->n_events, dest);
+}
+
+guint64
+gml_scenario_get_capacity (GmlScenario *self)
+{
+  return self->capacity;
+}
+
+guint64
+gml_scenario_get_other_in_use (GmlScenario *self)
+{
+  return self->other_in_use;
+}
+
+const char *
+gml_scenario_get_device_name (GmlScenario *self)
+{
+  return self->device_name;
+}
+
+gboolean
+gml_scenario_get_failed_request (GmlScenario *self,
+                                 guint64     *size,
+                                 guint       *step)
+{
+  if (size)
+    *size = self->failed_request;
+  if (step)
+    *step = self->failed_step;
+  return self->has_failed_request;
+}
+
+guint
+gml_scenario_get_n_layers (GmlScenario *self)
+{
+  return self->n_layers;
+}
+
+guint64
+gml_scenario_get_layer_bytes (GmlScenario *self)
+{
+  return self->layer_bytes;
+}
+
+guint
+gml_scenario_get_n_strategies (GmlScenario *self)
+{
+  return self->strategies->len;
+}
+
+const GmlCheckpointStrategy *
+gml_scenario_get_strategy (GmlScenario *self,
+                           guint        index)
+{
+  g_return_val_if_fail (index < self->strategies->len, NULL);
+  return g_ptr_array_index (self->strategies, index);
+}
+
+typedef struct
+{
+  GmlCategory  category;
+  const char  *label;
+  guint64      sum;
+} SumData;
+
+static void
+sum_category_cb (const GmlSegmentInfo *segment,
+                 const GmlBlockInfo   *block,
+                 gpointer              user_data)
+{
+  SumData *d = user_data;
+
+  if (block->state == GML_BLOCK_ALLOCATED && block->category == d->category)
+    d->sum += block->size;
+}
+
+static void
+sum_label_cb (const GmlSegmentInfo *segment,
+              const GmlBlockInfo   *block,
+              gpointer              user_data)
+{
+  SumData *d = user_data;
+
+  if (block->state == GML_BLOCK_ALLOCATED &&
+      (d->label == NULL || g_strcmp0 (block->label, d->label) == 0))
+    d->sum += block->requested_size;
+}
+
+guint64
+gml_mem_state_allocated_by_category (const GmlMemState *state,
+                                     GmlCategory        category)
+{
+  SumData d = { .category = category };
+
+  gml_mem_state_foreach_block (state, sum_category_cb, &d);
+  return d.sum;
+}
+
+guint64
+gml_mem_state_requested_by_label (const GmlMemState *state,
+                                  const char        *label)
+{
+  SumData d = { .label = label };
+
+  gml_mem_state_foreach_block (state, sum_label_cb, &d);
+  return d.sum;
+}

@@ -1,0 +1,139 @@
+/* gml-scenario.h — scripted teaching experiments that drive the allocator.
+ *
+ * A scenario runs its whole script once, eagerly, over a fresh GmlAllocator
+ * on the device it is given (live CUDA memory or the simulator), and remembers
+ * where each step ended in the allocator's trace. Stepping forward, back or
+ * restarting is then only gml_trace_state_at(): cheap, and exactly what the
+ * engine computed. When the script has run, every block is freed and the cache
+ * emptied, so a scenario holds no device memory while it is on screen.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "gml-allocator.h"
+#include "gml-device.h"
+#include "gml-trace.h"
+
+G_BEGIN_DECLS
+
+/* The simulated device the pictures use when there is no GPU: the same size as
+ * the CUDA backend's default budget, so both tell the same story. */
+#define GML_SCENARIO_SIM_CAPACITY (G_GUINT64_CONSTANT (1) << 30)
+
+#define GML_SCENARIO_ERROR (gml_scenario_error_quark ())
+
+typedef enum
+{
+  GML_SCENARIO_ERROR_UNKNOWN,   /* no scenario of that name */
+  GML_SCENARIO_ERROR_DEVICE,    /* the device failed for another reason than a full memory */
+} GmlScenarioError;
+
+/* The pictures a scenario can be looked at through. */
+typedef enum
+{
+  GML_VIEW_MEMORY_MAP,
+  GML_VIEW_FRAGMENTATION,
+  GML_VIEW_TIMELINE,
+  GML_VIEW_CHECKPOINTING,
+  GML_N_VIEWS
+} GmlView;
+
+typedef struct
+{
+  char       *caption;         /* translated sentence: what this step did */
+  gsize       n_events;        /* trace position after the step */
+  gboolean    oom;             /* the step's last request ran out of memory */
+  gboolean    empty_cache;     /* the step called empty_cache() */
+  guint64     request;         /* bytes the step's last allocation asked for, 0 if none */
+  char       *oom_message;     /* PyTorch's text when oom, else NULL */
+  GmlStats    stats;           /* the engine's figures after the step */
+  guint64     largest_free;    /* largest cached free block after the step */
+  guint64     device_free;     /* what the device (within the lab's budget) could still give */
+  int         strategy;        /* checkpointing: the strategy the step belongs to, else -1 */
+} GmlScenarioStep;
+
+/* One gradient-checkpointing strategy for the N-layer network. */
+typedef struct
+{
+  char       *name;            /* translated: "No checkpointing", "Every 2 layers", "√N segments" */
+  guint       segment;         /* k: a checkpoint every k layers (1 = every activation stored) */
+  guint       n_stored;        /* activations kept from the forward pass */
+  guint       n_recomputed;    /* activations computed again during the backward pass */
+  guint64     peak_bytes;      /* the allocator's peak allocated bytes during this run */
+  double      extra_compute;   /* recomputed layer forwards / forward layers */
+  guint       first_step;      /* the steps of this run, inclusive */
+  guint       last_step;
+  GArray     *other;           /* guint64 per step of the run: weights and the rest */
+  GArray     *stored;          /* guint64 per step: stored activations (allocated bytes) */
+  GArray     *recomputed;      /* guint64 per step: recomputed activations */
+} GmlCheckpointStrategy;
+
+typedef struct _GmlScenario GmlScenario;
+
+GQuark              gml_scenario_error_quark      (void);
+
+/* NULL-terminated list of scenario names ("oom", "batch-size", …). */
+const char * const *gml_scenario_names            (void);
+gboolean            gml_scenario_name_is_known    (const char    *name);
+/* Translated one-line title and the view that shows the point best. */
+const char         *gml_scenario_title            (const char    *name);
+GmlView             gml_scenario_focus_view       (const char    *name);
+
+const char         *gml_view_to_string            (GmlView        view);
+gboolean            gml_view_from_string          (const char    *str,
+                                                   GmlView       *view);
+
+/* Runs @name's script on @device (borrowed; must outlive the scenario). Out of
+ * memory is part of the story, not an error; any other device failure is. */
+GmlScenario        *gml_scenario_new              (const char    *name,
+                                                   GmlDevice     *device,
+                                                   GError       **error);
+void                gml_scenario_free             (GmlScenario   *self);
+
+const char         *gml_scenario_get_name         (GmlScenario   *self);
+guint               gml_scenario_get_n_steps      (GmlScenario   *self);
+const GmlScenarioStep *gml_scenario_get_step      (GmlScenario   *self,
+                                                   guint          step);
+/* The step the question is about (the failure, the comparison). */
+guint               gml_scenario_get_focus_step   (GmlScenario   *self);
+/* The category the focus points at, GML_CATEGORY_NONE for none. */
+GmlCategory         gml_scenario_get_focus_category (GmlScenario *self);
+GmlTrace           *gml_scenario_get_trace        (GmlScenario   *self);
+GmlMemState        *gml_scenario_state_at         (GmlScenario   *self,
+                                                   guint          step);
+void                gml_scenario_state_at_into    (GmlScenario   *self,
+                                                   guint          step,
+                                                   GmlMemState   *dest);
+/* The memory the lab may use: the budget, or the device's total. */
+guint64             gml_scenario_get_capacity     (GmlScenario   *self);
+guint64             gml_scenario_get_other_in_use (GmlScenario   *self);
+const char         *gml_scenario_get_device_name  (GmlScenario   *self);
+/* The request that failed (fragmentation, oom, empty-cache), or FALSE. */
+gboolean            gml_scenario_get_failed_request (GmlScenario *self,
+                                                     guint64     *size,
+                                                     guint       *step);
+
+/* Checkpointing only (0 strategies elsewhere). */
+guint               gml_scenario_get_n_layers     (GmlScenario   *self);
+guint64             gml_scenario_get_layer_bytes  (GmlScenario   *self);
+guint               gml_scenario_get_n_strategies (GmlScenario   *self);
+const GmlCheckpointStrategy *gml_scenario_get_strategy (GmlScenario *self,
+                                                        guint        index);
+
+/* "64 MiB", "1.25 MiB": PyTorch's units without trailing zeros. */
+char               *gml_format_size_short         (guint64        size);
+
+/* Sums of allocated blocks in @state by category, and of those whose label is
+ * @label (NULL: all). */
+guint64             gml_mem_state_allocated_by_category (const GmlMemState *state,
+                                                         GmlCategory        category);
+guint64             gml_mem_state_requested_by_label    (const GmlMemState *state,
+                                                         const char        *label);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlScenario, gml_scenario_free)
+
+G_END_DECLS

@@ -1,0 +1,300 @@
+/* gml-picture.c — a scenario at one step, turned into the data each view draws.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-render"
+
+#include "config.h"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <glib/gi18n.h>
+
+#include "gml-render-private.h"
+
+struct _GmlPicture
+{
+  GmlScenario *scenario;      /* borrowed */
+  guint        step;
+  GmlMemState *state;         /* the state after `step`, reused when scrubbing */
+  gboolean     by_size;
+  gboolean     pointing;
+  GArray      *allocated;     /* guint64 per step */
+  GArray      *reserved;
+  GByteArray  *marks;
+};
+
+GmlPicture *
+gml_picture_new (GmlScenario *scenario)
+{
+  GmlPicture *self = g_new0 (GmlPicture, 1);
+  guint n = gml_scenario_get_n_steps (scenario);
+
+  self->scenario = scenario;
+  self->allocated = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n);
+  self->reserved = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n);
+  self->marks = g_byte_array_sized_new (n);
+  for (guint i = 0; i < n; i++)
+    {
+      const GmlScenarioStep *step = gml_scenario_get_step (scenario, i);
+      guint64 a = step->stats.allocated_bytes[GML_STAT_ALL].current;
+      guint64 r = step->stats.reserved_bytes[GML_STAT_ALL].current;
+      guint8 mark = (step->oom ? GML_TIMELINE_MARK_OOM : 0)
+                    | (step->empty_cache ? GML_TIMELINE_MARK_EMPTY_CACHE : 0);
+
+      g_array_append_val (self->allocated, a);
+      g_array_append_val (self->reserved, r);
+      g_byte_array_append (self->marks, &mark, 1);
+    }
+  self->state = gml_scenario_state_at (scenario, 0);
+  return self;
+}
+
+void
+gml_picture_free (GmlPicture *self)
+{
+  if (self == NULL)
+    return;
+  g_clear_pointer (&self->state, gml_mem_state_free);
+  g_array_unref (self->allocated);
+  g_array_unref (self->reserved);
+  g_byte_array_unref (self->marks);
+  g_free (self);
+}
+
+GmlScenario *
+gml_picture_get_scenario (GmlPicture *self)
+{
+  return self->scenario;
+}
+
+void
+gml_picture_set_step (GmlPicture *self,
+                      guint       step)
+{
+  step = MIN (step, gml_scenario_get_n_steps (self->scenario) - 1);
+  self->step = step;
+  gml_scenario_state_at_into (self->scenario, step, self->state);
+}
+
+guint
+gml_picture_get_step (GmlPicture *self)
+{
+  return self->step;
+}
+
+void
+gml_picture_set_by_size (GmlPicture *self,
+                         gboolean    by_size)
+{
+  self->by_size = by_size;
+}
+
+void
+gml_picture_set_pointing (GmlPicture *self,
+                          gboolean    pointing)
+{
+  self->pointing = pointing;
+}
+
+const GmlMemState *
+gml_picture_get_state (GmlPicture *self)
+{
+  return self->state;
+}
+
+void
+gml_picture_memory_map_data (GmlPicture       *self,
+                             GmlMemoryMapData *data)
+{
+  const GmlScenarioStep *step = gml_scenario_get_step (self->scenario, self->step);
+
+  data->state = self->state;
+  data->capacity = gml_scenario_get_capacity (self->scenario);
+  data->other_in_use = gml_scenario_get_other_in_use (self->scenario);
+  data->device_name = gml_scenario_get_device_name (self->scenario);
+  data->by_size = self->by_size;
+  data->highlight = self->pointing ? gml_scenario_get_focus_category (self->scenario) : GML_CATEGORY_NONE;
+  data->failed_request = step->oom ? step->request : 0;
+}
+
+void
+gml_picture_timeline_data (GmlPicture      *self,
+                           GmlTimelineData *data)
+{
+  data->n_points = self->allocated->len;
+  data->allocated = (const guint64 *) self->allocated->data;
+  data->reserved = (const guint64 *) self->reserved->data;
+  data->marks = self->marks->data;
+  data->cursor = self->step;
+  data->capacity = gml_scenario_get_capacity (self->scenario);
+  data->highlight = self->pointing;
+}
+
+static void
+fragmentation_data (GmlPicture           *self,
+                    GmlFragmentationData *data)
+{
+  const GmlScenarioStep *step = gml_scenario_get_step (self->scenario, self->step);
+  guint64 failed = 0;
+  guint failed_step = 0;
+
+  data->state = self->state;
+  data->device_free = step->device_free;
+  data->request = step->request;
+  data->request_failed = step->oom;
+  /* Before the failing request is made, compare with it anyway: that is the question. */
+  if (data->request == 0 && gml_scenario_get_failed_request (self->scenario, &failed, &failed_step)
+      && self->step < failed_step)
+    data->request = failed;
+}
+
+void
+gml_render_picture (cairo_t              *cr,
+                    GmlPicture           *self,
+                    GmlView               view,
+                    const GmlRenderStyle *style,
+                    int                   width,
+                    int                   height)
+{
+  switch (view)
+    {
+    case GML_VIEW_FRAGMENTATION:
+      {
+        GmlFragmentationData d;
+
+        fragmentation_data (self, &d);
+        gml_render_fragmentation (cr, &d, style, width, height);
+      }
+      break;
+    case GML_VIEW_TIMELINE:
+      {
+        GmlTimelineData d;
+
+        gml_picture_timeline_data (self, &d);
+        gml_render_timeline (cr, &d, style, width, height);
+      }
+      break;
+    case GML_VIEW_CHECKPOINTING:
+      {
+        GmlCheckpointData d = { self->scenario, self->step, self->pointing };
+
+        gml_render_checkpointing (cr, &d, style, width, height);
+      }
+      break;
+    case GML_VIEW_MEMORY_MAP:
+    case GML_N_VIEWS:
+    default:
+      {
+        GmlMemoryMapData d;
+
+        gml_picture_memory_map_data (self, &d);
+        gml_render_memory_map (cr, &d, style, width, height);
+      }
+      break;
+    }
+}
+
+char *
+gml_picture_describe (GmlPicture *self,
+                      GmlView     view)
+{
+  switch (view)
+    {
+    case GML_VIEW_FRAGMENTATION:
+      {
+        GmlFragmentationData d;
+
+        fragmentation_data (self, &d);
+        return gml_describe_fragmentation (&d);
+      }
+    case GML_VIEW_TIMELINE:
+      {
+        GmlTimelineData d;
+
+        gml_picture_timeline_data (self, &d);
+        return gml_describe_timeline (&d);
+      }
+    case GML_VIEW_CHECKPOINTING:
+      {
+        GmlCheckpointData d = { self->scenario, self->step, self->pointing };
+
+        return gml_describe_checkpointing (&d);
+      }
+    case GML_VIEW_MEMORY_MAP:
+    case GML_N_VIEWS:
+    default:
+      {
+        GmlMemoryMapData d;
+
+        gml_picture_memory_map_data (self, &d);
+        return gml_describe_memory_map (&d);
+      }
+    }
+}
+
+gboolean
+gml_picture_export (GmlPicture            *self,
+                    GmlView                view,
+                    const GmlRenderStyle  *style,
+                    const char            *path,
+                    GmlExportFormat        format,
+                    int                    width,
+                    int                    height,
+                    GError               **error)
+{
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  cairo_status_t status;
+
+  switch (format)
+    {
+    case GML_EXPORT_SVG:
+      surface = cairo_svg_surface_create (path, width, height);
+      break;
+    case GML_EXPORT_PDF:
+      surface = cairo_pdf_surface_create (path, width, height);
+      break;
+    case GML_EXPORT_PNG:
+    default:
+      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+      break;
+    }
+  cr = cairo_create (surface);
+  gml_render_picture (cr, self, view, style, width, height);
+  status = cairo_status (cr);
+  cairo_destroy (cr);
+  if (status == CAIRO_STATUS_SUCCESS && format == GML_EXPORT_PNG)
+    status = cairo_surface_write_to_png (surface, path);
+  cairo_surface_finish (surface);
+  if (status == CAIRO_STATUS_SUCCESS)
+    status = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      /* Translators: %s is the file, the second %s cairo's reason. */
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not write “%s”: %s"), path,
+                   cairo_status_to_string (status));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+gml_export_format_for_path (const char      *path,
+                            GmlExportFormat *format)
+{
+  g_autofree char *lower = g_ascii_strdown (path, -1);
+
+  if (g_str_has_suffix (lower, ".png"))
+    *format = GML_EXPORT_PNG;
+  else if (g_str_has_suffix (lower, ".svg"))
+    *format = GML_EXPORT_SVG;
+  else if (g_str_has_suffix (lower, ".pdf"))
+    *format = GML_EXPORT_PDF;
+  else
+    return FALSE;
+  return TRUE;
+}

@@ -1,0 +1,285 @@
+/* gml-render-cli.c — the `render` and `scenarios` verbs: pictures for slides.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-render"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <json-glib/json-glib.h>
+
+#include "gml-i18n.h"
+#include "gml-render-cli.h"
+#include "gml-render.h"
+
+static gboolean
+set_language (const char *verb,
+              const char *lang)
+{
+  if (lang == NULL)
+    return TRUE;
+  if (!gml_i18n_is_known_language (lang))
+    {
+      /* Translators: the first %s is the verb (render, scenarios). */
+      g_printerr (_("gpu-memory-lab %s: unknown language “%s” (use tr or en)\n"), verb, lang);
+      return FALSE;
+    }
+  gml_i18n_set_language (lang);
+  return TRUE;
+}
+
+static GmlDevice *
+open_device (const char  *backend,
+             char       **reason,
+             GError     **error)
+{
+  GmlBackendKind kind = GML_BACKEND_SIM;
+
+  if (backend != NULL && !gml_backend_kind_from_string (backend, &kind))
+    {
+      g_set_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_INVALID,
+                   _("Unknown backend “%s” (use sim, cuda or auto)."), backend);
+      return NULL;
+    }
+  return gml_device_open (kind, GML_SCENARIO_SIM_CAPACITY, GML_SCENARIO_SIM_CAPACITY, reason, error);
+}
+
+int
+gml_scenarios_main (int    argc,
+                    char **argv)
+{
+  g_autofree char *lang = NULL;
+  g_autofree char *backend = NULL;
+  gboolean json = FALSE;
+  GOptionEntry entries[] = {
+    { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON with each scenario’s steps"), NULL },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, N_("Device: sim, cuda or auto"), "KIND" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GmlDevice) device = NULL;
+  g_autoptr(JsonBuilder) builder = NULL;
+  const char * const *names = gml_scenario_names ();
+
+  g_option_context_set_summary (context, _("List the teaching scenarios."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("gpu-memory-lab scenarios: %s\n", error->message);
+      return 2;
+    }
+  if (!set_language ("scenarios", lang))
+    return 2;
+
+  if (!json)
+    {
+      for (guint i = 0; names[i] != NULL; i++)
+        g_print ("%-14s %s\n", names[i], gml_scenario_title (names[i]));
+      return 0;
+    }
+
+  device = open_device (backend, NULL, &error);
+  if (device == NULL)
+    {
+      g_printerr ("gpu-memory-lab scenarios: %s\n", error->message);
+      return 2;
+    }
+
+  builder = json_builder_new ();
+  json_builder_begin_array (builder);
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autoptr(GmlScenario) sc = gml_scenario_new (names[i], device, &error);
+      guint64 failed = 0;
+      guint failed_step = 0;
+
+      if (sc == NULL)
+        {
+          g_printerr ("gpu-memory-lab scenarios: %s\n", error->message);
+          return 1;
+        }
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "name");
+      json_builder_add_string_value (builder, names[i]);
+      json_builder_set_member_name (builder, "title");
+      json_builder_add_string_value (builder, gml_scenario_title (names[i]));
+      json_builder_set_member_name (builder, "focus_view");
+      json_builder_add_string_value (builder, gml_view_to_string (gml_scenario_focus_view (names[i])));
+      json_builder_set_member_name (builder, "focus_step");
+      json_builder_add_int_value (builder, gml_scenario_get_focus_step (sc));
+      json_builder_set_member_name (builder, "failed_request");
+      if (gml_scenario_get_failed_request (sc, &failed, &failed_step))
+        json_builder_add_int_value (builder, (gint64) failed);
+      else
+        json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "steps");
+      json_builder_begin_array (builder);
+      for (guint s = 0; s < gml_scenario_get_n_steps (sc); s++)
+        {
+          const GmlScenarioStep *step = gml_scenario_get_step (sc, s);
+
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "caption");
+          json_builder_add_string_value (builder, step->caption);
+          json_builder_set_member_name (builder, "allocated_bytes.all.current");
+          json_builder_add_int_value (builder, step->stats.allocated_bytes[GML_STAT_ALL].current);
+          json_builder_set_member_name (builder, "reserved_bytes.all.current");
+          json_builder_add_int_value (builder, step->stats.reserved_bytes[GML_STAT_ALL].current);
+          json_builder_set_member_name (builder, "largest_free_block_bytes");
+          json_builder_add_int_value (builder, (gint64) step->largest_free);
+          json_builder_set_member_name (builder, "oom");
+          json_builder_add_boolean_value (builder, step->oom);
+          json_builder_set_member_name (builder, "empty_cache");
+          json_builder_add_boolean_value (builder, step->empty_cache);
+          json_builder_end_object (builder);
+        }
+      json_builder_end_array (builder);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  {
+    g_autoptr(JsonNode) root = json_builder_get_root (builder);
+    g_autofree char *text = json_to_string (root, TRUE);
+
+    g_print ("%s\n", text);
+  }
+  return 0;
+}
+
+int
+gml_render_main (int    argc,
+                 char **argv)
+{
+  g_autofree char *lang = NULL;
+  g_autofree char *view_name = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *theme_name = NULL;
+  g_autofree char *backend = NULL;
+  gint step = -1;
+  gint width = 960, height = 600;
+  gboolean by_size = FALSE, describe = FALSE, pointing = FALSE;
+  GOptionEntry entries[] = {
+    { "step", 0, 0, G_OPTION_ARG_INT, &step, N_("Step to draw (default: the step the scenario is about)"), "N" },
+    { "view", 0, 0, G_OPTION_ARG_STRING, &view_name, N_("memory-map, fragmentation, timeline or checkpointing"), "VIEW" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("File to write: .png, .svg or .pdf"), "FILE" },
+    { "width", 0, 0, G_OPTION_ARG_INT, &width, N_("Width in pixels (points for PDF)"), "W" },
+    { "height", 0, 0, G_OPTION_ARG_INT, &height, N_("Height in pixels (points for PDF)"), "H" },
+    { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
+    { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, N_("light, dark or high-contrast"), "THEME" },
+    { "by-size", 0, 0, G_OPTION_ARG_NONE, &by_size, N_("Pack segments by size, not by address"), NULL },
+    { "point", 0, 0, G_OPTION_ARG_NONE, &pointing, N_("Mark what the scenario’s question is about"), NULL },
+    { "describe", 0, 0, G_OPTION_ARG_NONE, &describe, N_("Print the picture’s description in words"), NULL },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, N_("Device: sim (default), cuda or auto"), "KIND" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (_("SCENARIO"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GmlDevice) device = NULL;
+  g_autoptr(GmlScenario) scenario = NULL;
+  g_autoptr(GmlPicture) picture = NULL;
+  GmlRenderStyle style;
+  GmlTheme theme = GML_THEME_LIGHT;
+  GmlView view;
+  GmlExportFormat format = GML_EXPORT_PNG;
+
+  g_option_context_set_summary (context, _("Draw a scenario’s picture to a PNG, SVG or PDF file."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("gpu-memory-lab render: %s\n", error->message);
+      return 2;
+    }
+  if (!set_language ("render", lang))
+    return 2;
+
+  if (argc != 2)
+    {
+      g_autofree char *list = g_strjoinv (", ", (char **) gml_scenario_names ());
+      /* Translators: %s is the list of scenario names. */
+      g_printerr (_("gpu-memory-lab render: name one scenario: %s\n"), list);
+      return 2;
+    }
+  if (!gml_scenario_name_is_known (argv[1]))
+    {
+      g_autofree char *list = g_strjoinv (", ", (char **) gml_scenario_names ());
+      g_printerr (_("gpu-memory-lab render: unknown scenario “%s” (use one of: %s)\n"), argv[1], list);
+      return 2;
+    }
+  view = gml_scenario_focus_view (argv[1]);
+  if (view_name != NULL && !gml_view_from_string (view_name, &view))
+    {
+      g_printerr (_("gpu-memory-lab render: unknown view “%s” (use memory-map, fragmentation, "
+                    "timeline or checkpointing)\n"), view_name);
+      return 2;
+    }
+  if (theme_name != NULL && !gml_theme_from_string (theme_name, &theme))
+    {
+      g_printerr (_("gpu-memory-lab render: unknown theme “%s” (use light, dark or high-contrast)\n"),
+                  theme_name);
+      return 2;
+    }
+  if (width < 64 || width > 8192 || height < 64 || height > 8192)
+    {
+      g_printerr (_("gpu-memory-lab render: width and height must be between 64 and 8192\n"));
+      return 2;
+    }
+  if (output == NULL && !describe)
+    {
+      g_printerr (_("gpu-memory-lab render: say where to write the picture with --output "
+                    "FILE.png, FILE.svg or FILE.pdf\n"));
+      return 2;
+    }
+  if (output != NULL && !gml_export_format_for_path (output, &format))
+    {
+      g_printerr (_("gpu-memory-lab render: “%s” does not end in .png, .svg or .pdf\n"), output);
+      return 2;
+    }
+
+  device = open_device (backend, NULL, &error);
+  if (device == NULL)
+    {
+      g_printerr ("gpu-memory-lab render: %s\n", error->message);
+      return 1;
+    }
+  scenario = gml_scenario_new (argv[1], device, &error);
+  if (scenario == NULL)
+    {
+      g_printerr ("gpu-memory-lab render: %s\n", error->message);
+      return 1;
+    }
+  if (step >= (gint) gml_scenario_get_n_steps (scenario) || step < -1)
+    {
+      /* Translators: %d is the step asked for, %u the last step. */
+      g_printerr (_("gpu-memory-lab render: no step %d in this scenario (steps 0 to %u)\n"), step,
+                  gml_scenario_get_n_steps (scenario) - 1);
+      return 2;
+    }
+
+  picture = gml_picture_new (scenario);
+  gml_picture_set_step (picture, step < 0 ? gml_scenario_get_focus_step (scenario) : (guint) step);
+  gml_picture_set_by_size (picture, by_size);
+  gml_picture_set_pointing (picture, pointing);
+  gml_render_style_init (&style, theme);
+
+  if (describe)
+    {
+      g_autofree char *text = gml_picture_describe (picture, view);
+
+      g_print ("%s\n", text);
+    }
+  if (output == NULL)
+    return 0;
+
+  if (!gml_picture_export (picture, view, &style, output, format, width, height, &error))
+    {
+      g_printerr ("gpu-memory-lab render: %s\n", error->message);
+      return 1;
+    }
+  return 0;
+}
