@@ -16,6 +16,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "gml-input.h"
 #include "gml-progress.h"
 
 #define PROGRESS_VERSION 1
@@ -115,6 +116,8 @@ gml_progress_parse (GmlProgress *self,
 
   if (!g_utf8_validate_len (data, length, NULL))
     return corrupt (error, G_MAXUINT, _("the file is not valid UTF-8 text"));
+  if (!gml_input_check_json_depth (data, length, GML_MAX_JSON_DEPTH, &local_error))
+    return corrupt (error, G_MAXUINT, local_error->message);
   if (!json_parser_load_from_data (parser, data, length, &local_error))
     return corrupt (error, G_MAXUINT, local_error->message);
 
@@ -188,11 +191,15 @@ gml_progress_load (GmlProgress *self,
   g_autofree char *contents = NULL;
   g_autoptr(GError) local_error = NULL;
   gsize length = 0;
+  gboolean readable;
 
   if (set_aside != NULL)
     *set_aside = NULL;
 
-  if (!g_file_get_contents (self->path, &contents, &length, &local_error))
+  /* A file too big to be a log is set aside like a corrupt one, unread. */
+  readable = gml_input_read_file (self->path, GML_MAX_PROGRESS_SIZE, &contents, &length,
+                                  &local_error);
+  if (!readable && !g_error_matches (local_error, GML_INPUT_ERROR, GML_INPUT_ERROR_TOO_BIG))
     {
       if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         return TRUE;
@@ -201,7 +208,7 @@ gml_progress_load (GmlProgress *self,
       return FALSE;
     }
 
-  if (!gml_progress_parse (self, contents, length, &local_error))
+  if (!readable || !gml_progress_parse (self, contents, length, &local_error))
     {
       g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
       g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%SZ");

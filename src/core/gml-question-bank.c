@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 
+#include "gml-input.h"
 #include "gml-question-bank.h"
 
 struct _GmlQuestionBank
@@ -345,6 +346,12 @@ gml_question_bank_load_data (GmlQuestionBank *self,
                    _("%s: the file is not valid UTF-8 text"), origin);
       return FALSE;
     }
+  if (!gml_input_check_json_depth (data, length, GML_MAX_JSON_DEPTH, &local_error))
+    {
+      g_set_error (error, GML_BANK_ERROR, GML_BANK_ERROR_PARSE,
+                   _("%s: not a valid question file: %s"), origin, local_error->message);
+      return FALSE;
+    }
   if (!json_parser_load_from_data (parser, data, length, &local_error))
     {
       g_set_error (error, GML_BANK_ERROR, GML_BANK_ERROR_PARSE,
@@ -403,7 +410,11 @@ gml_question_bank_load_file (GmlQuestionBank *self,
   g_autoptr(GError) local_error = NULL;
   gsize length = 0;
 
-  if (!g_file_load_contents (file, NULL, &contents, &length, NULL, &local_error))
+  /* A local file is read with a size limit; a big one is refused before it is read. */
+  if (g_file_peek_path (file) != NULL
+      ? !gml_input_read_file (g_file_peek_path (file), GML_MAX_BANK_SIZE, &contents, &length,
+                              &local_error)
+      : !g_file_load_contents (file, NULL, &contents, &length, NULL, &local_error))
     {
       g_set_error (error, GML_BANK_ERROR, GML_BANK_ERROR_PARSE,
                    _("%s: could not be read: %s"), origin, local_error->message);

@@ -15,6 +15,7 @@
 
 #include "gml-allocator.h"
 #include "gml-device.h"
+#include "gml-input.h"
 #include "gml-replay.h"
 #include "gml-trace.h"
 
@@ -159,7 +160,8 @@ replay_line (Replay     *replay,
   const char *op, *id;
   gboolean valid;
 
-  if (!json_parser_load_from_data (parser, text, -1, &error))
+  if (!gml_input_check_json_depth (text, -1, GML_MAX_JSON_DEPTH, &error) ||
+      !json_parser_load_from_data (parser, text, -1, &error))
     {
       line_error (replay, _("not valid JSON: %s"), error->message);
       return FALSE;
@@ -338,6 +340,7 @@ gml_replay_main (int    argc,
   GmlAllocConf conf;
   guint64 capacity = 0;
   gsize length = 0;
+  guint n_operations = 0;
   Replay replay = { 0 };
   char *line, *next;
   const GOptionEntry entries[] = {
@@ -403,8 +406,9 @@ gml_replay_main (int    argc,
       return 2;
     }
 
-  if (!g_file_get_contents (args[1], &contents, &length, &error))
+  if (!gml_input_read_file (args[1], GML_MAX_TRACE_SIZE, &contents, &length, &error))
     {
+      g_prefix_error (&error, "%s: ", args[1]);
       g_printerr (_("Cannot read the trace: %s"), error->message);
       g_printerr ("\n");
       return 1;
@@ -412,6 +416,12 @@ gml_replay_main (int    argc,
   if (strlen (contents) != length)
     {
       g_printerr (_("Cannot read the trace: %s contains a NUL byte."), args[1]);
+      g_printerr ("\n");
+      return 1;
+    }
+  if (!g_utf8_validate_len (contents, length, NULL))
+    {
+      g_printerr (_("Cannot read the trace: %s is not UTF-8 text."), args[1]);
       g_printerr ("\n");
       return 1;
     }
@@ -455,6 +465,15 @@ gml_replay_main (int    argc,
 
       if (!replay_line (&replay, parser, line))
         return 1;
+      n_operations++;
+    }
+
+  /* An empty trace is almost always the wrong file (or a truncated one). */
+  if (n_operations == 0)
+    {
+      g_printerr (_("Cannot replay the trace: %s is empty (it has no operations)."), args[1]);
+      g_printerr ("\n");
+      return 1;
     }
 
   json = stats_to_json (allocator);
