@@ -9,6 +9,7 @@
 
 #include "gml-application.h"
 #include "gml-i18n.h"
+#include "gml-moodle-cli.h"
 #include "gml-questions-cli.h"
 #include "gml-replay.h"
 
@@ -25,6 +26,10 @@ main (int    argc,
     return gml_replay_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "questions"))
     return gml_questions_main (argc - 1, argv + 1);
+  if (argc > 1 && g_str_equal (argv[1], "export"))
+    return gml_moodle_export_main (argc - 1, argv + 1);
+  if (argc > 1 && g_str_equal (argv[1], "import"))
+    return gml_moodle_import_main (argc - 1, argv + 1);
 
   app = gml_application_new ();
   return g_application_run (G_APPLICATION (app), argc, argv);

@@ -352,3 +352,102 @@ gml_progress_last_for (GmlProgress *self,
 
   return index == 0 ? NULL : &g_array_index (self->answers, GmlAnswer, index - 1);
 }
+
+/* Removes the last answer ("undo") and saves. @question receives the id of the
+ * question it answered. If saving fails, the answer is put back, so what the app
+ * shows never differs from what a restart would show. */
+gboolean
+gml_progress_remove_last (GmlProgress *self,
+                          char       **question,
+                          GError     **error)
+{
+  GmlAnswer removed;
+
+  if (question != NULL)
+    *question = NULL;
+  if (self->answers->len == 0)
+    {
+      g_set_error (error, GML_PROGRESS_ERROR, GML_PROGRESS_ERROR_IO, "%s",
+                   _("There is no answer to undo."));
+      return FALSE;
+    }
+
+  removed = g_array_index (self->answers, GmlAnswer, self->answers->len - 1);
+  /* Take the strings out first so the array's clear function does not free them. */
+  g_array_index (self->answers, GmlAnswer, self->answers->len - 1) = (GmlAnswer) { 0 };
+  g_array_set_size (self->answers, self->answers->len - 1);
+  reindex (self);
+
+  if (!gml_progress_save (self, error))
+    {
+      g_array_append_val (self->answers, removed);
+      reindex (self);
+      return FALSE;
+    }
+
+  if (question != NULL)
+    *question = g_steal_pointer (&removed.question);
+  clear_answer (&removed);
+  return TRUE;
+}
+
+/* Empties the log and saves. The old log is first written next to it as
+ * PATH.reset-TIMESTAMP (its name returned in @backup; NULL when the log was empty),
+ * so a reset by mistake can be undone by hand. */
+gboolean
+gml_progress_reset (GmlProgress *self,
+                    char       **backup,
+                    GError     **error)
+{
+  g_autofree char *target = NULL;
+  g_autoptr(GArray) old = NULL;
+
+  if (backup != NULL)
+    *backup = NULL;
+
+  if (self->answers->len > 0)
+    {
+      g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+      g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%SZ");
+      g_autofree char *dir = g_path_get_dirname (self->path);
+      g_autofree char *data = NULL;
+      g_autoptr(GError) local_error = NULL;
+      gsize length = 0;
+
+      target = g_strdup_printf ("%s.reset-%s", self->path, stamp);
+      for (guint n = 2; g_file_test (target, G_FILE_TEST_EXISTS); n++)
+        {
+          g_free (target);
+          target = g_strdup_printf ("%s.reset-%s-%u", self->path, stamp, n);
+        }
+
+      data = gml_progress_serialize (self, &length);
+      if (g_mkdir_with_parents (dir, 0700) != 0 ||
+          !g_file_set_contents_full (target, data, length,
+                                     G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                     0600, &local_error))
+        {
+          g_set_error (error, GML_PROGRESS_ERROR, GML_PROGRESS_ERROR_IO,
+                       _("Could not keep a copy of the answer log as %s: %s"), target,
+                       local_error != NULL ? local_error->message : g_strerror (errno));
+          return FALSE;
+        }
+    }
+
+  /* Keep the old answers until the empty log is safely on disk. */
+  old = self->answers;
+  self->answers = g_array_new (FALSE, TRUE, sizeof (GmlAnswer));
+  g_array_set_clear_func (self->answers, (GDestroyNotify) clear_answer);
+  reindex (self);
+  if (!gml_progress_save (self, error))
+    {
+      g_array_unref (self->answers);
+      self->answers = g_steal_pointer (&old);
+      reindex (self);
+      return FALSE;
+    }
+
+  if (backup != NULL)
+    *backup = g_steal_pointer (&target);
+  return TRUE;
+}

@@ -51,6 +51,12 @@ const GmlAnswer *gml_progress_get_answer   (GmlProgress  *self,
                                             guint         index);
 const GmlAnswer *gml_progress_last_for     (GmlProgress  *self,
                                             const char   *question);
+gboolean         gml_progress_remove_last  (GmlProgress  *self,
+                                            char        **question,
+                                            GError      **error);
+gboolean         gml_progress_reset        (GmlProgress  *self,
+                                            char        **backup,
+                                            GError      **error);
 char            *gml_progress_serialize    (GmlProgress  *self,
                                             gsize        *length);
 gboolean         gml_progress_parse        (GmlProgress  *self,

@@ -1,0 +1,240 @@
+/* gml-moodle-cli.c — `gpu-memory-lab export` and `gpu-memory-lab import`.
+ *
+ *   export --format gift|moodle-xml --lang tr|en --output FILE
+ *       writes the built-in bank and the user's own banks for Moodle.
+ *   import FILE
+ *       reads a GIFT, Moodle XML or Aiken file, validates it against the built-in
+ *       bank and the other imported banks (ids must stay unique), and saves it as
+ *       JSON in the user's question folder, where the app loads it as extra topics.
+ *
+ * Exit status: 0 on success, 1 when the file is wrong or cannot be written, 2 for a
+ * wrong command line.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-moodle-cli"
+
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+
+#include "gml-i18n.h"
+#include "gml-moodle.h"
+#include "gml-moodle-cli.h"
+#include "gml-question-bank.h"
+
+int
+gml_moodle_export_main (int    argc,
+                        char **argv)
+{
+  g_autofree char *format_name = NULL;
+  g_autofree char *lang = NULL;
+  g_autofree char *output = NULL;
+  GOptionEntry entries[] = {
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, N_("File format: gift or moodle-xml"), "FORMAT" },
+    { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("File to write (- for standard output)"), "FILE" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (NULL);
+  g_autoptr(GmlQuestionBank) bank = gml_question_bank_new ();
+  g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *user_dir = gml_user_questions_dir ();
+  g_autofree char *data = NULL;
+  GmlMoodleFormat format;
+  gsize length = 0;
+
+  g_option_context_set_summary (context, _("Export the question bank for Moodle."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("gpu-memory-lab export: %s\n", error->message);
+      return 2;
+    }
+  format = gml_moodle_format_from_name (format_name);
+  if (format != GML_MOODLE_FORMAT_GIFT && format != GML_MOODLE_FORMAT_XML)
+    {
+      g_printerr (_("gpu-memory-lab export: --format must be gift or moodle-xml\n"));
+      return 2;
+    }
+  if (output == NULL)
+    {
+      g_printerr (_("gpu-memory-lab export: --output FILE is required\n"));
+      return 2;
+    }
+  if (lang != NULL)
+    {
+      if (!gml_i18n_is_known_language (lang))
+        {
+          g_printerr (_("gpu-memory-lab export: unknown language “%s” (use tr or en)\n"), lang);
+          return 2;
+        }
+      gml_i18n_set_language (lang);
+    }
+
+  if (!gml_question_bank_load_builtin (bank, &error))
+    {
+      g_printerr ("gpu-memory-lab export: %s\n", error->message);
+      return 1;
+    }
+  gml_question_bank_load_user_dir (bank, user_dir, errors);
+  for (guint i = 0; i < errors->len; i++)
+    g_printerr ("gpu-memory-lab export: %s\n", (char *) g_ptr_array_index (errors, i));
+
+  data = gml_moodle_export (bank, format, &length);
+  if (g_str_equal (output, "-"))
+    {
+      fwrite (data, 1, length, stdout);
+      return 0;
+    }
+  if (!g_file_set_contents (output, data, length, &error))
+    {
+      g_printerr ("gpu-memory-lab export: %s\n", error->message);
+      return 1;
+    }
+  return 0;
+}
+
+/* The built-in bank and every imported bank except @replacing (the file this import
+ * overwrites), so the new questions' ids are checked against all the others. */
+static gboolean
+load_other_banks (GmlQuestionBank *bank,
+                  const char      *user_dir,
+                  const char      *replacing,
+                  GError         **error)
+{
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  if (!gml_question_bank_load_builtin (bank, error))
+    return FALSE;
+  dir = g_dir_open (user_dir, 0, NULL);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (user_dir, name, NULL);
+      g_autoptr(GFile) file = NULL;
+
+      if (!g_str_has_suffix (name, ".json") || g_str_equal (path, replacing))
+        continue;
+      file = g_file_new_for_path (path);
+      /* A broken bank there is the app's problem to report, not this import's. */
+      gml_question_bank_load_file (bank, file, FALSE, NULL);
+    }
+  return TRUE;
+}
+
+static char *
+bank_file_name (const char *input)
+{
+  g_autofree char *base = g_path_get_basename (input);
+  char *dot = strrchr (base, '.');
+  g_autoptr(GString) name = g_string_new (NULL);
+
+  if (dot != NULL && dot != base)
+    *dot = '\0';
+  for (const char *p = base; *p != '\0'; p++)
+    g_string_append_c (name, g_ascii_isalnum (*p) || *p == '-' || *p == '_' ? *p : '-');
+  if (name->len == 0)
+    g_string_append (name, "imported");
+  g_string_append (name, ".json");
+  return g_string_free (g_steal_pointer (&name), FALSE);
+}
+
+int
+gml_moodle_import_main (int    argc,
+                        char **argv)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new (_("FILE"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GmlQuestionBank) bank = gml_question_bank_new ();
+  g_autofree char *contents = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *user_dir = gml_user_questions_dir ();
+  g_autofree char *target_name = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *topic = NULL;
+  g_autofree char *origin = NULL;
+  GmlMoodleFormat format;
+  gsize length = 0;
+  guint n_questions = 0;
+
+  g_option_context_set_summary (context,
+                                _("Import a Moodle GIFT, Moodle XML or Aiken file as extra topics."));
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("gpu-memory-lab import: %s\n", error->message);
+      return 2;
+    }
+  if (argc != 2)
+    {
+      g_printerr (_("gpu-memory-lab import: give one file to import\n"));
+      return 2;
+    }
+
+  origin = g_filename_display_name (argv[1]);
+  if (!g_file_get_contents (argv[1], &contents, &length, &error))
+    {
+      g_printerr ("gpu-memory-lab import: %s\n", error->message);
+      return 1;
+    }
+
+  format = gml_moodle_detect_format (argv[1], contents, length);
+  if (format == GML_MOODLE_FORMAT_UNKNOWN)
+    {
+      g_printerr (_("gpu-memory-lab import: %s is not a GIFT, Moodle XML or Aiken file\n"), origin);
+      return 1;
+    }
+
+  {
+    g_autofree char *base = g_filename_display_basename (argv[1]);
+    char *dot = strrchr (base, '.');
+
+    if (dot != NULL && dot != base)
+      *dot = '\0';
+    topic = g_steal_pointer (&base);
+  }
+
+  json = gml_moodle_import (contents, length, format, origin, topic, &n_questions, &error);
+  if (json == NULL)
+    {
+      g_printerr ("gpu-memory-lab import: %s\n", error->message);
+      return 1;
+    }
+
+  target_name = bank_file_name (argv[1]);
+  target = g_build_filename (user_dir, target_name, NULL);
+  if (!load_other_banks (bank, user_dir, target, &error) ||
+      !gml_question_bank_load_data (bank, json, strlen (json), origin, FALSE, &error))
+    {
+      g_printerr ("gpu-memory-lab import: %s\n", error->message);
+      return 1;
+    }
+
+  if (g_mkdir_with_parents (user_dir, 0700) != 0)
+    {
+      int saved_errno = errno;
+
+      g_printerr ("gpu-memory-lab import: %s: %s\n", user_dir, g_strerror (saved_errno));
+      return 1;
+    }
+  if (!g_file_set_contents (target, json, -1, &error))
+    {
+      g_printerr ("gpu-memory-lab import: %s\n", error->message);
+      return 1;
+    }
+
+  {
+    g_autofree char *count = g_strdup_printf ("%u", n_questions);
+
+    /* Translators: %1$s is a number of questions, %2$s a file name. */
+    g_print (g_dngettext (GETTEXT_PACKAGE, "Imported %1$s question into %2$s\n",
+                          "Imported %1$s questions into %2$s\n", n_questions), count, target);
+  }
+  return 0;
+}
