@@ -8,7 +8,9 @@ Not a test; the metainfo-screenshots test checks what it leaves in data/screensh
 
 quiz.png     English, question 2 answered wrong: the verdict, both options' feedback
              and the explanation.
-quiz-tr.png  The same in Turkish."""
+quiz-tr.png  The same in Turkish.
+render-oom.png, render-fragmentation.png
+             Pictures from the render command (no window needed), on the simulated GPU."""
 
 import os
 import subprocess
@@ -55,3 +57,14 @@ for lang, name in (('en', 'quiz.png'), ('tr', 'quiz-tr.png')):
     subprocess.run(['convert', path, '-strip', '-define', 'png:compression-level=9', path], check=True)
     check(os.path.getsize(path) > 10000, f'{name} written')
     app.quit()
+
+
+# The render command's pictures: the same Cairo code the window's pictures use.
+for scenario, name in (('oom', 'render-oom.png'), ('fragmentation', 'render-fragmentation.png')):
+    path = os.path.join(out, name)
+    env = dict(os.environ, LANGUAGE='en', LC_ALL='en_US.UTF-8', GML_LIBCUDA='/nonexistent')
+    subprocess.run([os.environ['GML_APP'], 'render', scenario, '--view=memory-map', '--point',
+                    '--lang=en', '--width=1280', '--height=800', '--backend=sim', '-o', path],
+                   env=env, check=True)
+    subprocess.run(['convert', path, '-strip', '-define', 'png:compression-level=9', path], check=True)
+    check(os.path.getsize(path) > 10000, f'{name} written')
