@@ -1,0 +1,514 @@
+/* gml-scenario-panel.c — a scenario's picture with its controls, beside a question.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-scenario-panel"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "gml-application.h"
+#include "gml-picture-view.h"
+#include "gml-scenario-panel.h"
+
+#define PLAY_INTERVAL_MS 700
+
+struct _GmlScenarioPanel
+{
+  GtkWidget       parent_instance;
+
+  /* Template widgets */
+  GtkWidget      *box;
+  GtkLabel       *title_label;
+  GtkLabel       *source_label;
+  GtkToggleButton *view_buttons[GML_N_VIEWS];
+  GmlPictureView *picture_view;
+  GtkLabel       *caption_label;
+  GtkLabel       *step_label;
+  GtkButton      *play_button;
+  GtkToggleButton *by_size_button;
+
+  /* Owned */
+  GHashTable     *scenarios;          /* name -> GmlScenario, run once each */
+  GmlPicture     *picture;
+  GmlDevice      *fallback;           /* the simulator, after a CUDA failure */
+  char           *fallback_reason;
+  GtkFileChooserNative *chooser;
+
+  /* State */
+  char           *name;
+  guint           play_source;
+};
+
+G_DEFINE_FINAL_TYPE (GmlScenarioPanel, gml_scenario_panel, GTK_TYPE_WIDGET)
+
+GtkWidget *
+gml_scenario_panel_new (void)
+{
+  return g_object_new (GML_TYPE_SCENARIO_PANEL, NULL);
+}
+
+static GmlDevice *
+current_device (GmlScenarioPanel  *self,
+                const char       **reason)
+{
+  GApplication *app = g_application_get_default ();
+
+  if (self->fallback != NULL)
+    {
+      *reason = self->fallback_reason;
+      return self->fallback;
+    }
+  if (GML_IS_APPLICATION (app))
+    return gml_application_get_device (GML_APPLICATION (app), reason);
+
+  /* Without the application (widget tests), the simulator. */
+  self->fallback = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
+  *reason = NULL;
+  return self->fallback;
+}
+
+static void
+update_source_label (GmlScenarioPanel *self)
+{
+  const char *reason = NULL;
+  GmlDevice *device = current_device (self, &reason);
+  g_autofree char *text = NULL;
+
+  if (g_str_equal (gml_device_get_id (device), "cuda"))
+    {
+      g_autofree char *budget = gml_format_size_short (gml_device_get_budget (device));
+      /* Translators: e.g. "NVIDIA H200 — live, budget 1 GiB". */
+      text = g_strdup_printf (_("%s — live, budget %s"), gml_device_get_name (device), budget);
+    }
+  else if (reason != NULL)
+    /* Translators: e.g. "Simulated GPU — No NVIDIA driver found (…)". */
+    text = g_strdup_printf (_("%s — %s"), gml_device_get_name (device), reason);
+  else
+    text = g_strdup_printf (_("%s — simulated"), gml_device_get_name (device));
+  gtk_label_set_label (self->source_label, text);
+}
+
+static void
+update (GmlScenarioPanel *self)
+{
+  GmlScenario *sc;
+  guint step, n;
+  g_autofree char *position = NULL;
+
+  if (self->picture == NULL)
+    return;
+  sc = gml_picture_get_scenario (self->picture);
+  step = gml_picture_get_step (self->picture);
+  n = gml_scenario_get_n_steps (sc);
+
+  /* Translators: the scenario's position, e.g. "Step 3 of 12". */
+  position = g_strdup_printf (_("Step %u of %u"), step, n - 1);
+  gtk_label_set_label (self->step_label, position);
+  gtk_label_set_label (self->caption_label, gml_scenario_get_step (sc, step)->caption);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "scenario.back", step > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "scenario.restart", step > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "scenario.forward", step + 1 < n);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->view_buttons[GML_VIEW_CHECKPOINTING]),
+                            gml_scenario_get_n_strategies (sc) > 0);
+  gml_picture_view_changed (self->picture_view);
+}
+
+static void
+stop_playing (GmlScenarioPanel *self)
+{
+  g_clear_handle_id (&self->play_source, g_source_remove);
+  gtk_button_set_icon_name (self->play_button, "media-playback-start-symbolic");
+}
+
+static GmlScenario *
+get_scenario (GmlScenarioPanel *self,
+              const char       *name)
+{
+  GmlScenario *sc = g_hash_table_lookup (self->scenarios, name);
+  g_autoptr(GError) error = NULL;
+  const char *reason = NULL;
+
+  if (sc != NULL)
+    return sc;
+
+  sc = gml_scenario_new (name, current_device (self, &reason), &error);
+  if (sc == NULL && g_error_matches (error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_DEVICE)
+      && self->fallback == NULL)
+    {
+      /* A CUDA call failed in the middle: tell why, and go on simulated. */
+      self->fallback_reason = g_strdup_printf (_("the GPU failed (%s), so the pictures are "
+                                                 "simulated"), error->message);
+      self->fallback = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
+      g_hash_table_remove_all (self->scenarios);
+      g_clear_error (&error);
+      sc = gml_scenario_new (name, self->fallback, &error);
+    }
+  if (sc == NULL)
+    {
+      g_warning ("Scenario %s: %s", name, error->message);
+      return NULL;
+    }
+  g_hash_table_insert (self->scenarios, g_strdup (name), sc);
+  return sc;
+}
+
+void
+gml_scenario_panel_set_scenario (GmlScenarioPanel *self,
+                                 const char       *name)
+{
+  GmlScenario *sc;
+
+  g_return_if_fail (GML_IS_SCENARIO_PANEL (self));
+
+  if (self->picture != NULL && g_strcmp0 (self->name, name) == 0)
+    {
+      /* The same scenario for another question: start over, unmarked. */
+      gml_picture_set_pointing (self->picture, FALSE);
+      gml_picture_set_step (self->picture, 0);
+      update (self);
+      return;
+    }
+
+  stop_playing (self);
+  sc = get_scenario (self, name);
+  update_source_label (self);
+  gml_picture_view_set_picture (self->picture_view, NULL);
+  g_clear_pointer (&self->picture, gml_picture_free);
+  g_free (self->name);
+  self->name = g_strdup (name);
+  if (sc == NULL)
+    return;
+
+  self->picture = gml_picture_new (sc);
+  gml_picture_set_by_size (self->picture, gtk_toggle_button_get_active (self->by_size_button));
+  gtk_label_set_label (self->title_label, gml_scenario_title (name));
+  gml_picture_view_set_picture (self->picture_view, self->picture);
+  update (self);
+}
+
+void
+gml_scenario_panel_point (GmlScenarioPanel *self)
+{
+  GmlScenario *sc;
+
+  g_return_if_fail (GML_IS_SCENARIO_PANEL (self));
+  if (self->picture == NULL)
+    return;
+
+  stop_playing (self);
+  sc = gml_picture_get_scenario (self->picture);
+  gml_picture_set_pointing (self->picture, TRUE);
+  gml_picture_set_step (self->picture, gml_scenario_get_focus_step (sc));
+  /* Setting the toggle changes the view through its notify handler. */
+  gtk_toggle_button_set_active (self->view_buttons[gml_scenario_focus_view (gml_scenario_get_name (sc))],
+                                TRUE);
+  update (self);
+}
+
+void
+gml_scenario_panel_step (GmlScenarioPanel *self,
+                         int               delta)
+{
+  int step, n;
+
+  if (self->picture == NULL)
+    return;
+  n = gml_scenario_get_n_steps (gml_picture_get_scenario (self->picture));
+  step = CLAMP ((int) gml_picture_get_step (self->picture) + delta, 0, n - 1);
+  gml_picture_set_step (self->picture, step);
+  update (self);
+}
+
+void
+gml_scenario_panel_reload (GmlScenarioPanel *self)
+{
+  g_autofree char *name = g_steal_pointer (&self->name);
+
+  stop_playing (self);
+  gml_picture_view_set_picture (self->picture_view, NULL);
+  g_clear_pointer (&self->picture, gml_picture_free);
+  g_hash_table_remove_all (self->scenarios);
+  if (name != NULL)
+    gml_scenario_panel_set_scenario (self, name);
+}
+
+static gboolean
+play_tick_cb (gpointer user_data)
+{
+  GmlScenarioPanel *self = user_data;
+  guint n = gml_scenario_get_n_steps (gml_picture_get_scenario (self->picture));
+
+  if (gml_picture_get_step (self->picture) + 1 >= n)
+    {
+      self->play_source = 0;
+      stop_playing (self);
+      return G_SOURCE_REMOVE;
+    }
+  gml_scenario_panel_step (self, 1);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+scenario_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  GmlScenarioPanel *self = GML_SCENARIO_PANEL (widget);
+
+  if (self->picture == NULL)
+    return;
+  if (g_str_equal (action_name, "scenario.forward"))
+    {
+      stop_playing (self);
+      gml_scenario_panel_step (self, 1);
+    }
+  else if (g_str_equal (action_name, "scenario.back"))
+    {
+      stop_playing (self);
+      gml_scenario_panel_step (self, -1);
+    }
+  else if (g_str_equal (action_name, "scenario.restart"))
+    {
+      stop_playing (self);
+      gml_picture_set_step (self->picture, 0);
+      update (self);
+    }
+  else if (g_str_equal (action_name, "scenario.play"))
+    {
+      if (self->play_source != 0)
+        stop_playing (self);
+      else
+        {
+          GmlScenario *sc = gml_picture_get_scenario (self->picture);
+
+          if (gml_picture_get_step (self->picture) + 1 >= gml_scenario_get_n_steps (sc))
+            {
+              gml_picture_set_step (self->picture, 0);
+              update (self);
+            }
+          self->play_source = g_timeout_add (PLAY_INTERVAL_MS, play_tick_cb, self);
+          gtk_button_set_icon_name (self->play_button, "media-playback-pause-symbolic");
+        }
+    }
+}
+
+static void
+export_response_cb (GmlScenarioPanel     *self,
+                    int                   response,
+                    GtkFileChooserNative *chooser)
+{
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  GmlRenderStyle style;
+  GmlExportFormat format;
+
+  if (response == GTK_RESPONSE_ACCEPT && self->picture != NULL)
+    {
+      file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+      path = file != NULL ? g_file_get_path (file) : NULL;
+    }
+  if (path != NULL)
+    {
+      gml_picture_view_get_style (self->picture_view, &style);
+      if (!gml_export_format_for_path (path, &format))
+        {
+          char *with_png = g_strconcat (path, ".png", NULL);
+
+          g_free (path);
+          path = with_png;
+          format = GML_EXPORT_PNG;
+        }
+      /* Slides are wider than the side panel: a fixed 1280×800 picture. */
+      if (!gml_picture_export (self->picture, gml_picture_view_get_view (self->picture_view), &style,
+                               path, format, 1280, 800, &error))
+        g_warning ("%s", error->message);
+    }
+  g_clear_object (&self->chooser);
+}
+
+static void
+export_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  GmlScenarioPanel *self = GML_SCENARIO_PANEL (widget);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  g_autofree char *name = NULL;
+
+  if (self->picture == NULL || self->chooser != NULL)
+    return;
+  self->chooser = gtk_file_chooser_native_new (_("Export Picture"),
+                                               GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                               GTK_FILE_CHOOSER_ACTION_SAVE,
+                                               _("_Export"), _("_Cancel"));
+  name = g_strdup_printf ("%s-%s-%u.png", self->name,
+                          gml_view_to_string (gml_picture_view_get_view (self->picture_view)),
+                          gml_picture_get_step (self->picture));
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->chooser), name);
+  g_signal_connect_object (self->chooser, "response", G_CALLBACK (export_response_cb), self,
+                           G_CONNECT_SWAPPED);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+}
+
+static void
+view_toggled_cb (GmlScenarioPanel *self,
+                 GtkToggleButton  *button)
+{
+  if (!gtk_toggle_button_get_active (button))
+    return;
+  for (guint v = 0; v < GML_N_VIEWS; v++)
+    if (self->view_buttons[v] == button)
+      gml_picture_view_set_view (self->picture_view, v);
+}
+
+static void
+by_size_toggled_cb (GmlScenarioPanel *self,
+                    GtkToggleButton  *button)
+{
+  if (self->picture == NULL)
+    return;
+  gml_picture_set_by_size (self->picture, gtk_toggle_button_get_active (button));
+  gml_picture_view_changed (self->picture_view);
+}
+
+static void
+step_activated_cb (GmlScenarioPanel *self,
+                   guint             step,
+                   GmlPictureView   *view)
+{
+  if (self->picture == NULL)
+    return;
+  stop_playing (self);
+  gml_picture_set_step (self->picture, step);
+  update (self);
+}
+
+static void
+gml_scenario_panel_dispose (GObject *object)
+{
+  GmlScenarioPanel *self = GML_SCENARIO_PANEL (object);
+
+  g_clear_handle_id (&self->play_source, g_source_remove);
+  if (self->picture_view != NULL)
+    gml_picture_view_set_picture (self->picture_view, NULL);
+  gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_SCENARIO_PANEL);
+  self->picture_view = NULL;
+  g_clear_object (&self->chooser);
+
+  G_OBJECT_CLASS (gml_scenario_panel_parent_class)->dispose (object);
+}
+
+static void
+gml_scenario_panel_finalize (GObject *object)
+{
+  GmlScenarioPanel *self = GML_SCENARIO_PANEL (object);
+
+  g_clear_pointer (&self->picture, gml_picture_free);
+  g_clear_pointer (&self->scenarios, g_hash_table_unref);
+  g_clear_pointer (&self->fallback, gml_device_destroy);
+  g_clear_pointer (&self->fallback_reason, g_free);
+  g_clear_pointer (&self->name, g_free);
+
+  G_OBJECT_CLASS (gml_scenario_panel_parent_class)->finalize (object);
+}
+
+static void
+gml_scenario_panel_class_init (GmlScenarioPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = gml_scenario_panel_dispose;
+  object_class->finalize = gml_scenario_panel_finalize;
+
+  g_type_ensure (GML_TYPE_PICTURE_VIEW);
+
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-scenario-panel.ui");
+  gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, box);
+  gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, title_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, source_label);
+  gtk_widget_class_bind_template_child_full (widget_class, "map_button", FALSE,
+                                             G_STRUCT_OFFSET (GmlScenarioPanel, view_buttons[GML_VIEW_MEMORY_MAP]));
+  gtk_widget_class_bind_template_child_full (widget_class, "fragmentation_button", FALSE,
+                                             G_STRUCT_OFFSET (GmlScenarioPanel, view_buttons[GML_VIEW_FRAGMENTATION]));
+  gtk_widget_class_bind_template_child_full (widget_class, "timeline_button", FALSE,
+                                             G_STRUCT_OFFSET (GmlScenarioPanel, view_buttons[GML_VIEW_TIMELINE]));
+  gtk_widget_class_bind_template_child_full (widget_class, "checkpointing_button", FALSE,
+                                             G_STRUCT_OFFSET (GmlScenarioPanel, view_buttons[GML_VIEW_CHECKPOINTING]));
+  gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, picture_view);
+  gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, caption_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, step_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, play_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, by_size_button);
+
+  gtk_widget_class_install_action (widget_class, "scenario.forward", NULL, scenario_action);
+  gtk_widget_class_install_action (widget_class, "scenario.back", NULL, scenario_action);
+  gtk_widget_class_install_action (widget_class, "scenario.restart", NULL, scenario_action);
+  gtk_widget_class_install_action (widget_class, "scenario.play", NULL, scenario_action);
+  gtk_widget_class_install_action (widget_class, "scenario.export", NULL, export_action);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "scenariopanel");
+}
+
+static void
+add_shortcut (GtkShortcutController *controller,
+              const char            *accel,
+              const char            *action)
+{
+  gtk_shortcut_controller_add_shortcut (controller,
+                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string (accel),
+                                                          gtk_named_action_new (action)));
+}
+
+static void
+gml_scenario_panel_init (GmlScenarioPanel *self)
+{
+  GtkEventController *shortcuts;
+  static const char *view_labels[GML_N_VIEWS] = {
+    N_("Memory map view"), N_("Fragmentation view"), N_("Timeline view"), N_("Checkpointing view")
+  };
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->scenarios = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                           (GDestroyNotify) gml_scenario_free);
+
+  for (guint v = 0; v < GML_N_VIEWS; v++)
+    g_signal_connect_object (self->view_buttons[v], "toggled", G_CALLBACK (view_toggled_cb), self,
+                             G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->by_size_button, "toggled", G_CALLBACK (by_size_toggled_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->picture_view, "step-activated", G_CALLBACK (step_activated_cb), self,
+                           G_CONNECT_SWAPPED);
+
+  /* Global scope: the keys step the picture wherever the focus is, and none of
+   * them is a quiz key (1–4, a–d, Enter, Space, ←, →). */
+  shortcuts = gtk_shortcut_controller_new ();
+  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts), GTK_SHORTCUT_SCOPE_GLOBAL);
+  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>Right|bracketright", "scenario.forward");
+  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>Left|bracketleft", "scenario.back");
+  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>Home", "scenario.restart");
+  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>period", "scenario.play");
+  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control><Shift>e", "scenario.export");
+  gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
+
+  for (guint v = 0; v < GML_N_VIEWS; v++)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (self->view_buttons[v]),
+                                    GTK_ACCESSIBLE_PROPERTY_LABEL, _(view_labels[v]), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->by_size_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Pack segments by size"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->play_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Play or pause the scenario"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_next_sibling (GTK_WIDGET (self->play_button))),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step forward"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_prev_sibling (GTK_WIDGET (self->play_button))),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step back"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_first_child (gtk_widget_get_parent (GTK_WIDGET (self->play_button)))),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Restart the scenario"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_last_child (gtk_widget_get_parent (GTK_WIDGET (self->play_button)))),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Export picture…"), -1);
+}

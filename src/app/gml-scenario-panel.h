@@ -1,0 +1,30 @@
+/* gml-scenario-panel.h — a scenario's picture with its controls, beside a question.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "gml-render.h"
+
+G_BEGIN_DECLS
+
+#define GML_TYPE_SCENARIO_PANEL (gml_scenario_panel_get_type ())
+
+G_DECLARE_FINAL_TYPE (GmlScenarioPanel, gml_scenario_panel, GML, SCENARIO_PANEL, GtkWidget)
+
+GtkWidget  *gml_scenario_panel_new          (void);
+/* Shows @name's scenario from its start (unchanged if it is already shown). */
+void        gml_scenario_panel_set_scenario (GmlScenarioPanel *self,
+                                             const char       *name);
+/* After an answer: jump to the step the question is about, in the view that
+ * shows it best, and outline what it was about. */
+void        gml_scenario_panel_point        (GmlScenarioPanel *self);
+void        gml_scenario_panel_step         (GmlScenarioPanel *self,
+                                             int               delta);
+/* Runs the scenarios again, e.g. after the language changed. */
+void        gml_scenario_panel_reload       (GmlScenarioPanel *self);
+
+G_END_DECLS
