@@ -1,0 +1,448 @@
+/* test-render.c — pixels where the layout says, and the render verb's files.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <locale.h>
+#include <math.h>
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "gml-render.h"
+
+#define W 900
+#define H 560
+
+typedef struct
+{
+  GmlDevice   *device;
+  GmlScenario *scenario;
+  GmlPicture  *picture;
+  cairo_surface_t *surface;
+} Fixture;
+
+static void
+fixture_open (Fixture    *f,
+              const char *name,
+              guint       step)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->device = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
+  f->scenario = gml_scenario_new (name, f->device, &error);
+  g_assert_no_error (error);
+  f->picture = gml_picture_new (f->scenario);
+  gml_picture_set_step (f->picture, step);
+  f->surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, W, H);
+}
+
+static void
+fixture_close (Fixture *f)
+{
+  cairo_surface_destroy (f->surface);
+  gml_picture_free (f->picture);
+  gml_scenario_free (f->scenario);
+  gml_device_destroy (f->device);
+}
+
+static gboolean
+pixel_is (cairo_surface_t *surface,
+          int              x,
+          int              y,
+          const GmlColor  *color)
+{
+  const guint8 *data;
+  guint32 px;
+  int r, g, b;
+
+  cairo_surface_flush (surface);
+  data = cairo_image_surface_get_data (surface);
+  px = *(const guint32 *) (data + y * cairo_image_surface_get_stride (surface) + x * 4);
+  r = (px >> 16) & 0xff;
+  g = (px >> 8) & 0xff;
+  b = px & 0xff;
+  return abs (r - (int) round (color->red * 255)) <= 3 &&
+         abs (g - (int) round (color->green * 255)) <= 3 &&
+         abs (b - (int) round (color->blue * 255)) <= 3;
+}
+
+/* How many pixels of @rect have @color. */
+static guint
+count_color (cairo_surface_t *surface,
+             const GmlRect   *rect,
+             const GmlColor  *color)
+{
+  guint n = 0;
+
+  for (int y = (int) ceil (rect->y) + 2; y < (int) (rect->y + rect->height) - 2; y++)
+    for (int x = (int) ceil (rect->x) + 2; x < (int) (rect->x + rect->width) - 2; x++)
+      n += pixel_is (surface, x, y, color);
+  return n;
+}
+
+static double
+distance (guint32         px,
+          const GmlColor *c)
+{
+  double r = ((px >> 16) & 0xff) / 255.0 - c->red;
+  double g = ((px >> 8) & 0xff) / 255.0 - c->green;
+  double b = (px & 0xff) / 255.0 - c->blue;
+
+  return r * r + g * g + b * b;
+}
+
+/* How many pixels of @rect are nearer to @a than to @b (anti-aliased lines count). */
+static guint
+count_nearer (cairo_surface_t *surface,
+              const GmlRect   *rect,
+              const GmlColor  *a,
+              const GmlColor  *b)
+{
+  const guint8 *data;
+  int stride;
+  guint n = 0;
+
+  cairo_surface_flush (surface);
+  data = cairo_image_surface_get_data (surface);
+  stride = cairo_image_surface_get_stride (surface);
+  for (int y = (int) ceil (rect->y) + 2; y < (int) (rect->y + rect->height) - 2; y++)
+    for (int x = (int) ceil (rect->x) + 2; x < (int) (rect->x + rect->width) - 2; x++)
+      {
+        guint32 px = *(const guint32 *) (data + y * stride + x * 4);
+
+        n += distance (px, a) < distance (px, b);
+      }
+  return n;
+}
+
+typedef struct
+{
+  GmlBlockState state;
+  GmlCategory   category;
+  gboolean      need_active_segment;   /* free piece of a segment that has live blocks */
+  gboolean      found;
+  GmlBlockInfo  block;
+} FindBlock;
+
+static void
+find_block_cb (const GmlSegmentInfo *segment,
+               const GmlBlockInfo   *block,
+               gpointer              user_data)
+{
+  FindBlock *f = user_data;
+
+  if (f->found || block->state != f->state)
+    return;
+  if (block->state == GML_BLOCK_ALLOCATED && block->category != f->category)
+    return;
+  if (block->state == GML_BLOCK_FREE && f->need_active_segment != (segment->active_bytes > 0))
+    return;
+  f->block = *block;
+  f->found = TRUE;
+}
+
+static void
+block_rect (Fixture            *f,
+            const GmlRenderStyle *style,
+            FindBlock          *find,
+            GmlRect            *rect)
+{
+  GmlMemoryMapData data;
+  GmlMapLayout layout = { 0 };
+
+  gml_picture_memory_map_data (f->picture, &data);
+  gml_mem_state_foreach_block (data.state, find_block_cb, find);
+  g_assert_true (find->found);
+  gml_map_layout_compute (&layout, &data, style, W, H);
+  g_assert_true (gml_map_layout_block_rect (&layout, &data, find->block.address, find->block.size, rect));
+  gml_map_layout_clear (&layout);
+  g_assert_cmpfloat (rect->width, >, 10);
+  g_assert_cmpfloat (rect->height, >, 10);
+}
+
+static void
+draw (Fixture              *f,
+      GmlView               view,
+      const GmlRenderStyle *style)
+{
+  cairo_t *cr = cairo_create (f->surface);
+
+  gml_render_picture (cr, f->picture, view, style, W, H);
+  g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+  cairo_destroy (cr);
+}
+
+static void
+test_block_colour (void)
+{
+  for (GmlTheme theme = 0; theme < GML_N_THEMES; theme++)
+    {
+      Fixture f = { 0 };
+      GmlRenderStyle style;
+      FindBlock find = { GML_BLOCK_ALLOCATED, GML_CATEGORY_OPTIMIZER_STATE };
+      GmlRect rect;
+      guint n;
+
+      gml_render_style_init (&style, theme);
+      fixture_open (&f, "oom", 3);    /* weights, gradients, optimizer state */
+      draw (&f, GML_VIEW_MEMORY_MAP, &style);
+      block_rect (&f, &style, &find, &rect);
+
+      /* Most of the block (labels aside) has its category's colour... */
+      n = count_color (f.surface, &rect, &style.palette.category[GML_CATEGORY_OPTIMIZER_STATE]);
+      g_assert_cmpuint (n, >, (rect.width - 4) * (rect.height - 4) * 0.6);
+      /* ...and none of the weights' colour. */
+      g_assert_cmpuint (count_color (f.surface, &rect, &style.palette.category[GML_CATEGORY_WEIGHTS]), ==, 0);
+      fixture_close (&f);
+    }
+}
+
+static void
+test_cached_block_hatched (void)
+{
+  static const struct { const char *scenario; guint step; gboolean inactive; } cases[] = {
+    { "batch-size", 10, FALSE },    /* batch-32 activations freed: whole cached segments */
+    { "fragmentation", 3, TRUE },   /* holes between live tensors: inactive split pieces */
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Fixture f = { 0 };
+      GmlRenderStyle style;
+      FindBlock find = { GML_BLOCK_FREE, GML_CATEGORY_NONE, cases[i].inactive };
+      GmlRect rect;
+      guint area, hatch, fill;
+
+      gml_render_style_init (&style, GML_THEME_LIGHT);
+      fixture_open (&f, cases[i].scenario, cases[i].step);
+      draw (&f, GML_VIEW_MEMORY_MAP, &style);
+      block_rect (&f, &style, &find, &rect);
+
+      area = (guint) ((rect.width - 4) * (rect.height - 4));
+      hatch = count_nearer (f.surface, &rect,
+                            cases[i].inactive ? &style.palette.inactive : &style.palette.hatch,
+                            &style.palette.free_fill);
+      fill = count_color (f.surface, &rect, &style.palette.free_fill);
+      /* Hatched: both the lines and the ground between them show. */
+      g_assert_cmpuint (hatch, >, area / 20);
+      g_assert_cmpuint (fill, >, area / 5);
+      fixture_close (&f);
+    }
+}
+
+static void
+test_timeline_reserved_height (void)
+{
+  Fixture f = { 0 };
+  GmlRenderStyle style;
+  GmlTimelineData data;
+  GmlRect plot;
+  guint64 top;
+  cairo_t *cr;
+  gsize checked = 0;
+
+  gml_render_style_init (&style, GML_THEME_LIGHT);
+  fixture_open (&f, "empty-cache", 0);
+  gml_picture_timeline_data (f.picture, &data);
+  data.cursor = G_MAXSIZE;         /* no cursor over the line */
+  cr = cairo_create (f.surface);
+  gml_render_timeline (cr, &data, &style, W, H);
+  cairo_destroy (cr);
+  gml_timeline_layout (&data, &style, W, H, &plot, &top);
+  g_assert_cmpuint (top, ==, gml_scenario_get_capacity (f.scenario));
+
+  for (gsize i = 1; i < data.n_points; i++)
+    {
+      int x = (int) (plot.x + (i + 0.5) * plot.width / data.n_points);
+      double y = plot.y + plot.height * (1.0 - (double) data.reserved[i] / top);
+      gboolean found = FALSE;
+
+      if (data.marks[i] != 0)
+        continue;   /* a marker line crosses there */
+      for (int dy = -1; dy <= 1 && !found; dy++)
+        found = pixel_is (f.surface, x, (int) round (y) + dy, &style.palette.reserved);
+      g_assert_true (found);
+      /* Well above the line is not the line. */
+      if (y - 12 > plot.y)
+        g_assert_false (pixel_is (f.surface, x, (int) round (y) - 12, &style.palette.reserved));
+      checked++;
+    }
+  g_assert_cmpuint (checked, >=, 2);
+  g_assert_cmpuint (gml_timeline_point_at_x (&data, &style, W, H, plot.x + 1), ==, 0);
+  g_assert_cmpuint (gml_timeline_point_at_x (&data, &style, W, H, plot.x + plot.width - 1), ==,
+                    data.n_points - 1);
+  fixture_close (&f);
+}
+
+static void
+test_hit (void)
+{
+  Fixture f = { 0 };
+  GmlRenderStyle style;
+  FindBlock find = { GML_BLOCK_ALLOCATED, GML_CATEGORY_WEIGHTS };
+  GmlMemoryMapData data;
+  GmlBlockInfo hit;
+  GmlRect rect;
+
+  gml_render_style_init (&style, GML_THEME_LIGHT);
+  fixture_open (&f, "oom", 1);
+  block_rect (&f, &style, &find, &rect);
+  gml_picture_memory_map_data (f.picture, &data);
+  g_assert_true (gml_render_memory_map_hit (&data, &style, W, H, rect.x + rect.width / 2,
+                                            rect.y + rect.height / 2, &hit));
+  g_assert_cmpuint (hit.address, ==, find.block.address);
+  g_assert_cmpstr (hit.label, ==, find.block.label);
+  g_assert_false (gml_render_memory_map_hit (&data, &style, W, H, 1, H - 1, &hit));
+  fixture_close (&f);
+}
+
+static void
+test_descriptions (void)
+{
+  Fixture f = { 0 };
+  g_autofree char *map = NULL;
+  g_autofree char *frag = NULL;
+  g_autofree char *expected = NULL;
+  const GmlScenarioStep *step;
+  g_autofree char *res = NULL;
+  g_autofree char *alloc = NULL;
+  g_autofree char *largest = NULL;
+
+  fixture_open (&f, "fragmentation", 3);
+  step = gml_scenario_get_step (f.scenario, 3);
+  map = gml_picture_describe (f.picture, GML_VIEW_MEMORY_MAP);
+  res = gml_format_size_short (step->stats.reserved_bytes[GML_STAT_ALL].current);
+  alloc = gml_format_size_short (step->stats.allocated_bytes[GML_STAT_ALL].current);
+  largest = gml_format_size_short (step->largest_free);
+  /* The C locale: English, as the msgid. */
+  expected = g_strdup_printf ("Reserved %s, allocated %s, largest free block %s.", res, alloc, largest);
+  g_assert_cmpstr (map, ==, expected);
+  frag = gml_picture_describe (f.picture, GML_VIEW_FRAGMENTATION);
+  g_assert_nonnull (strstr (frag, largest));
+  fixture_close (&f);
+}
+
+/* The render verb, as a lecturer runs it. */
+static const char *app;
+
+static int
+run_app (const char * const *args,
+         char              **out,
+         char              **err)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_ptr_array_add (argv, (char *) app);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status, &error);
+  g_assert_no_error (error);
+  return g_spawn_check_wait_status (status, NULL) ? 0 : 1;
+}
+
+static void
+test_cli_files (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gml-render-XXXXXX", NULL);
+  static const char *views[] = { "memory-map", "fragmentation", "timeline", "checkpointing" };
+
+  if (app == NULL)
+    {
+      g_test_skip ("no gpu-memory-lab binary given");
+      return;
+    }
+
+  for (guint v = 0; v < G_N_ELEMENTS (views); v++)
+    {
+      g_autofree char *png = g_build_filename (dir, "p.png", NULL);
+      g_autofree char *svg = g_build_filename (dir, "p.svg", NULL);
+      g_autofree char *pdf = g_build_filename (dir, "p.pdf", NULL);
+      g_autofree char *check = g_build_filename (dir, "check.png", NULL);
+      const char *scenario = v == 3 ? "checkpointing" : "fragmentation";
+      const char *png_args[] = { "render", scenario, "--view", views[v], "--output", png,
+                                 "--width", "640", "--height", "400", "--theme", "dark", NULL };
+      const char *svg_args[] = { "render", scenario, "--view", views[v], "--output", svg, "--step", "2", NULL };
+      const char *pdf_args[] = { "render", scenario, "--view", views[v], "--output", pdf, "--lang", "tr", NULL };
+      cairo_surface_t *surface;
+      g_autofree char *out = NULL;
+      g_autofree char *err = NULL;
+      int status = 0;
+
+      g_assert_cmpint (run_app (png_args, NULL, NULL), ==, 0);
+      surface = cairo_image_surface_create_from_png (png);
+      g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+      g_assert_cmpint (cairo_image_surface_get_width (surface), ==, 640);
+      g_assert_cmpint (cairo_image_surface_get_height (surface), ==, 400);
+      cairo_surface_destroy (surface);
+
+      g_assert_cmpint (run_app (svg_args, NULL, NULL), ==, 0);
+      g_assert_true (g_spawn_sync (NULL, (char *[]) { "rsvg-convert", svg, "-o", check, NULL }, NULL,
+                                   G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &status, NULL));
+      g_assert_true (g_spawn_check_wait_status (status, NULL));
+      surface = cairo_image_surface_create_from_png (check);
+      g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+      cairo_surface_destroy (surface);
+
+      g_assert_cmpint (run_app (pdf_args, NULL, NULL), ==, 0);
+      g_assert_true (g_spawn_sync (NULL, (char *[]) { "pdfinfo", pdf, NULL }, NULL, G_SPAWN_SEARCH_PATH,
+                                   NULL, NULL, &out, &err, &status, NULL));
+      g_assert_true (g_spawn_check_wait_status (status, NULL));
+      g_assert_nonnull (strstr (out, "Pages:"));
+      g_assert_nonnull (strstr (out, "1"));
+    }
+  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_cmpint (system (cmd), ==, 0);
+}
+
+static void
+test_cli_errors (void)
+{
+  static const char *bad[][12] = {
+    { "render", "no-such-scenario", "--output", "/tmp/x.png", NULL },
+    { "render", "oom", "--step", "9999", "--output", "/tmp/x.png", NULL },
+    { "render", "oom", "--view", "pie-chart", "--output", "/tmp/x.png", NULL },
+    { "render", "oom", "--output", "/tmp/x.gif", NULL },
+    { "render", "oom", "--theme", "neon", "--output", "/tmp/x.png", NULL },
+    { "render", "oom", "--width", "5", "--output", "/tmp/x.png", NULL },
+    { "render", "oom", NULL },
+    { "render", "oom", "--lang", "xx", "--output", "/tmp/x.png", NULL },
+    { "render", "oom", "--output", "/nonexistent-dir/x.png", NULL },
+  };
+
+  if (app == NULL)
+    {
+      g_test_skip ("no gpu-memory-lab binary given");
+      return;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autofree char *err = NULL;
+
+      g_assert_cmpint (run_app (bad[i], NULL, &err), !=, 0);
+      g_assert_true (g_str_has_prefix (err, "gpu-memory-lab render: "));
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  setlocale (LC_ALL, "");
+  g_test_init (&argc, &argv, NULL);
+  app = g_getenv ("GML_APP");
+
+  g_test_add_func ("/render/memory-map/block-colour", test_block_colour);
+  g_test_add_func ("/render/memory-map/cached-hatched", test_cached_block_hatched);
+  g_test_add_func ("/render/memory-map/hit", test_hit);
+  g_test_add_func ("/render/timeline/reserved-height", test_timeline_reserved_height);
+  g_test_add_func ("/render/descriptions", test_descriptions);
+  g_test_add_func ("/render/cli/files", test_cli_files);
+  g_test_add_func ("/render/cli/errors", test_cli_errors);
+
+  return g_test_run ();
+}
