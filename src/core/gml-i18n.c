@@ -9,6 +9,7 @@
 
 #include <locale.h>
 #include <libintl.h>
+#include <string.h>
 
 #include "gml-i18n.h"
 
@@ -77,4 +78,125 @@ gml_i18n_get_language (void)
     return g_str_has_prefix (language, "tr") ? "tr" : "en";
 
   return g_str_has_prefix (messages, "tr") ? "tr" : "en";
+}
+
+/* Switches to `lang` and returns what to give gml_i18n_pop_language() to switch back,
+ * so that a few strings can be looked up in the other language of a bilingual class. */
+char *
+gml_i18n_push_language (const char *lang)
+{
+  const char *language = g_getenv ("LANGUAGE");
+  char *saved = g_strdup (language != NULL ? language : "");
+
+  gml_i18n_set_language (lang);
+  return saved;
+}
+
+void
+gml_i18n_pop_language (char *saved)
+{
+  gml_i18n_set_language (saved != NULL && *saved != '\0' ? saved : NULL);
+  g_free (saved);
+}
+
+typedef struct
+{
+  GMappedFile *file;
+  GHashTable  *by_translation;   /* translated text -> key */
+  GHashTable  *by_source;        /* msgid without context -> key */
+} Catalogue;
+
+static guint32
+mo_word (const guint8 *data,
+         gsize         length,
+         gsize         offset,
+         gboolean      swap)
+{
+  guint32 value;
+
+  if (offset + 4 > length)
+    return 0;
+  memcpy (&value, data + offset, 4);
+  return swap ? GUINT32_SWAP_LE_BE (value) : value;
+}
+
+/* Reads a compiled catalogue (.mo: a header, then two tables of (length, offset)
+ * pairs for the keys and their translations) into two lookup tables. */
+static Catalogue *
+catalogue_load (const char *lang)
+{
+  const char *dir = bindtextdomain (GETTEXT_PACKAGE, NULL);
+  g_autofree char *path = g_build_filename (dir, lang, "LC_MESSAGES", GETTEXT_PACKAGE ".mo", NULL);
+  Catalogue *cat = g_new0 (Catalogue, 1);
+  const guint8 *data;
+  gsize length;
+  gboolean swap;
+  guint32 n, keys, values;
+
+  cat->by_translation = g_hash_table_new (g_str_hash, g_str_equal);
+  cat->by_source = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  cat->file = g_mapped_file_new (path, FALSE, NULL);
+  if (cat->file == NULL)
+    return cat;
+
+  data = (const guint8 *) g_mapped_file_get_contents (cat->file);
+  length = g_mapped_file_get_length (cat->file);
+  if (length < 20)
+    return cat;
+  swap = mo_word (data, length, 0, FALSE) != 0x950412de;
+  if (mo_word (data, length, 0, swap) != 0x950412de)
+    return cat;
+  n = mo_word (data, length, 8, swap);
+  keys = mo_word (data, length, 12, swap);
+  values = mo_word (data, length, 16, swap);
+
+  for (guint32 i = 0; i < n; i++)
+    {
+      guint32 klen = mo_word (data, length, keys + 8 * i, swap);
+      guint32 koff = mo_word (data, length, keys + 8 * i + 4, swap);
+      guint32 vlen = mo_word (data, length, values + 8 * i, swap);
+      guint32 voff = mo_word (data, length, values + 8 * i + 4, swap);
+      const char *key, *value, *source;
+
+      /* Strings are NUL-terminated in the file; plural forms follow the first one
+       * after a NUL, so reading them as C strings keeps the singular. */
+      if (klen == 0 || (gsize) koff + klen >= length || (gsize) voff + vlen >= length)
+        continue;
+      key = (const char *) data + koff;
+      value = (const char *) data + voff;
+      source = strchr (key, '\004');
+      source = source != NULL ? source + 1 : key;
+      g_hash_table_insert (cat->by_translation, (gpointer) value, (gpointer) key);
+      g_hash_table_insert (cat->by_source, g_strdup (source), (gpointer) key);
+    }
+  return cat;
+}
+
+const char *
+gml_i18n_key_for_text (const char *lang,
+                       const char *text)
+{
+  static GHashTable *catalogues;   /* lang -> Catalogue, kept for the process's life */
+  Catalogue *cat;
+  const char *key;
+
+  if (text == NULL || *text == '\0' || !gml_i18n_is_known_language (lang))
+    return NULL;
+
+  if (catalogues == NULL)
+    catalogues = g_hash_table_new (g_str_hash, g_str_equal);
+  /* English is the source language and has no catalogue; its texts are looked up
+   * among the sources of the Turkish one. */
+  cat = g_hash_table_lookup (catalogues, "tr");
+  if (cat == NULL)
+    {
+      cat = catalogue_load ("tr");
+      g_hash_table_insert (catalogues, (gpointer) "tr", cat);
+    }
+
+  if (g_str_equal (lang, "en"))
+    return g_hash_table_lookup (cat->by_source, text);
+
+  key = g_hash_table_lookup (cat->by_translation, text);
+  return key;
 }

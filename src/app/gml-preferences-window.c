@@ -1,0 +1,204 @@
+/* gml-preferences-window.c — the lab's settings, kept in GSettings.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-preferences-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "gml-language.h"
+#include "gml-preferences-window.h"
+
+/* A combo row shows translated names for a string key's values. The names are built
+ * in code so they can be built again when the language changes. */
+typedef struct
+{
+  const char *key;
+  const char *values[5];
+  const char *names[5];    /* N_(); NULL entries are language names, shown untranslated */
+} Choice;
+
+enum { CHOICE_LANGUAGE, CHOICE_STYLE, CHOICE_BACKEND, N_CHOICES };
+
+static const Choice choices[N_CHOICES] = {
+  { "language", { "system", "tr", "en", NULL }, { N_("Same as the System"), NULL, NULL, NULL } },
+  { "style", { "system", "light", "dark", "high-contrast", NULL },
+    { N_("Follow the System"), N_("Light"), N_("Dark"), N_("High Contrast"), NULL } },
+  { "backend", { "auto", "sim", "cuda", NULL },
+    { N_("Automatic: the GPU when one answers"), N_("Simulated GPU"), N_("CUDA (NVIDIA GPU)"), NULL } },
+};
+
+/* Each language in its own name, so it can be found whatever the current language. */
+static const char *language_names[] = { NULL, "Türkçe", "English" };
+
+struct _GmlPreferencesWindow
+{
+  AdwPreferencesWindow  parent_instance;
+
+  /* Template widgets */
+  AdwComboRow          *language_row;
+  AdwComboRow          *style_row;
+  AdwComboRow          *backend_row;
+  GtkSwitch            *bilingual_switch;
+  GtkSwitch            *shuffle_switch;
+  GtkSpinButton        *timer_spin;
+  GtkSpinButton        *budget_spin;
+  GtkSpinButton        *capacity_spin;
+
+  /* Owned */
+  GSettings            *settings;
+
+  /* State */
+  gboolean              syncing;     /* the rows are being set from the settings */
+};
+
+G_DEFINE_FINAL_TYPE (GmlPreferencesWindow, gml_preferences_window, ADW_TYPE_PREFERENCES_WINDOW)
+
+static AdwComboRow *
+row_for (GmlPreferencesWindow *self,
+         guint                 choice)
+{
+  AdwComboRow *rows[N_CHOICES] = { self->language_row, self->style_row, self->backend_row };
+
+  return rows[choice];
+}
+
+static void
+sync_row (GmlPreferencesWindow *self,
+          guint                 choice,
+          gboolean              rebuild)
+{
+  const Choice *c = &choices[choice];
+  AdwComboRow *row = row_for (self, choice);
+  g_autofree char *value = g_settings_get_string (self->settings, c->key);
+  guint selected = 0;
+
+  self->syncing = TRUE;
+  if (rebuild)
+    {
+      g_autoptr(GtkStringList) names = gtk_string_list_new (NULL);
+
+      for (guint i = 0; c->values[i] != NULL; i++)
+        gtk_string_list_append (names, c->names[i] != NULL ? _(c->names[i]) : language_names[i]);
+      adw_combo_row_set_model (row, G_LIST_MODEL (names));
+    }
+  for (guint i = 0; c->values[i] != NULL; i++)
+    if (g_str_equal (c->values[i], value))
+      selected = i;
+  adw_combo_row_set_selected (row, selected);
+  self->syncing = FALSE;
+}
+
+static void
+row_selected_cb (AdwComboRow          *row,
+                 GParamSpec           *pspec,
+                 GmlPreferencesWindow *self)
+{
+  guint selected = adw_combo_row_get_selected (row);
+
+  if (self->syncing || selected == GTK_INVALID_LIST_POSITION)
+    return;
+  for (guint choice = 0; choice < N_CHOICES; choice++)
+    if (row_for (self, choice) == row)
+      g_settings_set_string (self->settings, choices[choice].key, choices[choice].values[selected]);
+}
+
+static void
+setting_changed_cb (GSettings            *settings,
+                    const char           *key,
+                    GmlPreferencesWindow *self)
+{
+  for (guint choice = 0; choice < N_CHOICES; choice++)
+    if (g_str_equal (key, choices[choice].key))
+      sync_row (self, choice, FALSE);
+}
+
+static void
+language_changed_cb (GmlPreferencesWindow *self,
+                     const char           *previous,
+                     GmlApplication       *app)
+{
+  gml_language_retranslate_widget (GTK_WIDGET (self), previous);
+  for (guint choice = 0; choice < N_CHOICES; choice++)
+    sync_row (self, choice, TRUE);
+}
+
+static void
+gml_preferences_window_dispose (GObject *object)
+{
+  GmlPreferencesWindow *self = GML_PREFERENCES_WINDOW (object);
+
+  g_clear_object (&self->settings);
+  gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_PREFERENCES_WINDOW);
+
+  G_OBJECT_CLASS (gml_preferences_window_parent_class)->dispose (object);
+}
+
+static void
+gml_preferences_window_class_init (GmlPreferencesWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = gml_preferences_window_dispose;
+
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-preferences-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, language_row);
+  gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, style_row);
+  gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, backend_row);
+  gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, bilingual_switch);
+  gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, shuffle_switch);
+  gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, timer_spin);
+  gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, budget_spin);
+  gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, capacity_spin);
+}
+
+static void
+gml_preferences_window_init (GmlPreferencesWindow *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+GmlPreferencesWindow *
+gml_preferences_window_new (GmlApplication *app,
+                            GtkWindow      *parent)
+{
+  GmlPreferencesWindow *self = g_object_new (GML_TYPE_PREFERENCES_WINDOW,
+                                             "application", app,
+                                             "transient-for", parent,
+                                             NULL);
+  struct { GtkWidget *widget; const char *key; const char *property; } bindings[] = {
+    { GTK_WIDGET (self->bilingual_switch), "bilingual", "active" },
+    { GTK_WIDGET (self->shuffle_switch), "shuffle-options", "active" },
+    { GTK_WIDGET (self->timer_spin), "question-timer", "value" },
+    { GTK_WIDGET (self->budget_spin), "cuda-budget-mib", "value" },
+    { GTK_WIDGET (self->capacity_spin), "sim-capacity-mib", "value" },
+  };
+
+  self->settings = g_object_ref (gml_application_get_settings (app));
+  for (guint i = 0; i < G_N_ELEMENTS (bindings); i++)
+    {
+      GtkWidget *row = gtk_widget_get_ancestor (bindings[i].widget, ADW_TYPE_ACTION_ROW);
+
+      g_settings_bind (self->settings, bindings[i].key, bindings[i].widget, bindings[i].property,
+                       G_SETTINGS_BIND_DEFAULT);
+      /* A switch or spin button is named by its row's title for a screen reader. */
+      if (row != NULL)
+        gtk_accessible_update_relation (GTK_ACCESSIBLE (bindings[i].widget),
+                                        GTK_ACCESSIBLE_RELATION_LABELLED_BY, row, NULL,
+                                        -1);
+    }
+  for (guint choice = 0; choice < N_CHOICES; choice++)
+    {
+      sync_row (self, choice, TRUE);
+      g_signal_connect_object (row_for (self, choice), "notify::selected",
+                               G_CALLBACK (row_selected_cb), self, 0);
+    }
+  g_signal_connect_object (self->settings, "changed", G_CALLBACK (setting_changed_cb), self, 0);
+  g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  return self;
+}

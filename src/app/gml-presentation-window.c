@@ -1,0 +1,703 @@
+/* gml-presentation-window.c — the quiz on the projector, for the audience.
+ *
+ * The window owns the presented round: which question is up, whether its answer has
+ * been revealed and the countdown. The presenter window (on a second monitor) only
+ * shows that state and forwards its keys here, so both windows always agree.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-presentation-window"
+
+#include "config.h"
+
+#include <stdio.h>
+
+#include <glib/gi18n.h>
+
+#include "gml-language.h"
+#include "gml-presentation-window.h"
+#include "gml-presenter-window.h"
+
+struct _GmlPresentationWindow
+{
+  AdwWindow        parent_instance;
+
+  /* Template widgets */
+  GtkLabel        *position_label;
+  GtkLabel        *topic_label;
+  GtkLabel        *timer_label;
+  GtkLabel        *question_label;
+  GtkLabel        *question_other_label;
+  GtkBox          *options_box;
+  GtkBox          *result_box;
+  GtkLabel        *verdict_label;
+  GtkLabel        *feedback_label;
+  GtkLabel        *explanation_label;
+  GtkLabel        *hint_label;
+
+  GtkWidget       *option_rows[GML_N_OPTIONS];
+  GtkLabel        *option_letters[GML_N_OPTIONS];
+  GtkLabel        *option_texts[GML_N_OPTIONS];
+  GtkLabel        *option_others[GML_N_OPTIONS];
+
+  /* Owned */
+  GSettings       *settings;
+  GtkCssProvider  *scale_provider;
+  GArray          *slides;          /* GmlSlide */
+
+  /* Borrowed: the application outlives every window. */
+  GmlApplication  *app;
+  GmlQuestionBank *bank;
+  GtkWindow       *presenter;       /* weak */
+  GtkWindow       *main_window;     /* weak */
+
+  /* State */
+  guint            current;
+  gint64           started_at;      /* monotonic µs when the presentation began */
+  gint64           question_at;     /* monotonic µs when the current question came up */
+  int              scaled_for;      /* the size unit the font sizes were computed for */
+  guint            scale_idle_id;
+  guint            tick_id;
+  gboolean         time_was_up;
+};
+
+enum {
+  CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (GmlPresentationWindow, gml_presentation_window, ADW_TYPE_WINDOW)
+
+static GmlSlide *
+slide_at (GmlPresentationWindow *self,
+          guint                  position)
+{
+  if (self->slides == NULL || position >= self->slides->len)
+    return NULL;
+  return &g_array_index (self->slides, GmlSlide, position);
+}
+
+const GmlSlide *
+gml_presentation_window_get_slide (GmlPresentationWindow *self,
+                                   guint                  offset)
+{
+  g_return_val_if_fail (GML_IS_PRESENTATION_WINDOW (self), NULL);
+  return slide_at (self, self->current + offset);
+}
+
+const GmlQuestion *
+gml_presentation_window_get_question (GmlPresentationWindow *self,
+                                      guint                  offset)
+{
+  const GmlSlide *slide = gml_presentation_window_get_slide (self, offset);
+
+  return slide != NULL ? gml_question_bank_get (self->bank, slide->question) : NULL;
+}
+
+guint
+gml_presentation_window_get_position (GmlPresentationWindow *self)
+{
+  g_return_val_if_fail (GML_IS_PRESENTATION_WINDOW (self), 0);
+  return self->current;
+}
+
+guint
+gml_presentation_window_get_n_slides (GmlPresentationWindow *self)
+{
+  g_return_val_if_fail (GML_IS_PRESENTATION_WINDOW (self), 0);
+  return self->slides != NULL ? self->slides->len : 0;
+}
+
+gint64
+gml_presentation_window_get_started_at (GmlPresentationWindow *self)
+{
+  g_return_val_if_fail (GML_IS_PRESENTATION_WINDOW (self), 0);
+  return self->started_at;
+}
+
+/* Seconds left on the current question's countdown; -1 when there is none (no timer
+ * set, or the answer is already revealed). */
+int
+gml_presentation_window_get_seconds_left (GmlPresentationWindow *self)
+{
+  const GmlSlide *slide = slide_at (self, self->current);
+  int limit = g_settings_get_int (self->settings, "question-timer");
+  gint64 elapsed;
+
+  if (limit <= 0 || slide == NULL || slide->revealed)
+    return -1;
+  elapsed = (g_get_monotonic_time () - self->question_at) / G_USEC_PER_SEC;
+  return (int) MAX (0, limit - elapsed);
+}
+
+static char *
+format_countdown (int seconds)
+{
+  return g_strdup_printf ("%d:%02d", seconds / 60, seconds % 60);
+}
+
+static void
+update_timer (GmlPresentationWindow *self)
+{
+  int left = gml_presentation_window_get_seconds_left (self);
+  gboolean up = left == 0;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->timer_label), left >= 0);
+  if (left < 0)
+    return;
+
+  if (up)
+    gtk_label_set_label (self->timer_label, _("Time is up!"));
+  else
+    {
+      g_autofree char *text = format_countdown (left);
+
+      gtk_label_set_label (self->timer_label, text);
+    }
+  if (up)
+    gtk_widget_add_css_class (GTK_WIDGET (self->timer_label), "time-up");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->timer_label), "time-up");
+
+  if (up != self->time_was_up)
+    {
+      self->time_was_up = up;
+      g_signal_emit (self, signals[CHANGED], 0);
+    }
+}
+
+static gboolean
+tick_cb (gpointer user_data)
+{
+  update_timer (user_data);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+set_other (GtkLabel   *label,
+           const char *shown,
+           char       *other)   /* owned */
+{
+  gboolean visible = other != NULL && !g_str_equal (other, shown);
+
+  gtk_label_set_label (label, visible ? other : "");
+  gtk_widget_set_visible (GTK_WIDGET (label), visible);
+  g_free (other);
+}
+
+static void
+show_current (GmlPresentationWindow *self)
+{
+  GmlSlide *slide = slide_at (self, self->current);
+  const GmlQuestion *q;
+  gboolean bilingual = g_settings_get_boolean (self->settings, "bilingual");
+  guint right_pos;
+  g_autofree char *position = NULL;
+  g_autofree char *text = NULL;
+
+  if (slide == NULL)
+    return;
+
+  q = gml_question_bank_get (self->bank, slide->question);
+  right_pos = gml_question_correct_position (q, slide->order);
+
+  /* Translators: the position in the round, e.g. "3 / 6". */
+  position = g_strdup_printf (_("%u / %u"), self->current + 1, self->slides->len);
+  gtk_label_set_label (self->position_label, position);
+  gtk_label_set_label (self->topic_label, gml_question_translate (q, q->topic));
+
+  text = gml_question_format (q, q->text, slide->order);
+  gtk_label_set_label (self->question_label, text);
+  set_other (self->question_other_label, text,
+             bilingual ? gml_language_format_other (q, q->text, slide->order) : NULL);
+
+  for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
+    {
+      const GmlOption *option = &q->options[slide->order[shown]];
+      g_autofree char *option_text = gml_question_format (q, option->text, slide->order);
+      g_autofree char *letter = g_strdup_printf ("%c", gml_option_letter (shown));
+      g_autofree char *accessible = g_strdup_printf ("%s. %s", letter, option_text);
+      GtkWidget *row = self->option_rows[shown];
+
+      gtk_label_set_label (self->option_letters[shown], letter);
+      gtk_label_set_label (self->option_texts[shown], option_text);
+      set_other (self->option_others[shown], option_text,
+                 bilingual ? gml_language_format_other (q, option->text, slide->order) : NULL);
+
+      gtk_widget_remove_css_class (row, "correct");
+      gtk_widget_remove_css_class (row, "not-correct");
+      if (slide->revealed)
+        gtk_widget_add_css_class (row, shown == right_pos ? "correct" : "not-correct");
+      gtk_accessible_update_property (GTK_ACCESSIBLE (row),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, accessible,
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                      slide->revealed && shown == right_pos ? _("The right answer") : "",
+                                      -1);
+    }
+
+  gtk_widget_set_visible (GTK_WIDGET (self->result_box), slide->revealed);
+  if (slide->revealed)
+    {
+      const GmlOption *right = &q->options[slide->order[right_pos]];
+      g_autofree char *verdict = NULL;
+      g_autofree char *feedback = gml_question_format (q, right->feedback, slide->order);
+      g_autofree char *explanation = gml_question_format (q, q->explanation, slide->order);
+
+      /* Translators: %c is the letter of the right option. */
+      verdict = g_strdup_printf (_("The right answer is %c."), gml_option_letter (right_pos));
+      gtk_label_set_label (self->verdict_label, verdict);
+      gtk_label_set_label (self->feedback_label, feedback);
+      gtk_label_set_label (self->explanation_label, explanation);
+      gtk_label_set_label (self->hint_label, _("→ next question · ← previous · Esc leaves"));
+    }
+  else
+    gtk_label_set_label (self->hint_label, _("Space reveals the answer · ← → change question · Esc leaves"));
+
+  update_timer (self);
+  g_signal_emit (self, signals[CHANGED], 0);
+}
+
+void
+gml_presentation_window_reveal (GmlPresentationWindow *self)
+{
+  GmlSlide *slide = slide_at (self, self->current);
+
+  g_return_if_fail (GML_IS_PRESENTATION_WINDOW (self));
+
+  if (slide == NULL || slide->revealed)
+    return;
+  slide->revealed = TRUE;
+  show_current (self);
+}
+
+void
+gml_presentation_window_go (GmlPresentationWindow *self,
+                            int                    delta)
+{
+  int target;
+
+  g_return_if_fail (GML_IS_PRESENTATION_WINDOW (self));
+
+  target = (int) self->current + delta;
+  if (self->slides == NULL || target < 0 || target >= (int) self->slides->len)
+    return;
+  self->current = (guint) target;
+  self->question_at = g_get_monotonic_time ();
+  self->time_was_up = FALSE;
+  show_current (self);
+}
+
+/* Keys of a lecture: Space or Enter reveal the answer and then go on, → and ← (and
+ * the Page Down / Page Up that presentation clickers send) change the question, Esc
+ * leaves. They work from the audience's and from the presenter's window. */
+gboolean
+gml_presentation_window_handle_key (GmlPresentationWindow *self,
+                                    guint                  keyval,
+                                    GdkModifierType        state)
+{
+  const GmlSlide *slide = slide_at (self, self->current);
+
+  if ((state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK)) != 0)
+    return FALSE;
+
+  switch (keyval)
+    {
+    case GDK_KEY_Escape:
+      gtk_window_close (GTK_WINDOW (self));
+      return TRUE;
+
+    case GDK_KEY_space:
+    case GDK_KEY_Return:
+    case GDK_KEY_KP_Enter:
+    case GDK_KEY_ISO_Enter:
+      if (slide != NULL && !slide->revealed)
+        gml_presentation_window_reveal (self);
+      else
+        gml_presentation_window_go (self, 1);
+      return TRUE;
+
+    case GDK_KEY_Right:
+    case GDK_KEY_KP_Right:
+    case GDK_KEY_Page_Down:
+    case GDK_KEY_KP_Page_Down:
+      gml_presentation_window_go (self, 1);
+      return TRUE;
+
+    case GDK_KEY_Left:
+    case GDK_KEY_KP_Left:
+    case GDK_KEY_Page_Up:
+    case GDK_KEY_KP_Page_Up:
+      gml_presentation_window_go (self, -1);
+      return TRUE;
+
+    case GDK_KEY_F5:
+      return TRUE;
+
+    default:
+      return FALSE;
+    }
+}
+
+static gboolean
+key_pressed_cb (GmlPresentationWindow *self,
+                guint                  keyval,
+                guint                  keycode,
+                GdkModifierType        state,
+                GtkEventControllerKey *controller)
+{
+  return gml_presentation_window_handle_key (self, keyval, state);
+}
+
+/* Type scales with the window: a projector's 1920×1080 gets a 54 px question (5 % of
+ * the height), a small test window proportionally less. A narrow window scales by
+ * its width instead, so lines do not break into single words. */
+static gboolean
+update_scale_cb (gpointer user_data)
+{
+  GmlPresentationWindow *self = user_data;
+  int unit = self->scaled_for;
+  g_autofree char *css = NULL;
+
+  self->scale_idle_id = 0;
+  css = g_strdup_printf ("window.presentation .slide { padding: %dpx %dpx %dpx %dpx; }\n"
+                         "window.presentation .meta { font-size: %dpx; }\n"
+                         "window.presentation .body { margin-top: %dpx; }\n"
+                         "window.presentation .question { font-size: %dpx; }\n"
+                         "window.presentation .question-other { font-size: %dpx; }\n"
+                         "window.presentation .options { margin-top: %dpx; border-spacing: %dpx; }\n"
+                         "window.presentation .option { padding: %dpx %dpx; border-spacing: %dpx; }\n"
+                         "window.presentation .option-letter,\n"
+                         "window.presentation .option-text { font-size: %dpx; }\n"
+                         "window.presentation .option-other { font-size: %dpx; }\n"
+                         "window.presentation .result { margin-top: %dpx; padding: %dpx %dpx; border-spacing: %dpx; }\n"
+                         "window.presentation .result-text { font-size: %dpx; }\n"
+                         "window.presentation .hint { font-size: %dpx; }\n",
+                         unit * 3 / 100, unit * 6 / 100, unit * 2 / 100, unit * 6 / 100,
+                         unit * 26 / 1000,
+                         unit * 2 / 100,
+                         unit * 50 / 1000,
+                         unit * 30 / 1000,
+                         unit * 3 / 100, unit * 12 / 1000,
+                         unit * 10 / 1000, unit * 20 / 1000, unit * 20 / 1000,
+                         unit * 36 / 1000,
+                         unit * 24 / 1000,
+                         unit * 25 / 1000, unit * 15 / 1000, unit * 20 / 1000, unit * 8 / 1000,
+                         unit * 28 / 1000,
+                         unit * 18 / 1000);
+  gtk_css_provider_load_from_data (self->scale_provider, css, -1);
+  if (g_getenv ("GML_DEBUG_MONITORS") != NULL)
+    {
+      printf ("gml-scale audience %d %d\n", gtk_widget_get_height (GTK_WIDGET (self)), unit * 50 / 1000);
+      fflush (stdout);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static void
+gml_presentation_window_size_allocate (GtkWidget *widget,
+                                       int        width,
+                                       int        height,
+                                       int        baseline)
+{
+  GmlPresentationWindow *self = GML_PRESENTATION_WINDOW (widget);
+  int unit = MAX (200, MIN (height, width * 9 / 16));
+
+  GTK_WIDGET_CLASS (gml_presentation_window_parent_class)->size_allocate (widget, width, height, baseline);
+
+  /* New font sizes change the size request: set them after this allocation, not
+   * during it. */
+  if (unit != self->scaled_for)
+    {
+      self->scaled_for = unit;
+      if (self->scale_idle_id == 0)
+        self->scale_idle_id = g_idle_add (update_scale_cb, self);
+    }
+}
+
+static void
+language_changed_cb (GmlPresentationWindow *self,
+                     const char            *previous,
+                     GmlApplication        *app)
+{
+  gml_language_retranslate_widget (GTK_WIDGET (self), previous);
+  show_current (self);
+}
+
+static void
+bilingual_changed_cb (GmlPresentationWindow *self)
+{
+  show_current (self);
+}
+
+static gboolean
+gml_presentation_window_close_request (GtkWindow *window)
+{
+  GmlPresentationWindow *self = GML_PRESENTATION_WINDOW (window);
+  GtkWindow *presenter = self->presenter;
+
+  if (presenter != NULL)
+    {
+      g_object_remove_weak_pointer (G_OBJECT (presenter), (gpointer *) &self->presenter);
+      self->presenter = NULL;
+      gtk_window_destroy (presenter);
+    }
+  if (self->main_window != NULL)
+    gtk_window_present (self->main_window);
+
+  return GTK_WINDOW_CLASS (gml_presentation_window_parent_class)->close_request (window);
+}
+
+static void
+gml_presentation_window_dispose (GObject *object)
+{
+  GmlPresentationWindow *self = GML_PRESENTATION_WINDOW (object);
+
+  if (self->presenter != NULL)
+    {
+      g_object_remove_weak_pointer (G_OBJECT (self->presenter), (gpointer *) &self->presenter);
+      gtk_window_destroy (g_steal_pointer (&self->presenter));
+    }
+  if (self->main_window != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (self->main_window), (gpointer *) &self->main_window);
+  self->main_window = NULL;
+  g_clear_handle_id (&self->scale_idle_id, g_source_remove);
+  g_clear_handle_id (&self->tick_id, g_source_remove);
+  if (self->scale_provider != NULL)
+    gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
+                                                   GTK_STYLE_PROVIDER (self->scale_provider));
+  g_clear_object (&self->scale_provider);
+  g_clear_object (&self->settings);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_PRESENTATION_WINDOW);
+
+  G_OBJECT_CLASS (gml_presentation_window_parent_class)->dispose (object);
+}
+
+static void
+gml_presentation_window_finalize (GObject *object)
+{
+  GmlPresentationWindow *self = GML_PRESENTATION_WINDOW (object);
+
+  g_clear_pointer (&self->slides, g_array_unref);
+
+  G_OBJECT_CLASS (gml_presentation_window_parent_class)->finalize (object);
+}
+
+static void
+gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->dispose = gml_presentation_window_dispose;
+  object_class->finalize = gml_presentation_window_finalize;
+  widget_class->size_allocate = gml_presentation_window_size_allocate;
+  window_class->close_request = gml_presentation_window_close_request;
+
+  /**
+   * GmlPresentationWindow::changed:
+   *
+   * The question, its revealed state or its countdown changed.
+   */
+  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-presentation-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, position_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, topic_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, timer_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, question_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, question_other_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, options_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, result_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, verdict_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, feedback_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, explanation_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, hint_label);
+}
+
+static void
+gml_presentation_window_init (GmlPresentationWindow *self)
+{
+  GtkEventController *keys;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->scale_provider = gtk_css_provider_new ();
+  gtk_style_context_add_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
+                                              GTK_STYLE_PROVIDER (self->scale_provider),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION + 1);
+
+  for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
+    {
+      GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+      GtkWidget *texts = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+      GtkWidget *letter = gtk_label_new (NULL);
+      GtkWidget *text = gtk_label_new (NULL);
+      GtkWidget *other = gtk_label_new (NULL);
+
+      gtk_widget_add_css_class (row, "option");
+      gtk_widget_add_css_class (letter, "option-letter");
+      gtk_widget_set_valign (letter, GTK_ALIGN_START);
+      gtk_widget_add_css_class (text, "option-text");
+      gtk_widget_add_css_class (other, "option-other");
+      gtk_widget_add_css_class (other, "other-language");
+      gtk_widget_set_visible (other, FALSE);
+      for (GtkWidget *l = text; l != NULL; l = l == text ? other : NULL)
+        {
+          gtk_label_set_wrap (GTK_LABEL (l), TRUE);
+          gtk_label_set_wrap_mode (GTK_LABEL (l), PANGO_WRAP_WORD_CHAR);
+          gtk_label_set_xalign (GTK_LABEL (l), 0);
+        }
+      gtk_widget_set_hexpand (texts, TRUE);
+      gtk_box_append (GTK_BOX (texts), text);
+      gtk_box_append (GTK_BOX (texts), other);
+      gtk_box_append (GTK_BOX (row), letter);
+      gtk_box_append (GTK_BOX (row), texts);
+      gtk_box_append (self->options_box, row);
+
+      self->option_rows[shown] = row;
+      self->option_letters[shown] = GTK_LABEL (letter);
+      self->option_texts[shown] = GTK_LABEL (text);
+      self->option_others[shown] = GTK_LABEL (other);
+    }
+
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect_object (keys, "key-pressed", G_CALLBACK (key_pressed_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), keys);
+
+  self->started_at = g_get_monotonic_time ();
+  self->question_at = self->started_at;
+  self->tick_id = g_timeout_add (250, tick_cb, self);
+}
+
+static void
+print_monitor_cb (GdkSurface *surface,
+                  GdkMonitor *monitor,
+                  const char *role)
+{
+  GdkRectangle geometry;
+
+  gdk_monitor_get_geometry (monitor, &geometry);
+  printf ("gml-monitor %s %d %d %d %d\n", role, geometry.x, geometry.y, geometry.width, geometry.height);
+  fflush (stdout);
+}
+
+static void
+print_fullscreen_cb (GtkWindow  *window,
+                     GParamSpec *pspec,
+                     const char *role)
+{
+  printf ("gml-fullscreen %s %d %d %d\n", role, gtk_window_is_fullscreen (window),
+          gtk_widget_get_width (GTK_WIDGET (window)), gtk_widget_get_height (GTK_WIDGET (window)));
+  fflush (stdout);
+}
+
+static void
+watch_realize_cb (GtkWidget  *widget,
+                  const char *role)
+{
+  g_signal_connect (gtk_native_get_surface (GTK_NATIVE (widget)), "enter-monitor",
+                    G_CALLBACK (print_monitor_cb), (gpointer) role);
+}
+
+/* With GML_DEBUG_MONITORS set, prints where the compositor put a presentation window
+ * and whether it is fullscreen, so a test can check the placement that no
+ * accessibility API reports (Wayland has no global coordinates). */
+void
+_gml_presentation_debug_watch (GtkWindow  *window,
+                               const char *role)
+{
+  if (g_getenv ("GML_DEBUG_MONITORS") == NULL)
+    return;
+  g_signal_connect (window, "realize", G_CALLBACK (watch_realize_cb), (gpointer) role);
+  g_signal_connect (window, "notify::fullscreened", G_CALLBACK (print_fullscreen_cb), (gpointer) role);
+}
+
+/* Starts a presentation of `slides` from `start`: the audience window fullscreen on a
+ * monitor other than the main window's and, when there is one more, the presenter
+ * window fullscreen on the main window's monitor. With one monitor the audience
+ * window takes it and the presenter view is off. */
+gboolean
+gml_presentation_start (GtkWindow      *parent,
+                        GmlApplication *app,
+                        GArray         *slides,
+                        guint           start)
+{
+  GdkDisplay *display = gtk_widget_get_display (GTK_WIDGET (parent));
+  GListModel *monitors = gdk_display_get_monitors (display);
+  guint n_monitors = g_list_model_get_n_items (monitors);
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (parent));
+  g_autoptr(GdkMonitor) home = NULL;
+  g_autoptr(GdkMonitor) audience_monitor = NULL;
+  g_autoptr(GdkMonitor) presenter_monitor = NULL;
+  GmlPresentationWindow *self;
+
+  if (slides == NULL || slides->len == 0)
+    return FALSE;
+
+  if (surface != NULL && gdk_display_get_monitor_at_surface (display, surface) != NULL)
+    home = g_object_ref (gdk_display_get_monitor_at_surface (display, surface));
+
+  for (guint i = 0; i < n_monitors && audience_monitor == NULL; i++)
+    {
+      g_autoptr(GdkMonitor) monitor = g_list_model_get_item (monitors, i);
+
+      if (n_monitors == 1 || monitor != home)
+        audience_monitor = g_steal_pointer (&monitor);
+    }
+  if (n_monitors >= 2)
+    {
+      if (home != NULL && home != audience_monitor)
+        presenter_monitor = g_object_ref (home);
+      else
+        for (guint i = 0; i < n_monitors && presenter_monitor == NULL; i++)
+          {
+            g_autoptr(GdkMonitor) monitor = g_list_model_get_item (monitors, i);
+
+            if (monitor != audience_monitor)
+              presenter_monitor = g_steal_pointer (&monitor);
+          }
+    }
+
+  self = g_object_new (GML_TYPE_PRESENTATION_WINDOW, "application", app, NULL);
+  self->app = app;
+  self->bank = gml_application_get_bank (app);
+  self->settings = g_object_ref (gml_application_get_settings (app));
+  self->slides = g_array_ref (slides);
+  self->current = MIN (start, slides->len - 1);
+  self->main_window = parent;
+  g_object_add_weak_pointer (G_OBJECT (parent), (gpointer *) &self->main_window);
+
+  g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::bilingual", G_CALLBACK (bilingual_changed_cb),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::question-timer", G_CALLBACK (bilingual_changed_cb),
+                           self, G_CONNECT_SWAPPED);
+  show_current (self);
+
+  _gml_presentation_debug_watch (GTK_WINDOW (self), "audience");
+  if (audience_monitor != NULL)
+    gtk_window_fullscreen_on_monitor (GTK_WINDOW (self), audience_monitor);
+  else
+    gtk_window_fullscreen (GTK_WINDOW (self));
+  gtk_window_present (GTK_WINDOW (self));
+
+  if (presenter_monitor != NULL)
+    {
+      GtkWindow *presenter = GTK_WINDOW (gml_presenter_window_new (self, app));
+
+      self->presenter = presenter;
+      g_object_add_weak_pointer (G_OBJECT (presenter), (gpointer *) &self->presenter);
+      _gml_presentation_debug_watch (presenter, "presenter");
+      gtk_window_fullscreen_on_monitor (presenter, presenter_monitor);
+      gtk_window_present (presenter);
+    }
+  return TRUE;
+}

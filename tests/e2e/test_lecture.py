@@ -1,0 +1,331 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The lecture hall end to end, through the accessibility tree.
+
+    test_lecture.py x11 SCREENSHOT_DIR
+        One monitor (Xvfb, no window manager): F5 opens the presentation with the
+        options and without the answer; Space reveals it; the language switches to
+        Turkish with no restart (presentation, quiz and template strings); bilingual
+        mode shows both languages; Esc leaves.
+
+    test_lecture.py weston SCREENSHOT_DIR
+        Two 1920x1080 monitors (weston's X11 backend inside its own Xvfb): the
+        Present button puts the audience window fullscreen on one monitor and the
+        presenter window on the other; the presenter's Reveal button reveals the
+        answer on the audience's screen; type is at least 4 % of the height."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import pyatspi
+
+from gmltest import App, app_env, bank, check
+
+APP_ID = 'io.github.gpumemorylab.GpuMemoryLab'
+AUDIENCE = 'GPU Memory Lab — Presentation'
+PRESENTER = 'GPU Memory Lab — Presenter'
+
+mode = sys.argv[1]
+shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
+os.makedirs(shots, exist_ok=True)
+
+EN = bank('en')
+TR = bank('tr')
+
+
+def texts_under(node, depth=0):
+    """(role, text, node) of everything below node; text is the name or the Text."""
+    out = []
+    if node is None or depth > 60:
+        return out
+    try:
+        role = node.getRoleName()
+        text = node.name or ''
+        if not text:
+            try:
+                t = node.queryText()
+                text = t.getText(0, t.characterCount)
+            except NotImplementedError:
+                pass
+        out.append((role, text, node))
+        for i in range(node.childCount):
+            out.extend(texts_under(node.getChildAtIndex(i), depth + 1))
+    except Exception:
+        pass
+    return out
+
+
+def frame(app, title):
+    for i in range(app.root.childCount):
+        node = app.root.getChildAtIndex(i)
+        try:
+            if node is not None and node.name == title:
+                return node
+        except Exception:
+            pass
+    return None
+
+
+def wait_for(predicate, what, timeout=20):
+    """Polls until predicate() returns something true; bounded, never a fixed sleep."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        try:
+            last = predicate()
+        except Exception as e:   # the tree changes under our feet
+            last = e
+        if last and not isinstance(last, Exception):
+            return last
+        time.sleep(0.2)
+    raise AssertionError(f'timed out waiting for {what} (last: {last!r})')
+
+
+def labels(node):
+    return [t for r, t, _ in texts_under(node) if r == 'label' and t]
+
+
+def question_shown(node, questions):
+    """The bank entry whose question text the window shows, or None."""
+    shown = set(labels(node))
+    for q in questions:
+        if q['text'] in shown:
+            return q
+    return None
+
+
+def right_letter(node, q):
+    """The letter the window gives the right option of q, found by its text."""
+    right = next(o['text'] for o in q['options'] if o['correct'])
+    items = texts_under(node)
+    for i, (r, t, _) in enumerate(items):
+        if r == 'label' and t == right:
+            # The letter label precedes the option's text in the same row.
+            for r2, t2, _ in reversed(items[:i]):
+                if r2 == 'label' and re.fullmatch('[a-dA-D]', t2):
+                    return t2.lower()
+    return None
+
+
+def gdbus_action(name, *param):
+    """Activates an application action over D-Bus, as the main menu's items do."""
+    args = ['gdbus', 'call', '--session', '--dest', APP_ID, '--object-path',
+            '/' + APP_ID.replace('.', '/'), '--method', 'org.gtk.Actions.Activate', name,
+            '[' + ', '.join(param) + ']', '{}']
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, timeout=10)
+
+
+def press(node, what):
+    hits = [n for r, t, n in texts_under(node) if r == 'push button' and t == what]
+    check(hits, f'the button “{what}” is there')
+    hits[0].queryAction().doAction(0)
+
+
+def x_key(window_name, keysym):
+    """Sends a key to the X window with that title (plain Xvfb has no window manager
+    to move the focus, so xdotool gives it to the window first)."""
+    ids = subprocess.run(['xdotool', 'search', '--sync', '--name', '^' + window_name + '$'], timeout=20,
+                         capture_output=True, text=True).stdout.split()
+    errors = []
+    for wid in ids:
+        r = subprocess.run(['xdotool', 'windowfocus', wid, 'key', keysym], timeout=20,
+                           capture_output=True, text=True)
+        if r.returncode == 0:
+            return
+        errors.append(r.stderr.strip())
+    check(False, f'xdotool sent {keysym} to “{window_name}” (windows {ids}: {errors})')
+
+
+def run_x11():
+    home = tempfile.mkdtemp(prefix='gml-lecture-')
+    app = App(home, 'en')
+    try:
+        app.key('F5')
+        audience = wait_for(lambda: frame(app, AUDIENCE), 'the presentation window')
+        q = wait_for(lambda: question_shown(audience, EN), 'the question in the presentation')
+        check(True, f'F5 opened the presentation with question “{q["id"]}”')
+        shown = labels(audience)
+        check(all(o['text'] in shown for o in q['options']), 'all four options are shown')
+        check(not any(t.startswith('The right answer is') for t in shown),
+              'the answer is not revealed yet')
+        check(not any(o['feedback'] in shown for o in q['options']), 'no feedback is shown yet')
+        wid = subprocess.run(['xdotool', 'search', '--name', '^' + AUDIENCE + '$'], capture_output=True,
+                             text=True).stdout.split()
+        check(wid, 'the presentation window exists on the X display')
+        state = subprocess.run(['xprop', '-id', wid[0], '_NET_WM_STATE'], capture_output=True,
+                               text=True).stdout
+        check('_NET_WM_STATE_FULLSCREEN' in state, f'it asks to be fullscreen ({state.strip()})')
+
+        x_key(AUDIENCE, 'space')
+        letter = right_letter(audience, q)
+        verdict = wait_for(lambda: next((t for t in labels(audience) if t.startswith('The right answer is')), None),
+                           'the revealed answer')
+        check(verdict == f'The right answer is {letter}.', f'Space revealed it: “{verdict}”')
+        right = next(o for o in q['options'] if o['correct'])
+        check(right['feedback'] in labels(audience), 'the right option’s feedback is shown')
+        subprocess.run(['import', '-window', wid[0], os.path.join(shots, 'lecture-revealed-en.png')], check=False)
+
+        # The language changes with no restart, as the main menu's Language items do.
+        gdbus_action('language', "<'tr'>")
+        q_tr = next(t for t in TR if t['id'] == q['id'])
+        wait_for(lambda: q_tr['text'] in labels(audience), 'the question in Turkish')
+        check(True, 'the presentation now shows the question in Turkish')
+        right_tr = next(o for o in q_tr['options'] if o['correct'])
+        wait_for(lambda: right_tr['feedback'] in labels(audience), 'the feedback in Turkish')
+        check(True, 'the revealed feedback is in Turkish too')
+        main = frame(app, 'GPU Bellek Laboratuvarı')
+        check(main is not None, 'the main window’s title is in Turkish')
+        main_labels = labels(main)
+        check(q_tr['text'] in main_labels, 'the quiz shows the question in Turkish')
+        buttons = [t for r, t, _ in texts_under(main) if r == 'push button']
+        check(any('Önceki' in b for b in buttons) and not any('Previous' in b for b in buttons),
+              f'a template’s button is in Turkish (buttons: {buttons})')
+
+        gdbus_action('bilingual')
+        wait_for(lambda: q['text'] in labels(audience), 'the English question under the Turkish one')
+        shown = labels(audience)
+        check(q_tr['text'] in shown and q['text'] in shown, 'bilingual mode shows both languages')
+        check(all(o['text'] in shown for o in q['options'] if o['text'] not in
+                  [p['text'] for p in q_tr['options']]), 'each option is shown in English too')
+        subprocess.run(['import', '-window', wid[0], os.path.join(shots, 'lecture-bilingual.png')], check=False)
+
+        x_key(AUDIENCE, 'Escape')
+        wait_for(lambda: frame(app, AUDIENCE) is None, 'the presentation to close')
+        check(True, 'Esc left the presentation')
+    finally:
+        app.quit()
+
+
+def run_weston():
+    tmp = tempfile.mkdtemp(prefix='gml-weston-')
+    runtime = os.path.join(tmp, 'runtime')
+    os.makedirs(runtime, mode=0o700)
+    r, w = os.pipe()
+    xvfb = subprocess.Popen(['Xvfb', '-displayfd', str(w), '-screen', '0', '3900x1200x24', '-nolisten', 'tcp'],
+                            pass_fds=(w,), stderr=subprocess.DEVNULL)
+    os.close(w)
+    display = ''
+    deadline = time.time() + 20
+    while time.time() < deadline and not display.endswith('\n'):
+        chunk = os.read(r, 16).decode()
+        if not chunk:
+            break
+        display += chunk
+    os.close(r)
+    check(display.strip().isdigit(), 'a second Xvfb for weston came up')
+    env = dict(os.environ, DISPLAY=':' + display.strip(), XDG_RUNTIME_DIR=runtime)
+    weston = subprocess.Popen(['weston', '--backend=x11-backend.so', '--output-count=2', '--width=1920',
+                               '--height=1080', '--socket=wl-gml', '--idle-time=0'],
+                              env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, 'weston.log'), 'w'))
+    proc = None
+    try:
+        wait_for(lambda: os.path.exists(os.path.join(runtime, 'wl-gml')), 'weston’s socket')
+        home = os.path.join(tmp, 'home')
+        aenv = app_env(home, 'en')
+        aenv.update(XDG_RUNTIME_DIR=runtime, WAYLAND_DISPLAY='wl-gml', GDK_BACKEND='wayland',
+                    GML_DEBUG_MONITORS='1', DISPLAY=env['DISPLAY'])
+        if os.environ.get('GML_STYLE_DARK'):
+            aenv['ADW_DEBUG_COLOR_SCHEME'] = 'prefer-dark'
+        out_path = os.path.join(tmp, 'app.out')
+        proc = subprocess.Popen([os.environ['GML_APP']], env=aenv, stdout=open(out_path, 'w'))
+
+        def app_root():
+            desktop = pyatspi.Registry.getDesktop(0)
+            for i in range(desktop.childCount):
+                node = desktop.getChildAtIndex(i)
+                if node is not None and node.name == 'gpu-memory-lab' and node.childCount > 0:
+                    return node
+            return None
+
+        root = wait_for(app_root, 'the application in the accessibility tree', timeout=40)
+
+        class Holder:
+            pass
+        app = Holder()
+        app.root = root
+        main = wait_for(lambda: frame(app, 'GPU Memory Lab'), 'the main window')
+        wait_for(lambda: question_shown(main, EN), 'the first question')
+        press(main, 'Present')
+
+        def placed():
+            lines = open(out_path).read().split('\n')
+            mon = {}
+            full = {}
+            for line in lines:
+                parts = line.split()
+                if len(parts) == 6 and parts[0] == 'gml-monitor':
+                    mon[parts[1]] = tuple(int(p) for p in parts[2:])
+                if len(parts) == 5 and parts[0] == 'gml-fullscreen' and parts[2] == '1':
+                    full[parts[1]] = (int(parts[3]), int(parts[4]))
+            if {'audience', 'presenter'} <= mon.keys() and {'audience', 'presenter'} <= full.keys():
+                return mon, full
+            return None
+
+        mon, full = wait_for(placed, 'both presentation windows to be placed fullscreen', timeout=30)
+        check(mon['audience'] != mon['presenter'],
+              f'audience on monitor {mon["audience"]}, presenter on monitor {mon["presenter"]}')
+        check(mon['audience'][2:] == (1920, 1080) and mon['presenter'][2:] == (1920, 1080),
+              'both monitors are 1920x1080')
+        check(full['audience'] == (1920, 1080), f'the audience window is fullscreen, {full["audience"]}')
+
+        audience = wait_for(lambda: frame(app, AUDIENCE), 'the audience window')
+        presenter = wait_for(lambda: frame(app, PRESENTER), 'the presenter window')
+        q = wait_for(lambda: question_shown(audience, EN), 'the question on the projector')
+        check(not any(t.startswith('The right answer is') for t in labels(audience)),
+              'the audience does not see the answer yet')
+        right = next(o for o in q['options'] if o['correct'])
+        check(any(t.endswith(right['text'] + ' — right') for t in labels(presenter)),
+              'the presenter sees which option is right')
+        check(all(o['feedback'] in labels(presenter) for o in q['options']),
+              'the presenter sees every option’s feedback')
+        check(any(re.fullmatch(r'\d\d:\d\d:\d\d', t) for t in labels(presenter)), 'the presenter sees a clock')
+        check(any(t.startswith('Elapsed ') for t in labels(presenter)), 'and the elapsed time')
+        # Type size: the font sizes the audience window set for its height.
+        scale = wait_for(lambda: [l.split() for l in open(out_path).read().split('\n')
+                                  if l.startswith('gml-scale audience')], 'the type scale')
+        height, question_px = int(scale[-1][2]), int(scale[-1][3])
+        check(height == 1080 and question_px >= 0.04 * height,
+              f'the question is set in {question_px} px on a {height} px high screen (≥ 4 %)')
+
+        subprocess.run(['import', '-window', 'root', '-crop', '3840x1080+0+0',
+                        os.path.join(shots, 'lecture-two-monitors%s.png' % ('-dark' if os.environ.get('GML_STYLE_DARK') else ''))],
+                       env=env, check=False)
+        press(presenter, 'Reveal')
+        wait_for(lambda: any(t.startswith('The right answer is') for t in labels(audience)),
+                 'the answer on the projector after Reveal')
+        check(True, 'the presenter’s Reveal shows the answer to the audience')
+        subprocess.run(['import', '-window', 'root', '-crop', '3840x1080+0+0',
+                        os.path.join(shots, 'lecture-two-monitors-revealed%s.png' % ('-dark' if os.environ.get('GML_STYLE_DARK') else ''))],
+                       env=env, check=False)
+        press(presenter, 'Leave Presentation')
+        wait_for(lambda: frame(app, AUDIENCE) is None and frame(app, PRESENTER) is None,
+                 'both presentation windows to close')
+        check(True, 'leaving closes both windows')
+    finally:
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        weston.terminate()
+        try:
+            weston.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            weston.kill()
+        xvfb.terminate()
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+if mode == 'x11':
+    run_x11()
+elif mode == 'weston':
+    run_weston()
+else:
+    sys.exit(f'unknown mode {mode}')
+print('all lecture checks passed')
