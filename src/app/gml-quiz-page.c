@@ -7,9 +7,12 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "gml-quiz-page.h"
+#include "gml-scenario-panel.h"
 
 typedef struct
 {
@@ -46,6 +49,7 @@ struct _GmlQuizPage
   GtkLabel        *wrong_heading;
   GtkBox          *wrong_box;
   GtkButton       *review_button;
+  GtkWidget       *scenario_panel;
 
   GtkWidget       *option_buttons[GML_N_OPTIONS];
   GtkLabel        *option_letters[GML_N_OPTIONS];
@@ -64,6 +68,7 @@ struct _GmlQuizPage
 
 enum {
   MESSAGE,
+  ANSWERED,
   N_SIGNALS
 };
 
@@ -298,6 +303,11 @@ show_current (GmlQuizPage *self)
       gtk_button_set_label (self->next_button, _("_Next"));
     }
 
+  /* The question's experiment beside it; once answered, it points at the answer. */
+  gml_scenario_panel_set_scenario (GML_SCENARIO_PANEL (self->scenario_panel), q->scenario);
+  if (item->answered)
+    gml_scenario_panel_point (GML_SCENARIO_PANEL (self->scenario_panel));
+
   gtk_stack_set_visible_child_name (self->stack, "question");
   update_actions (self);
 
@@ -330,6 +340,7 @@ choose (GmlQuizPage *self,
   if (!gml_progress_record (self->progress, q->id, option->id, option->correct, seconds,
                             g_get_real_time () / G_USEC_PER_SEC, &error))
     g_signal_emit (self, signals[MESSAGE], 0, error->message);
+  g_signal_emit (self, signals[ANSWERED], 0);
 
   show_current (self);
 }
@@ -520,6 +531,68 @@ gml_quiz_page_refresh (GmlQuizPage *self)
   show_current (self);
 }
 
+/* The round as it stands, for presentation mode. */
+guint
+gml_quiz_page_get_n_items (GmlQuizPage *self)
+{
+  g_return_val_if_fail (GML_IS_QUIZ_PAGE (self), 0);
+  return self->round != NULL ? self->round->len : 0;
+}
+
+guint
+gml_quiz_page_get_position (GmlQuizPage *self)
+{
+  g_return_val_if_fail (GML_IS_QUIZ_PAGE (self), 0);
+  return self->current;
+}
+
+/* Returns the bank index of the question at `position` and fills its option order. */
+guint
+gml_quiz_page_get_item (GmlQuizPage *self,
+                        guint        position,
+                        guint        order[GML_N_OPTIONS])
+{
+  RoundItem *item;
+
+  g_return_val_if_fail (GML_IS_QUIZ_PAGE (self), 0);
+  g_return_val_if_fail (self->round != NULL && position < self->round->len, 0);
+
+  item = &g_array_index (self->round, RoundItem, position);
+  memcpy (order, item->order, sizeof item->order);
+  return item->question;
+}
+
+/* The answer to @question was removed from the log ("undo"): the round's item that
+ * holds it becomes unanswered again and is shown, the current one if it matches, else
+ * the nearest one before it. A question not in this round changes nothing here. */
+void
+gml_quiz_page_undo_answer (GmlQuizPage *self,
+                           const char  *question)
+{
+  guint n = self->round != NULL ? self->round->len : 0;
+  guint start = self->current < n ? self->current : n - 1;
+  int found = -1;
+
+  g_return_if_fail (GML_IS_QUIZ_PAGE (self));
+
+  /* From the current item backwards, wrapping round to the later ones last. */
+  for (guint i = 0; i < n && found < 0; i++)
+    {
+      guint at = (start + n - i) % n;
+      RoundItem *it = &g_array_index (self->round, RoundItem, at);
+
+      if (it->answered && g_str_equal (gml_question_bank_get (self->bank, it->question)->id, question))
+        found = (int) at;
+    }
+  if (found < 0)
+    return;
+
+  g_array_index (self->round, RoundItem, found).answered = FALSE;
+  g_array_index (self->round, RoundItem, found).shown_at = 0;
+  self->current = (guint) found;
+  show_current (self);
+}
+
 void
 gml_quiz_page_set_sources (GmlQuizPage     *self,
                            GmlQuestionBank *bank,
@@ -572,11 +645,20 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   signals[MESSAGE] = g_signal_new ("message", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                    0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 
+  /**
+   * GmlQuizPage::answered:
+   *
+   * An answer was added to the answer log (what is due for review changed).
+   */
+  signals[ANSWERED] = g_signal_new ("answered", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                    0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-quiz-page.ui");
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "quizpage");
 
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, stack);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, scenario_panel);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, topic_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, difficulty_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, last_result_label);
@@ -604,6 +686,7 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   gtk_widget_class_install_action (widget_class, "quiz.restart", NULL, quiz_restart_action);
 
   g_type_ensure (ADW_TYPE_CLAMP);
+  g_type_ensure (GML_TYPE_SCENARIO_PANEL);
   g_type_ensure (ADW_TYPE_STATUS_PAGE);
 }
 

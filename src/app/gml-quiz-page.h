@@ -27,5 +27,12 @@ gboolean   gml_quiz_page_handle_key   (GmlQuizPage     *self,
                                        guint            keyval,
                                        GdkModifierType  state);
 void       gml_quiz_page_refresh      (GmlQuizPage     *self);
+void       gml_quiz_page_undo_answer  (GmlQuizPage     *self,
+                                       const char      *question);
+guint      gml_quiz_page_get_n_items  (GmlQuizPage     *self);
+guint      gml_quiz_page_get_position (GmlQuizPage     *self);
+guint      gml_quiz_page_get_item     (GmlQuizPage     *self,
+                                       guint            position,
+                                       guint            order[GML_N_OPTIONS]);
 
 G_END_DECLS

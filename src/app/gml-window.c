@@ -9,7 +9,10 @@
 
 #include <glib/gi18n.h>
 
+#include "gml-language.h"
+#include "gml-presentation-window.h"
 #include "gml-quiz-page.h"
+#include "gml-review.h"
 #include "gml-window.h"
 
 struct _GmlWindow
@@ -21,6 +24,8 @@ struct _GmlWindow
   AdwWindowTitle       *window_title;
   GtkMenuButton        *filter_button;
   GtkMenuButton        *menu_button;
+  GtkButton            *present_button;
+  GtkButton            *review_button;
   GtkDropDown          *topic_dropdown;
   GtkDropDown          *difficulty_dropdown;
   GmlQuizPage          *quiz_page;
@@ -28,6 +33,7 @@ struct _GmlWindow
   /* Owned */
   GSettings            *settings;
   GPtrArray            *topics;    /* source strings; position + 1 in topic_dropdown */
+  GmlReview            *review;    /* "Review due", statistics, undo, reset */
 
   /* Borrowed from the application */
   GmlQuestionBank      *bank;
@@ -126,6 +132,87 @@ win_show_filter_action (GtkWidget  *widget,
   gtk_menu_button_popup (GML_WINDOW (widget)->filter_button);
 }
 
+/* F5: the round as it stands goes on the projector, from the current question. */
+static void
+win_present_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  GmlWindow *self = GML_WINDOW (widget);
+  guint n = gml_quiz_page_get_n_items (self->quiz_page);
+  g_autoptr(GArray) slides = g_array_sized_new (FALSE, TRUE, sizeof (GmlSlide), n);
+  guint start = gml_quiz_page_get_position (self->quiz_page);
+
+  for (guint i = 0; i < n; i++)
+    {
+      GmlSlide slide = { 0 };
+
+      slide.question = gml_quiz_page_get_item (self->quiz_page, i, slide.order);
+      g_array_append_val (slides, slide);
+    }
+  if (!gml_presentation_start (GTK_WINDOW (self), GML_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))),
+                               slides, start >= n ? 0 : start))
+    gml_window_toast (self, _("There are no questions to present. Choose another topic or difficulty."));
+}
+
+static void
+update_accessible_labels (GmlWindow *self)
+{
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->filter_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Choose topic and difficulty"),
+                                  -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->menu_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Main menu"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->topic_dropdown),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Topic"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->difficulty_dropdown),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Difficulty"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->present_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Present"), -1);
+}
+
+/* The language changed: template strings are looked up again (see gml-language.c),
+ * and what this window formatted itself is formatted again. */
+static void
+language_changed_cb (GmlWindow      *self,
+                     const char     *previous,
+                     GmlApplication *app)
+{
+  g_autoptr(GtkStringList) topics = gtk_string_list_new (NULL);
+  g_autoptr(GtkStringList) levels = gtk_string_list_new (NULL);
+  guint topic = gtk_drop_down_get_selected (self->topic_dropdown);
+  guint level = gtk_drop_down_get_selected (self->difficulty_dropdown);
+  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource (RESOURCE_BASE "/gtk/help-overlay.ui");
+
+  gml_language_retranslate_widget (GTK_WIDGET (self), previous);
+  update_accessible_labels (self);
+  gtk_application_window_set_help_overlay (GTK_APPLICATION_WINDOW (self),
+                                           GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay")));
+
+  gtk_string_list_append (topics, _("All topics"));
+  for (guint i = 0; self->topics != NULL && i < self->topics->len; i++)
+    gtk_string_list_append (topics, g_dgettext (GETTEXT_PACKAGE, g_ptr_array_index (self->topics, i)));
+  gtk_string_list_append (levels, _("All difficulties"));
+  for (int d = 1; d <= 3; d++)
+    {
+      g_autofree char *name = g_strdup_printf (_("Difficulty %d"), d);
+
+      gtk_string_list_append (levels, name);
+    }
+  /* New names for the same choices: this is no new round. */
+  g_signal_handlers_block_by_func (self->topic_dropdown, filter_changed_cb, self);
+  g_signal_handlers_block_by_func (self->difficulty_dropdown, filter_changed_cb, self);
+  gtk_drop_down_set_model (self->topic_dropdown, G_LIST_MODEL (topics));
+  gtk_drop_down_set_model (self->difficulty_dropdown, G_LIST_MODEL (levels));
+  gtk_drop_down_set_selected (self->topic_dropdown, topic);
+  gtk_drop_down_set_selected (self->difficulty_dropdown, level);
+  g_signal_handlers_unblock_by_func (self->topic_dropdown, filter_changed_cb, self);
+  g_signal_handlers_unblock_by_func (self->difficulty_dropdown, filter_changed_cb, self);
+
+  update_subtitle (self);
+  gml_quiz_page_refresh (self->quiz_page);
+}
+
 static gboolean
 key_pressed_cb (GmlWindow             *self,
                 guint                  keyval,
@@ -192,8 +279,13 @@ gml_window_setup (GmlWindow      *self,
 
   gml_quiz_page_set_sources (self->quiz_page, self->bank, gml_application_get_progress (app),
                              self->settings);
+  g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
+                           G_CONNECT_SWAPPED);
   populate_filters (self);
   start_filtered_round (self);
+
+  self->review = gml_review_new (GTK_WINDOW (self), app, self->quiz_page, self->review_button,
+                                 self->toast_overlay);
 
   messages = gml_application_steal_startup_messages (app);
   for (guint i = 0; i < messages->len; i++)
@@ -227,6 +319,7 @@ gml_window_dispose (GObject *object)
 
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_WINDOW);
   g_clear_object (&self->settings);
+  g_clear_object (&self->review);
   g_clear_pointer (&self->topics, g_ptr_array_unref);
 
   G_OBJECT_CLASS (gml_window_parent_class)->dispose (object);
@@ -248,12 +341,15 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, filter_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, menu_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, present_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, review_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, topic_dropdown);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, difficulty_dropdown);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, quiz_page);
 
   gtk_widget_class_install_action (widget_class, "win.restart", NULL, win_restart_action);
   gtk_widget_class_install_action (widget_class, "win.show-filter", NULL, win_show_filter_action);
+  gtk_widget_class_install_action (widget_class, "win.present", NULL, win_present_action);
 }
 
 static void
@@ -272,15 +368,9 @@ gml_window_init (GmlWindow *self)
   g_signal_connect_object (keys, "key-pressed", G_CALLBACK (key_pressed_cb), self, G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), keys);
 
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->filter_button),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Choose topic and difficulty"),
-                                  -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->menu_button),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Main menu"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->topic_dropdown),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Topic"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->difficulty_dropdown),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Difficulty"), -1);
+  update_accessible_labels (self);
+  /* The zoom (Ctrl+plus, Ctrl+minus, Ctrl+0) applies to this window's text. */
+  gtk_widget_add_css_class (GTK_WIDGET (self), "gml-main");
 }
 
 GmlWindow *

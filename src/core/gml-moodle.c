@@ -917,8 +917,8 @@ parse_gift_block (Block      *block,
           double value;
 
           if (weight_end < 0)
-            return fail (error, GML_MOODLE_ERROR_PARSE, origin, line, "%s",
-                         _("a weight such as %50% is not closed with “%”"));
+            return fail (error, GML_MOODLE_ERROR_PARSE, origin, line,
+                         _("a weight such as “%%50%%” is not closed with “%%”"));
           weight = g_strndup (s + text_start + 1, weight_end - text_start - 1);
           value = g_ascii_strtod (weight, NULL);
           if (value > 0 && value < 100)
@@ -1143,11 +1143,12 @@ import_aiken (const char *data,
         q = imported_new (i + 1);
       if (aiken_option (line, &letter, &option_text))
         {
-          Option *option = g_new0 (Option, 1);
+          Option *option;
 
           if (text->len == 0)
             return fail (error, GML_MOODLE_ERROR_PARSE, origin, i + 1, "%s",
                          _("an option comes before the question's text")), NULL;
+          option = g_new0 (Option, 1);
           option->text = g_strstrip (g_strdup (option_text));
           g_ptr_array_add (q->options, option);
           g_string_append_c (letters, letter);
@@ -1315,6 +1316,15 @@ xml_content (XmlState *st,
   return g_strstrip (g_strdup (st->text->str));
 }
 
+/* Stores @value in *@slot, freeing what was there (a file may repeat an element). */
+static void
+take_str (char **slot,
+          char  *value)
+{
+  g_free (*slot);
+  *slot = value;
+}
+
 static void
 xml_end (GMarkupParseContext  *context,
          const char           *element,
@@ -1342,15 +1352,16 @@ xml_end (GMarkupParseContext  *context,
           if (q->id == NULL)
             q->id = g_strstrip (g_strdup (st->text->str));
         }
+      /* A repeated element replaces the earlier one. */
       else if (q != NULL && g_str_equal (parent, "questiontext"))
-        q->text = xml_content (st, 1);
+        take_str (&q->text, xml_content (st, 1));
       else if (q != NULL && g_str_equal (parent, "generalfeedback"))
-        q->explanation = xml_content (st, 1);
+        take_str (&q->explanation, xml_content (st, 1));
       else if (q != NULL && st->option != NULL && g_str_equal (parent, "answer"))
-        st->option->text = xml_content (st, 1);
+        take_str (&st->option->text, xml_content (st, 1));
       else if (q != NULL && st->option != NULL && g_str_equal (parent, "feedback") &&
                g_str_equal (grand, "answer"))
-        st->option->feedback = xml_content (st, 1);
+        take_str (&st->option->feedback, xml_content (st, 1));
       else if (q != NULL && g_str_equal (parent, "tag"))
         {
           g_autofree char *tag = g_strstrip (g_strdup (st->text->str));

@@ -69,11 +69,10 @@ gml_stats_data_init (GmlStatsData    *data,
       day_start[i] = g_date_time_to_unix (day);
       if (i < GML_STATS_N_DAYS)
         {
-          /* Translators: a day on the statistics chart, in strftime() format:
-           * "%e %b" gives "10 Mar". */
-          GmlStatsBar bar = { g_date_time_format (day, _("%e %b")), 0, 0 };
+          /* Translators: a day on the statistics chart, in g_date_time_format() format:
+           * "%-d %b" gives "8 Mar". */
+          GmlStatsBar bar = { g_date_time_format (day, _("%-d %b")), 0, 0 };
 
-          g_strstrip (bar.label);
           g_array_append_val (data->days, bar);
         }
     }
@@ -378,9 +377,8 @@ gml_describe_stats (const GmlStatsData *data)
   g_string_append_printf (out, _("Statistics: %s."), summary);
   for (guint s = 0; s < G_N_ELEMENTS (sections); s++)
     {
-      gboolean any = FALSE;
+      g_autoptr(GString) items = g_string_new (NULL);
 
-      g_string_append_printf (out, " %s:", sections[s].title);
       for (guint i = 0; i < sections[s].bars->len; i++)
         {
           const GmlStatsBar *bar = &g_array_index (sections[s].bars, GmlStatsBar, i);
@@ -390,10 +388,11 @@ gml_describe_stats (const GmlStatsData *data)
           if (bar->answered == 0)
             continue;
           line = bar_summary (bar);
-          g_string_append_printf (out, "%s %s: %s", any ? ";" : "", bar->label, line);
-          any = TRUE;
+          g_string_append_printf (items, "%s%s: %s", items->len > 0 ? "; " : "", bar->label, line);
         }
-      g_string_append_printf (out, "%s.", any ? "" : _(" none"));
+      /* Translators: "none" stands for an empty list of statistics. */
+      g_string_append_printf (out, " %s: %s.", sections[s].title,
+                              items->len > 0 ? items->str : _("none"));
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
 }

@@ -1,0 +1,315 @@
+/* gml-review.c — spaced review, statistics, undo and reset for one window.
+ *
+ * The window gives this object its quiz page, its "Review due (N)" button and its
+ * toast overlay; everything else lives here, behind the "review" action group:
+ *   review.start-due   a round of the questions whose Leitner box is due   Ctrl+D
+ *   review.undo        remove the last answer from the log                 Ctrl+Z
+ *   review.statistics  the statistics window                               Ctrl+I
+ *   review.reset       empty the log after a confirmation (a copy is kept)
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-review"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "gml-leitner.h"
+#include "gml-review.h"
+#include "gml-stats-view.h"
+
+struct _GmlReview
+{
+  GObject             parent_instance;
+
+  /* Borrowed: the window owns this object and outlives it. */
+  GtkWindow          *window;
+  GmlApplication     *app;
+  GmlQuizPage        *page;
+  GtkButton          *due_button;
+  AdwToastOverlay    *toasts;
+
+  /* Owned */
+  GSimpleActionGroup *actions;
+
+  /* State */
+  GtkWindow          *stats_window;   /* weak */
+  GmlStatsView       *stats_view;     /* inside stats_window */
+  guint               n_due;
+};
+
+G_DEFINE_FINAL_TYPE (GmlReview, gml_review, G_TYPE_OBJECT)
+
+static void
+toast (GmlReview  *self,
+       const char *message)
+{
+  AdwToast *t = adw_toast_new (message);
+
+  adw_toast_set_timeout (t, 6);
+  adw_toast_overlay_add_toast (self->toasts, t);
+}
+
+static GmlLeitner *
+current_leitner (GmlReview *self)
+{
+  g_autoptr(GTimeZone) tz = g_time_zone_new_local ();
+
+  return gml_leitner_new_from_progress (gml_application_get_progress (self->app), tz);
+}
+
+/* Recounts what is due and refreshes the button and the statistics. Call after every
+ * change of the answer log. */
+void
+gml_review_update (GmlReview *self)
+{
+  g_autoptr(GmlLeitner) leitner = current_leitner (self);
+  g_autoptr(GArray) due = gml_leitner_due_indexes (leitner, gml_application_get_bank (self->app),
+                                                   g_get_real_time () / G_USEC_PER_SEC);
+  g_autofree char *count = g_strdup_printf ("%u", due->len);
+  g_autofree char *label = NULL;
+  GAction *start;
+
+  self->n_due = due->len;
+  /* Translators: a button; %s is the number of questions due for review. */
+  label = g_strdup_printf (_("Review due (%s)"), count);
+  gtk_button_set_label (self->due_button, label);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->due_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
+
+  start = g_action_map_lookup_action (G_ACTION_MAP (self->actions), "start-due");
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (start), due->len > 0);
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (self->actions), "undo")),
+                               gml_progress_get_n_answers (gml_application_get_progress (self->app)) > 0);
+
+  if (self->stats_view != NULL)
+    gml_stats_view_update (self->stats_view, gml_application_get_progress (self->app),
+                           gml_application_get_bank (self->app));
+}
+
+guint
+gml_review_get_n_due (GmlReview *self)
+{
+  g_return_val_if_fail (GML_IS_REVIEW (self), 0);
+  return self->n_due;
+}
+
+static void
+start_due_cb (GSimpleAction *action,
+              GVariant      *parameter,
+              gpointer       user_data)
+{
+  GmlReview *self = user_data;
+  g_autoptr(GmlLeitner) leitner = current_leitner (self);
+  g_autoptr(GArray) due = gml_leitner_due_indexes (leitner, gml_application_get_bank (self->app),
+                                                   g_get_real_time () / G_USEC_PER_SEC);
+
+  if (due->len == 0)
+    {
+      toast (self, _("Nothing is due for review. Come back tomorrow!"));
+      return;
+    }
+  gml_quiz_page_start_round (self->page, due);
+}
+
+static void
+undo_cb (GSimpleAction *action,
+         GVariant      *parameter,
+         gpointer       user_data)
+{
+  GmlReview *self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *question = NULL;
+
+  if (!gml_progress_remove_last (gml_application_get_progress (self->app), &question, &error))
+    {
+      toast (self, error->message);
+      return;
+    }
+  gml_quiz_page_undo_answer (self->page, question);
+  toast (self, _("The last answer was undone."));
+  gml_review_update (self);
+}
+
+static void
+reset_response_cb (AdwMessageDialog *dialog,
+                   const char       *response,
+                   GmlReview        *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *backup = NULL;
+
+  if (!g_str_equal (response, "reset"))
+    return;
+
+  if (!gml_progress_reset (gml_application_get_progress (self->app), &backup, &error))
+    {
+      toast (self, error->message);
+      return;
+    }
+  if (backup != NULL)
+    {
+      g_autofree char *name = g_path_get_basename (backup);
+      g_autofree char *message = g_strdup_printf (_("Progress was reset. The old answer log was kept as %s."), name);
+
+      toast (self, message);
+    }
+  else
+    toast (self, _("Progress was reset."));
+
+  /* The round on screen showed answers that are gone now. */
+  gtk_widget_activate_action (GTK_WIDGET (self->window), "win.restart", NULL);
+  gml_review_update (self);
+}
+
+static void
+reset_cb (GSimpleAction *action,
+          GVariant      *parameter,
+          gpointer       user_data)
+{
+  GmlReview *self = user_data;
+  AdwMessageDialog *dialog;
+
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (self->window, _("Reset Progress?"),
+                                                       _("Every answer and every review box is "
+                                                         "removed. A copy of the old answer log is "
+                                                         "kept next to it.")));
+  adw_message_dialog_add_responses (dialog,
+                                    "cancel", _("_Cancel"),
+                                    "reset", _("_Reset"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (dialog, "reset", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_default_response (dialog, "cancel");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  g_signal_connect_object (dialog, "response", G_CALLBACK (reset_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+stats_window_destroyed_cb (GmlReview *self)
+{
+  self->stats_window = NULL;
+  self->stats_view = NULL;
+}
+
+static void
+statistics_cb (GSimpleAction *action,
+               GVariant      *parameter,
+               gpointer       user_data)
+{
+  GmlReview *self = user_data;
+  GtkWidget *window, *box, *header, *scrolled, *view;
+
+  if (self->stats_window != NULL)
+    {
+      gtk_window_present (self->stats_window);
+      return;
+    }
+
+  window = adw_window_new ();
+  gtk_window_set_title (GTK_WINDOW (window), _("Statistics"));
+  gtk_window_set_transient_for (GTK_WINDOW (window), self->window);
+  gtk_window_set_default_size (GTK_WINDOW (window), 760, 680);
+  gtk_window_set_hide_on_close (GTK_WINDOW (window), FALSE);
+
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  header = adw_header_bar_new ();
+  scrolled = gtk_scrolled_window_new ();
+  view = gml_stats_view_new ();
+  gtk_widget_set_vexpand (scrolled, TRUE);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), view);
+  gtk_box_append (GTK_BOX (box), header);
+  gtk_box_append (GTK_BOX (box), scrolled);
+  adw_window_set_content (ADW_WINDOW (window), box);
+
+  self->stats_window = GTK_WINDOW (window);
+  self->stats_view = GML_STATS_VIEW (view);
+  g_signal_connect_object (window, "destroy", G_CALLBACK (stats_window_destroyed_cb), self,
+                           G_CONNECT_SWAPPED);
+  gml_stats_view_update (self->stats_view, gml_application_get_progress (self->app),
+                         gml_application_get_bank (self->app));
+  gtk_window_present (GTK_WINDOW (window));
+}
+
+static const GActionEntry review_actions[] = {
+  { "start-due", start_due_cb },
+  { "undo", undo_cb },
+  { "reset", reset_cb },
+  { "statistics", statistics_cb },
+};
+
+static void
+answered_cb (GmlReview *self)
+{
+  gml_review_update (self);
+}
+
+static void
+language_changed_cb (GmlReview *self)
+{
+  gml_review_update (self);
+}
+
+static void
+gml_review_dispose (GObject *object)
+{
+  GmlReview *self = GML_REVIEW (object);
+
+  if (self->stats_window != NULL)
+    gtk_window_destroy (self->stats_window);
+  g_clear_object (&self->actions);
+
+  G_OBJECT_CLASS (gml_review_parent_class)->dispose (object);
+}
+
+static void
+gml_review_class_init (GmlReviewClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = gml_review_dispose;
+}
+
+static void
+gml_review_init (GmlReview *self)
+{
+}
+
+GmlReview *
+gml_review_new (GtkWindow       *window,
+                GmlApplication  *app,
+                GmlQuizPage     *page,
+                GtkButton       *due_button,
+                AdwToastOverlay *toasts)
+{
+  static const struct { const char *action; const char *accel; } accels[] = {
+    { "review.start-due", "<Control>d" },
+    { "review.undo", "<Control>z" },
+    { "review.statistics", "<Control>i" },
+  };
+  GmlReview *self = g_object_new (GML_TYPE_REVIEW, NULL);
+
+  self->window = window;
+  self->app = app;
+  self->page = page;
+  self->due_button = due_button;
+  self->toasts = toasts;
+
+  self->actions = g_simple_action_group_new ();
+  g_action_map_add_action_entries (G_ACTION_MAP (self->actions), review_actions,
+                                   G_N_ELEMENTS (review_actions), self);
+  gtk_widget_insert_action_group (GTK_WIDGET (window), "review", G_ACTION_GROUP (self->actions));
+  for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
+    gtk_application_set_accels_for_action (GTK_APPLICATION (app), accels[i].action,
+                                           (const char *[]) { accels[i].accel, NULL });
+
+  g_signal_connect_object (page, "answered", G_CALLBACK (answered_cb), self, G_CONNECT_SWAPPED);
+  /* The language can change while the window is open (where the app offers that). */
+  if (g_signal_lookup ("language-changed", G_OBJECT_TYPE (app)) != 0)
+    g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
+                             G_CONNECT_SWAPPED);
+
+  gml_review_update (self);
+  return self;
+}

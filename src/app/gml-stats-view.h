@@ -1,0 +1,25 @@
+/* gml-stats-view.h — the statistics picture as a widget.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <adwaita.h>
+
+#include "gml-progress.h"
+#include "gml-question-bank.h"
+
+G_BEGIN_DECLS
+
+#define GML_TYPE_STATS_VIEW (gml_stats_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (GmlStatsView, gml_stats_view, GML, STATS_VIEW, GtkWidget)
+
+GtkWidget  *gml_stats_view_new          (void);
+void        gml_stats_view_update       (GmlStatsView    *self,
+                                         GmlProgress     *progress,
+                                         GmlQuestionBank *bank);
+const char *gml_stats_view_get_description (GmlStatsView *self);
+
+G_END_DECLS

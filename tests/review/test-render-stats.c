@@ -1,0 +1,128 @@
+/* test-render-stats.c — the statistics picture on an image surface, and its words.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+
+#include "gml-i18n.h"
+#include "gml-render-stats.h"
+
+/* 2025-03-10 12:00 UTC. */
+#define NOW G_GINT64_CONSTANT (1741608000)
+#define DAY G_GINT64_CONSTANT (86400)
+
+static const char bank_json[] =
+  "{\"questions\": ["
+#define Q(ID, TOPIC, D) \
+  "{\"id\": \"" ID "\", \"topic\": \"" TOPIC "\", \"difficulty\": " D ", \"scenario\": \"oom\"," \
+  " \"text\": \"Text\", \"explanation\": \"Because.\", \"options\": [" \
+  "{\"id\": \"a\", \"text\": \"A\", \"feedback\": \"f\", \"correct\": true}," \
+  "{\"id\": \"b\", \"text\": \"B\", \"feedback\": \"f\", \"correct\": false}," \
+  "{\"id\": \"c\", \"text\": \"C\", \"feedback\": \"f\", \"correct\": false}," \
+  "{\"id\": \"d\", \"text\": \"D\", \"feedback\": \"f\", \"correct\": false}]}"
+  Q ("q1", "Alpha", "1") "," Q ("q2", "Alpha", "2") "," Q ("q3", "Beta", "3")
+  "]}";
+
+static gboolean
+has_colour (cairo_surface_t *surface,
+            const double     rgb[3])
+{
+  int w = cairo_image_surface_get_width (surface);
+  int h = cairo_image_surface_get_height (surface);
+  int stride = cairo_image_surface_get_stride (surface);
+  const guint8 *data = cairo_image_surface_get_data (surface);
+  guint8 r = (guint8) (rgb[0] * 255 + 0.5), g = (guint8) (rgb[1] * 255 + 0.5), b = (guint8) (rgb[2] * 255 + 0.5);
+
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        guint32 px = *(const guint32 *) (data + y * stride + 4 * x);
+
+        /* Cairo's conversion from double may round either way. */
+        if (ABS ((int) ((px >> 16) & 0xff) - r) <= 1 && ABS ((int) ((px >> 8) & 0xff) - g) <= 1 &&
+            ABS ((int) (px & 0xff) - b) <= 1)
+          return TRUE;
+      }
+  return FALSE;
+}
+
+static void
+test_stats (void)
+{
+  g_autoptr(GmlQuestionBank) bank = gml_question_bank_new ();
+  g_autofree char *dir = g_dir_make_tmp ("gml-stats-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "progress.json", NULL);
+  g_autoptr(GmlProgress) progress = gml_progress_new (path);
+  g_autoptr(GTimeZone) utc = g_time_zone_new_utc ();
+  g_autofree char *description = NULL;
+  GmlStatsData data;
+  GmlStatsStyle style;
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  int height;
+
+  g_assert_true (gml_question_bank_load_data (bank, bank_json, strlen (bank_json), "t", FALSE, NULL));
+  gml_progress_record (progress, "q1", "a", TRUE, 1, NOW - 3600, NULL);
+  gml_progress_record (progress, "q2", "b", FALSE, 1, NOW - 3600, NULL);
+  gml_progress_record (progress, "q3", "a", TRUE, 1, NOW - 2 * DAY, NULL);
+  gml_progress_record (progress, "q1", "a", TRUE, 1, NOW - 30 * DAY, NULL);   /* out of the 14 days */
+  gml_progress_record (progress, "gone", "a", FALSE, 1, NOW, NULL);           /* a removed bank */
+
+  gml_stats_data_init (&data, progress, bank, utc, NOW);
+  g_assert_cmpuint (data.answered, ==, 5);
+  g_assert_cmpuint (data.right, ==, 3);
+  g_assert_cmpuint (data.days->len, ==, GML_STATS_N_DAYS);
+  g_assert_cmpuint (g_array_index (data.days, GmlStatsBar, GML_STATS_N_DAYS - 1).answered, ==, 3);
+  g_assert_cmpuint (g_array_index (data.days, GmlStatsBar, GML_STATS_N_DAYS - 1).right, ==, 1);
+  g_assert_cmpuint (g_array_index (data.days, GmlStatsBar, GML_STATS_N_DAYS - 3).answered, ==, 1);
+  g_assert_cmpuint (data.topics->len, ==, 2);
+  g_assert_cmpstr (g_array_index (data.topics, GmlStatsBar, 0).label, ==, "Alpha");
+  g_assert_cmpuint (g_array_index (data.topics, GmlStatsBar, 0).answered, ==, 3);
+  g_assert_cmpuint (g_array_index (data.topics, GmlStatsBar, 0).right, ==, 2);
+  g_assert_cmpuint (g_array_index (data.difficulties, GmlStatsBar, 0).answered, ==, 2);
+  g_assert_cmpuint (g_array_index (data.difficulties, GmlStatsBar, 1).right, ==, 0);
+  g_assert_cmpuint (g_array_index (data.difficulties, GmlStatsBar, 2).right, ==, 1);
+
+  description = gml_describe_stats (&data);
+  g_test_message ("%s", description);
+  g_assert_nonnull (strstr (description, "5 answers, 3 right (60%)"));
+  g_assert_nonnull (strstr (description, "Alpha: 3 answers, 2 right (67%)"));
+  g_assert_nonnull (strstr (description, "Beta: 1 answer, 1 right (100%)"));
+  g_assert_nonnull (strstr (description, "Difficulty 2: 1 answer, 0 right (0%)"));
+
+  gml_stats_style_init (&style, FALSE, FALSE);
+  height = (int) gml_stats_height_for (&data, &style);
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 720, height);
+  cr = cairo_create (surface);
+  gml_render_stats (cr, &data, &style, 720, height);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+  /* Both the right and the wrong share are drawn. */
+  g_assert_true (has_colour (surface, style.right));
+  g_assert_true (has_colour (surface, style.wrong));
+  if (g_getenv ("GML_STATS_PNG") != NULL)
+    cairo_surface_write_to_png (surface, g_getenv ("GML_STATS_PNG"));
+  cairo_surface_destroy (surface);
+
+  gml_stats_data_clear (&data);
+  g_remove (path);
+  g_rmdir (dir);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  gml_i18n_init ();
+  /* The numbers and labels are checked in English. */
+  gml_i18n_set_language ("en");
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/review/render-stats", test_stats);
+
+  return g_test_run ();
+}
