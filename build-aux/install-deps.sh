@@ -17,7 +17,7 @@ apt-get install -y --no-install-recommends \
   xvfb xauth dbus dbus-x11 at-spi2-core python3-pyatspi xdotool imagemagick \
   poppler-utils librsvg2-bin \
   adwaita-icon-theme fonts-cantarell fonts-dejavu-core \
-  locales
+  locales weston x11-utils
 
 # The tests run in Turkish and in English.
 sed -i 's/^# *tr_TR.UTF-8/tr_TR.UTF-8/; s/^# *en_US.UTF-8/en_US.UTF-8/' /etc/locale.gen

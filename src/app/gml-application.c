@@ -10,6 +10,8 @@
 #include <glib/gi18n.h>
 
 #include "gml-application.h"
+#include "gml-i18n.h"
+#include "gml-preferences-window.h"
 #include "gml-window.h"
 
 struct _GmlApplication
@@ -20,7 +22,15 @@ struct _GmlApplication
   GmlQuestionBank *bank;
   GmlProgress     *progress;
   GPtrArray       *startup_messages;   /* translated sentences for the first window's toasts */
+  GtkCssProvider  *look_provider;      /* zoom of the main window, forced high contrast */
 };
+
+enum {
+  LANGUAGE_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (GmlApplication, gml_application, ADW_TYPE_APPLICATION)
 
@@ -74,9 +84,111 @@ gml_application_quit_cb (GSimpleAction *action,
   g_application_quit (G_APPLICATION (self));
 }
 
+static void
+gml_application_preferences_cb (GSimpleAction *action,
+                                GVariant      *parameter,
+                                gpointer       user_data)
+{
+  GmlApplication *self = user_data;
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
+
+  gtk_window_present (GTK_WINDOW (gml_preferences_window_new (self, window)));
+}
+
+/* The look that is not a colour scheme: the zoom of the main window's text, and the
+ * high-contrast style. libadwaita 1.2 takes high contrast only from the desktop (the
+ * settings portal or org.gnome.desktop.a11y.interface) and offers no way to force it,
+ * so "high-contrast" forces the light scheme and adds our own stylesheet over
+ * libadwaita's named colours: black on white, strong borders and focus rings. */
+static void
+update_look (GmlApplication *self)
+{
+  double zoom = g_settings_get_double (self->settings, "zoom");
+  g_autofree char *style = g_settings_get_string (self->settings, "style");
+  gboolean high_contrast = g_str_equal (style, "high-contrast");
+  g_autoptr(GString) css = g_string_new (NULL);
+  char number[G_ASCII_DTOSTR_BUF_SIZE];
+
+  /* Locale-independent: a Turkish decimal comma is no CSS. */
+  g_ascii_formatd (number, sizeof number, "%.0f", zoom * 100);
+  g_string_append_printf (css, "window.gml-main { font-size: %s%%; }\n", number);
+  if (high_contrast)
+    {
+      GBytes *bytes = g_resources_lookup_data (RESOURCE_BASE "/high-contrast.css", 0, NULL);
+
+      if (bytes != NULL)
+        {
+          g_string_append_len (css, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+          g_bytes_unref (bytes);
+        }
+    }
+  gtk_css_provider_load_from_data (self->look_provider, css->str, css->len);
+
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
+                                      g_str_equal (style, "light") || high_contrast ? ADW_COLOR_SCHEME_FORCE_LIGHT :
+                                      g_str_equal (style, "dark") ? ADW_COLOR_SCHEME_FORCE_DARK :
+                                      ADW_COLOR_SCHEME_DEFAULT);
+}
+
+static void
+zoom_by (GmlApplication *self,
+         double          factor)
+{
+  double zoom = factor == 0 ? 1.0 : g_settings_get_double (self->settings, "zoom") * factor;
+
+  g_settings_set_double (self->settings, "zoom", CLAMP (zoom, 0.5, 3.0));
+}
+
+static void
+gml_application_zoom_in_cb (GSimpleAction *action,
+                            GVariant      *parameter,
+                            gpointer       user_data)
+{
+  zoom_by (user_data, 1.1);
+}
+
+static void
+gml_application_zoom_out_cb (GSimpleAction *action,
+                             GVariant      *parameter,
+                             gpointer       user_data)
+{
+  zoom_by (user_data, 1 / 1.1);
+}
+
+static void
+gml_application_zoom_reset_cb (GSimpleAction *action,
+                               GVariant      *parameter,
+                               gpointer       user_data)
+{
+  zoom_by (user_data, 0);
+}
+
+static void
+apply_language (GmlApplication *self)
+{
+  g_autofree char *lang = g_settings_get_string (self->settings, "language");
+
+  gml_i18n_set_language (gml_i18n_is_known_language (lang) ? lang : NULL);
+}
+
+/* A new language applies at once: open windows and pictures listen to
+ * GmlApplication::language-changed and set their strings again. */
+static void
+language_setting_changed_cb (GmlApplication *self)
+{
+  g_autofree char *previous = g_strdup (gml_i18n_get_language ());
+
+  apply_language (self);
+  g_signal_emit (self, signals[LANGUAGE_CHANGED], 0, previous);
+}
+
 static const GActionEntry app_actions[] = {
   { "about", gml_application_about_cb },
   { "quit", gml_application_quit_cb },
+  { "preferences", gml_application_preferences_cb },
+  { "zoom-in", gml_application_zoom_in_cb },
+  { "zoom-out", gml_application_zoom_out_cb },
+  { "zoom-reset", gml_application_zoom_reset_cb },
 };
 
 static const struct
@@ -89,6 +201,11 @@ static const struct
   { "win.restart", { "<Control>r", NULL } },
   { "win.show-filter", { "<Control>f", NULL } },
   { "app.shuffle-options", { "<Control><Shift>s", NULL } },
+  { "app.preferences", { "<Control>comma", NULL } },
+  { "app.zoom-in", { "<Control>plus", "<Control>equal", NULL } },
+  { "app.zoom-out", { "<Control>minus", NULL } },
+  { "app.zoom-reset", { "<Control>0", NULL } },
+  { "win.present", { "F5", NULL } },
 };
 
 static void
@@ -97,6 +214,8 @@ gml_application_startup (GApplication *application)
   GmlApplication *self = GML_APPLICATION (application);
   g_autoptr(GError) error = NULL;
   g_autoptr(GAction) shuffle = NULL;
+  g_autoptr(GAction) language = NULL;
+  g_autoptr(GAction) bilingual = NULL;
   g_autofree char *user_dir = gml_user_questions_dir ();
   g_autofree char *set_aside = NULL;
 
@@ -105,6 +224,23 @@ gml_application_startup (GApplication *application)
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions, G_N_ELEMENTS (app_actions), self);
   shuffle = g_settings_create_action (self->settings, "shuffle-options");
   g_action_map_add_action (G_ACTION_MAP (self), shuffle);
+  language = g_settings_create_action (self->settings, "language");
+  g_action_map_add_action (G_ACTION_MAP (self), language);
+  bilingual = g_settings_create_action (self->settings, "bilingual");
+  g_action_map_add_action (G_ACTION_MAP (self), bilingual);
+
+  apply_language (self);
+  g_signal_connect_object (self->settings, "changed::language",
+                           G_CALLBACK (language_setting_changed_cb), self, G_CONNECT_SWAPPED);
+  self->look_provider = gtk_css_provider_new ();
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (),
+                                              GTK_STYLE_PROVIDER (self->look_provider),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION + 2);
+  update_look (self);
+  g_signal_connect_object (self->settings, "changed::style", G_CALLBACK (update_look), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::zoom", G_CALLBACK (update_look), self,
+                           G_CONNECT_SWAPPED);
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
     gtk_application_set_accels_for_action (GTK_APPLICATION (self), accels[i].action, accels[i].accels);
 
@@ -151,6 +287,7 @@ gml_application_finalize (GObject *object)
   g_clear_pointer (&self->bank, gml_question_bank_free);
   g_clear_pointer (&self->progress, gml_progress_free);
   g_clear_pointer (&self->startup_messages, g_ptr_array_unref);
+  g_clear_object (&self->look_provider);
 
   G_OBJECT_CLASS (gml_application_parent_class)->finalize (object);
 }
@@ -164,6 +301,17 @@ gml_application_class_init (GmlApplicationClass *klass)
   object_class->finalize = gml_application_finalize;
   app_class->startup = gml_application_startup;
   app_class->activate = gml_application_activate;
+
+  /**
+   * GmlApplication::language-changed:
+   * @previous: the language ("tr" or "en") in effect before the change
+   *
+   * The lab now speaks another language; windows and pictures set their strings
+   * again. The new language is gml_i18n_get_language().
+   */
+  signals[LANGUAGE_CHANGED] = g_signal_new ("language-changed", G_TYPE_FROM_CLASS (klass),
+                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                            G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
@@ -205,3 +353,4 @@ gml_application_steal_startup_messages (GmlApplication *self)
   self->startup_messages = g_ptr_array_new_with_free_func (g_free);
   return messages;
 }
+
