@@ -146,10 +146,11 @@ class App:
     def quit(self):
         self.key('ctrl+q')
         try:
-            self.proc.wait(timeout=10)
+            status = self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             raise AssertionError('the application did not quit on Ctrl+Q')
+        assert status == 0, f'the application exited with status {status} on Ctrl+Q'
 
 
 def check(condition, message):
