@@ -11,6 +11,7 @@
 #include "gml-i18n.h"
 #include "gml-moodle-cli.h"
 #include "gml-questions-cli.h"
+#include "gml-render-cli.h"
 #include "gml-replay.h"
 
 int
@@ -26,6 +27,10 @@ main (int    argc,
     return gml_replay_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "questions"))
     return gml_questions_main (argc - 1, argv + 1);
+  if (argc > 1 && g_str_equal (argv[1], "render"))
+    return gml_render_main (argc - 1, argv + 1);
+  if (argc > 1 && g_str_equal (argv[1], "scenarios"))
+    return gml_scenarios_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "export"))
     return gml_moodle_export_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "import"))

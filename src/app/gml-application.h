@@ -9,6 +9,7 @@
 
 #include "gml-progress.h"
 #include "gml-question-bank.h"
+#include "gml-scenario.h"
 
 G_BEGIN_DECLS
 
@@ -21,5 +22,7 @@ GmlQuestionBank *gml_application_get_bank     (GmlApplication *self);
 GmlProgress     *gml_application_get_progress (GmlApplication *self);
 GSettings       *gml_application_get_settings (GmlApplication *self);
 GPtrArray       *gml_application_steal_startup_messages (GmlApplication *self);
+GmlDevice       *gml_application_get_device   (GmlApplication *self,
+                                               const char    **reason);
 
 G_END_DECLS
