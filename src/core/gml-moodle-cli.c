@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 
 #include "gml-i18n.h"
 #include "gml-moodle.h"
@@ -128,6 +129,38 @@ load_other_banks (GmlQuestionBank *bank,
   return TRUE;
 }
 
+/* An id the app already has would make the whole file fail to load at start-up: say
+ * so now, with the line (kept in each imported question's "source"). */
+static gboolean
+check_unique_ids (GmlQuestionBank *bank,
+                  const char      *json,
+                  GError         **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonArray *questions;
+
+  if (!json_parser_load_from_data (parser, json, -1, error))
+    return FALSE;
+  questions = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                            "questions");
+  for (guint i = 0; i < json_array_get_length (questions); i++)
+    {
+      JsonObject *q = json_array_get_object_element (questions, i);
+      const char *id = json_object_get_string_member (q, "id");
+      const GmlQuestion *existing = gml_question_bank_lookup (bank, id);
+
+      if (existing != NULL)
+        {
+          /* Translators: %1$s is "FILE:LINE", %2$s a question id, %3$s the bank that has it. */
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                       _("%1$s: the id “%2$s” is already used by a question in %3$s"),
+                       json_object_get_string_member (q, "source"), id, existing->origin);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static char *
 bank_file_name (const char *input)
 {
@@ -210,6 +243,7 @@ gml_moodle_import_main (int    argc,
   target_name = bank_file_name (argv[1]);
   target = g_build_filename (user_dir, target_name, NULL);
   if (!load_other_banks (bank, user_dir, target, &error) ||
+      !check_unique_ids (bank, json, &error) ||
       !gml_question_bank_load_data (bank, json, strlen (json), origin, FALSE, &error))
     {
       g_printerr ("gpu-memory-lab import: %s\n", error->message);
