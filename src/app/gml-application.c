@@ -22,6 +22,8 @@ struct _GmlApplication
   GmlQuestionBank *bank;
   GmlProgress     *progress;
   GPtrArray       *startup_messages;   /* translated sentences for the first window's toasts */
+  GmlDevice       *device;             /* opened on first use; freed, with all its memory, at exit */
+  char            *device_reason;      /* why it is simulated, or NULL */
   GtkCssProvider  *look_provider;      /* zoom of the main window, forced high contrast */
 };
 
@@ -287,6 +289,8 @@ gml_application_finalize (GObject *object)
   g_clear_pointer (&self->bank, gml_question_bank_free);
   g_clear_pointer (&self->progress, gml_progress_free);
   g_clear_pointer (&self->startup_messages, g_ptr_array_unref);
+  g_clear_pointer (&self->device, gml_device_destroy);
+  g_clear_pointer (&self->device_reason, g_free);
   g_clear_object (&self->look_provider);
 
   G_OBJECT_CLASS (gml_application_parent_class)->finalize (object);
@@ -354,3 +358,27 @@ gml_application_steal_startup_messages (GmlApplication *self)
   return messages;
 }
 
+/* The GPU the pictures run on: CUDA when a device answers, else the simulator
+ * (the same size as the default CUDA budget); *reason says why it is simulated. */
+GmlDevice *
+gml_application_get_device (GmlApplication  *self,
+                            const char     **reason)
+{
+  g_return_val_if_fail (GML_IS_APPLICATION (self), NULL);
+
+  if (self->device == NULL)
+    {
+      g_autoptr(GError) error = NULL;
+
+      self->device = gml_device_open (GML_BACKEND_AUTO, GML_SCENARIO_SIM_CAPACITY, 0,
+                                      &self->device_reason, &error);
+      if (self->device == NULL)
+        {
+          self->device_reason = g_strdup (error->message);
+          self->device = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
+        }
+    }
+  if (reason)
+    *reason = self->device_reason;
+  return self->device;
+}

@@ -13,6 +13,7 @@
 
 #include "gml-quiz-page.h"
 #include "gml-scenario-panel.h"
+#include "gml-scenario-panel.h"
 
 typedef struct
 {
@@ -49,6 +50,8 @@ struct _GmlQuizPage
   GtkLabel        *wrong_heading;
   GtkBox          *wrong_box;
   GtkButton       *review_button;
+  GtkWidget       *paned;            /* the template's root: question | picture */
+  GtkWidget       *scenario_panel;
   GtkWidget       *scenario_panel;
 
   GtkWidget       *option_buttons[GML_N_OPTIONS];
@@ -308,6 +311,11 @@ show_current (GmlQuizPage *self)
   if (item->answered)
     gml_scenario_panel_point (GML_SCENARIO_PANEL (self->scenario_panel));
 
+  /* The question's experiment beside it; once answered, it points at the answer. */
+  gml_scenario_panel_set_scenario (GML_SCENARIO_PANEL (self->scenario_panel), q->scenario);
+  if (item->answered)
+    gml_scenario_panel_point (GML_SCENARIO_PANEL (self->scenario_panel));
+
   gtk_stack_set_visible_child_name (self->stack, "question");
   update_actions (self);
 
@@ -446,6 +454,15 @@ gml_quiz_page_handle_key (GmlQuizPage     *self,
 {
   RoundItem *item = current_item (self);
   guint lower = gdk_keyval_to_lower (keyval);
+
+  /* The picture's keys step its scenario; none of them is a quiz key. */
+  if (((state & GDK_CONTROL_MASK) && (keyval == GDK_KEY_Left || keyval == GDK_KEY_Right)) ||
+      (is_plain (state) && (keyval == GDK_KEY_bracketleft || keyval == GDK_KEY_bracketright)))
+    {
+      gml_scenario_panel_step (GML_SCENARIO_PANEL (self->scenario_panel),
+                               keyval == GDK_KEY_Left || keyval == GDK_KEY_bracketleft ? -1 : 1);
+      return TRUE;
+    }
 
   if (!is_plain (state) || item == NULL ||
       !g_str_equal (gtk_stack_get_visible_child_name (self->stack), "question"))
@@ -658,6 +675,8 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   gtk_widget_class_set_css_name (widget_class, "quizpage");
 
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, stack);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, paned);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, scenario_panel);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, scenario_panel);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, topic_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, difficulty_label);
@@ -686,6 +705,7 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   gtk_widget_class_install_action (widget_class, "quiz.restart", NULL, quiz_restart_action);
 
   g_type_ensure (ADW_TYPE_CLAMP);
+  g_type_ensure (GML_TYPE_SCENARIO_PANEL);
   g_type_ensure (GML_TYPE_SCENARIO_PANEL);
   g_type_ensure (ADW_TYPE_STATUS_PAGE);
 }
