@@ -23,6 +23,8 @@ typedef enum
 #define GML_MAX_BANK_SIZE      ((gsize) 16 << 20)
 #define GML_MAX_PROGRESS_SIZE  ((gsize) 64 << 20)
 #define GML_MAX_TRACE_SIZE     ((gsize) 256 << 20)
+/* A Moodle export may carry pictures as base64, which the lab drops. */
+#define GML_MAX_IMPORT_SIZE    ((gsize) 64 << 20)
 
 /* json-glib parses recursively: 100 000 nested arrays overflow the stack. The
  * lab's formats need five levels; this leaves room for any sane file. */

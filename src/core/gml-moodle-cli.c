@@ -24,6 +24,7 @@
 
 #include "gml-i18n.h"
 #include "gml-moodle.h"
+#include "gml-input.h"
 #include "gml-moodle-cli.h"
 #include "gml-question-bank.h"
 
@@ -211,8 +212,9 @@ gml_moodle_import_main (int    argc,
     }
 
   origin = g_filename_display_name (argv[1]);
-  if (!g_file_get_contents (argv[1], &contents, &length, &error))
+  if (!gml_input_read_file (argv[1], GML_MAX_IMPORT_SIZE, &contents, &length, &error))
     {
+      g_prefix_error (&error, "%s: ", origin);
       g_printerr ("gpu-memory-lab import: %s\n", error->message);
       return 1;
     }

@@ -1,0 +1,154 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Hostile input, sanitizers, valgrind and fuzzing. Run after build-aux/run-tests.sh
+# (CI: .ci/run); needs what build-aux/install-deps.sh installs (clang,
+# libclang-rt-14-dev, llvm, valgrind). About 12 minutes on 2 cores.
+#
+#   1. _build-asan: -Db_sanitize=address,undefined (gcc); the unit, engine, cuda,
+#      render, fuzz-regression and hardening suites under ASan, LSan and UBSan.
+#   2. _build-hardening: a plain build; valgrind memcheck over the unit, engine and
+#      cuda suites (no definite leaks, no invalid reads or writes).
+#   3. _build-fuzz: clang + libFuzzer; every fuzz target for GML_FUZZ_SECONDS
+#      (default 60) seconds, two at a time (GML_FUZZ_JOBS), failing on any crash,
+#      leak or timeout.
+#
+# Ends with one line "N passed, N failed" over its own checks (each test of each
+# suite, each build, each fuzz target). GML_HARDENING_SKIP may name steps to leave
+# out: "asan", "valgrind", "fuzz".
+set -u
+cd "$(dirname "$0")/.."
+srcdir=$(pwd)
+
+seconds=${GML_FUZZ_SECONDS:-60}
+export GML_FUZZ_JOBS=${GML_FUZZ_JOBS:-2}
+skip=${GML_HARDENING_SKIP:-}
+passed=0
+failed=0
+failures=
+
+pass () { passed=$((passed + 1)); echo "PASS: $1"; }
+fail () { failed=$((failed + 1)); failures="$failures\n  $1"; echo "FAIL: $1"; }
+
+skipped () { case " $skip " in *" $1 "*) return 0 ;; esac; return 1; }
+
+setup () # builddir, meson options...
+{
+  dir=$1
+  shift
+  mkdir -p "$dir"
+  if [ -f "$dir/build.ninja" ]; then
+    meson setup --reconfigure "$dir" "$@" > "$dir/hardening-setup.log" 2>&1
+  else
+    meson setup "$dir" "$@" > "$dir/hardening-setup.log" 2>&1
+  fi
+}
+
+# Counts the results of the last `meson test` in $1 as checks.
+count_tests () # builddir, label
+{
+  counts=$(/usr/bin/python3 - "$1/meson-logs/testlog.json" "$2" <<'PY'
+import json, sys
+ok = bad = 0
+names = []
+for line in open(sys.argv[1], encoding='utf-8'):
+    r = json.loads(line)
+    if r['result'] in ('OK', 'EXPECTEDFAIL', 'SKIP'):
+        ok += 1
+    else:
+        bad += 1
+        names.append(f"{sys.argv[2]}: {r['name']} ({r['result']})")
+print(ok, bad)
+for n in names:
+    print(n)
+PY
+)
+  set -- $(echo "$counts" | head -n 1)
+  passed=$((passed + $1))
+  failed=$((failed + $2))
+  extra=$(echo "$counts" | tail -n +2)
+  [ -n "$extra" ] && failures="$failures\n  $(echo "$extra" | sed ':a;N;$!ba;s/\n/\\n  /g')"
+  return 0
+}
+
+start=$(date +%s)
+
+# ---- 1. AddressSanitizer + UndefinedBehaviorSanitizer -------------------------
+if ! skipped asan; then
+  echo "== ASan/UBSan build (_build-asan)"
+  if setup _build-asan -Db_sanitize=address,undefined -Dbuildtype=debug &&
+     meson compile -C _build-asan > _build-asan/hardening-build.log 2>&1; then
+    pass "asan build"
+    suites=
+    for s in unit engine cuda render fuzz hardening; do
+      suites="$suites --suite $s"
+    done
+    # Leaks are errors (LSan); GLib, fontconfig and friends keep some memory for the
+    # life of the process on purpose: build-aux/lsan.supp lists those.
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0 \
+    LSAN_OPTIONS=suppressions=$srcdir/build-aux/lsan.supp:print_suppressions=0 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      meson test -C _build-asan --no-rebuild --print-errorlogs --num-processes 2 \
+        --timeout-multiplier 3 $suites > _build-asan/hardening-test.log 2>&1
+    grep -E '^ *[0-9]+/[0-9]+ ' _build-asan/hardening-test.log
+    count_tests _build-asan asan
+  else
+    fail "asan build (see _build-asan/hardening-setup.log, _build-asan/hardening-build.log)"
+  fi
+fi
+
+# ---- 2. valgrind memcheck ---------------------------------------------------------
+if ! skipped valgrind; then
+  echo "== valgrind memcheck (_build-hardening)"
+  if setup _build-hardening -Dbuildtype=debugoptimized &&
+     meson compile -C _build-hardening > _build-hardening/hardening-build.log 2>&1; then
+    pass "plain build for valgrind"
+    # G_SLICE=always-malloc (from gc-friendly) lets valgrind see every block.
+    G_SLICE=always-malloc \
+      meson test -C _build-hardening --no-rebuild --print-errorlogs --num-processes 2 \
+        --timeout-multiplier 10 --suite unit --suite engine --suite cuda \
+        --wrap="valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --track-origins=yes --suppressions=$srcdir/build-aux/valgrind.supp --gen-suppressions=all" \
+        > _build-hardening/hardening-valgrind.log 2>&1
+    grep -E '^ *[0-9]+/[0-9]+ ' _build-hardening/hardening-valgrind.log
+    count_tests _build-hardening valgrind
+  else
+    fail "plain build (see _build-hardening/hardening-setup.log, _build-hardening/hardening-build.log)"
+  fi
+fi
+
+# ---- 3. libFuzzer -----------------------------------------------------------------
+if ! skipped fuzz; then
+  echo "== libFuzzer (_build-fuzz), $seconds s per target, $GML_FUZZ_JOBS at a time"
+  if CC=clang setup _build-fuzz -Db_sanitize=address,undefined -Db_lundef=false \
+       -Dc_args=-fsanitize=fuzzer-no-link -Dbuildtype=debugoptimized; then
+    targets=$(meson introspect --targets _build-fuzz | /usr/bin/python3 -c '
+import json, sys
+for t in json.load(sys.stdin):
+    if t["name"].startswith("fuzz-") and t["type"] == "executable":
+        print(t["filename"][0])')
+    if [ -n "$targets" ] &&
+       ninja -C _build-fuzz -j2 $(for t in $targets; do echo "${t#$srcdir/_build-fuzz/}"; done) \
+         > _build-fuzz/hardening-build.log 2>&1; then
+      pass "fuzz build"
+      GML_FUZZ_SECONDS=$seconds tests/fuzz/run-fuzz.sh _build-fuzz > _build-fuzz/hardening-fuzz.log 2>&1
+      sed -n '/^Fuzzing summary/,$p' _build-fuzz/hardening-fuzz.log
+      for line in $(grep -E '^(ok|FAIL) ' _build-fuzz/hardening-fuzz.log | awk '{print $1 ":" $2}'); do
+        case $line in
+          ok:*) pass "fuzz-${line#ok:}" ;;
+          *) fail "fuzz-${line#FAIL:} (see _build-fuzz/hardening-fuzz.log)" ;;
+        esac
+      done
+      grep -q '^FAIL' _build-fuzz/hardening-fuzz.log && grep -A3 '^FAIL' _build-fuzz/hardening-fuzz.log
+    else
+      fail "fuzz build (see _build-fuzz/hardening-build.log)"
+    fi
+  else
+    fail "fuzz build setup (see _build-fuzz/hardening-setup.log)"
+  fi
+fi
+
+echo
+echo "run-hardening.sh took $(( $(date +%s) - start )) s"
+[ $failed -gt 0 ] && printf "Failed:$failures\n"
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]

@@ -1,0 +1,290 @@
+/* test-cuda-faults.c — a CUDA driver that starts failing in the middle of a session.
+ *
+ * The fake libcuda.so.1 (tests/cuda) fails cuMemAlloc with 999 (CUDA_ERROR_UNKNOWN)
+ * or 2 (out of memory) after N calls, or cuMemGetInfo after N calls. Whatever
+ * fails, `replay --backend cuda`, the allocator and the scenarios must say so in
+ * words, and give every byte of device memory back: the fake's count of live
+ * allocations returns to 0.
+ *
+ * The fake reads its FAKE_CUDA_* variables at cuInit and a driver is never
+ * unloaded, so every case runs in its own subprocess.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "test-cuda-faults"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+#include <gmodule.h>
+
+#include "gml-allocator.h"
+#include "gml-device.h"
+#include "gml-i18n.h"
+#include "gml-replay.h"
+#ifdef HAVE_GML_SCENARIO
+#include "gml-scenario.h"
+#endif
+
+#define MIB (G_GUINT64_CONSTANT (1024) * 1024)
+
+static unsigned (*fake_live_allocations) (void);
+static unsigned (*fake_alloc_calls) (void);
+static GString *captured_out;
+static GString *captured_err;
+
+static gboolean
+in_subprocess (void)
+{
+  if (g_test_subprocess ())
+    return TRUE;
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  if (!g_test_trap_has_passed ())
+    g_test_fail_printf ("the subprocess for %s failed", g_test_get_path ());
+  return FALSE;
+}
+
+static void
+open_fake (void)
+{
+  const char *path = g_getenv ("GML_LIBCUDA");
+  GModule *module;
+
+  g_assert_nonnull (path);
+  /* Kept open for good: the counters must outlive the backend. */
+  module = g_module_open (path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+  g_assert_nonnull (module);
+  g_assert_true (g_module_symbol (module, "fake_cuda_live_allocations",
+                                  (gpointer *) &fake_live_allocations));
+  g_assert_true (g_module_symbol (module, "fake_cuda_alloc_calls",
+                                  (gpointer *) &fake_alloc_calls));
+}
+
+static void
+capture_out_cb (const char *text)
+{
+  g_string_append (captured_out, text);
+}
+
+static void
+capture_err_cb (const char *text)
+{
+  g_string_append (captured_err, text);
+}
+
+/* Runs `gpu-memory-lab replay --backend cuda TRACE` in this process, so the fake's
+ * counters can be read after it returns. */
+static int
+replay_cuda (const char *trace)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gml-cuda-faults-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "trace.jsonl", NULL);
+  char *argv[] = { "replay", "--backend", "cuda", path, NULL };
+  GPrintFunc old_out, old_err;
+  int status;
+
+  g_assert_true (g_file_set_contents (path, trace, -1, NULL));
+  g_string_truncate (captured_out, 0);
+  g_string_truncate (captured_err, 0);
+  old_out = g_set_print_handler (capture_out_cb);
+  old_err = g_set_printerr_handler (capture_err_cb);
+  status = gml_replay_main (4, argv);
+  g_set_print_handler (old_out);
+  g_set_printerr_handler (old_err);
+  g_test_message ("exit %d; stderr: %s", status, captured_err->str);
+  g_remove (path);
+  g_rmdir (dir);
+  return status;
+}
+
+/* Five allocations of 30 MB: each needs a segment of its own from the device. */
+static const char five_large[] =
+  "{\"op\":\"alloc\",\"id\":\"a\",\"size\":30000000}\n"
+  "{\"op\":\"alloc\",\"id\":\"b\",\"size\":30000000}\n"
+  "{\"op\":\"alloc\",\"id\":\"c\",\"size\":30000000}\n"
+  "{\"op\":\"alloc\",\"id\":\"d\",\"size\":30000000}\n"
+  "{\"op\":\"alloc\",\"id\":\"e\",\"size\":30000000}\n"
+  "{\"op\":\"free\",\"id\":\"a\"}\n";
+
+static void
+test_replay_alloc_fails_999 (void)
+{
+  if (!in_subprocess ())
+    return;
+
+  g_setenv ("FAKE_CUDA_ALLOC_FAIL_AFTER", "2", TRUE);
+  g_setenv ("FAKE_CUDA_ALLOC_FAIL_RESULT", "999", TRUE);
+  open_fake ();
+
+  g_assert_cmpint (replay_cuda (five_large), ==, 1);
+  /* The line, the call and the driver's own words. */
+  g_assert_nonnull (strstr (captured_err->str, "trace.jsonl:3:"));
+  g_assert_nonnull (strstr (captured_err->str, "cuMemAlloc"));
+  g_assert_nonnull (strstr (captured_err->str, "CUDA_ERROR_UNKNOWN"));
+  g_assert_cmpuint (fake_alloc_calls (), ==, 3);
+  g_assert_cmpuint (fake_live_allocations (), ==, 0);
+}
+
+static void
+test_replay_alloc_fails_out_of_memory (void)
+{
+  if (!in_subprocess ())
+    return;
+
+  /* Out of memory from the driver is part of the experiment: counted, and the
+   * replay goes on, as PyTorch's would. */
+  g_setenv ("FAKE_CUDA_ALLOC_FAIL_AFTER", "2", TRUE);
+  g_setenv ("FAKE_CUDA_ALLOC_FAIL_RESULT", "2", TRUE);
+  open_fake ();
+
+  g_assert_cmpint (replay_cuda (five_large), ==, 0);
+  g_assert_nonnull (strstr (captured_out->str, "\"num_ooms\" : 3"));
+  g_assert_nonnull (strstr (captured_out->str, "CUDA out of memory"));
+  g_assert_cmpuint (fake_live_allocations (), ==, 0);
+}
+
+static void
+test_replay_mem_get_info_fails (void)
+{
+  if (!in_subprocess ())
+    return;
+
+  /* cuMemGetInfo answers at start-up (the budget), then fails: the out-of-memory
+   * message, which quotes the device's free memory, must still be written. */
+  g_setenv ("FAKE_CUDA_ALLOC_FAIL_AFTER", "1", TRUE);
+  g_setenv ("FAKE_CUDA_MEMGETINFO_FAIL_AFTER", "1", TRUE);
+  g_setenv ("FAKE_CUDA_MEMGETINFO_RESULT", "999", TRUE);
+  open_fake ();
+
+  g_assert_cmpint (replay_cuda (five_large), ==, 0);
+  g_assert_nonnull (strstr (captured_out->str, "CUDA out of memory"));
+  g_assert_cmpuint (fake_live_allocations (), ==, 0);
+}
+
+static void
+test_allocator_alloc_fails_999 (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GmlDevice) device = NULL;
+  GmlAllocator *allocator;
+  gint32 blocks[8];
+  guint n = 0;
+
+  if (!in_subprocess ())
+    return;
+
+  g_setenv ("FAKE_CUDA_ALLOC_FAIL_AFTER", "3", TRUE);
+  g_setenv ("FAKE_CUDA_ALLOC_FAIL_RESULT", "999", TRUE);
+  open_fake ();
+
+  device = gml_device_cuda_new (512 * MIB, &error);
+  g_assert_no_error (error);
+  allocator = gml_allocator_new (device, NULL);
+
+  while (n < G_N_ELEMENTS (blocks) &&
+         gml_allocator_malloc (allocator, 30000000, 0, NULL, GML_CATEGORY_NONE, &blocks[n], &error))
+    n++;
+
+  /* Three segments, then the driver's failure: not an out-of-memory (PyTorch's
+   * message would be a lie), but the driver's error, in words. */
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_FAILED);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "CUDA_ERROR_UNKNOWN"));
+  g_assert_cmpint (gml_allocator_get_stats (allocator)->num_ooms, ==, 0);
+  g_assert_cmpuint (fake_live_allocations (), ==, 3);
+
+  /* The allocator still works with what it has. */
+  g_clear_error (&error);
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_true (gml_allocator_free (allocator, blocks[i], &error));
+      g_assert_no_error (error);
+    }
+  g_assert_true (gml_allocator_malloc (allocator, 1000, 0, NULL, GML_CATEGORY_NONE,
+                                       &blocks[0], &error) || error != NULL);
+  g_clear_error (&error);
+
+  gml_allocator_destroy (allocator);
+  g_clear_pointer (&device, gml_device_destroy);
+  g_assert_cmpuint (fake_live_allocations (), ==, 0);
+}
+
+#ifdef HAVE_GML_SCENARIO
+static void
+test_scenarios_device_fails (void)
+{
+  const char * const *names;
+
+  if (!in_subprocess ())
+    return;
+
+  g_setenv ("FAKE_CUDA_ALLOC_FAIL_AFTER", "1", TRUE);
+  g_setenv ("FAKE_CUDA_ALLOC_FAIL_RESULT", "999", TRUE);
+  open_fake ();
+
+  names = gml_scenario_names ();
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GmlDevice) device = gml_device_cuda_new (0, &error);
+      g_autoptr(GmlDevice) sim = NULL;
+      g_autoptr(GmlScenario) scenario = NULL;
+
+      g_assert_no_error (error);
+      scenario = gml_scenario_new (names[i], device, &error);
+      if (scenario == NULL)
+        {
+          /* The failure is the device's, and says so. */
+          g_assert_error (error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_DEVICE);
+          g_assert_nonnull (strstr (error->message, "CUDA_ERROR_UNKNOWN"));
+          g_test_message ("%s on CUDA: %s", names[i], error->message);
+        }
+      /* Whether it failed or ran, a scenario holds no device memory. */
+      g_assert_cmpuint (fake_live_allocations (), ==, 0);
+      g_clear_pointer (&scenario, gml_scenario_free);
+      g_clear_pointer (&device, gml_device_destroy);
+      g_assert_cmpuint (fake_live_allocations (), ==, 0);
+
+      /* What the app falls back to: the same scenario on the simulator. */
+      g_clear_error (&error);
+      sim = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
+      scenario = gml_scenario_new (names[i], sim, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (scenario);
+      g_assert_cmpuint (gml_scenario_get_n_steps (scenario), >, 0);
+    }
+}
+#endif
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_setenv ("LANGUAGE", "en", TRUE);
+  gml_i18n_init ();
+  g_test_init (&argc, &argv, NULL);
+  captured_out = g_string_new (NULL);
+  captured_err = g_string_new (NULL);
+
+#if HAVE_CUDA_H
+  if (g_getenv ("GML_LIBCUDA") == NULL)
+    {
+      g_test_skip ("GML_LIBCUDA is not set (no fake driver in this build)");
+      return g_test_run ();
+    }
+  g_test_add_func ("/cuda-faults/replay/alloc-fails-999", test_replay_alloc_fails_999);
+  g_test_add_func ("/cuda-faults/replay/alloc-fails-out-of-memory",
+                   test_replay_alloc_fails_out_of_memory);
+  g_test_add_func ("/cuda-faults/replay/mem-get-info-fails", test_replay_mem_get_info_fails);
+  g_test_add_func ("/cuda-faults/allocator/alloc-fails-999", test_allocator_alloc_fails_999);
+#ifdef HAVE_GML_SCENARIO
+  g_test_add_func ("/cuda-faults/scenarios/device-fails", test_scenarios_device_fails);
+#endif
+#endif
+
+  return g_test_run ();
+}
