@@ -299,57 +299,70 @@ gml_render_timeline (cairo_t               *cr,
        * so a million events cost one pass and nothing is lost between pixels. */
       double px_per_point = plot.width / data->n_points;
 
-      for (int pass = 0; pass < 2; pass++)
+      double *lo_y = g_new (double, columns);
+      double *hi_y = g_new (double, columns);
+      double *alloc_y = g_new (double, columns);
+
+      for (int c = 0; c < columns; c++)
         {
-          const guint64 *values = pass == 0 ? data->allocated : data->reserved;
+          gsize i0 = (gsize) ((double) c / columns * data->n_points);
+          gsize i1 = MAX (i0 + 1, (gsize) ((double) (c + 1) / columns * data->n_points));
+          guint64 lo = G_MAXUINT64, hi = 0, ahi = 0;
 
-          if (pass == 0)
+          i1 = MIN (i1, data->n_points);
+          for (gsize i = i0; i < i1; i++)
             {
-              /* Allocated as a filled area. */
-              cairo_move_to (cr, plot.x, plot.y + plot.height);
-              for (int c = 0; c < columns; c++)
-                {
-                  gsize i0 = (gsize) ((double) c / columns * data->n_points);
-                  gsize i1 = MAX (i0 + 1, (gsize) ((double) (c + 1) / columns * data->n_points));
-                  guint64 hi = 0;
+              guint64 r = data->reserved[i];
 
-                  for (gsize i = i0; i < i1 && i < data->n_points; i++)
-                    hi = MAX (hi, values[i]);
-                  cairo_line_to (cr, plot.x + c, value_y (&plot, top, hi));
-                  cairo_line_to (cr, plot.x + c + 1, value_y (&plot, top, hi));
-                }
-              cairo_line_to (cr, plot.x + plot.width, plot.y + plot.height);
-              cairo_close_path (cr);
-              _gml_set_color_alpha (cr, &pal->allocated, 0.35);
-              cairo_fill_preserve (cr);
-              _gml_set_color (cr, &pal->allocated);
-              cairo_set_line_width (cr, style->line_width);
-              cairo_stroke (cr);
+              lo = r < lo ? r : lo;
+              hi = r > hi ? r : hi;
+              ahi = data->allocated[i] > ahi ? data->allocated[i] : ahi;
             }
-          else
-            {
-              for (int c = 0; c < columns; c++)
-                {
-                  gsize i0 = (gsize) ((double) c / columns * data->n_points);
-                  gsize i1 = MAX (i0 + 1, (gsize) ((double) (c + 1) / columns * data->n_points));
-                  guint64 lo = G_MAXUINT64, hi = 0;
-
-                  for (gsize i = i0; i < i1 && i < data->n_points; i++)
-                    {
-                      lo = MIN (lo, values[i]);
-                      hi = MAX (hi, values[i]);
-                    }
-                  if (c == 0)
-                    cairo_move_to (cr, plot.x, value_y (&plot, top, lo));
-                  cairo_line_to (cr, plot.x + c, value_y (&plot, top, lo));
-                  cairo_line_to (cr, plot.x + c, value_y (&plot, top, hi));
-                  cairo_line_to (cr, plot.x + c + 1, value_y (&plot, top, hi));
-                }
-              _gml_set_color (cr, &pal->reserved);
-              cairo_set_line_width (cr, 2 * style->line_width);
-              cairo_stroke (cr);
-            }
+          lo_y[c] = value_y (&plot, top, lo);
+          hi_y[c] = value_y (&plot, top, hi);
+          alloc_y[c] = value_y (&plot, top, ahi);
         }
+
+      /* Allocated as a filled area with its edge, reserved as a thick line; both
+       * as one pixel-wide rectangles per column, which Cairo fills far faster
+       * than it strokes a polyline of thousands of joins. */
+      cairo_save (cr);
+      cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
+      for (int c = 0; c < columns; c++)
+        cairo_rectangle (cr, plot.x + c, alloc_y[c], 1, plot.y + plot.height - alloc_y[c]);
+      _gml_set_color_alpha (cr, &pal->allocated, 0.35);
+      cairo_fill (cr);
+      for (int c = 0; c < columns; c++)
+        {
+          double prev = c > 0 ? alloc_y[c - 1] : alloc_y[c];
+          double y0 = MIN (prev, alloc_y[c]) - style->line_width / 2;
+          double y1 = MAX (prev, alloc_y[c]) + style->line_width / 2;
+
+          cairo_rectangle (cr, plot.x + c, floor (y0), 1, MAX (ceil (y1) - floor (y0), 1));
+        }
+      _gml_set_color (cr, &pal->allocated);
+      cairo_fill (cr);
+      for (int c = 0; c < columns; c++)
+        {
+          double prev_lo = c > 0 ? lo_y[c - 1] : lo_y[c];
+          double prev_hi = c > 0 ? hi_y[c - 1] : hi_y[c];
+          double y0 = MIN (MIN (hi_y[c], prev_hi), MIN (lo_y[c], prev_lo)) - style->line_width;
+          double y1 = MAX (MAX (hi_y[c], prev_hi), MAX (lo_y[c], prev_lo)) + style->line_width;
+
+          /* Between neighbouring columns the line only has to join them. */
+          if (c > 0)
+            {
+              y0 = MAX (y0, MIN (hi_y[c], prev_lo) - style->line_width);
+              y1 = MIN (y1, MAX (lo_y[c], prev_hi) + style->line_width);
+            }
+          cairo_rectangle (cr, plot.x + c, floor (y0), 1, MAX (ceil (y1) - floor (y0), 2));
+        }
+      _gml_set_color (cr, &pal->reserved);
+      cairo_fill (cr);
+      cairo_restore (cr);
+      g_free (lo_y);
+      g_free (hi_y);
+      g_free (alloc_y);
 
       /* Markers: at most one per pixel column. */
       if (data->marks != NULL)

@@ -3,7 +3,7 @@
  * Segments flow like words in a paragraph, in address order (or largest first),
  * one byte scale for the whole picture so sizes compare by eye; a segment
  * wider than what is left of a row continues on the next. Blocks narrower than
- * two pixels are not drawn one by one: each pixel column gets the colour of
+ * three pixels are not drawn one by one: each pixel column gets the colour of
  * the kind that covers most of it, and equal neighbours are drawn as one run,
  * so 100 000 blocks cost about as much as the pixels they cover.
  *
@@ -21,8 +21,8 @@
 #include "gml-render-private.h"
 
 #define MARGIN 8.0
-#define GAP 4.0
-#define MAX_LABELS 400
+#define ROW_GAP 4.0
+#define MAX_LABELS 150
 
 enum
 {
@@ -37,16 +37,40 @@ typedef struct
   guint64 address;
   guint64 size;
   guint   index;   /* address order */
+  gint32  first;   /* first block slot */
 } SegEntry;
 
-static void
-collect_segment_cb (const GmlSegmentInfo *segment,
-                    gpointer              user_data)
+static int
+by_address_cmp (const void *a,
+                const void *b)
 {
-  GArray *segs = user_data;
-  SegEntry e = { segment->address, segment->size, segs->len };
+  const SegEntry *x = a, *y = b;
 
-  g_array_append_val (segs, e);
+  return x->address < y->address ? -1 : (x->address > y->address);
+}
+
+/* The segments in address order, read straight from the state's slots: the
+ * foreach helpers summarise every segment, which a frame does not need. */
+static GArray *
+collect_segments (const GmlMemState *state)
+{
+  guint n = gml_mem_state_get_n_segment_slots (state);
+  GArray *segs = g_array_sized_new (FALSE, FALSE, sizeof (SegEntry), gml_mem_state_get_n_segments (state));
+
+  for (guint slot = 0; slot < n; slot++)
+    {
+      const GmlSegment *seg = gml_mem_state_get_segment (state, slot);
+      SegEntry e;
+
+      if (seg == NULL)
+        continue;
+      e = (SegEntry) { seg->address, seg->size, 0, seg->first_block };
+      g_array_append_val (segs, e);
+    }
+  qsort (segs->data, segs->len, sizeof (SegEntry), by_address_cmp);
+  for (guint i = 0; i < segs->len; i++)
+    g_array_index (segs, SegEntry, i).index = i;
+  return segs;
 }
 
 static int
@@ -74,7 +98,8 @@ flow (GmlMapLayout *layout,
       double        bpp)
 {
   const GmlRect *map = &layout->map;
-  double row_h = (map->height - (rows - 1) * GAP) / rows;
+  double row_h = (map->height - (rows - 1) * ROW_GAP) / rows;
+  double gap = layout->gap;
   guint row = 0;
   double x = map->x;
   double right = map->x + map->width;
@@ -103,13 +128,14 @@ flow (GmlMapLayout *layout,
               continue;
             }
           piece.rect.x = x;
-          piece.rect.y = map->y + row * (row_h + GAP);
-          piece.rect.height = row_h;
+          /* Whole pixels vertically: crisp edges, and cheap fills. */
+          piece.rect.y = floor (map->y + row * (row_h + ROW_GAP));
+          piece.rect.height = floor (map->y + row * (row_h + ROW_GAP) + row_h) - piece.rect.y;
           if (need <= room)
             {
               piece.length = e->size - offset;
               piece.rect.width = need;
-              x += need + GAP;
+              x += need + gap;
             }
           else
             {
@@ -133,11 +159,13 @@ gml_map_layout_compute (GmlMapLayout           *layout,
                         int                     height)
 {
   double lh = line_height (style);
-  g_autoptr(GArray) segs = g_array_new (FALSE, FALSE, sizeof (SegEntry));
+  GArray *segs;
   guint64 total = 0;
   guint rows, max_rows;
   double bpp;
 
+  g_clear_pointer (&layout->segments, g_array_unref);
+  segs = layout->segments = collect_segments (data->state);
   if (layout->pieces == NULL)
     {
       layout->pieces = g_array_new (FALSE, FALSE, sizeof (GmlMapPiece));
@@ -151,26 +179,38 @@ gml_map_layout_compute (GmlMapLayout           *layout,
   layout->map.width = MAX (width - 2 * MARGIN, 1);
   layout->map.height = MAX (layout->legend.y - 6 - layout->map.y, 8);
 
-  gml_mem_state_foreach_segment (data->state, collect_segment_cb, segs);
   for (guint i = 0; i < segs->len; i++)
     total += g_array_index (segs, SegEntry, i).size;
   if (data->by_size)
-    g_array_sort (segs, by_size_cmp);
+    {
+      /* Drawing walks the segments in address order; pack a sorted copy. */
+      segs = g_array_copy (layout->segments);
+      qsort (segs->data, segs->len, sizeof (SegEntry), by_size_cmp);
+    }
+  else
+    g_array_ref (segs);
 
   g_array_set_size (layout->pieces, 0);
   g_array_set_size (layout->first_piece, segs->len);
   layout->bytes_per_px = 1;
   layout->row_height = layout->map.height;
   if (segs->len == 0)
-    return;
+    {
+      g_array_unref (segs);
+      return;
+    }
 
   max_rows = MAX (1, (guint) (layout->map.height / 14.0));
   rows = (guint) CLAMP (round (sqrt (segs->len * layout->map.height / layout->map.width)), 1, max_rows);
-  bpp = total / MAX (rows * layout->map.width - (segs->len + rows) * GAP, rows * layout->map.width * 0.25);
+  /* Thinner gaps when there are many segments, so they do not eat the map. */
+  layout->gap = CLAMP (floor (rows * layout->map.width / segs->len / 8), 1, 4);
+  bpp = total / MAX (rows * layout->map.width - (segs->len * (layout->gap + 1) + rows * 24),
+                     rows * layout->map.width * 0.25);
   for (int attempt = 0; attempt < 40 && !flow (layout, segs, rows, bpp); attempt++)
     bpp *= 1.08;
   layout->bytes_per_px = bpp;
-  layout->row_height = (layout->map.height - (rows - 1) * GAP) / rows;
+  layout->row_height = (layout->map.height - (rows - 1) * ROW_GAP) / rows;
+  g_array_unref (segs);
 }
 
 void
@@ -178,6 +218,7 @@ gml_map_layout_clear (GmlMapLayout *layout)
 {
   g_clear_pointer (&layout->pieces, g_array_unref);
   g_clear_pointer (&layout->first_piece, g_array_unref);
+  g_clear_pointer (&layout->segments, g_array_unref);
 }
 
 /* Finds the segment index (address order) of @address by bisection over pieces. */
@@ -251,6 +292,9 @@ typedef struct
   int                     run_x0, run_x1, run_kind;
   guint                   run_piece;
   guint                   n_labels;
+  GArray                 *runs[N_KINDS];   /* GmlRect: filled once per kind at the end */
+  GArray                 *hatched[N_KINDS];
+  GArray                 *overlays;        /* Overlay */
 } MapDraw;
 
 static const GmlColor *
@@ -276,10 +320,8 @@ flush_run (MapDraw *d)
   if (d->run_kind < 0)
     return;
   p = &g_array_index (d->layout->pieces, GmlMapPiece, d->run_piece);
-  _gml_set_color_alpha (d->cr, kind_color (d->style, d->run_kind),
-                        d->run_kind == KIND_FREE || d->run_kind == KIND_INACTIVE ? 0.55 : 1.0);
-  cairo_rectangle (d->cr, d->run_x0, p->rect.y + 1, d->run_x1 - d->run_x0, p->rect.height - 2);
-  cairo_fill (d->cr);
+  g_array_append_val (d->runs[d->run_kind],
+                      ((GmlRect) { d->run_x0, p->rect.y + 1, d->run_x1 - d->run_x0, p->rect.height - 2 }));
   d->run_kind = -1;
 }
 
@@ -315,8 +357,8 @@ flush_pixel (MapDraw *d)
 }
 
 static int
-block_kind (const GmlSegmentInfo *segment,
-            const GmlBlockInfo   *block)
+block_kind (gboolean        segment_active,
+            const GmlBlock *block)
 {
   switch (block->state)
     {
@@ -329,136 +371,153 @@ block_kind (const GmlSegmentInfo *segment,
     default:
       /* A free piece of a segment that still has an active block: PyTorch's
        * "inactive split", which empty_cache() cannot give back. */
-      return segment->active_bytes > 0 ? KIND_INACTIVE : KIND_FREE;
+      return segment_active ? KIND_INACTIVE : KIND_FREE;
     }
 }
+
+/* What is drawn over the blocks once they are filled: rounding waste, the
+ * outline of what the question is about, names and sizes. */
+typedef struct
+{
+  GmlRect     rect;
+  GmlRect     waste;            /* width 0 = none */
+  int         kind;
+  gboolean    highlight;
+  gboolean    label;
+  guint64     size;
+  const char *name;             /* owned by the state */
+} Overlay;
 
 static void
 draw_wide_block (MapDraw              *d,
                  const GmlMapPiece    *p,
-                 const GmlBlockInfo   *block,
+                 const GmlBlock       *block,
+                 guint                 id,
                  int                   kind,
                  double                x0,
                  double                x1)
 {
-  cairo_t *cr = d->cr;
   const GmlRenderStyle *style = d->style;
-  const GmlPalette *pal = &style->palette;
   double y = p->rect.y + 1, h = p->rect.height - 2;
   double w = x1 - x0 - (x1 - x0 >= 4 ? 1 : 0);   /* a hairline between neighbours */
+  Overlay o = { { x0, y, w, h }, { 0 }, kind, FALSE, FALSE, block->size, NULL };
+  GmlRect rect = { x0, y, w, h };
 
-  cairo_rectangle (cr, x0, y, w, h);
-  if (kind == KIND_FREE)
-    _gml_fill_hatched (cr, &pal->free_fill, &pal->hatch, style->line_width);
-  else if (kind == KIND_INACTIVE)
-    _gml_fill_hatched (cr, &pal->free_fill, &pal->inactive, style->line_width);
-  else
+  /* Filled later, all blocks of a kind in one path. */
+  g_array_append_val (kind == KIND_FREE || kind == KIND_INACTIVE ? d->hatched[kind] : d->runs[kind], rect);
+
+  /* Rounding waste: the bytes of the block beyond what was asked for. */
+  if (block->state == GML_BLOCK_ALLOCATED && block->size > block->requested_size)
     {
-      _gml_set_color_alpha (cr, kind_color (style, kind), kind == KIND_PENDING ? 0.5 : 1.0);
-      cairo_fill (cr);
+      double waste_w = (block->size - block->requested_size) / d->layout->bytes_per_px;
+      double block_x1 = p->rect.x + ((double) (block->address - p->address) - p->offset
+                                     + block->size) / p->length * p->rect.width;
+      double wx0 = MAX (block_x1 - waste_w, x0);
+      double wx1 = MIN (block_x1, x0 + w);
 
-      /* Rounding waste: the bytes of the block beyond what was asked for. */
-      if (block->state == GML_BLOCK_ALLOCATED && block->size > block->requested_size)
-        {
-          double block_w = block->size / d->layout->bytes_per_px;
-          double waste_w = (block->size - block->requested_size) / d->layout->bytes_per_px;
-          double block_x1 = p->rect.x + ((double) (block->address - p->address) - p->offset
-                                         + block->size) / p->length * p->rect.width;
-
-          if (waste_w >= 1.0 && block_w >= 2.0)
-            {
-              double wx0 = MAX (block_x1 - waste_w, x0);
-              double wx1 = MIN (block_x1, x0 + w);
-
-              if (wx1 > wx0)
-                {
-                  cairo_rectangle (cr, wx0, y, wx1 - wx0, h);
-                  _gml_fill_hatched (cr, &pal->waste, kind_color (style, kind), style->line_width);
-                }
-            }
-        }
+      if (waste_w >= 1.0 && wx1 > wx0)
+        o.waste = (GmlRect) { wx0, y, wx1 - wx0, h };
     }
+  o.highlight = d->data->highlight != GML_CATEGORY_NONE && block->state == GML_BLOCK_ALLOCATED &&
+                block->category == d->data->highlight;
+  if (d->n_labels < MAX_LABELS && w > 44 && h >= style->font_size * 1.3)
+    {
+      GmlBlockInfo info;
 
-  if (d->data->highlight != GML_CATEGORY_NONE && block->state == GML_BLOCK_ALLOCATED &&
-      block->category == d->data->highlight)
+      o.label = TRUE;
+      if (block->state == GML_BLOCK_ALLOCATED && gml_mem_state_get_block_info (d->data->state, id, &info))
+        o.name = info.label;
+      d->n_labels++;
+    }
+  if (o.waste.width > 0 || o.highlight || o.label)
+    g_array_append_val (d->overlays, o);
+}
+
+static void
+draw_overlay (cairo_t              *cr,
+              const GmlRenderStyle *style,
+              const Overlay        *o)
+{
+  const GmlPalette *pal = &style->palette;
+  static const GmlColor black = { 0, 0, 0, 1 };
+  double x0 = o->rect.x, y = o->rect.y, w = o->rect.width, h = o->rect.height;
+
+  if (o->waste.width > 0)
+    {
+      cairo_rectangle (cr, o->waste.x, o->waste.y, o->waste.width, o->waste.height);
+      _gml_fill_hatched (cr, &pal->waste, kind_color (style, o->kind), style->line_width);
+    }
+  if (o->highlight)
     {
       cairo_rectangle (cr, x0 + 1.5, y + 1.5, MAX (w - 3, 1), MAX (h - 3, 1));
       _gml_set_color (cr, &pal->highlight);
       cairo_set_line_width (cr, 3.0);
       cairo_stroke (cr);
     }
-
-  /* Name and size where they fit. */
-  if (d->n_labels < MAX_LABELS && w > 36 && h >= style->font_size * 1.3)
+  if (o->label)
     {
-      g_autofree char *size = gml_format_size_short (block->size);
-      const char *name = block->state == GML_BLOCK_ALLOCATED ? block->label : NULL;
-      static const GmlColor black = { 0, 0, 0, 1 };
-      const GmlColor *ink = kind >= KIND_FREE ? &pal->foreground : &pal->background;
+      g_autofree char *size = gml_format_size_short (o->size);
+      const GmlColor *ink = o->kind >= KIND_FREE ? &pal->foreground
+                            : style->theme == GML_THEME_DARK ? &black : &pal->background;
       double tw, th, sw;
       gboolean two_lines = h >= style->font_size * 2.9;
 
-      if (style->theme != GML_THEME_DARK && kind < KIND_FREE)
-        ink = &pal->background;
-      if (style->theme == GML_THEME_DARK && kind < KIND_FREE)
-        ink = &black;
       _gml_text_size (cr, style, size, 0.85, 0, &sw, &th);
       cairo_save (cr);
       cairo_rectangle (cr, x0, y, w, h);
       cairo_clip (cr);
-      if (name != NULL && two_lines)
+      if (o->name != NULL && two_lines)
         {
-          _gml_text_size (cr, style, name, 0.85, GML_TEXT_BOLD, &tw, NULL);
+          _gml_text_size (cr, style, o->name, 0.85, GML_TEXT_BOLD, &tw, NULL);
           if (tw <= w - 6)
-            _gml_text (cr, style, name, x0 + 4, y + h / 2 - th, 0.85, GML_TEXT_BOLD, ink, 0);
+            _gml_text (cr, style, o->name, x0 + 4, y + h / 2 - th, 0.85, GML_TEXT_BOLD, ink, 0);
           if (sw <= w - 6)
             _gml_text (cr, style, size, x0 + 4, y + h / 2, 0.85, 0, ink, 0);
         }
       else if (sw <= w - 6)
-        _gml_text (cr, style, size, x0 + 4, y + (h - th) / 2, 0.85, 0, ink, 0);
+        {
+          /* On hatching, text needs a plain ground to be read. */
+          if (o->kind >= KIND_FREE)
+            {
+              cairo_rectangle (cr, x0 + 2, y + (h - th) / 2 - 1, sw + 4, th + 2);
+              _gml_set_color (cr, &pal->free_fill);
+              cairo_fill (cr);
+            }
+          _gml_text (cr, style, size, x0 + 4, y + (h - th) / 2, 0.85, 0, ink, 0);
+        }
       cairo_restore (cr);
-      d->n_labels++;
     }
 }
 
 static void
-draw_block_cb (const GmlSegmentInfo *segment,
-               const GmlBlockInfo   *block,
-               gpointer              user_data)
+draw_block (MapDraw        *d,
+            const SegEntry *segment,
+            gboolean        segment_active,
+            const GmlBlock *block,
+            guint           id)
 {
-  MapDraw *d = user_data;
-  int kind = block_kind (segment, block);
-  guint64 offset;
-  guint first;
+  int kind = block_kind (segment_active, block);
+  guint64 offset = block->address - segment->address;
+  guint first = g_array_index (d->layout->first_piece, guint, segment->index);
 
-  if (!d->started || segment->address != d->last_segment)
-    {
-      if (d->started)
-        d->segment++;
-      d->started = TRUE;
-      d->last_segment = segment->address;
-    }
-  if (d->segment >= d->layout->first_piece->len)
-    return;
-
-  offset = block->address - segment->address;
-  first = g_array_index (d->layout->first_piece, guint, d->segment);
   for (guint i = first; i < d->layout->pieces->len; i++)
     {
       const GmlMapPiece *p = &g_array_index (d->layout->pieces, GmlMapPiece, i);
       double x0, x1;
 
-      if (p->segment != d->segment || p->offset >= offset + block->size)
+      if (p->segment != segment->index || p->offset >= offset + block->size)
         break;
       if (p->offset + p->length <= offset)
         continue;
 
       piece_span (d->layout, p, offset, block->size, &x0, &x1);
-      if (x1 - x0 >= 2.0)
+      /* Three pixels: narrower blocks are aggregated, since a hairline gap and
+       * hatching need room to be seen anyway. */
+      if (x1 - x0 >= 3.0)
         {
           flush_pixel (d);
           flush_run (d);
-          draw_wide_block (d, p, block, kind, x0, x1);
+          draw_wide_block (d, p, block, id, kind, x0, x1);
         }
       else
         {
@@ -471,6 +530,33 @@ draw_block_cb (const GmlSegmentInfo *segment,
               d->agg_piece = i;
             }
           d->agg_bytes[kind] += block->size;
+        }
+    }
+}
+
+/* Walks every segment's blocks in address order, straight through the state. */
+static void
+draw_blocks (MapDraw *d)
+{
+  GArray *segs = d->layout->segments;
+
+  for (guint s = 0; s < segs->len; s++)
+    {
+      const SegEntry *e = &g_array_index (segs, SegEntry, s);
+      gboolean active = FALSE;
+
+      for (gint32 b = e->first; b >= 0 && !active; b = gml_mem_state_get_block (d->data->state, b)->next)
+        {
+          const GmlBlock *block = gml_mem_state_get_block (d->data->state, b);
+
+          active = block->state == GML_BLOCK_ALLOCATED || block->state == GML_BLOCK_PENDING_FREE;
+        }
+      for (gint32 b = e->first; b >= 0;)
+        {
+          const GmlBlock *block = gml_mem_state_get_block (d->data->state, b);
+
+          draw_block (d, e, active, block, b);
+          b = block->next;
         }
     }
 }
@@ -617,16 +703,20 @@ gml_render_memory_map (cairo_t                *cr,
     }
   else
     {
-      /* Segment boxes: the background every block is drawn on. */
+      /* Segment boxes: the background every block is drawn on, as one path.
+       * Rectangles here are filled without antialiasing: they are
+       * pixel-aligned vertically, and sub-pixel runs are already aggregated. */
+      cairo_save (cr);
+      cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
       cairo_set_line_width (cr, style->line_width);
       for (guint i = 0; i < layout.pieces->len; i++)
         {
           const GmlMapPiece *p = &g_array_index (layout.pieces, GmlMapPiece, i);
 
           cairo_rectangle (cr, p->rect.x, p->rect.y, p->rect.width, p->rect.height);
-          _gml_set_color (cr, &style->palette.free_fill);
-          cairo_fill (cr);
         }
+      _gml_set_color (cr, &style->palette.free_fill);
+      cairo_fill (cr);
 
       d.cr = cr;
       d.data = data;
@@ -634,9 +724,47 @@ gml_render_memory_map (cairo_t                *cr,
       d.layout = &layout;
       d.agg_x = G_MININT;
       d.run_kind = -1;
-      gml_mem_state_foreach_block (data->state, draw_block_cb, &d);
+      for (int k = 0; k < N_KINDS; k++)
+        {
+          d.runs[k] = g_array_new (FALSE, FALSE, sizeof (GmlRect));
+          d.hatched[k] = g_array_new (FALSE, FALSE, sizeof (GmlRect));
+        }
+      d.overlays = g_array_new (FALSE, FALSE, sizeof (Overlay));
+      draw_blocks (&d);
       flush_pixel (&d);
       flush_run (&d);
+
+      /* Sub-pixel blocks, aggregated into runs: one fill per kind. Runs never
+       * overlap the blocks drawn one by one, so the order does not matter. */
+      for (int k = 0; k < N_KINDS; k++)
+        {
+          for (guint i = 0; i < d.runs[k]->len; i++)
+            {
+              const GmlRect *r = &g_array_index (d.runs[k], GmlRect, i);
+
+              cairo_rectangle (cr, r->x, r->y, r->width, r->height);
+            }
+          _gml_set_color_alpha (cr, kind_color (style, k),
+                                k == KIND_FREE || k == KIND_INACTIVE ? 0.55 : k == KIND_PENDING ? 0.5 : 1.0);
+          cairo_fill (cr);
+          g_array_unref (d.runs[k]);
+
+          for (guint i = 0; i < d.hatched[k]->len; i++)
+            {
+              const GmlRect *r = &g_array_index (d.hatched[k], GmlRect, i);
+
+              cairo_rectangle (cr, r->x, r->y, r->width, r->height);
+            }
+          if (d.hatched[k]->len > 0)
+            _gml_fill_hatched (cr, &style->palette.free_fill,
+                               k == KIND_INACTIVE ? &style->palette.inactive : &style->palette.hatch,
+                               style->line_width);
+          g_array_unref (d.hatched[k]);
+        }
+      cairo_restore (cr);
+      for (guint i = 0; i < d.overlays->len; i++)
+        draw_overlay (cr, style, &g_array_index (d.overlays, Overlay, i));
+      g_array_unref (d.overlays);
 
       _gml_set_color (cr, &style->palette.segment_border);
       cairo_set_line_width (cr, style->line_width);
@@ -644,7 +772,8 @@ gml_render_memory_map (cairo_t                *cr,
         {
           const GmlMapPiece *p = &g_array_index (layout.pieces, GmlMapPiece, i);
 
-          if (p->rect.width >= 3)
+          /* Boxes a few pixels wide are told apart by their gaps already. */
+          if (p->rect.width >= 8)
             cairo_rectangle (cr, p->rect.x + 0.5, p->rect.y + 0.5, p->rect.width - 1, p->rect.height - 1);
         }
       cairo_stroke (cr);

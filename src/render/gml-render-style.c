@@ -158,6 +158,52 @@ _gml_set_color_alpha (cairo_t        *cr,
   cairo_set_source_rgba (cr, color->red, color->green, color->blue, color->alpha * alpha);
 }
 
+/* One layout and a few patterns per cairo_t, kept in its user data: creating a
+ * PangoLayout or stroking hatch lines per block would dominate a frame. */
+typedef struct
+{
+  PangoLayout          *layout;
+  PangoFontDescription *base;
+  struct
+  {
+    GmlColor         fill;
+    GmlColor         hatch;
+    double           width;
+    cairo_pattern_t *pattern;
+  } hatches[8];
+  guint                 n_hatches;
+} DrawCache;
+
+static cairo_user_data_key_t cache_key;
+
+static void
+draw_cache_free (gpointer data)
+{
+  DrawCache *c = data;
+
+  g_clear_object (&c->layout);
+  pango_font_description_free (c->base);
+  for (guint i = 0; i < c->n_hatches; i++)
+    cairo_pattern_destroy (c->hatches[i].pattern);
+  g_free (c);
+}
+
+static DrawCache *
+get_cache (cairo_t              *cr,
+           const GmlRenderStyle *style)
+{
+  DrawCache *c = cairo_get_user_data (cr, &cache_key);
+
+  if (c == NULL)
+    {
+      c = g_new0 (DrawCache, 1);
+      c->layout = pango_cairo_create_layout (cr);
+      c->base = pango_font_description_from_string (style->font_family);
+      cairo_set_user_data (cr, &cache_key, c, draw_cache_free);
+    }
+  return c;
+}
+
 static PangoLayout *
 make_layout (cairo_t              *cr,
              const GmlRenderStyle *style,
@@ -165,16 +211,15 @@ make_layout (cairo_t              *cr,
              double                scale,
              guint                 flags)
 {
-  PangoLayout *layout = pango_cairo_create_layout (cr);
-  PangoFontDescription *font = pango_font_description_from_string (style->font_family);
+  DrawCache *c = get_cache (cr, style);
+  PangoFontDescription *font = pango_font_description_copy_static (c->base);
 
   pango_font_description_set_absolute_size (font, style->font_size * scale * PANGO_SCALE);
-  if (flags & GML_TEXT_BOLD)
-    pango_font_description_set_weight (font, PANGO_WEIGHT_BOLD);
-  pango_layout_set_font_description (layout, font);
-  pango_layout_set_text (layout, text, -1);
+  pango_font_description_set_weight (font, (flags & GML_TEXT_BOLD) ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
+  pango_layout_set_font_description (c->layout, font);
+  pango_layout_set_text (c->layout, text, -1);
   pango_font_description_free (font);
-  return layout;
+  return g_object_ref (c->layout);
 }
 
 void
@@ -219,31 +264,71 @@ _gml_text (cairo_t              *cr,
   return w;
 }
 
+static gboolean
+same_color (const GmlColor *a,
+            const GmlColor *b)
+{
+  return a->red == b->red && a->green == b->green && a->blue == b->blue && a->alpha == b->alpha;
+}
+
+/* A 6×6 tile with one 45° line, repeated: the same hatching in PNG, SVG and PDF. */
+static cairo_pattern_t *
+hatch_pattern (cairo_t        *cr,
+               const GmlColor *fill,
+               const GmlColor *hatch,
+               double          line_width)
+{
+  DrawCache *c = cairo_get_user_data (cr, &cache_key);
+  cairo_surface_t *tile;
+  cairo_t *tcr;
+  cairo_pattern_t *pattern;
+
+  for (guint i = 0; c != NULL && i < c->n_hatches; i++)
+    if (same_color (&c->hatches[i].fill, fill) && same_color (&c->hatches[i].hatch, hatch) &&
+        c->hatches[i].width == line_width)
+      return c->hatches[i].pattern;
+
+  tile = cairo_surface_create_similar_image (cairo_get_target (cr), CAIRO_FORMAT_ARGB32, 6, 6);
+  tcr = cairo_create (tile);
+  _gml_set_color (tcr, fill);
+  cairo_paint (tcr);
+  _gml_set_color (tcr, hatch);
+  cairo_set_line_width (tcr, MAX (line_width, 1.5));
+  for (int k = -1; k <= 1; k++)
+    {
+      cairo_move_to (tcr, k * 6 - 1, 7);
+      cairo_line_to (tcr, k * 6 + 7, -1);
+    }
+  cairo_stroke (tcr);
+  cairo_destroy (tcr);
+  pattern = cairo_pattern_create_for_surface (tile);
+  cairo_surface_destroy (tile);
+  cairo_pattern_set_extend (pattern, CAIRO_EXTEND_REPEAT);
+  cairo_pattern_set_filter (pattern, CAIRO_FILTER_NEAREST);
+
+  if (c != NULL && c->n_hatches < G_N_ELEMENTS (c->hatches))
+    {
+      c->hatches[c->n_hatches].fill = *fill;
+      c->hatches[c->n_hatches].hatch = *hatch;
+      c->hatches[c->n_hatches].width = line_width;
+      c->hatches[c->n_hatches].pattern = pattern;
+      c->n_hatches++;
+      return pattern;
+    }
+  /* No cache: hand out a pattern that dies with the cairo_t's next source. */
+  cairo_set_source (cr, pattern);
+  cairo_pattern_destroy (pattern);
+  return cairo_get_source (cr);
+}
+
 void
 _gml_fill_hatched (cairo_t        *cr,
                    const GmlColor *fill,
                    const GmlColor *hatch,
                    double          line_width)
 {
-  double x1, y1, x2, y2;
-
-  cairo_save (cr);
-  cairo_clip_preserve (cr);
-  _gml_set_color (cr, fill);
-  cairo_fill_preserve (cr);
-  cairo_path_extents (cr, &x1, &y1, &x2, &y2);
-  cairo_new_path (cr);
-  /* Lines at 45° every 6 px, anchored to the page so neighbouring blocks line up. */
-  for (double d = floor ((x1 - (y2 - y1)) / 6.0) * 6.0; d < x2; d += 6.0)
-    {
-      cairo_move_to (cr, d, y2);
-      cairo_line_to (cr, d + (y2 - y1), y1);
-    }
-  _gml_set_color (cr, hatch);
-  cairo_set_line_width (cr, MAX (line_width, 1.5));
-  cairo_stroke (cr);
-  cairo_restore (cr);
-  cairo_new_path (cr);
+  cairo_set_source (cr, hatch_pattern (cr, fill, hatch, line_width));
+  cairo_fill (cr);
 }
 
 void
@@ -252,6 +337,7 @@ _gml_background (cairo_t              *cr,
                  int                   width,
                  int                   height)
 {
+  get_cache (cr, style);
   _gml_set_color (cr, &style->palette.background);
   cairo_rectangle (cr, 0, 0, width, height);
   cairo_fill (cr);

@@ -105,6 +105,8 @@ typedef struct
   double   row_height;
   GArray  *pieces;                    /* GmlMapPiece, in drawing order */
   GArray  *first_piece;               /* guint per segment (address order) */
+  GArray  *segments;                  /* private: the segments in address order */
+  double   gap;                       /* pixels between segment boxes */
 } GmlMapLayout;
 
 void         gml_map_layout_compute     (GmlMapLayout           *layout,
