@@ -669,14 +669,18 @@ draw_device_bar (cairo_t                *cr,
   else
     line = g_strdup_printf (_("%s · total %s · reserved %s · allocated %s"),
                             data->device_name ? data->device_name : "", t_total, t_res, t_alloc);
-  _gml_text (cr, style, line, bar->x, bar->y + bar->height + 3, 0.95, 0, &pal->foreground, 0);
+  w = _gml_text (cr, style, line, bar->x, bar->y + bar->height + 3, 0.95, 0, &pal->foreground, 0);
 
   if (data->failed_request > 0)
     {
       g_autofree char *req = gml_format_size_short (data->failed_request);
       g_autofree char *text = g_strdup_printf (_("Failed request: %s"), req);
+      double tw;
 
-      _gml_text (cr, style, text, bar->x + bar->width, bar->y + bar->height + 3, 0.95,
+      /* Where the line is too narrow for both, the description still says it. */
+      _gml_text_size (cr, style, text, 0.95, GML_TEXT_BOLD, &tw, NULL);
+      if (w + tw + 16 <= bar->width)
+        _gml_text (cr, style, text, bar->x + bar->width, bar->y + bar->height + 3, 0.95,
                  GML_TEXT_BOLD, &pal->oom, 1.0);
     }
 }
