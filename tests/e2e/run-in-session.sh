@@ -5,6 +5,8 @@
 #   run-in-session.sh COMMAND [ARGS...]
 # Other tests may start their own Xvfb at the same moment, so the display is chosen
 # by Xvfb itself (-displayfd) and checked to answer before the command starts.
+# -noreset: without it the server resets whenever its last client leaves (e.g. the
+# probe below), and a client connecting during that reset is refused.
 set -eu
 
 fdfile="${TMPDIR:-/tmp}/gml-xvfb.$$"
@@ -17,7 +19,7 @@ trap cleanup EXIT INT TERM
 
 for attempt in 1 2 3 4 5; do
   : >"$fdfile"
-  Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$fdfile" 2>/dev/null &
+  Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp -noreset 3>"$fdfile" 2>/dev/null &
   xvfb_pid=$!
   for _ in $(seq 100); do
     [ -s "$fdfile" ] && break
