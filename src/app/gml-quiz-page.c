@@ -13,7 +13,6 @@
 
 #include "gml-quiz-page.h"
 #include "gml-scenario-panel.h"
-#include "gml-scenario-panel.h"
 
 typedef struct
 {
@@ -51,7 +50,6 @@ struct _GmlQuizPage
   GtkBox          *wrong_box;
   GtkButton       *review_button;
   GtkWidget       *paned;            /* the template's root: question | picture */
-  GtkWidget       *scenario_panel;
   GtkWidget       *scenario_panel;
 
   GtkWidget       *option_buttons[GML_N_OPTIONS];
@@ -305,11 +303,6 @@ show_current (GmlQuizPage *self)
       gtk_label_set_label (self->hint_label, _("Choose with 1–4 or A–D"));
       gtk_button_set_label (self->next_button, _("_Next"));
     }
-
-  /* The question's experiment beside it; once answered, it points at the answer. */
-  gml_scenario_panel_set_scenario (GML_SCENARIO_PANEL (self->scenario_panel), q->scenario);
-  if (item->answered)
-    gml_scenario_panel_point (GML_SCENARIO_PANEL (self->scenario_panel));
 
   /* The question's experiment beside it; once answered, it points at the answer. */
   gml_scenario_panel_set_scenario (GML_SCENARIO_PANEL (self->scenario_panel), q->scenario);
@@ -677,7 +670,6 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, stack);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, paned);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, scenario_panel);
-  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, scenario_panel);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, topic_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, difficulty_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, last_result_label);
@@ -705,7 +697,6 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   gtk_widget_class_install_action (widget_class, "quiz.restart", NULL, quiz_restart_action);
 
   g_type_ensure (ADW_TYPE_CLAMP);
-  g_type_ensure (GML_TYPE_SCENARIO_PANEL);
   g_type_ensure (GML_TYPE_SCENARIO_PANEL);
   g_type_ensure (ADW_TYPE_STATUS_PAGE);
 }
