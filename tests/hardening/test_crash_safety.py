@@ -55,8 +55,20 @@ def main():
             proc = subprocess.Popen([HELPER, log, str(TOTAL)], stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, text=True)
             lines = []
-            reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+            ready = threading.Event()
+
+            def read():
+                for line in proc.stdout:
+                    lines.append(line)
+                    ready.set()
+                ready.set()
+
+            reader = threading.Thread(target=read, daemon=True)
             reader.start()
+            # The clock starts once the helper has loaded the log and begun
+            # answering, so every kill lands while it records and saves (and a
+            # slow start, under a sanitizer or valgrind, is not a kill in vain).
+            ready.wait(timeout=60)
             try:
                 proc.wait(timeout=rng.uniform(0, MAX_DELAY))
                 killed = False
