@@ -194,8 +194,11 @@ def run_x11():
                   [p['text'] for p in q_tr['options']]), 'each option is shown in English too')
         subprocess.run(['import', '-window', wid[0], os.path.join(shots, 'lecture-bilingual.png')], check=False)
 
-        x_key(AUDIENCE, 'Escape')
-        wait_for(lambda: frame(app, AUDIENCE) is None, 'the presentation to close')
+        # The language switch retitled the window, so it is found by its X id now.
+        audience_tr = 'GPU Bellek Laboratuvarı — Sunum'
+        check(frame(app, audience_tr) is not None, 'the presentation window’s title is in Turkish')
+        subprocess.run(['xdotool', 'windowfocus', wid[0], 'key', 'Escape'], timeout=20, check=True)
+        wait_for(lambda: frame(app, audience_tr) is None, 'the presentation to close')
         check(True, 'Esc left the presentation')
     finally:
         app.quit()
