@@ -465,13 +465,44 @@ add_shortcut (GtkShortcutController *controller,
                                                           gtk_named_action_new (action)));
 }
 
+/* Accessible names are set in code, so they are set again when the language changes. */
+static void
+set_accessible_labels (GmlScenarioPanel *self)
+{
+  static const char *view_labels[GML_N_VIEWS] = {
+    N_("Memory map view"), N_("Fragmentation view"), N_("Timeline view"), N_("Checkpointing view")
+  };
+
+  for (guint v = 0; v < GML_N_VIEWS; v++)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (self->view_buttons[v]),
+                                    GTK_ACCESSIBLE_PROPERTY_LABEL, _(view_labels[v]), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->by_size_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Pack segments by size"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->play_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Play or pause the scenario"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_next_sibling (GTK_WIDGET (self->play_button))),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step forward"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_prev_sibling (GTK_WIDGET (self->play_button))),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step back"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_first_child (gtk_widget_get_parent (GTK_WIDGET (self->play_button)))),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Restart the scenario"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_last_child (gtk_widget_get_parent (GTK_WIDGET (self->play_button)))),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Export picture…"), -1);
+}
+
+/* Captions, titles and the pictures' own text are translated when they are made:
+ * rebuild the scenario (its steps are cheap to replay) and draw again. */
+static void
+language_changed_cb (GmlScenarioPanel *self)
+{
+  set_accessible_labels (self);
+  gml_scenario_panel_reload (self);
+}
+
 static void
 gml_scenario_panel_init (GmlScenarioPanel *self)
 {
   GtkEventController *shortcuts;
-  static const char *view_labels[GML_N_VIEWS] = {
-    N_("Memory map view"), N_("Fragmentation view"), N_("Timeline view"), N_("Checkpointing view")
-  };
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->scenarios = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
@@ -496,19 +527,10 @@ gml_scenario_panel_init (GmlScenarioPanel *self)
   add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control><Shift>e", "scenario.export");
   gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
 
-  for (guint v = 0; v < GML_N_VIEWS; v++)
-    gtk_accessible_update_property (GTK_ACCESSIBLE (self->view_buttons[v]),
-                                    GTK_ACCESSIBLE_PROPERTY_LABEL, _(view_labels[v]), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->by_size_button),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Pack segments by size"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->play_button),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Play or pause the scenario"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_next_sibling (GTK_WIDGET (self->play_button))),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step forward"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_prev_sibling (GTK_WIDGET (self->play_button))),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step back"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_first_child (gtk_widget_get_parent (GTK_WIDGET (self->play_button)))),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Restart the scenario"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_last_child (gtk_widget_get_parent (GTK_WIDGET (self->play_button)))),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Export picture…"), -1);
+  set_accessible_labels (self);
+
+  /* The application exists when the panel is built inside its window. */
+  if (GML_IS_APPLICATION (g_application_get_default ()))
+    g_signal_connect_object (g_application_get_default (), "language-changed",
+                             G_CALLBACK (language_changed_cb), self, G_CONNECT_SWAPPED);
 }

@@ -28,6 +28,7 @@ from gmltest import App, app_env, bank, check
 
 APP_ID = 'io.github.gpumemorylab.GpuMemoryLab'
 AUDIENCE = 'GPU Memory Lab — Presentation'
+STEP_BACK_TR = 'Bir adım geri'
 PRESENTER = 'GPU Memory Lab — Presenter'
 
 mode = sys.argv[1]
@@ -185,6 +186,8 @@ def run_x11():
         buttons = [t for r, t, _ in texts_under(main) if r == 'push button']
         check(any('Önceki' in b for b in buttons) and not any('Previous' in b for b in buttons),
               f'a template’s button is in Turkish (buttons: {buttons})')
+        check(STEP_BACK_TR in buttons and 'Step back' not in buttons,
+              'the picture panel’s controls are in Turkish too')
 
         gdbus_action('bilingual')
         wait_for(lambda: q['text'] in labels(audience), 'the English question under the Turkish one')
