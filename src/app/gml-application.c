@@ -24,11 +24,13 @@ struct _GmlApplication
   GPtrArray       *startup_messages;   /* translated sentences for the first window's toasts */
   GmlDevice       *device;             /* opened on first use; freed, with all its memory, at exit */
   char            *device_reason;      /* why it is simulated, or NULL */
+  gboolean         device_stale;       /* the backend settings changed since it was opened */
   GtkCssProvider  *look_provider;      /* zoom of the main window, forced high contrast */
 };
 
 enum {
   LANGUAGE_CHANGED,
+  DEVICE_CHANGED,
   N_SIGNALS
 };
 
@@ -316,12 +318,32 @@ gml_application_class_init (GmlApplicationClass *klass)
   signals[LANGUAGE_CHANGED] = g_signal_new ("language-changed", G_TYPE_FROM_CLASS (klass),
                                             G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                             G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
+   * GmlApplication::device-changed:
+   *
+   * The backend settings changed: whoever holds scenarios built on the old device
+   * drops them and asks gml_application_get_device() again, which then frees the
+   * old device and all its memory before opening the new one.
+   */
+  signals[DEVICE_CHANGED] = g_signal_new ("device-changed", G_TYPE_FROM_CLASS (klass),
+                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
+
+static void backend_settings_changed_cb (GmlApplication *self);
 
 static void
 gml_application_init (GmlApplication *self)
 {
   self->settings = g_settings_new (APPLICATION_ID);
+  for (guint i = 0; i < 3; i++)
+    {
+      static const char * const keys[] = { "changed::backend", "changed::cuda-budget-mib",
+                                           "changed::sim-capacity-mib" };
+
+      g_signal_connect_object (self->settings, keys[i], G_CALLBACK (backend_settings_changed_cb),
+                               self, G_CONNECT_SWAPPED);
+    }
   self->bank = gml_question_bank_new ();
   self->progress = gml_progress_new (NULL);
   self->startup_messages = g_ptr_array_new_with_free_func (g_free);
@@ -366,19 +388,41 @@ gml_application_get_device (GmlApplication  *self,
 {
   g_return_val_if_fail (GML_IS_APPLICATION (self), NULL);
 
+  /* Switching the backend gives all memory of the old one back first. */
+  if (self->device_stale)
+    {
+      g_clear_pointer (&self->device, gml_device_destroy);
+      g_clear_pointer (&self->device_reason, g_free);
+      self->device_stale = FALSE;
+    }
+
   if (self->device == NULL)
     {
       g_autoptr(GError) error = NULL;
+      g_autofree char *backend = g_settings_get_string (self->settings, "backend");
+      guint64 budget = (guint64) g_settings_get_int (self->settings, "cuda-budget-mib") << 20;
+      guint64 capacity = (guint64) g_settings_get_int (self->settings, "sim-capacity-mib") << 20;
+      GmlBackendKind kind = GML_BACKEND_AUTO;
 
-      self->device = gml_device_open (GML_BACKEND_AUTO, GML_SCENARIO_SIM_CAPACITY, 0,
-                                      &self->device_reason, &error);
+      gml_backend_kind_from_string (backend, &kind);
+      self->device = gml_device_open (kind, capacity, budget, &self->device_reason, &error);
       if (self->device == NULL)
         {
+          /* CUDA was asked for and cannot be had: say why, and simulate. */
           self->device_reason = g_strdup (error->message);
-          self->device = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
+          self->device = gml_device_sim_new (capacity, 0);
         }
     }
   if (reason)
     *reason = self->device_reason;
   return self->device;
+}
+
+static void
+backend_settings_changed_cb (GmlApplication *self)
+{
+  if (self->device == NULL)
+    return;
+  self->device_stale = TRUE;
+  g_signal_emit (self, signals[DEVICE_CHANGED], 0);
 }

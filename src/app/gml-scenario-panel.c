@@ -531,6 +531,11 @@ gml_scenario_panel_init (GmlScenarioPanel *self)
 
   /* The application exists when the panel is built inside its window. */
   if (GML_IS_APPLICATION (g_application_get_default ()))
-    g_signal_connect_object (g_application_get_default (), "language-changed",
-                             G_CALLBACK (language_changed_cb), self, G_CONNECT_SWAPPED);
+    {
+      g_signal_connect_object (g_application_get_default (), "language-changed",
+                               G_CALLBACK (language_changed_cb), self, G_CONNECT_SWAPPED);
+      /* Another backend in the preferences: the scenarios run again on it. */
+      g_signal_connect_object (g_application_get_default (), "device-changed",
+                               G_CALLBACK (gml_scenario_panel_reload), self, G_CONNECT_SWAPPED);
+    }
 }

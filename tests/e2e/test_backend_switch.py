@@ -1,0 +1,55 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Switching the memory backend while the app runs, as the preferences do.
+
+With the fake libcuda.so.1 the picture beside the question is live ("… — live,
+budget …"). Changing the "backend" setting to "sim" must give the CUDA device
+back and run the picture on the simulator at once; changing it back to "cuda"
+makes it live again. Settings go through a keyfile so `gsettings` can change
+them from outside the running app.
+
+    test_backend_switch.py FAKE_LIBCUDA"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import gmltest
+from gmltest import App, check
+
+fake = sys.argv[1]
+home = tempfile.mkdtemp(prefix='gml-backend-')
+os.environ['GML_LIBCUDA'] = fake
+os.environ['FAKE_CUDA_NAME'] = 'Fake GPU 9000'
+
+real_env = gmltest.app_env
+
+
+def keyfile_env(h, lang):
+    env = real_env(h, lang)
+    env['GSETTINGS_BACKEND'] = 'keyfile'
+    return env
+
+
+gmltest.app_env = keyfile_env
+
+
+def gsettings(key, value):
+    subprocess.run(['gsettings', 'set', 'io.github.gpumemorylab.GpuMemoryLab', key, value],
+                   env=keyfile_env(home, 'en'), check=True)
+
+
+app = App(home, 'en')
+live = app.wait_label(lambda t: t.startswith('Fake GPU 9000 — live, budget'), 'saying the picture is live')
+check(True, f'with the fake driver the picture is live: “{live}”')
+
+gsettings('backend', "'sim'")
+sim = app.wait_label(lambda t: t.startswith('Simulated GPU — '), 'saying the picture is simulated')
+check(not any(t.startswith('Fake GPU 9000') for t in app.label_texts()),
+      f'after choosing the simulator the picture runs on it: “{sim}”')
+
+gsettings('backend', "'cuda'")
+app.wait_label(lambda t: t.startswith('Fake GPU 9000 — live'), 'saying the picture is live again')
+check(True, 'choosing CUDA again makes the picture live again')
+app.quit()
