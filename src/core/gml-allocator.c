@@ -375,7 +375,9 @@ gml_round_size (const GmlAllocConf *conf,
     return GML_MIN_BLOCK_SIZE;
 
   divisions = gml_alloc_conf_divisions_for_size (conf, size);
-  if (divisions > 1 && size > GML_MIN_BLOCK_SIZE * divisions)
+  /* 512 × divisions overflows from 2^55 divisions on; no size is bigger than that. */
+  if (divisions > 1 && divisions < G_MAXUINT64 / GML_MIN_BLOCK_SIZE &&
+      size > GML_MIN_BLOCK_SIZE * divisions)
     return gml_roundup_power2_next_division (size, divisions);
 
   return GML_MIN_BLOCK_SIZE * ((size + GML_MIN_BLOCK_SIZE - 1) / GML_MIN_BLOCK_SIZE);

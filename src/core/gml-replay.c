@@ -384,7 +384,8 @@ gml_replay_main (int    argc,
     }
 
   if (capacity_str &&
-      !g_ascii_string_to_unsigned (capacity_str, 10, 1, G_MAXUINT64, &capacity, NULL))
+      /* The statistics are gint64, as torch's: a bigger device would overflow them. */
+      !g_ascii_string_to_unsigned (capacity_str, 10, 1, G_MAXINT64, &capacity, NULL))
     {
       g_printerr (_("Invalid capacity “%s”: expected a number of bytes."), capacity_str);
       g_printerr ("\n");

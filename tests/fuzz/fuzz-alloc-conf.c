@@ -8,6 +8,7 @@
 
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "fuzz-common.h"
@@ -52,8 +53,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 
       if (rounded < sizes[i] || rounded % 512 != 0)
         {
-          g_printerr ("round_size (%" G_GUINT64_FORMAT ") = %" G_GUINT64_FORMAT "\n",
-                      sizes[i], rounded);
+          /* fprintf: fuzz_quiet() silences g_printerr. */
+          fprintf (stderr, "round_size (%" G_GUINT64_FORMAT ") = %" G_GUINT64_FORMAT "\n",
+                   sizes[i], rounded);
           abort ();
         }
     }

@@ -11,6 +11,7 @@ must differ from the English one (it is translated).
 Usage: test_hostile_cli.py GPU-MEMORY-LAB
 """
 
+import json
 import os
 import re
 import shutil
@@ -155,6 +156,27 @@ def run_cases(home):
     check('replay --capacity -1', ['replay', '--capacity', '-1', good], home, 2, 'capacity')
     check('replay --capacity 2^70', ['replay', '--capacity', '1180591620717411303424', good],
           home, 2, 'capacity')
+    check('replay --capacity 2^64-1', ['replay', '--capacity', '18446744073709551615', good],
+          home, 2, 'capacity')
+    # The biggest device and the biggest requests: the figures stay within gint64,
+    # whatever the rounding (a regression: reserved bytes came out as -2^63).
+    huge = write(home, 'traces/huge-sizes.jsonl',
+                 '{"op":"alloc","id":"a","size":9223372036854775807}\n'
+                 '{"op":"alloc","id":"b","size":4611686018427387905}\n'
+                 '{"op":"free","id":"b"}\n{"op":"alloc","id":"c","size":4611686018427387904}\n')
+    for conf in ('roundup_power2_divisions:4611686018427387904', 'max_split_size_mb:21'):
+        name = f'replay huge sizes, --alloc-conf {conf}'
+        proc, _ = run(['replay', '--capacity', '9223372036854775807', '--alloc-conf', conf, huge],
+                      home, 'en')
+        stats = json.loads(proc.stdout) if proc.returncode == 0 else {}
+        negative = [k for k, v in stats.items() if isinstance(v, int) and v < 0]
+        if proc.returncode != 0 or negative:
+            failures.append(name)
+            print(f'not ok - {name}: exit {proc.returncode}, negative: {negative}, '
+                  f'{proc.stderr.decode()}')
+        else:
+            print(f'ok - {name}: reserved {stats["reserved_bytes.all.current"]}, '
+                  f'{stats["num_ooms"]} out of memory')
     check('replay --alloc-conf garbage', ['replay', '--alloc-conf', 'max_split_size_mb:[[[', good],
           home, 2, 'alloc-conf')
     check('replay --alloc-conf 2^70', ['replay', '--alloc-conf',
