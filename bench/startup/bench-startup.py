@@ -47,6 +47,7 @@ for _ in range(runs):
     app_ms.append(once([app]))
 
 b, a = statistics.median(bare_ms), statistics.median(app_ms)
+print(f'renderer: {os.environ.get("GSK_RENDERER", "GTK default")}, {runs} runs each, alternating')
 print(f'bare GTK 4 window: median {b:.0f} ms (min {min(bare_ms):.0f}, max {max(bare_ms):.0f})')
 print(f'GPU Memory Lab:    median {a:.0f} ms (min {min(app_ms):.0f}, max {max(app_ms):.0f})')
 print(f'ratio: {a / b:.2f}x (target: at most 1.5x)')

@@ -65,6 +65,7 @@ struct _GmlQuizPage
   GArray          *round;     /* RoundItem */
   guint            current;
   GRand           *rand;
+  guint            picture_idle;
 };
 
 enum {
@@ -193,6 +194,31 @@ show_summary (GmlQuizPage *self)
   gtk_widget_grab_focus (GTK_WIDGET (any_wrong ? self->review_button : self->next_button));
 }
 
+/* The question's experiment beside it; once answered, it points at the answer. */
+static void
+update_picture (GmlQuizPage *self)
+{
+  RoundItem *item = current_item (self);
+  const GmlQuestion *q;
+
+  if (item == NULL)
+    return;
+  q = gml_question_bank_get (self->bank, item->question);
+  gml_scenario_panel_set_scenario (GML_SCENARIO_PANEL (self->scenario_panel), q->scenario);
+  if (item->answered)
+    gml_scenario_panel_point (GML_SCENARIO_PANEL (self->scenario_panel));
+}
+
+static gboolean
+update_picture_idle_cb (gpointer user_data)
+{
+  GmlQuizPage *self = user_data;
+
+  self->picture_idle = 0;
+  update_picture (self);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 show_current (GmlQuizPage *self)
 {
@@ -304,10 +330,12 @@ show_current (GmlQuizPage *self)
       gtk_button_set_label (self->next_button, _("_Next"));
     }
 
-  /* The question's experiment beside it; once answered, it points at the answer. */
-  gml_scenario_panel_set_scenario (GML_SCENARIO_PANEL (self->scenario_panel), q->scenario);
-  if (item->answered)
-    gml_scenario_panel_point (GML_SCENARIO_PANEL (self->scenario_panel));
+  /* Before the window's first frame the picture waits for the next idle moment, so
+   * the question appears at once and its picture right after. */
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    update_picture (self);
+  else if (self->picture_idle == 0)
+    self->picture_idle = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, update_picture_idle_cb, self, NULL);
 
   gtk_stack_set_visible_child_name (self->stack, "question");
   update_actions (self);
@@ -621,6 +649,7 @@ gml_quiz_page_dispose (GObject *object)
 {
   GmlQuizPage *self = GML_QUIZ_PAGE (object);
 
+  g_clear_handle_id (&self->picture_idle, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_QUIZ_PAGE);
   g_clear_object (&self->settings);
 
