@@ -180,6 +180,37 @@ gml_progress_parse (GmlProgress *self,
   return TRUE;
 }
 
+/* A save killed between writing its temporary file and renaming it leaves
+ * "progress.json.XXXXXX" behind (g_file_set_contents_full's template). The
+ * application is single-instance, so when it loads the log no save is under way and
+ * such files are leftovers; the log itself is never among them. */
+static void
+remove_stale_temporaries (GmlProgress *self)
+{
+  g_autofree char *dirname = g_path_get_dirname (self->path);
+  g_autofree char *basename = g_path_get_basename (self->path);
+  g_autoptr(GDir) dir = g_dir_open (dirname, 0, NULL);
+  gsize prefix = strlen (basename) + 1;
+  const char *name;
+
+  if (dir == NULL)
+    return;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      gboolean temporary = strlen (name) == prefix + 6 && g_str_has_prefix (name, basename) &&
+                           name[prefix - 1] == '.';
+
+      for (gsize i = prefix; temporary && i < prefix + 6; i++)
+        temporary = g_ascii_isalnum (name[i]);
+      if (temporary)
+        {
+          g_autofree char *path = g_build_filename (dirname, name, NULL);
+
+          g_remove (path);
+        }
+    }
+}
+
 /* Loads the log. A missing file is an empty log. A corrupt one is renamed to
  * PATH.corrupt-TIMESTAMP (its name returned in @set_aside), and the log starts empty:
  * the user is told, and nothing they had is deleted. */
@@ -195,6 +226,8 @@ gml_progress_load (GmlProgress *self,
 
   if (set_aside != NULL)
     *set_aside = NULL;
+
+  remove_stale_temporaries (self);
 
   /* A file too big to be a log is set aside like a corrupt one, unread. */
   readable = gml_input_read_file (self->path, GML_MAX_PROGRESS_SIZE, &contents, &length,

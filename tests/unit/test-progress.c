@@ -173,6 +173,31 @@ test_atomic_save (Fixture      *f,
   g_assert_cmpuint (n_files, ==, 1);
 }
 
+/* Temporary files of saves that were killed before their rename are removed on
+ * load; the log and the files set aside are not touched. */
+static void
+test_stale_temporaries_removed (Fixture      *f,
+                                gconstpointer data)
+{
+  g_autoptr(GmlProgress) progress = gml_progress_new (f->path);
+  g_autofree char *dir = g_path_get_dirname (f->path);
+  g_autofree char *stale = g_strconcat (f->path, ".Ab3xY9", NULL);
+  g_autofree char *aside = g_strconcat (f->path, ".corrupt-20261129T100000Z", NULL);
+  g_autofree char *other = g_build_filename (dir, "notes.txt", NULL);
+
+  g_assert_true (gml_progress_record (progress, "q1", "a", TRUE, 1, 1764400000, NULL));
+  g_assert_true (g_file_set_contents (stale, "{\"answers\": [", -1, NULL));
+  g_assert_true (g_file_set_contents (aside, "damaged", -1, NULL));
+  g_assert_true (g_file_set_contents (other, "mine", -1, NULL));
+
+  g_assert_true (gml_progress_load (progress, NULL, NULL));
+  g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (aside, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (other, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (f->path, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (gml_progress_get_n_answers (progress), ==, 1);
+}
+
 static void
 test_save_failure_reported (Fixture      *f,
                             gconstpointer data)
@@ -202,6 +227,7 @@ main (int    argc,
   g_test_add ("/core/progress/round-trip", Fixture, NULL, fixture_set_up, test_round_trip, fixture_tear_down);
   g_test_add ("/core/progress/corrupt", Fixture, NULL, fixture_set_up, test_corrupt_set_aside, fixture_tear_down);
   g_test_add ("/core/progress/atomic", Fixture, NULL, fixture_set_up, test_atomic_save, fixture_tear_down);
+  g_test_add ("/core/progress/stale-temporaries", Fixture, NULL, fixture_set_up, test_stale_temporaries_removed, fixture_tear_down);
   g_test_add ("/core/progress/save-failure", Fixture, NULL, fixture_set_up, test_save_failure_reported, fixture_tear_down);
 
   return g_test_run ();
