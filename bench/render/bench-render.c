@@ -39,6 +39,8 @@ thread_ms (void)
   return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
 }
 
+static guint png_count;
+
 static double
 median_ms (DrawFunc              func,
            gpointer              data,
@@ -62,6 +64,13 @@ median_ms (DrawFunc              func,
       times[i] = thread_ms () - c0;
       walls[i] = (g_get_monotonic_time () - t0) / 1000.0;
       cairo_destroy (cr);
+    }
+  /* BENCH_PNG=PREFIX keeps the last frame, to compare pictures across changes. */
+  if (g_getenv ("BENCH_PNG") != NULL)
+    {
+      g_autofree char *name = g_strdup_printf ("%s-%u.png", g_getenv ("BENCH_PNG"), ++png_count);
+
+      cairo_surface_write_to_png (surface, name);
     }
   cairo_surface_destroy (surface);
   qsort (times, frames, sizeof (double), cmp_double);
