@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <glib/gi18n.h>
 
@@ -533,10 +534,39 @@ script_precision (Run *r)
   r->sc->focus_category = GML_CATEGORY_NONE;
 }
 
+typedef struct
+{
+  guint    n_layers;
+  guint64 *live;
+  guint8  *recomputed;
+} LayerData;
+
+/* Activation blocks are labelled "layerNN.act" (act_label()); a recomputed one
+ * is allocated in the temporary category. */
+static void
+layer_live_cb (const GmlSegmentInfo *segment,
+               const GmlBlockInfo   *block,
+               gpointer              user_data)
+{
+  LayerData *d = user_data;
+  guint layer;
+
+  if (block->state != GML_BLOCK_ALLOCATED || block->label == NULL ||
+      sscanf (block->label, "layer%u.act", &layer) != 1 || layer < 1 || layer > d->n_layers)
+    return;
+  d->live[layer - 1] += block->size;
+  if (block->category == GML_CATEGORY_TEMPORARY)
+    d->recomputed[layer - 1] = TRUE;
+}
+
 static void
 strategy_sample (Run                   *r,
                  GmlCheckpointStrategy *s)
 {
+  guint n_layers = r->sc->n_layers;
+  guint at = s->layer_live->len;
+  LayerData layers;
+
   const GmlMemState *state = gml_allocator_get_state (r->sc->allocator);
   guint64 stored = gml_mem_state_allocated_by_category (state, GML_CATEGORY_ACTIVATIONS);
   guint64 recomputed = gml_mem_state_allocated_by_category (state, GML_CATEGORY_TEMPORARY);
@@ -546,6 +576,12 @@ strategy_sample (Run                   *r,
   g_array_append_val (s->other, other);
   g_array_append_val (s->stored, stored);
   g_array_append_val (s->recomputed, recomputed);
+
+  g_array_set_size (s->layer_live, at + n_layers);
+  g_array_set_size (s->layer_recomputed, at + n_layers);
+  layers = (LayerData) { n_layers, &g_array_index (s->layer_live, guint64, at),
+                         &g_array_index (s->layer_recomputed, guint8, at) };
+  gml_mem_state_foreach_block (state, layer_live_cb, &layers);
 }
 
 static void
@@ -654,6 +690,8 @@ strategy_free (gpointer data)
   g_array_unref (s->other);
   g_array_unref (s->stored);
   g_array_unref (s->recomputed);
+  g_array_unref (s->layer_live);
+  g_array_unref (s->layer_recomputed);
   g_free (s);
 }
 
@@ -685,6 +723,8 @@ script_checkpointing (Run *r)
       st->other = g_array_new (FALSE, FALSE, sizeof (guint64));
       st->stored = g_array_new (FALSE, FALSE, sizeof (guint64));
       st->recomputed = g_array_new (FALSE, FALSE, sizeof (guint64));
+      st->layer_live = g_array_new (FALSE, TRUE, sizeof (guint64));
+      st->layer_recomputed = g_array_new (FALSE, TRUE, sizeof (guint8));
       switch (s)
         {
         case 0:

@@ -70,6 +70,10 @@ typedef struct
   GArray     *other;           /* guint64 per step of the run: weights and the rest */
   GArray     *stored;          /* guint64 per step: stored activations (allocated bytes) */
   GArray     *recomputed;      /* guint64 per step: recomputed activations */
+  /* Per step of the run, n_layers entries each (index step × n_layers + layer),
+   * read from the allocator's blocks labelled with the layer's activation: */
+  GArray     *layer_live;      /* guint64: bytes of layer's activation allocated */
+  GArray     *layer_recomputed; /* guint8: TRUE when that activation was recomputed */
 } GmlCheckpointStrategy;
 
 typedef struct _GmlScenario GmlScenario;

@@ -476,6 +476,53 @@ gml_describe_timeline (const GmlTimelineData *data)
 /* ------------------------------------------------------------------------- */
 /* Checkpointing                                                             */
 
+gboolean
+gml_checkpointing_layout (const GmlCheckpointData *data,
+                          const GmlRenderStyle    *style,
+                          int                      width,
+                          int                      height,
+                          guint                    index,
+                          GmlRect                 *plot,
+                          guint64                 *top)
+{
+  guint n = data->scenario != NULL ? gml_scenario_get_n_strategies (data->scenario) : 0;
+  double lh = line_height (style);
+  double text_w = MIN (MAX (width * 0.3, 150), 260);
+  double chart_x = MARGIN + text_w + 10;
+  double top_y = MARGIN + lh * 1.5;
+  double row_h;
+
+  if (index >= n)
+    return FALSE;
+  row_h = (height - top_y - MARGIN) / n;
+  *top = 1;
+  for (guint s = 0; s < n; s++)
+    *top = MAX (*top, gml_scenario_get_strategy (data->scenario, s)->peak_bytes);
+  plot->x = chart_x;
+  plot->y = top_y + index * row_h;
+  plot->width = MAX (width - chart_x - MARGIN, 10);
+  plot->height = row_h - lh * 0.8;
+  return TRUE;
+}
+
+void
+gml_checkpointing_layer_color (const GmlRenderStyle *style,
+                               guint                 layer,
+                               gboolean              recomputed,
+                               GmlColor             *color)
+{
+  const GmlPalette *pal = &style->palette;
+  const GmlColor *base = &pal->category[recomputed ? GML_CATEGORY_TEMPORARY : GML_CATEGORY_ACTIVATIONS];
+  /* Every other layer a third of the way to the background: neighbours stay
+   * apart even where a separator is too thin to see. */
+  double t = layer % 2 == 1 ? 0.35 : 0.0;
+
+  color->red = base->red + (pal->background.red - base->red) * t;
+  color->green = base->green + (pal->background.green - base->green) * t;
+  color->blue = base->blue + (pal->background.blue - base->blue) * t;
+  color->alpha = 1.0;
+}
+
 void
 gml_render_checkpointing (cairo_t                 *cr,
                           const GmlCheckpointData *data,
@@ -485,13 +532,8 @@ gml_render_checkpointing (cairo_t                 *cr,
 {
   const GmlPalette *pal = &style->palette;
   guint n = data->scenario != NULL ? gml_scenario_get_n_strategies (data->scenario) : 0;
+  guint n_layers = data->scenario != NULL ? gml_scenario_get_n_layers (data->scenario) : 0;
   double lh = line_height (style);
-  double text_w = MIN (MAX (width * 0.3, 150), 260);
-  double chart_x = MARGIN + text_w + 10;
-  double chart_w = MAX (width - chart_x - MARGIN, 10);
-  double top_y = MARGIN + lh * 1.5;
-  double row_h;
-  guint64 top = 1;
 
   _gml_background (cr, style, width, height);
   if (n == 0)
@@ -501,13 +543,14 @@ gml_render_checkpointing (cairo_t                 *cr,
       return;
     }
 
-  row_h = (height - top_y - MARGIN) / n;
-  for (guint s = 0; s < n; s++)
-    top = MAX (top, gml_scenario_get_strategy (data->scenario, s)->peak_bytes);
-
   /* Legend. */
   {
-    double lx = chart_x;
+    GmlRect plot;
+    guint64 top;
+    double lx;
+
+    gml_checkpointing_layout (data, style, width, height, 0, &plot, &top);
+    lx = plot.x;
     struct { const char *name; const GmlColor *color; gboolean hatched; } items[] = {
       { gml_category_display_name (GML_CATEGORY_WEIGHTS), &pal->category[GML_CATEGORY_WEIGHTS], FALSE },
       { _("Stored activations"), &pal->category[GML_CATEGORY_ACTIVATIONS], FALSE },
@@ -532,8 +575,9 @@ gml_render_checkpointing (cairo_t                 *cr,
   for (guint s = 0; s < n; s++)
     {
       const GmlCheckpointStrategy *st = gml_scenario_get_strategy (data->scenario, s);
-      double ry = top_y + s * row_h;
-      double ch = row_h - lh * 0.8;
+      GmlRect plot;
+      guint64 top;
+      double ry, ch, chart_x, chart_w;
       guint points = st->other->len;
       gboolean current = data->step >= st->first_step && data->step <= st->last_step;
       g_autofree char *t_peak = gml_format_size_short (st->peak_bytes);
@@ -541,6 +585,14 @@ gml_render_checkpointing (cairo_t                 *cr,
       g_autofree char *line2 = NULL;
       g_autofree char *line3 = NULL;
       double peak_y;
+      guint peak_at = 0;
+      guint64 peak_seen = 0;
+
+      gml_checkpointing_layout (data, style, width, height, s, &plot, &top);
+      ry = plot.y;
+      ch = plot.height;
+      chart_x = plot.x;
+      chart_w = plot.width;
 
       _gml_text (cr, style, st->name, MARGIN, ry, 1.05, GML_TEXT_BOLD,
                  current ? &pal->highlight : &pal->foreground, 0);
@@ -567,33 +619,69 @@ gml_render_checkpointing (cairo_t                 *cr,
       if (points == 0)
         continue;
 
-      /* Stacked: weights at the bottom, stored activations, recomputed on top. */
-      for (guint layer = 0; layer < 3; layer++)
+      /* Stacked, as the allocator held them after each step: weights and the
+       * rest at the bottom, then one band per layer's activation in layer
+       * order, hatched where the backward pass recomputed it. */
+      for (guint i = 0; i < points; i++)
         {
+          double bx = chart_x + i * chart_w / points;
           double bw = chart_w / points;
+          guint64 lo = g_array_index (st->other, guint64, i);
+          guint64 sum = lo;
 
-          for (guint i = 0; i < points; i++)
+          if (lo > 0)
             {
-              guint64 base = g_array_index (st->other, guint64, i);
-              guint64 stored = g_array_index (st->stored, guint64, i);
-              guint64 recomputed = g_array_index (st->recomputed, guint64, i);
-              guint64 lo = layer == 0 ? 0 : layer == 1 ? base : base + stored;
-              guint64 hi = layer == 0 ? base : layer == 1 ? base + stored : base + stored + recomputed;
-              double y0 = ry + ch * (1.0 - (double) hi / top);
-              double y1 = ry + ch * (1.0 - (double) lo / top);
+              double y0 = ry + ch * (1.0 - (double) lo / top);
 
-              if (hi == lo)
+              cairo_rectangle (cr, bx, y0, bw + 0.5, ry + ch - y0);
+              _gml_set_color (cr, &pal->category[GML_CATEGORY_WEIGHTS]);
+              cairo_fill (cr);
+            }
+          for (guint layer = 0; layer < n_layers && (i + 1) * n_layers <= st->layer_live->len; layer++)
+            {
+              guint64 live = g_array_index (st->layer_live, guint64, i * n_layers + layer);
+              gboolean again = g_array_index (st->layer_recomputed, guint8, i * n_layers + layer);
+              GmlColor color;
+              double y0, y1;
+
+              if (live == 0)
                 continue;
-              cairo_rectangle (cr, chart_x + i * bw, y0, bw + 0.5, y1 - y0);
-              if (layer == 2)
-                _gml_fill_hatched (cr, &pal->category[GML_CATEGORY_TEMPORARY], &pal->background,
-                                   style->line_width);
+              y1 = ry + ch * (1.0 - (double) lo / top);
+              lo += live;
+              y0 = ry + ch * (1.0 - (double) lo / top);
+              gml_checkpointing_layer_color (style, layer, again, &color);
+              cairo_rectangle (cr, bx, y0, bw + 0.5, y1 - y0);
+              if (again)
+                _gml_fill_hatched (cr, &color, &pal->background, style->line_width);
               else
                 {
-                  _gml_set_color (cr, &pal->category[layer == 0 ? GML_CATEGORY_WEIGHTS
-                                                                : GML_CATEGORY_ACTIVATIONS]);
+                  _gml_set_color (cr, &color);
                   cairo_fill (cr);
                 }
+              /* A hairline separator on top of each band. */
+              if (y1 - y0 >= 4)
+                {
+                  cairo_rectangle (cr, bx, y0, bw + 0.5, 1);
+                  _gml_set_color (cr, &pal->background);
+                  cairo_fill (cr);
+                }
+            }
+          /* Anything allocated not accounted for by a layer (none today) is
+           * still drawn, so the stack always adds up to the allocator's figure. */
+          sum += g_array_index (st->stored, guint64, i) + g_array_index (st->recomputed, guint64, i);
+          if (sum > lo)
+            {
+              double y0 = ry + ch * (1.0 - (double) sum / top);
+              double y1 = ry + ch * (1.0 - (double) lo / top);
+
+              cairo_rectangle (cr, bx, y0, bw + 0.5, y1 - y0);
+              _gml_set_color (cr, &pal->category[GML_CATEGORY_ACTIVATIONS]);
+              cairo_fill (cr);
+            }
+          if (sum > peak_seen)
+            {
+              peak_seen = sum;
+              peak_at = i;
             }
         }
 
@@ -607,6 +695,19 @@ gml_render_checkpointing (cairo_t                 *cr,
       cairo_set_dash (cr, NULL, 0, 0);
       _gml_text (cr, style, line1, chart_x + chart_w - 4, MAX (peak_y - lh, ry), 0.85, GML_TEXT_BOLD,
                  &pal->oom, 1.0);
+      /* The step that held the most: a marker on top of its stack. */
+      if (points > 0 && peak_seen > 0)
+        {
+          double px = chart_x + (peak_at + 0.5) * chart_w / points;
+          double py = ry + ch * (1.0 - (double) peak_seen / top);
+
+          cairo_move_to (cr, px, py - 1);
+          cairo_line_to (cr, px - 5, py - 8);
+          cairo_line_to (cr, px + 5, py - 8);
+          cairo_close_path (cr);
+          _gml_set_color (cr, &pal->oom);
+          cairo_fill (cr);
+        }
 
       if (current)
         {

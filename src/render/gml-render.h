@@ -199,6 +199,22 @@ typedef struct
   gboolean     highlight;
 } GmlCheckpointData;
 
+/* Where strategy @index's chart is drawn and the bytes at its top; FALSE when
+ * there is no such strategy. Step i of the strategy is the column
+ * plot->x + i * plot->width / (number of steps). */
+gboolean     gml_checkpointing_layout   (const GmlCheckpointData *data,
+                                         const GmlRenderStyle    *style,
+                                         int                      width,
+                                         int                      height,
+                                         guint                    index,
+                                         GmlRect                 *plot,
+                                         guint64                 *top);
+/* The fill of @layer's band (0-based): alternating shades of the activations
+ * colour, of the temporaries colour (and hatched) where it was recomputed. */
+void         gml_checkpointing_layer_color (const GmlRenderStyle *style,
+                                            guint                 layer,
+                                            gboolean              recomputed,
+                                            GmlColor             *color);
 void         gml_render_checkpointing   (cairo_t                 *cr,
                                          const GmlCheckpointData *data,
                                          const GmlRenderStyle    *style,

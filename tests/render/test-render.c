@@ -276,6 +276,117 @@ test_timeline_reserved_height (void)
   fixture_close (&f);
 }
 
+/* Where layer @layer's band sits in column @i of strategy @st: the stack of
+ * everything below it, computed from the scenario's own figures. */
+static void
+layer_band (const GmlCheckpointStrategy *st,
+            guint                        n_layers,
+            const GmlRect               *plot,
+            guint64                      top,
+            guint                        i,
+            guint                        layer,
+            GmlRect                     *band)
+{
+  guint64 lo = g_array_index (st->other, guint64, i);
+  guint64 live = g_array_index (st->layer_live, guint64, i * n_layers + layer);
+  double bw = plot->width / st->other->len;
+
+  for (guint j = 0; j < layer; j++)
+    lo += g_array_index (st->layer_live, guint64, i * n_layers + j);
+  band->x = plot->x + i * bw;
+  band->width = bw;
+  band->y = plot->y + plot->height * (1.0 - (double) (lo + live) / top);
+  band->height = plot->height * (double) live / top;
+}
+
+static void
+test_checkpointing_layers (void)
+{
+  for (GmlTheme theme = 0; theme < GML_N_THEMES; theme++)
+    {
+      Fixture f = { 0 };
+      GmlRenderStyle style;
+      GmlCheckpointData data;
+      const GmlCheckpointStrategy *st;
+      guint n_layers;
+      gboolean found_stored = FALSE, found_again = FALSE;
+      cairo_t *cr;
+
+      gml_render_style_init (&style, theme);
+      fixture_open (&f, "checkpointing", 0);
+      data = (GmlCheckpointData) { f.scenario, 0, FALSE };
+      cr = cairo_create (f.surface);
+      gml_render_checkpointing (cr, &data, &style, W, H);
+      cairo_destroy (cr);
+      n_layers = gml_scenario_get_n_layers (f.scenario);
+      g_assert_cmpuint (n_layers, >=, 4);
+      g_assert_cmpuint (gml_scenario_get_n_strategies (f.scenario), >=, 3);
+
+      for (guint s = 0; s < gml_scenario_get_n_strategies (f.scenario); s++)
+        {
+          GmlRect plot;
+          guint64 top;
+
+          st = gml_scenario_get_strategy (f.scenario, s);
+          g_assert_true (gml_checkpointing_layout (&data, &style, W, H, s, &plot, &top));
+          g_assert_cmpuint (st->layer_live->len, ==, st->other->len * n_layers);
+          for (guint i = 0; i < st->other->len; i++)
+            {
+              guint64 sum = 0;
+
+              for (guint k = 0; k < n_layers; k++)
+                sum += g_array_index (st->layer_live, guint64, i * n_layers + k);
+              /* The bands add up to the allocator's activation bytes. */
+              g_assert_cmpuint (sum, ==, g_array_index (st->stored, guint64, i) +
+                                         g_array_index (st->recomputed, guint64, i));
+
+              for (guint k = 1; k < n_layers; k += 2)
+                {
+                  gboolean again = g_array_index (st->layer_recomputed, guint8, i * n_layers + k);
+                  GmlColor color, below;
+                  GmlRect band, under;
+                  int cx;
+
+                  if (g_array_index (st->layer_live, guint64, i * n_layers + k) == 0 ||
+                      g_array_index (st->layer_live, guint64, i * n_layers + k - 1) == 0 ||
+                      g_array_index (st->layer_recomputed, guint8, i * n_layers + k - 1) ||
+                      (again ? found_again : found_stored))
+                    continue;
+                  layer_band (st, n_layers, &plot, top, i, k, &band);
+                  layer_band (st, n_layers, &plot, top, i, k - 1, &under);
+                  g_assert_cmpfloat (band.height, >=, 7);
+                  gml_checkpointing_layer_color (&style, k, again, &color);
+                  gml_checkpointing_layer_color (&style, k - 1, FALSE, &below);
+                  cx = (int) (band.x + band.width / 2);
+                  if (!again)
+                    {
+                      /* Layer k's shade in the middle of its band, layer k-1's
+                       * (another shade) just under it. */
+                      g_assert_true (pixel_is (f.surface, cx, (int) (band.y + band.height / 2), &color));
+                      g_assert_true (pixel_is (f.surface, cx, (int) (under.y + under.height / 2), &below));
+                      g_assert_false (pixel_is (f.surface, cx, (int) (under.y + under.height / 2), &color));
+                      found_stored = TRUE;
+                    }
+                  else
+                    {
+                      guint area = (guint) ((band.width - 4) * (band.height - 4));
+
+                      /* Hatched: the band's shade and the background's lines both show. */
+                      g_assert_cmpuint (count_nearer (f.surface, &band, &color,
+                                                      &style.palette.background), >, area / 5);
+                      g_assert_cmpuint (count_nearer (f.surface, &band, &style.palette.background,
+                                                      &color), >, area / 20);
+                      found_again = TRUE;
+                    }
+                }
+            }
+        }
+      g_assert_true (found_stored);
+      g_assert_true (found_again);
+      fixture_close (&f);
+    }
+}
+
 static void
 test_hit (void)
 {
@@ -440,6 +551,7 @@ main (int    argc,
   g_test_add_func ("/render/memory-map/cached-hatched", test_cached_block_hatched);
   g_test_add_func ("/render/memory-map/hit", test_hit);
   g_test_add_func ("/render/timeline/reserved-height", test_timeline_reserved_height);
+  g_test_add_func ("/render/checkpointing/layers", test_checkpointing_layers);
   g_test_add_func ("/render/descriptions", test_descriptions);
   g_test_add_func ("/render/cli/files", test_cli_files);
   g_test_add_func ("/render/cli/errors", test_cli_errors);
