@@ -11,11 +11,13 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include <glib/gi18n.h>
 
 #include "gml-language.h"
+#include "gml-picture-view.h"
 #include "gml-presentation-window.h"
 #include "gml-presenter-window.h"
 
@@ -35,6 +37,10 @@ struct _GmlPresentationWindow
   GtkLabel        *feedback_label;
   GtkLabel        *explanation_label;
   GtkLabel        *hint_label;
+  GtkWidget       *picture_box;
+  GtkWidget       *picture_holder;
+  GmlPictureView  *picture_view;
+  GtkLabel        *picture_caption_label;
 
   GtkWidget       *option_rows[GML_N_OPTIONS];
   GtkLabel        *option_letters[GML_N_OPTIONS];
@@ -45,6 +51,9 @@ struct _GmlPresentationWindow
   GSettings       *settings;
   GtkCssProvider  *scale_provider;
   GArray          *slides;          /* GmlSlide */
+  GmlScenario     *scenario;        /* the revealed question's, run on demand */
+  GmlPicture      *picture;
+  GmlDevice       *fallback;        /* the simulator, after the GPU failed */
 
   /* Borrowed: the application outlives every window. */
   GmlApplication  *app;
@@ -57,6 +66,7 @@ struct _GmlPresentationWindow
   gint64           started_at;      /* monotonic µs when the presentation began */
   gint64           question_at;     /* monotonic µs when the current question came up */
   int              scaled_for;      /* the size unit the font sizes were computed for */
+  double           picture_scale;   /* how much larger than on the desk the picture is drawn */
   guint            scale_idle_id;
   guint            tick_id;
   gboolean         time_was_up;
@@ -188,6 +198,121 @@ set_other (GtkLabel   *label,
   g_free (other);
 }
 
+/* The picture: the same scenario, step and view that the main window's panel points
+ * at after an answer, drawn by the same GmlPictureView, without the panel's controls
+ * (nobody clicks on a projector), and magnified so that its labels carry to the back
+ * of the room. */
+
+static void
+drop_picture (GmlPresentationWindow *self)
+{
+  gml_picture_view_set_picture (self->picture_view, NULL);
+  g_clear_pointer (&self->picture, gml_picture_free);
+  g_clear_pointer (&self->scenario, gml_scenario_free);
+}
+
+static GmlScenario *
+scenario_for (GmlPresentationWindow *self,
+              const char            *name)
+{
+  g_autoptr(GError) error = NULL;
+  const char *reason = NULL;
+  GmlDevice *device;
+
+  if (self->scenario != NULL && g_str_equal (gml_scenario_get_name (self->scenario), name))
+    return self->scenario;
+
+  drop_picture (self);
+  device = self->fallback != NULL ? self->fallback : gml_application_get_device (self->app, &reason);
+  self->scenario = gml_scenario_new (name, device, &error);
+  if (self->scenario == NULL && self->fallback == NULL
+      && g_error_matches (error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_DEVICE))
+    {
+      /* A CUDA call failed in the middle: the class still gets a (simulated) picture. */
+      g_message ("Scenario %s on the GPU: %s; simulating it", name, error->message);
+      g_clear_error (&error);
+      self->fallback = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
+      self->scenario = gml_scenario_new (name, self->fallback, &error);
+    }
+  if (self->scenario == NULL)
+    g_message ("Scenario %s: %s", name, error->message);
+  return self->scenario;
+}
+
+static void
+show_picture (GmlPresentationWindow *self,
+              const GmlQuestion     *q,
+              gboolean               revealed)
+{
+  GmlScenario *sc = NULL;
+  guint step;
+
+  /* Before the reveal the picture would give the answer away. */
+  if (revealed && q->scenario != NULL && gml_scenario_is_known (q->scenario))
+    sc = scenario_for (self, q->scenario);
+  gtk_widget_set_visible (self->picture_box, sc != NULL);
+  if (sc == NULL)
+    {
+      gml_picture_view_set_picture (self->picture_view, NULL);
+      return;
+    }
+
+  if (self->picture == NULL)
+    {
+      self->picture = gml_picture_new (sc);
+      gml_picture_set_pointing (self->picture, TRUE);
+    }
+  step = gml_scenario_get_focus_step (sc);
+  gml_picture_set_step (self->picture, step);
+  gml_picture_view_set_picture (self->picture_view, self->picture);
+  gml_picture_view_set_view (self->picture_view, gml_scenario_focus_view (q->scenario));
+  gtk_label_set_label (self->picture_caption_label, gml_scenario_get_step (sc, step)->caption);
+}
+
+static double
+picture_scale_of (GtkWidget *holder)
+{
+  GtkWidget *window = gtk_widget_get_ancestor (holder, GML_TYPE_PRESENTATION_WINDOW);
+
+  return window != NULL ? MAX (1.0, GML_PRESENTATION_WINDOW (window)->picture_scale) : 1.0;
+}
+
+/* The holder lays the picture out smaller and draws it magnified: the render functions
+ * size their text for a desk, and a scale transform enlarges text, lines and all alike. */
+static void
+holder_measure (GtkWidget      *holder,
+                GtkOrientation  orientation,
+                int             for_size,
+                int            *minimum,
+                int            *natural,
+                int            *minimum_baseline,
+                int            *natural_baseline)
+{
+  GtkWidget *child = gtk_widget_get_first_child (holder);
+  double scale = picture_scale_of (holder);
+  int min = 0, nat = 0;
+
+  if (child != NULL && gtk_widget_should_layout (child))
+    gtk_widget_measure (child, orientation, for_size < 0 ? -1 : (int) floor (for_size / scale),
+                        &min, &nat, NULL, NULL);
+  *minimum = (int) ceil (min * scale);
+  *natural = (int) ceil (nat * scale);
+}
+
+static void
+holder_allocate (GtkWidget *holder,
+                 int        width,
+                 int        height,
+                 int        baseline)
+{
+  GtkWidget *child = gtk_widget_get_first_child (holder);
+  double scale = picture_scale_of (holder);
+
+  if (child != NULL && gtk_widget_should_layout (child))
+    gtk_widget_allocate (child, (int) floor (width / scale), (int) floor (height / scale), -1,
+                         gsk_transform_scale (NULL, scale, scale));
+}
+
 static void
 show_current (GmlPresentationWindow *self)
 {
@@ -239,6 +364,10 @@ show_current (GmlPresentationWindow *self)
     }
 
   gtk_widget_set_visible (GTK_WIDGET (self->result_box), slide->revealed);
+  /* Revealed, the slide fills the screen so that the picture gets all the height left. */
+  gtk_widget_set_valign (gtk_widget_get_parent (GTK_WIDGET (self->result_box)),
+                         slide->revealed ? GTK_ALIGN_FILL : GTK_ALIGN_CENTER);
+  show_picture (self, q, slide->revealed);
   if (slide->revealed)
     {
       const GmlOption *right = &q->options[slide->order[right_pos]];
@@ -373,7 +502,10 @@ update_scale_cb (gpointer user_data)
                          "window.presentation .option-text { font-size: %dpx; }\n"
                          "window.presentation .option-other { font-size: %dpx; }\n"
                          "window.presentation .result { margin-top: %dpx; padding: %dpx %dpx; border-spacing: %dpx; }\n"
+                         "window.presentation .result-texts { border-spacing: %dpx; }\n"
                          "window.presentation .result-text { font-size: %dpx; }\n"
+                         "window.presentation .result-picture { border-spacing: %dpx; }\n"
+                         "window.presentation .picture-caption { font-size: %dpx; }\n"
                          "window.presentation .hint { font-size: %dpx; }\n",
                          unit * 3 / 100, unit * 6 / 100, unit * 2 / 100, unit * 6 / 100,
                          unit * 26 / 1000,
@@ -384,10 +516,16 @@ update_scale_cb (gpointer user_data)
                          unit * 10 / 1000, unit * 20 / 1000, unit * 20 / 1000,
                          unit * 36 / 1000,
                          unit * 24 / 1000,
-                         unit * 25 / 1000, unit * 15 / 1000, unit * 20 / 1000, unit * 8 / 1000,
+                         unit * 25 / 1000, unit * 15 / 1000, unit * 20 / 1000, unit * 30 / 1000,
+                         unit * 8 / 1000,
                          unit * 28 / 1000,
+                         unit * 8 / 1000,
+                         unit * 22 / 1000,
                          unit * 18 / 1000);
   gtk_css_provider_load_from_data (self->scale_provider, css, -1);
+  /* 1.5 times the desk size on a 1080 px high projector. */
+  self->picture_scale = unit / 720.0;
+  gtk_widget_queue_resize (self->picture_holder);
   if (g_getenv ("GML_DEBUG_MONITORS") != NULL)
     {
       printf ("gml-scale audience %d %d\n", gtk_widget_get_height (GTK_WIDGET (self)), unit * 50 / 1000);
@@ -423,6 +561,16 @@ language_changed_cb (GmlPresentationWindow *self,
                      GmlApplication        *app)
 {
   gml_language_retranslate_widget (GTK_WIDGET (self), previous);
+  /* The pictures' labels and captions are translated when the scenario runs. */
+  drop_picture (self);
+  show_current (self);
+}
+
+static void
+device_changed_cb (GmlPresentationWindow *self)
+{
+  drop_picture (self);
+  g_clear_pointer (&self->fallback, gml_device_destroy);
   show_current (self);
 }
 
@@ -470,8 +618,11 @@ gml_presentation_window_dispose (GObject *object)
                                                    GTK_STYLE_PROVIDER (self->scale_provider));
   g_clear_object (&self->scale_provider);
   g_clear_object (&self->settings);
+  if (self->picture_view != NULL)
+    gml_picture_view_set_picture (self->picture_view, NULL);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_PRESENTATION_WINDOW);
+  self->picture_view = NULL;
 
   G_OBJECT_CLASS (gml_presentation_window_parent_class)->dispose (object);
 }
@@ -482,6 +633,9 @@ gml_presentation_window_finalize (GObject *object)
   GmlPresentationWindow *self = GML_PRESENTATION_WINDOW (object);
 
   g_clear_pointer (&self->slides, g_array_unref);
+  g_clear_pointer (&self->picture, gml_picture_free);
+  g_clear_pointer (&self->scenario, gml_scenario_free);
+  g_clear_pointer (&self->fallback, gml_device_destroy);
 
   G_OBJECT_CLASS (gml_presentation_window_parent_class)->finalize (object);
 }
@@ -518,6 +672,12 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, feedback_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, explanation_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, hint_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, picture_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, picture_holder);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, picture_view);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, picture_caption_label);
+
+  g_type_ensure (GML_TYPE_PICTURE_VIEW);
 }
 
 static void
@@ -526,6 +686,9 @@ gml_presentation_window_init (GmlPresentationWindow *self)
   GtkEventController *keys;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->picture_scale = 1.0;
+  gtk_widget_set_layout_manager (self->picture_holder,
+                                 gtk_custom_layout_new (NULL, holder_measure, holder_allocate));
 
   self->scale_provider = gtk_css_provider_new ();
   gtk_style_context_add_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
@@ -675,6 +838,8 @@ gml_presentation_start (GtkWindow      *parent,
   g_object_add_weak_pointer (G_OBJECT (parent), (gpointer *) &self->main_window);
 
   g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (app, "device-changed", G_CALLBACK (device_changed_cb), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->settings, "changed::bilingual", G_CALLBACK (bilingual_changed_cb),
                            self, G_CONNECT_SWAPPED);

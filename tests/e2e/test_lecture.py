@@ -12,8 +12,13 @@
         Two 1920x1080 monitors (weston's X11 backend inside its own Xvfb): the
         Present button puts the audience window fullscreen on one monitor and the
         presenter window on the other; the presenter's Reveal button reveals the
-        answer on the audience's screen; type is at least 4 % of the height."""
+        answer on the audience's screen; type is at least 4 % of the height.
 
+In both, the revealed answer comes with the question's picture: none before the
+reveal, then one whose accessible description is what the render verb says for the
+scenario's focus step and view (the same engine, run headless)."""
+
+import json
 import os
 import re
 import shutil
@@ -24,7 +29,7 @@ import time
 
 import pyatspi
 
-from gmltest import App, app_env, bank, check
+from gmltest import APP, App, app_env, bank, check
 
 APP_ID = 'io.github.gpumemorylab.GpuMemoryLab'
 AUDIENCE = 'GPU Memory Lab — Presentation'
@@ -37,6 +42,33 @@ os.makedirs(shots, exist_ok=True)
 
 EN = bank('en')
 TR = bank('tr')
+
+# The render verb simulates; the app must too, for the numbers to be comparable.
+os.environ['GML_LIBCUDA'] = '/nonexistent/libcuda.so.1'
+
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'data', 'questions',
+                      'gpu-memory.json')
+with open(SOURCE, encoding='utf-8') as f:
+    SCENARIO_OF = {q['id']: q['scenario'] for q in json.load(f)['questions']}
+
+
+def cli(lang, *args):
+    return subprocess.run([APP, *args, '--lang', lang], env=app_env(tempfile.mkdtemp(), lang),
+                          check=True, capture_output=True, text=True).stdout
+
+
+def expected_picture(q, lang):
+    """What the revealed picture of q must say: its scenario at the step the question
+    is about, in the view that shows it best, pointed at."""
+    scenario = SCENARIO_OF[q['id']]
+    info = next(s for s in json.loads(cli(lang, 'scenarios', '--json')) if s['name'] == scenario)
+    return cli(lang, 'render', scenario, '--step', str(info['focus_step']), '--view', info['focus_view'],
+               '--describe', '--point').strip()
+
+
+def pictures(node):
+    """The accessible descriptions of the pictures under node."""
+    return [t for r, t, _ in texts_under(node) if r == 'image' and t]
 
 
 def texts_under(node, depth=0):
@@ -155,6 +187,7 @@ def run_x11():
         check(not any(t.startswith('The right answer is') for t in shown),
               'the answer is not revealed yet')
         check(not any(o['feedback'] in shown for o in q['options']), 'no feedback is shown yet')
+        check(not pictures(audience), f'no picture gives the answer away yet ({pictures(audience)})')
         wid = subprocess.run(['xdotool', 'search', '--name', '^' + AUDIENCE + '$'], capture_output=True,
                              text=True).stdout.split()
         check(wid, 'the presentation window exists on the X display')
@@ -169,6 +202,9 @@ def run_x11():
         check(verdict == f'The right answer is {letter}.', f'Space revealed it: “{verdict}”')
         right = next(o for o in q['options'] if o['correct'])
         check(right['feedback'] in labels(audience), 'the right option’s feedback is shown')
+        picture = expected_picture(q, 'en')
+        wait_for(lambda: picture in pictures(audience), f'the picture saying “{picture}”')
+        check(pictures(audience) == [picture], f'Space showed the question’s picture: “{picture}”')
         subprocess.run(['import', '-window', wid[0], os.path.join(shots, 'lecture-revealed-en.png')], check=False)
 
         # The language changes with no restart, as the main menu's Language items do.
@@ -179,6 +215,10 @@ def run_x11():
         right_tr = next(o for o in q_tr['options'] if o['correct'])
         wait_for(lambda: right_tr['feedback'] in labels(audience), 'the feedback in Turkish')
         check(True, 'the revealed feedback is in Turkish too')
+        picture_tr = expected_picture(q, 'tr')
+        check(picture_tr != picture, 'the picture says other words in Turkish')
+        wait_for(lambda: pictures(audience) == [picture_tr], f'the picture saying “{picture_tr}”')
+        check(True, 'the picture follows the language switch')
         main = frame(app, 'GPU Bellek Laboratuvarı')
         check(main is not None, 'the main window’s title is in Turkish')
         main_labels = labels(main)
@@ -284,6 +324,7 @@ def run_weston():
         q = wait_for(lambda: question_shown(audience, EN), 'the question on the projector')
         check(not any(t.startswith('The right answer is') for t in labels(audience)),
               'the audience does not see the answer yet')
+        check(not pictures(audience), 'nor its picture')
         right = next(o for o in q['options'] if o['correct'])
         check(any(t.endswith(right['text'] + ' — right') for t in labels(presenter)),
               'the presenter sees which option is right')
@@ -306,6 +347,9 @@ def run_weston():
         wait_for(lambda: any(t.startswith('The right answer is') for t in labels(audience)),
                  'the answer on the projector after Reveal')
         check(True, 'the presenter’s Reveal shows the answer to the audience')
+        picture = expected_picture(q, 'en')
+        wait_for(lambda: pictures(audience) == [picture], f'the picture saying “{picture}” on the projector')
+        check(True, 'and its picture')
         subprocess.run(['import', '-window', 'root', '-crop', '3840x1080+0+0',
                         os.path.join(shots, 'lecture-two-monitors-revealed%s.png' % ('-dark' if os.environ.get('GML_STYLE_DARK') else ''))],
                        env=env, check=False)
