@@ -58,12 +58,14 @@ def cli(lang, *args):
 
 
 def expected_picture(q, lang):
-    """What the revealed picture of q must say: its scenario at the step the question
-    is about, in the view that shows it best, pointed at."""
+    """What the revealed picture of q must say, and the caption under it: its scenario
+    at the step the question is about, in the view that shows it best, pointed at."""
     scenario = SCENARIO_OF[q['id']]
     info = next(s for s in json.loads(cli(lang, 'scenarios', '--json')) if s['name'] == scenario)
-    return cli(lang, 'render', scenario, '--step', str(info['focus_step']), '--view', info['focus_view'],
-               '--describe', '--point').strip()
+    step = info['focus_step']
+    return (cli(lang, 'render', scenario, '--step', str(step), '--view', info['focus_view'],
+                '--describe', '--point').strip(),
+            info['steps'][step]['caption'])
 
 
 def pictures(node):
@@ -202,9 +204,10 @@ def run_x11():
         check(verdict == f'The right answer is {letter}.', f'Space revealed it: “{verdict}”')
         right = next(o for o in q['options'] if o['correct'])
         check(right['feedback'] in labels(audience), 'the right option’s feedback is shown')
-        picture = expected_picture(q, 'en')
+        picture, caption = expected_picture(q, 'en')
         wait_for(lambda: picture in pictures(audience), f'the picture saying “{picture}”')
         check(pictures(audience) == [picture], f'Space showed the question’s picture: “{picture}”')
+        check(caption in labels(audience), f'with its caption “{caption}”')
         subprocess.run(['import', '-window', wid[0], os.path.join(shots, 'lecture-revealed-en.png')], check=False)
 
         # The language changes with no restart, as the main menu's Language items do.
@@ -215,10 +218,11 @@ def run_x11():
         right_tr = next(o for o in q_tr['options'] if o['correct'])
         wait_for(lambda: right_tr['feedback'] in labels(audience), 'the feedback in Turkish')
         check(True, 'the revealed feedback is in Turkish too')
-        picture_tr = expected_picture(q, 'tr')
-        check(picture_tr != picture, 'the picture says other words in Turkish')
+        picture_tr, caption_tr = expected_picture(q, 'tr')
+        check(picture_tr != picture and caption_tr != caption, 'the picture says other words in Turkish')
         wait_for(lambda: pictures(audience) == [picture_tr], f'the picture saying “{picture_tr}”')
-        check(True, 'the picture follows the language switch')
+        wait_for(lambda: caption_tr in labels(audience), f'the caption “{caption_tr}”')
+        check(True, 'the picture and its caption follow the language switch')
         main = frame(app, 'GPU Bellek Laboratuvarı')
         check(main is not None, 'the main window’s title is in Turkish')
         main_labels = labels(main)
@@ -347,7 +351,7 @@ def run_weston():
         wait_for(lambda: any(t.startswith('The right answer is') for t in labels(audience)),
                  'the answer on the projector after Reveal')
         check(True, 'the presenter’s Reveal shows the answer to the audience')
-        picture = expected_picture(q, 'en')
+        picture, caption = expected_picture(q, 'en')
         wait_for(lambda: pictures(audience) == [picture], f'the picture saying “{picture}” on the projector')
         check(True, 'and its picture')
         subprocess.run(['import', '-window', 'root', '-crop', '3840x1080+0+0',
