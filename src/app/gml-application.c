@@ -74,18 +74,31 @@ gml_application_about_cb (GSimpleAction *action,
                          NULL);
 }
 
+static gboolean
+quit_idle_cb (gpointer user_data)
+{
+  GmlApplication *self = user_data;
+  GList *windows;
+
+  /* Destroying one window can destroy another (the presentation takes its presenter
+   * view with it), so ask for the list again after each one. */
+  for (guint guard = 0;
+       guard < 64 && (windows = gtk_application_get_windows (GTK_APPLICATION (self))) != NULL;
+       guard++)
+    gtk_window_destroy (windows->data);
+  g_application_quit (G_APPLICATION (self));
+  return G_SOURCE_REMOVE;
+}
+
 static void
 gml_application_quit_cb (GSimpleAction *action,
                          GVariant      *parameter,
                          gpointer       user_data)
 {
-  GmlApplication *self = user_data;
-  GList *windows = gtk_application_get_windows (GTK_APPLICATION (self));
-
-  /* Close windows first so each saves its size. */
-  for (GList *l = windows; l != NULL; l = l->next)
-    gtk_window_close (l->data);
-  g_application_quit (G_APPLICATION (self));
+  /* Ctrl+Q arrives inside the window's key handling; destroying the windows there
+   * left GTK finishing that event on freed widgets. Quit once it is over. The
+   * window size is already saved: it is bound to GSettings. */
+  g_idle_add_full (G_PRIORITY_HIGH_IDLE, quit_idle_cb, g_object_ref (user_data), g_object_unref);
 }
 
 static void
