@@ -33,6 +33,11 @@ gml_i18n_init (void)
    * print them as UTF-8 rather than as question marks. */
   if (locale_is_c (setlocale (LC_CTYPE, NULL)))
     setlocale (LC_CTYPE, "C.UTF-8");
+  /* gettext ignores LANGUAGE in the C locale; "LANGUAGE=tr gpu-memory-lab" on a
+   * machine with no locale configured should still speak Turkish. */
+  if (g_getenv ("LANGUAGE") != NULL && *g_getenv ("LANGUAGE") != '\0' &&
+      locale_is_c (setlocale (LC_MESSAGES, NULL)))
+    setlocale (LC_MESSAGES, "C.UTF-8");
   /* GML_LOCALEDIR lets the uninstalled build and the tests use the catalogues
    * compiled into the build directory. */
   bindtextdomain (GETTEXT_PACKAGE, localedir != NULL ? localedir : LOCALEDIR);
