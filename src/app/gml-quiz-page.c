@@ -11,6 +11,7 @@
 
 #include <glib/gi18n.h>
 
+#include "gml-language.h"
 #include "gml-quiz-page.h"
 #include "gml-scenario-panel.h"
 
@@ -35,6 +36,7 @@ struct _GmlQuizPage
   GtkLabel        *last_result_label;
   GtkLabel        *position_label;
   GtkLabel        *question_label;
+  GtkLabel        *question_other_label;    /* bilingual mode: the other language */
   GtkBox          *options_box;
   GtkBox          *result_box;
   GtkLabel        *verdict_label;
@@ -55,6 +57,7 @@ struct _GmlQuizPage
   GtkWidget       *option_buttons[GML_N_OPTIONS];
   GtkLabel        *option_letters[GML_N_OPTIONS];
   GtkLabel        *option_texts[GML_N_OPTIONS];
+  GtkLabel        *option_others[GML_N_OPTIONS];
 
   /* Borrowed from the application, which outlives every window. */
   GmlQuestionBank *bank;
@@ -194,6 +197,20 @@ show_summary (GmlQuizPage *self)
   gtk_widget_grab_focus (GTK_WIDGET (any_wrong ? self->review_button : self->next_button));
 }
 
+/* Bilingual mode: the same string in the other language, in smaller text below. */
+static void
+set_other_language (GtkLabel          *label,
+                    gboolean           bilingual,
+                    const GmlQuestion *question,
+                    const char        *source,
+                    const guint        order[GML_N_OPTIONS])
+{
+  g_autofree char *other = bilingual ? gml_language_format_other (question, source, order) : NULL;
+
+  gtk_label_set_label (label, other != NULL ? other : "");
+  gtk_widget_set_visible (GTK_WIDGET (label), other != NULL && *other != '\0');
+}
+
 /* The question's experiment beside it; once answered, it points at the answer. */
 static void
 update_picture (GmlQuizPage *self)
@@ -230,6 +247,7 @@ show_current (GmlQuizPage *self)
   g_autofree char *difficulty = NULL;
   g_autofree char *position = NULL;
   g_autofree char *last = NULL;
+  gboolean bilingual;
 
   if (self->round == NULL || self->round->len == 0)
     {
@@ -259,6 +277,8 @@ show_current (GmlQuizPage *self)
 
   text = gml_question_format (q, q->text, item->order);
   gtk_label_set_label (self->question_label, text);
+  bilingual = self->settings != NULL && g_settings_get_boolean (self->settings, "bilingual");
+  set_other_language (self->question_other_label, bilingual, q, q->text, item->order);
 
   right_pos = gml_question_correct_position (q, item->order);
   right = &q->options[item->order[right_pos]];
@@ -273,6 +293,7 @@ show_current (GmlQuizPage *self)
 
       gtk_label_set_label (self->option_letters[shown], letter);
       gtk_label_set_label (self->option_texts[shown], option_text);
+      set_other_language (self->option_others[shown], bilingual, q, option->text, item->order);
       gtk_accessible_update_property (GTK_ACCESSIBLE (button),
                                       GTK_ACCESSIBLE_PROPERTY_LABEL, accessible,
                                       -1);
@@ -631,6 +652,13 @@ gml_quiz_page_undo_answer (GmlQuizPage *self,
   show_current (self);
 }
 
+static void
+bilingual_changed_cb (GmlQuizPage *self)
+{
+  if (self->round != NULL)
+    show_current (self);
+}
+
 void
 gml_quiz_page_set_sources (GmlQuizPage     *self,
                            GmlQuestionBank *bank,
@@ -641,7 +669,9 @@ gml_quiz_page_set_sources (GmlQuizPage     *self,
 
   self->bank = bank;
   self->progress = progress;
-  g_set_object (&self->settings, settings);
+  if (g_set_object (&self->settings, settings) && settings != NULL)
+    g_signal_connect_object (settings, "changed::bilingual", G_CALLBACK (bilingual_changed_cb), self,
+                             G_CONNECT_SWAPPED);
 }
 
 static void
@@ -704,6 +734,7 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, last_result_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, position_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, question_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, question_other_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, options_box);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, result_box);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, verdict_label);
@@ -743,15 +774,25 @@ gml_quiz_page_init (GmlQuizPage *self)
       GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
       GtkWidget *letter = gtk_label_new (NULL);
       GtkWidget *text = gtk_label_new (NULL);
+      GtkWidget *other = gtk_label_new (NULL);
+      GtkWidget *texts = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
 
       gtk_widget_add_css_class (letter, "letter");
       gtk_widget_set_valign (letter, GTK_ALIGN_START);
       gtk_label_set_wrap (GTK_LABEL (text), TRUE);
       gtk_label_set_wrap_mode (GTK_LABEL (text), PANGO_WRAP_WORD_CHAR);
       gtk_label_set_xalign (GTK_LABEL (text), 0);
-      gtk_widget_set_hexpand (text, TRUE);
+      gtk_widget_set_hexpand (texts, TRUE);
+      gtk_label_set_wrap (GTK_LABEL (other), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (other), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_xalign (GTK_LABEL (other), 0);
+      gtk_widget_add_css_class (other, "bilingual");
+      gtk_widget_add_css_class (other, "dim-label");
+      gtk_widget_set_visible (other, FALSE);
+      gtk_box_append (GTK_BOX (texts), text);
+      gtk_box_append (GTK_BOX (texts), other);
       gtk_box_append (GTK_BOX (box), letter);
-      gtk_box_append (GTK_BOX (box), text);
+      gtk_box_append (GTK_BOX (box), texts);
       gtk_button_set_child (GTK_BUTTON (button), box);
       gtk_widget_add_css_class (button, "option");
       gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "quiz.choose");
@@ -761,6 +802,7 @@ gml_quiz_page_init (GmlQuizPage *self)
       self->option_buttons[shown] = button;
       self->option_letters[shown] = GTK_LABEL (letter);
       self->option_texts[shown] = GTK_LABEL (text);
+      self->option_others[shown] = GTK_LABEL (other);
     }
 }
 

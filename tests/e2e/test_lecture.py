@@ -239,6 +239,11 @@ def run_x11():
         check(q_tr['text'] in shown and q['text'] in shown, 'bilingual mode shows both languages')
         check(all(o['text'] in shown for o in q['options'] if o['text'] not in
                   [p['text'] for p in q_tr['options']]), 'each option is shown in English too')
+        main_q = next(t for t in TR if t['text'] in labels(main))
+        main_q_en = next(t for t in EN if t['id'] == main_q['id'])
+        wait_for(lambda: main_q_en['text'] in labels(main), 'the English question in the main window too')
+        check(all(o['text'] in labels(main) for o in main_q_en['options']),
+              'bilingual mode shows the main window’s question and options in both languages')
         subprocess.run(['import', '-window', wid[0], os.path.join(shots, 'lecture-bilingual.png')], check=False)
 
         # The language switch retitled the window, so it is found by its X id now.
