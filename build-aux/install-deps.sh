@@ -5,7 +5,11 @@
 set -eu
 
 if [ "$(id -u)" -ne 0 ]; then
-  exec sudo "$0" "$@"
+  if command -v sudo >/dev/null 2>&1; then
+    exec sudo "$0" "$@"
+  fi
+  echo "install-deps.sh: run it as root, e.g. su -c '$0'" >&2
+  exit 1
 fi
 
 export DEBIAN_FRONTEND=noninteractive
