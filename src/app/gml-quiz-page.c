@@ -43,6 +43,8 @@ struct _GmlQuizPage
   GtkLabel        *chosen_feedback_label;
   GtkLabel        *correct_feedback_label;
   GtkLabel        *explanation_label;
+  GtkLabel        *sources_heading;
+  GtkBox          *sources_box;
   GtkLabel        *hint_label;
   GtkButton       *previous_button;
   GtkButton       *next_button;
@@ -226,6 +228,82 @@ update_picture (GmlQuizPage *self)
     gml_scenario_panel_point (GML_SCENARIO_PANEL (self->scenario_panel));
 }
 
+static void
+show_uri_done_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GmlQuizPage) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!gtk_show_uri_full_finish (GTK_WINDOW (object), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      /* Translators: %s is the reason, e.g. that no web browser is installed. */
+      g_autofree char *message = g_strdup_printf (_("The link could not be opened: %s"),
+                                                  error->message);
+
+      g_signal_emit (self, signals[MESSAGE], 0, message);
+    }
+}
+
+/* Opens a source in the browser: through GIO's default handler for https, which is
+ * the OpenURI portal inside the Flatpak sandbox. */
+static gboolean
+source_activate_link_cb (GtkLinkButton *button,
+                         GmlQuizPage   *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (button));
+
+  if (!GTK_IS_WINDOW (root))
+    return FALSE;
+  gtk_show_uri_full (GTK_WINDOW (root), gtk_link_button_get_uri (button), GDK_CURRENT_TIME,
+                     NULL, show_uri_done_cb, g_object_ref (self));
+  gtk_link_button_set_visited (button, TRUE);
+  return TRUE;
+}
+
+/* One link per source, its title as the label, its address as the tooltip. */
+static void
+show_sources (GmlQuizPage       *self,
+              const GmlQuestion *q)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->sources_box))) != NULL)
+    gtk_box_remove (self->sources_box, child);
+
+  for (guint i = 0; i < q->n_sources; i++)
+    {
+      g_autofree char *link = gml_source_dup_link (&q->sources[i]);
+      GtkWidget *button;
+      GtkWidget *label;
+
+      if (link == NULL)
+        continue;
+      button = gtk_link_button_new_with_label (link, q->sources[i].title);
+      gtk_widget_set_halign (button, GTK_ALIGN_START);
+      label = gtk_button_get_child (GTK_BUTTON (button));
+      if (GTK_IS_LABEL (label))
+        {
+          gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+          gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+          gtk_label_set_xalign (GTK_LABEL (label), 0);
+        }
+      gtk_accessible_update_property (GTK_ACCESSIBLE (button),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, q->sources[i].title,
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, link,
+                                      -1);
+      g_signal_connect_object (button, "activate-link", G_CALLBACK (source_activate_link_cb),
+                               self, 0);
+      gtk_box_append (self->sources_box, button);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->sources_heading),
+                          gtk_widget_get_first_child (GTK_WIDGET (self->sources_box)) != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->sources_box),
+                          gtk_widget_get_first_child (GTK_WIDGET (self->sources_box)) != NULL);
+}
+
 static gboolean
 update_picture_idle_cb (gpointer user_data)
 {
@@ -341,6 +419,7 @@ show_current (GmlQuizPage *self)
       gtk_label_set_label (self->correct_feedback_label, right_line);
       gtk_widget_set_visible (GTK_WIDGET (self->correct_feedback_label), !chosen->correct);
       gtk_label_set_label (self->explanation_label, explanation);
+      show_sources (self, q);
       gtk_label_set_label (self->hint_label, _("Press Enter, Space or → to go on"));
       gtk_button_set_label (self->next_button,
                             self->current + 1 == self->round->len ? _("_Finish") : _("_Next"));
@@ -741,6 +820,8 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, chosen_feedback_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, correct_feedback_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, explanation_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, sources_heading);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, sources_box);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, hint_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, previous_button);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, next_button);

@@ -131,7 +131,7 @@ load_other_banks (GmlQuestionBank *bank,
 }
 
 /* An id the app already has would make the whole file fail to load at start-up: say
- * so now, with the line (kept in each imported question's "source"). */
+ * so now, with the line (kept in each imported question's "imported_from"). */
 static gboolean
 check_unique_ids (GmlQuestionBank *bank,
                   const char      *json,
@@ -155,7 +155,7 @@ check_unique_ids (GmlQuestionBank *bank,
           /* Translators: %1$s is "FILE:LINE", %2$s a question id, %3$s the bank that has it. */
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
                        _("%1$s: the id “%2$s” is already used by a question in %3$s"),
-                       json_object_get_string_member (q, "source"), id, existing->origin);
+                       json_object_get_string_member (q, "imported_from"), id, existing->origin);
           return FALSE;
         }
     }

@@ -1,10 +1,15 @@
 /* gml-moodle.c — Moodle GIFT and Moodle XML export; GIFT, Moodle XML and Aiken import.
  *
- * Mapping (see shared/facts/quiz-formats.md):
+ * Mapping (Moodle's GIFT and XML formats, https://docs.moodle.org/en/GIFT_format and
+ * https://docs.moodle.org/en/Moodle_XML_format):
  *   topic        → category ($CATEGORY: / <question type="category">), last path part
  *   difficulty   → tag difficulty-N          scenario → tag scenario-X
  *   id           → GIFT title and [id:X] / XML <name> and <idnumber>
- *   option feedback → answer feedback        explanation → general feedback
+ *   option feedback → answer feedback
+ *   explanation and sources → general feedback: the explanation, a blank line, a
+ *                  heading ("Sources:") and one line "- TITLE: URL" per source (in XML
+ *                  a list with the URL as a link); import takes such a last block
+ *                  back out of the general feedback as the question's sources.
  * Export resolves the {a}..{d} placeholders to the letters of the options in source
  * order and asks Moodle not to shuffle (XML), so "(c)" in a feedback stays right.
  *
@@ -161,13 +166,32 @@ category_path (const char *topic)
   return g_string_free (g_steal_pointer (&path), FALSE);
 }
 
+/* The general feedback in plain text: the explanation, then the sources, one a line. */
+static char *
+general_feedback_text (const GmlQuestion *q,
+                       const guint        order[GML_N_OPTIONS])
+{
+  g_autofree char *explanation = gml_question_format (q, q->explanation, order);
+  GString *out = g_string_new (explanation);
+
+  if (q->n_sources > 0)
+    g_string_append_printf (out, "\n\n%s", _("Sources:"));
+  for (guint i = 0; i < q->n_sources; i++)
+    {
+      g_autofree char *link = gml_source_dup_link (&q->sources[i]);
+
+      g_string_append_printf (out, "\n- %s: %s", q->sources[i].title, link);
+    }
+  return g_string_free (out, FALSE);
+}
+
 static void
 export_gift_question (GString           *out,
                       const GmlQuestion *q,
                       const guint        order[GML_N_OPTIONS])
 {
   g_autofree char *text = gml_question_format (q, q->text, order);
-  g_autofree char *explanation = gml_question_format (q, q->explanation, order);
+  g_autofree char *explanation = general_feedback_text (q, order);
 
   g_string_append_printf (out, "// [id:%s] [tag:difficulty-%d] [tag:scenario-%s]\n",
                           q->id, q->difficulty, q->scenario);
@@ -237,15 +261,42 @@ xml_plain (GString    *out,
   g_string_append_printf (out, "<text>%s</text>", escaped);
 }
 
+/* The general feedback in HTML: the explanation, then the sources as a list of links. */
+static char *
+general_feedback_html (const GmlQuestion *q,
+                       const guint        order[GML_N_OPTIONS])
+{
+  g_autofree char *explanation = gml_question_format (q, q->explanation, order);
+  g_autofree char *explanation_html = text_to_html (explanation);
+  g_autofree char *heading = NULL;
+  GString *out = g_string_new (explanation_html);
+
+  if (q->n_sources == 0)
+    return g_string_free (out, FALSE);
+
+  heading = g_markup_escape_text (_("Sources:"), -1);
+  g_string_append_printf (out, "<br><br>%s<ul>", heading);
+  for (guint i = 0; i < q->n_sources; i++)
+    {
+      g_autofree char *link = gml_source_dup_link (&q->sources[i]);
+      g_autofree char *title = g_markup_escape_text (q->sources[i].title, -1);
+      g_autofree char *href = g_markup_escape_text (link, -1);
+
+      /* The address is shown as well as linked, so the text reads "TITLE: URL". */
+      g_string_append_printf (out, "<li>%s: <a href=\"%s\">%s</a></li>", title, href, href);
+    }
+  g_string_append (out, "</ul>");
+  return g_string_free (out, FALSE);
+}
+
 static void
 export_xml_question (GString           *out,
                      const GmlQuestion *q,
                      const guint        order[GML_N_OPTIONS])
 {
   g_autofree char *text = gml_question_format (q, q->text, order);
-  g_autofree char *explanation = gml_question_format (q, q->explanation, order);
   g_autofree char *text_html = text_to_html (text);
-  g_autofree char *explanation_html = text_to_html (explanation);
+  g_autofree char *explanation_html = general_feedback_html (q, order);
   g_autofree char *id = g_markup_escape_text (q->id, -1);
   g_autofree char *scenario = g_markup_escape_text (q->scenario, -1);
 
@@ -352,6 +403,7 @@ typedef struct
   char      *scenario;
   int        difficulty;    /* 0: not given */
   GPtrArray *options;       /* Option* */
+  GPtrArray *sources;       /* GmlSource*, taken from the end of the general feedback */
 } Imported;
 
 static void
@@ -362,6 +414,14 @@ option_free (Option *option)
   g_free (option);
 }
 
+static void
+source_free (GmlSource *source)
+{
+  g_free (source->title);
+  g_free (source->url);
+  g_free (source);
+}
+
 static Imported *
 imported_new (guint line)
 {
@@ -369,6 +429,7 @@ imported_new (guint line)
 
   q->line = line;
   q->options = g_ptr_array_new_with_free_func ((GDestroyNotify) option_free);
+  q->sources = g_ptr_array_new_with_free_func ((GDestroyNotify) source_free);
   return q;
 }
 
@@ -381,6 +442,7 @@ imported_free (Imported *q)
   g_free (q->explanation);
   g_free (q->scenario);
   g_ptr_array_unref (q->options);
+  g_ptr_array_unref (q->sources);
   g_free (q);
 }
 
@@ -513,6 +575,13 @@ html_to_text (const char *html)
           g_strstrip (tag);
           if (g_str_has_prefix (tag, "br") && (tag[2] == '\0' || tag[2] == '/' || tag[2] == ' '))
             g_string_append_c (out, '\n');
+          else if (g_str_has_prefix (tag, "li") && (tag[2] == '\0' || tag[2] == ' '))
+            {
+              /* A list item becomes a line of its own starting with "- ". */
+              if (out->len > 0 && out->str[out->len - 1] != '\n')
+                g_string_append_c (out, '\n');
+              g_string_append (out, "- ");
+            }
           else if (g_str_equal (tag, "/p") || g_str_equal (tag, "/div"))
             {
               if (out->len > 0)
@@ -565,6 +634,80 @@ html_to_text (const char *html)
   g_strstrip (out->str);
   out->len = strlen (out->str);
   return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* Reads "- TITLE: URL" (URL being a source the bank accepts); NULL otherwise. */
+static GmlSource *
+parse_source_line (const char *line)
+{
+  g_autofree char *title = NULL;
+  const char *space;
+  const char *url;
+  gsize title_length;
+
+  if (!g_str_has_prefix (line, "- "))
+    return NULL;
+  space = strrchr (line, ' ');
+  url = space + 1;
+  if (space < line + 2 || !gml_source_url_is_valid (url))
+    return NULL;
+  /* The title ends in ":" just before the space. */
+  title_length = space - (line + 2);
+  if (title_length < 2 || line[2 + title_length - 1] != ':')
+    return NULL;
+  title = g_strstrip (g_strndup (line + 2, title_length - 1));
+  if (*title == '\0')
+    return NULL;
+
+  {
+    GmlSource *source = g_new0 (GmlSource, 1);
+
+    source->title = g_steal_pointer (&title);
+    source->url = g_strdup (url);
+    return source;
+  }
+}
+
+/* The general feedback may end with the block the export writes: a blank line, a
+ * heading ending in ":" (in whatever language the file was exported in) and one or
+ * more "- TITLE: URL" lines. That block becomes the question's sources. */
+static void
+take_sources (Imported *q)
+{
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GPtrArray) found = NULL;
+  guint n, first, heading;
+
+  if (q->explanation == NULL)
+    return;
+  lines = g_strsplit (q->explanation, "\n", -1);
+  n = g_strv_length (lines);
+  found = g_ptr_array_new_with_free_func ((GDestroyNotify) source_free);
+
+  for (first = n; first > 0; first--)
+    {
+      g_autofree char *line = g_strstrip (g_strdup (lines[first - 1]));
+      GmlSource *source = parse_source_line (line);
+
+      if (source == NULL)
+        break;
+      g_ptr_array_insert (found, 0, source);
+    }
+  if (found->len == 0 || found->len > GML_MAX_SOURCES || first == 0)
+    return;
+
+  heading = first - 1;
+  g_strstrip (lines[heading]);
+  if (!g_str_has_suffix (lines[heading], ":") || (heading > 0 && *g_strstrip (lines[heading - 1]) != '\0'))
+    return;
+
+  g_free (lines[heading]);
+  lines[heading] = NULL;
+  g_free (q->explanation);
+  q->explanation = g_strstrip (g_strjoinv ("\n", lines));
+  /* g_strfreev must still free the lines after the cut. */
+  lines[heading] = g_strdup ("");
+  g_ptr_array_extend_and_steal (q->sources, g_steal_pointer (&found));
 }
 
 /* Turns the parsed questions into the lab's JSON, filling what Moodle files lack, and
@@ -655,8 +798,27 @@ finish (GPtrArray  *questions,
       json_builder_add_int_value (one, q->difficulty != 0 ? q->difficulty : GML_MOODLE_DEFAULT_DIFFICULTY);
       json_builder_set_member_name (one, "scenario");
       json_builder_add_string_value (one, q->scenario != NULL ? q->scenario : GML_MOODLE_DEFAULT_SCENARIO);
-      json_builder_set_member_name (one, "source");
+      /* Where it came from: named in the message when its id is taken already. */
+      json_builder_set_member_name (one, "imported_from");
       json_builder_add_string_value (one, where);
+      take_sources (q);
+      if (q->sources->len > 0)
+        {
+          json_builder_set_member_name (one, "sources");
+          json_builder_begin_array (one);
+          for (guint s = 0; s < q->sources->len; s++)
+            {
+              const GmlSource *source = g_ptr_array_index (q->sources, s);
+
+              json_builder_begin_object (one);
+              json_builder_set_member_name (one, "title");
+              json_builder_add_string_value (one, source->title);
+              json_builder_set_member_name (one, "url");
+              json_builder_add_string_value (one, source->url);
+              json_builder_end_object (one);
+            }
+          json_builder_end_array (one);
+        }
       json_builder_set_member_name (one, "text");
       json_builder_add_string_value (one, q->text != NULL ? q->text : "");
       json_builder_set_member_name (one, "options");

@@ -37,7 +37,12 @@ gml_question_free (GmlQuestion *q)
   g_free (q->id);
   g_free (q->topic);
   g_free (q->scenario);
-  g_free (q->source);
+  for (guint i = 0; i < q->n_sources; i++)
+    {
+      g_free (q->sources[i].title);
+      g_free (q->sources[i].url);
+    }
+  g_free (q->sources);
   g_free (q->text);
   g_free (q->explanation);
   g_free (q->origin);
@@ -171,6 +176,211 @@ check_placeholders (GmlQuestion *q,
   return TRUE;
 }
 
+/* An https:// address with a host name, no user name and nothing a browser would have
+ * to guess at (spaces, quotes, angle brackets, control characters). */
+static gboolean
+https_url_is_valid (const char *url)
+{
+  g_autoptr(GUri) uri = NULL;
+  const char *host;
+  gboolean has_dot = FALSE;
+
+  if (!g_str_has_prefix (url, "https://") || strlen (url) > 2000)
+    return FALSE;
+  for (const char *p = url; *p != '\0'; p++)
+    if (*p <= ' ' || *p >= 0x7f || strchr ("\"<>\\^`{|}", *p) != NULL)
+      return FALSE;
+
+  uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+  if (uri == NULL || g_uri_get_userinfo (uri) != NULL || g_uri_get_port (uri) != -1)
+    return FALSE;
+  host = g_uri_get_host (uri);
+  if (host == NULL || *host == '\0' || *host == '.' || *host == '-')
+    return FALSE;
+  for (const char *p = host; *p != '\0'; p++)
+    {
+      if (!g_ascii_isalnum (*p) && *p != '-' && *p != '.')
+        return FALSE;
+      has_dot |= *p == '.';
+    }
+  return has_dot;
+}
+
+/* "arXiv:" and an identifier of either scheme: 1910.02054 (with an optional version,
+ * 1910.02054v3) or the old archive/number form, cs/0112017. */
+static const char *
+arxiv_id (const char *url)
+{
+  const char *id;
+  const char *p;
+  guint digits = 0;
+
+  if (g_ascii_strncasecmp (url, "arXiv:", 6) != 0)
+    return NULL;
+  id = url + 6;
+
+  for (p = id; g_ascii_isdigit (*p); p++)
+    digits++;
+  if (digits == 4 && *p == '.')
+    {
+      digits = 0;
+      for (p++; g_ascii_isdigit (*p); p++)
+        digits++;
+      if (digits != 4 && digits != 5)
+        return NULL;
+    }
+  else
+    {
+      for (p = id; g_ascii_islower (*p) || *p == '-'; p++)
+        ;
+      if (p == id)
+        return NULL;
+      if (*p == '.')
+        for (p++; g_ascii_isupper (*p); p++)
+          ;
+      if (*p++ != '/')
+        return NULL;
+      for (digits = 0; g_ascii_isdigit (*p); p++)
+        digits++;
+      if (digits != 7)
+        return NULL;
+    }
+  if (*p == 'v')
+    {
+      const char *version = ++p;
+
+      while (g_ascii_isdigit (*p))
+        p++;
+      if (p == version)
+        return NULL;
+    }
+  return *p == '\0' ? id : NULL;
+}
+
+#define PYTORCH_REPO "pytorch/pytorch/"
+
+/* "pytorch/pytorch/" and a relative path of plain names: no "." or ".." parts, no
+ * empty parts, nothing but letters, digits, "-", "_" and ".". */
+static const char *
+pytorch_path (const char *url)
+{
+  const char *path;
+  gboolean part_start = TRUE;
+
+  if (!g_str_has_prefix (url, PYTORCH_REPO))
+    return NULL;
+  path = url + strlen (PYTORCH_REPO);
+  if (*path == '\0' || strlen (path) > 500)
+    return NULL;
+
+  for (const char *p = path; *p != '\0'; p++)
+    {
+      if (*p == '/')
+        {
+          if (part_start)
+            return NULL;
+          part_start = TRUE;
+          continue;
+        }
+      if (!g_ascii_isalnum (*p) && *p != '-' && *p != '_' && *p != '.')
+        return NULL;
+      if (part_start && *p == '.' && (p[1] == '/' || p[1] == '\0' ||
+                                      (p[1] == '.' && (p[2] == '/' || p[2] == '\0'))))
+        return NULL;
+      part_start = FALSE;
+    }
+  return part_start ? NULL : path;
+}
+
+gboolean
+gml_source_url_is_valid (const char *url)
+{
+  return url != NULL && (https_url_is_valid (url) || arxiv_id (url) != NULL ||
+                         pytorch_path (url) != NULL);
+}
+
+/* The address a browser opens: the https:// address itself, the arXiv abstract page,
+ * or the file on GitHub. NULL when @source's url is not valid. */
+char *
+gml_source_dup_link (const GmlSource *source)
+{
+  const char *part;
+
+  g_return_val_if_fail (source != NULL, NULL);
+
+  if (source->url == NULL)
+    return NULL;
+  if (https_url_is_valid (source->url))
+    return g_strdup (source->url);
+  if ((part = arxiv_id (source->url)) != NULL)
+    return g_strconcat ("https://arxiv.org/abs/", part, NULL);
+  if ((part = pytorch_path (source->url)) != NULL)
+    return g_strconcat ("https://github.com/pytorch/pytorch/blob/main/", part, NULL);
+  return NULL;
+}
+
+/* "sources": [{"title": …, "url": …}, …], optional in a user's bank, required in the
+ * built-in one. */
+static gboolean
+parse_sources (GmlQuestion *q,
+               JsonObject  *object,
+               GError     **error)
+{
+  JsonNode *member = json_object_get_member (object, "sources");
+  JsonArray *array;
+  guint n;
+
+  if (member == NULL || JSON_NODE_HOLDS_NULL (member))
+    {
+      if (q->builtin)
+        return invalid (error, q->origin, q->id, "sources", "%s",
+                        _("every built-in question must name at least one source"));
+      return TRUE;
+    }
+  if (!JSON_NODE_HOLDS_ARRAY (member))
+    return invalid (error, q->origin, q->id, "sources", "%s", _("must be a list of sources"));
+
+  array = json_node_get_array (member);
+  n = json_array_get_length (array);
+  if (n == 0)
+    return invalid (error, q->origin, q->id, "sources", "%s",
+                    _("must name at least one source, or be left out"));
+  if (n > GML_MAX_SOURCES)
+    return invalid (error, q->origin, q->id, "sources",
+                    _("names %u sources; at most %u are allowed"), n, GML_MAX_SOURCES);
+
+  q->sources = g_new0 (GmlSource, n);
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *node = json_array_get_element (array, i);
+      GmlSource *source = &q->sources[q->n_sources];
+      g_autofree char *field = g_strdup_printf ("sources[%u]", i);
+      g_autofree char *title_field = g_strdup_printf ("sources[%u].title", i);
+      g_autofree char *url_field = g_strdup_printf ("sources[%u].url", i);
+      JsonObject *source_object;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        return invalid (error, q->origin, q->id, field, "%s",
+                        _("each source must be an object with a “title” and a “url”"));
+      source_object = json_node_get_object (node);
+
+      /* Counted before reading, so a half-read source is freed with the question. */
+      q->n_sources++;
+      if (!read_string (source_object, "title", TRUE, &source->title, q->origin, q->id,
+                        title_field, error) ||
+          !read_string (source_object, "url", TRUE, &source->url, q->origin, q->id,
+                        url_field, error))
+        return FALSE;
+      if (!gml_source_url_is_valid (source->url))
+        return invalid (error, q->origin, q->id, url_field,
+                        _("“%s” is neither an https:// address, nor an arXiv id such as "
+                          "arXiv:1910.02054, nor a file of PyTorch such as "
+                          "pytorch/pytorch/c10/cuda/CUDACachingAllocator.cpp"),
+                        source->url);
+    }
+  return TRUE;
+}
+
 static GmlQuestion *
 parse_question (JsonNode   *node,
                 guint       index,
@@ -208,8 +418,10 @@ parse_question (JsonNode   *node,
       !read_string (object, "text", TRUE, &q->text, origin, q->id, "text", error) ||
       !read_string (object, "explanation", TRUE, &q->explanation, origin, q->id, "explanation", error) ||
       !read_string (object, "scenario", TRUE, &q->scenario, origin, q->id, "scenario", error) ||
-      !read_string (object, "source", FALSE, &q->source, origin, q->id, "source", error))
+      !parse_sources (q, object, error))
     return NULL;
+  /* Banks of earlier versions (and the lab's own imports, before "imported_from") may
+   * have a free-text "source"; it is accepted and not shown. */
 
   if (!gml_scenario_is_known (q->scenario))
     {

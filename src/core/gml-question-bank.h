@@ -27,12 +27,25 @@ typedef struct
   gboolean  correct;
 } GmlOption;
 
+/* Where a learner can read up on a question: a document's title and where to find it,
+ * as written in the bank: an https:// address, an arXiv id ("arXiv:1910.02054") or a
+ * file of PyTorch's repository ("pytorch/pytorch/c10/cuda/CUDACachingAllocator.cpp").
+ * Titles name documents, which are in English, and are not translated. */
+typedef struct
+{
+  char     *title;
+  char     *url;
+} GmlSource;
+
+#define GML_MAX_SOURCES 16
+
 typedef struct
 {
   char      *id;
   char      *topic;
   char      *scenario;
-  char      *source;
+  GmlSource *sources;       /* n_sources of them; NULL when the bank names none */
+  guint      n_sources;
   char      *text;
   char      *explanation;   /* may name options as {a}..{d} */
   char      *origin;        /* the file it came from */
@@ -93,6 +106,9 @@ char              *gml_question_format             (const GmlQuestion  *question
                                                     const char         *source,
                                                     const guint         order[GML_N_OPTIONS]);
 char               gml_option_letter               (guint               shown);
+
+gboolean           gml_source_url_is_valid         (const char         *url);
+char              *gml_source_dup_link             (const GmlSource    *source);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlQuestionBank, gml_question_bank_free)
 

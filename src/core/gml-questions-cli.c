@@ -56,6 +56,21 @@ add_question_json (JsonBuilder       *builder,
   json_builder_add_string_value (builder, explanation);
   json_builder_set_member_name (builder, "scenario");
   json_builder_add_string_value (builder, q->scenario);
+  /* Each source as the link a browser opens. */
+  json_builder_set_member_name (builder, "sources");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < q->n_sources; i++)
+    {
+      g_autofree char *link = gml_source_dup_link (&q->sources[i]);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "title");
+      json_builder_add_string_value (builder, q->sources[i].title);
+      json_builder_set_member_name (builder, "url");
+      json_builder_add_string_value (builder, link);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
   json_builder_end_object (builder);
 }
 
@@ -80,7 +95,17 @@ print_question_text (GString           *out,
                               option->correct ? " ✓" : "");
     }
   /* Translators: printed before a question's explanation by the command line. */
-  g_string_append_printf (out, "%s %s\n\n", _("Explanation:"), explanation);
+  g_string_append_printf (out, "%s %s\n", _("Explanation:"), explanation);
+  if (q->n_sources > 0)
+    /* Translators: printed before the list of a question's sources by the command line. */
+    g_string_append_printf (out, "%s\n", _("Sources:"));
+  for (guint i = 0; i < q->n_sources; i++)
+    {
+      g_autofree char *link = gml_source_dup_link (&q->sources[i]);
+
+      g_string_append_printf (out, "  - %s <%s>\n", q->sources[i].title, link);
+    }
+  g_string_append_c (out, '\n');
 }
 
 int

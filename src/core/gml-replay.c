@@ -19,7 +19,7 @@
 #include "gml-replay.h"
 #include "gml-trace.h"
 
-/* The keys of the output, in order: the ones design.md lists. */
+/* The keys of the output, in order, under their torch.cuda.memory_stats() names. */
 static const char * const stat_keys[] = {
   "allocated_bytes.all.current",
   "allocated_bytes.all.peak",

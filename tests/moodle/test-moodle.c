@@ -262,6 +262,40 @@ test_aiken (void)
   import_fails ("Q?\nA) a\nB) b\nANSWER: A\n", GML_MOODLE_FORMAT_AIKEN, 1);
 }
 
+/* A block of "- TITLE: URL" lines after a heading and a blank line, at the end of the
+ * general feedback, becomes the sources; anything else stays in the explanation. */
+static const char sources_gift[] =
+  "::s1::Q1?{\n=a #r\n~b #w\n~c #w\n~d #w\n"
+  "####Because.\\n\\nKaynaklar\\:\\n- ZeRO\\: paper\\: arXiv\\:1910.02054\\n"
+  "- CUDA semantics\\: https\\://docs.pytorch.org/docs/stable/notes/cuda.html\\#cuda-streams\n}\n"
+  "\n"
+  "::s2::Q2?{\n=a #r\n~b #w\n~c #w\n~d #w\n"
+  "####Because.\\nSources\\:\\n- Not after a blank line\\: https\\://example.org/x\n}\n"
+  "\n"
+  "::s3::Q3?{\n=a #r\n~b #w\n~c #w\n~d #w\n"
+  "####Because.\\n\\nSources\\:\\n- Plain http\\: http\\://example.org/x\n}\n";
+
+static void
+test_sources_block (void)
+{
+  g_autoptr(GmlQuestionBank) bank = import_ok (sources_gift, GML_MOODLE_FORMAT_GIFT, 3);
+  const GmlQuestion *q1 = gml_question_bank_get (bank, 0);
+  const GmlQuestion *q2 = gml_question_bank_get (bank, 1);
+  const GmlQuestion *q3 = gml_question_bank_get (bank, 2);
+
+  g_assert_cmpstr (q1->explanation, ==, "Because.");
+  g_assert_cmpuint (q1->n_sources, ==, 2);
+  g_assert_cmpstr (q1->sources[0].title, ==, "ZeRO: paper");
+  g_assert_cmpstr (q1->sources[0].url, ==, "arXiv:1910.02054");
+  g_assert_cmpstr (q1->sources[1].url, ==, "https://docs.pytorch.org/docs/stable/notes/cuda.html#cuda-streams");
+
+  /* No blank line before the heading, or an address the bank would refuse: not sources. */
+  g_assert_cmpuint (q2->n_sources, ==, 0);
+  g_assert_nonnull (strstr (q2->explanation, "https://example.org/x"));
+  g_assert_cmpuint (q3->n_sources, ==, 0);
+  g_assert_nonnull (strstr (q3->explanation, "http://example.org/x"));
+}
+
 static void
 test_detect (void)
 {
@@ -326,6 +360,15 @@ test_round_trip (gconstpointer data)
           g_assert_cmpstr (r->scenario, ==, q->scenario);
           g_assert_cmpstr (r->text, ==, text);
           g_assert_cmpstr (r->explanation, ==, explanation);
+          /* The sources travel in the general feedback and come back as sources. */
+          g_assert_cmpuint (r->n_sources, ==, q->n_sources);
+          for (guint s = 0; s < q->n_sources; s++)
+            {
+              g_autofree char *link = gml_source_dup_link (&q->sources[s]);
+
+              g_assert_cmpstr (r->sources[s].title, ==, q->sources[s].title);
+              g_assert_cmpstr (r->sources[s].url, ==, link);
+            }
           for (guint o = 0; o < GML_N_OPTIONS; o++)
             {
               g_autofree char *option = gml_question_format (q, q->options[o].text, order);
@@ -362,6 +405,7 @@ main (int    argc,
   g_test_add_func ("/moodle/xml/bad", test_xml_bad);
   g_test_add_func ("/moodle/aiken", test_aiken);
   g_test_add_func ("/moodle/detect", test_detect);
+  g_test_add_func ("/moodle/gift/sources", test_sources_block);
   g_test_add_data_func ("/moodle/round-trip/en", "en", test_round_trip);
   g_test_add_data_func ("/moodle/round-trip/tr", "tr", test_round_trip);
 

@@ -9,6 +9,7 @@ with its line number and a non-zero exit, and nothing is saved.
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -33,6 +34,14 @@ def run(args, home, lang='en'):
 home = tempfile.mkdtemp(prefix='gml-moodle-cli-')
 bank = json.loads(run(['questions', '--json', '--no-shuffle', '--lang', 'en'], home).stdout)
 
+# Every built-in question lists its sources as the links a browser opens.
+check(all(q['sources'] and all(s['title'] and s['url'].startswith('https://') for s in q['sources'])
+          for q in bank), 'questions --json gives every question sources as {title, https url}')
+links = [s['url'] for q in bank for s in q['sources']]
+check(any(u.startswith('https://arxiv.org/abs/') for u in links) and
+      any(u.startswith('https://github.com/pytorch/pytorch/blob/main/') for u in links),
+      'arXiv ids and pytorch/pytorch paths become arxiv.org and github.com links')
+
 for lang in ('en', 'tr'):
     shown = json.loads(run(['questions', '--json', '--no-shuffle', '--lang', lang], home).stdout)
     for fmt, ext in (('gift', 'gift'), ('moodle-xml', 'xml')):
@@ -43,12 +52,16 @@ for lang in ('en', 'tr'):
         check(all(q['id'] in text for q in shown), f'the {fmt} export names every question')
         check(shown[0]['options'][1]['text'].split()[0] in text,
               f'the {fmt} export in {lang} has the question text as the app shows it')
+        first_link = shown[0]['sources'][0]['url']
         if fmt == 'gift':
             check('[tag:difficulty-' in text and '$CATEGORY:' in text and '####' in text,
                   'GIFT carries difficulty tags, categories and general feedback')
+            escaped = re.sub(r'([~=#{}:\\])', r'\\\1', first_link)
+            check(escaped in text, 'the GIFT general feedback lists the sources (escaped as GIFT wants)')
         else:
             check('<question type="category">' in text and '<generalfeedback' in text,
                   'XML carries categories and general feedback')
+            check(f'<a href="{first_link}">' in text, 'the XML general feedback links the sources')
 
 r = run(['export', '--format', 'pdf', '--output', os.path.join(home, 'x')], home)
 check(r.returncode == 2, 'an unknown format is a usage error (exit 2)')
@@ -61,7 +74,8 @@ with open(gift, 'w', encoding='utf-8') as f:
             '// [id:w4-kv] [tag:difficulty-3] [tag:scenario-fragmentation]\n'
             '::w4-kv::What grows with every generated token?{\n'
             '=The KV cache #Right.\n~The weights #No.\n~The optimizer state #No.\n~The CUDA context #No.\n'
-            '####Keys and values of past tokens are kept.\n}\n')
+            '####Keys and values of past tokens are kept.\\n\\nSources\\:\\n'
+            '- KV cache strategies\\: https\\://huggingface.co/docs/transformers/kv_cache\n}\n')
 r = run(['import', gift], home)
 check(r.returncode == 0, f'import of a GIFT file succeeds ({r.stderr.strip()})')
 saved = os.path.join(home, 'data', 'gpu-memory-lab', 'questions', 'week4.json')
@@ -80,6 +94,9 @@ check(len(listed) == len(bank) + 2, 'the app now lists the built-in questions an
 check('Week 4' in topics and 'quick' in topics, 'the imported questions form extra topics')
 kv = next(q for q in listed if q['id'] == 'w4-kv')
 check(kv['difficulty'] == 3 and kv['scenario'] == 'fragmentation', 'tags became difficulty and scenario')
+check(kv['sources'] == [{'title': 'KV cache strategies', 'url': 'https://huggingface.co/docs/transformers/kv_cache'}]
+      and kv['explanation'] == 'Keys and values of past tokens are kept.',
+      f'the sources block of the general feedback became sources: {kv["sources"]} / {kv["explanation"]}')
 
 bad = os.path.join(home, 'broken.gift')
 with open(bad, 'w', encoding='utf-8') as f:

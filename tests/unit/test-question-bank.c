@@ -20,6 +20,8 @@
   "\"options\":[" OPTION ("a", "false") "," OPTION ("b", "true") "," OPTION ("c", "false") "," \
   OPTION ("d", "false") "]" extra "}"
 
+#define SOURCE(url) "{\"title\":\"A document\",\"url\":\"" url "\"}"
+
 static const char *good_bank = "{\"questions\":[" QUESTION ("q1", "") "," QUESTION ("q2", "") "]}";
 
 static char *
@@ -113,6 +115,27 @@ static const InvalidCase invalid_cases[] = {
     "{\"questions\":[{\"id\":\"q11\",\"topic\":\"T\",\"difficulty\":1,\"scenario\":\"oom\",\"text\":\"x\","
     "\"explanation\":\"y\",\"options\":[1,2,3,4]}]}",
     { "q11", "options[0]", NULL } },
+  { "sources-not-list", "{\"questions\":[" QUESTION ("q20", ",\"sources\":\"see the docs\"") "]}",
+    { "q20", "sources", NULL } },
+  { "sources-empty", "{\"questions\":[" QUESTION ("q21", ",\"sources\":[]") "]}", { "q21", "sources", NULL } },
+  { "source-not-object", "{\"questions\":[" QUESTION ("q22", ",\"sources\":[1]") "]}",
+    { "q22", "sources[0]", NULL } },
+  { "source-no-title", "{\"questions\":[" QUESTION ("q23", ",\"sources\":[{\"url\":\"https://docs.pytorch.org/\"}]") "]}",
+    { "q23", "sources[0].title", NULL } },
+  { "source-http", "{\"questions\":[" QUESTION ("q24", ",\"sources\":[" SOURCE ("http://example.org/") "]") "]}",
+    { "q24", "sources[0].url", "http://example.org/", NULL } },
+  { "source-javascript", "{\"questions\":[" QUESTION ("q25", ",\"sources\":[" SOURCE ("https://docs.pytorch.org/") "," SOURCE ("javascript:alert(1)") "]") "]}",
+    { "q25", "sources[1].url", "javascript", NULL } },
+  { "source-bad-arxiv", "{\"questions\":[" QUESTION ("q26", ",\"sources\":[" SOURCE ("arXiv:19.1") "]") "]}",
+    { "q26", "sources[0].url", NULL } },
+  { "source-dot-dot", "{\"questions\":[" QUESTION ("q27", ",\"sources\":[" SOURCE ("pytorch/pytorch/../../etc/passwd") "]") "]}",
+    { "q27", "sources[0].url", NULL } },
+  { "source-user", "{\"questions\":[" QUESTION ("q28", ",\"sources\":[" SOURCE ("https://user@example.org/") "]") "]}",
+    { "q28", "sources[0].url", NULL } },
+  { "source-space", "{\"questions\":[" QUESTION ("q29", ",\"sources\":[" SOURCE ("https://example.org/a b") "]") "]}",
+    { "q29", "sources[0].url", NULL } },
+  { "source-no-host", "{\"questions\":[" QUESTION ("q30", ",\"sources\":[" SOURCE ("https:///etc/passwd") "]") "]}",
+    { "q30", "sources[0].url", NULL } },
   { "empty-feedback",
     "{\"questions\":[{\"id\":\"q12\",\"topic\":\"T\",\"difficulty\":1,\"scenario\":\"oom\",\"text\":\"x\","
     "\"explanation\":\"y\",\"options\":[" OPTION ("a", "true") "," OPTION ("b", "false") ","
@@ -140,6 +163,66 @@ test_invalid (gconstpointer data)
     }
   /* Nothing of a broken file is kept. */
   g_assert_cmpuint (gml_question_bank_get_n_questions (bank), ==, 0);
+}
+
+/* Sources in the three forms, as written and as the links a browser opens; the free-text
+ * "source" of earlier banks is still accepted. */
+static void
+test_sources (void)
+{
+  static const char *json =
+    "{\"questions\":[" QUESTION ("s1", ",\"source\":\"notes, chapter 2\",\"sources\":["
+                                  SOURCE ("https://docs.pytorch.org/docs/stable/notes/cuda.html#cuda-streams") ","
+                                  SOURCE ("arXiv:1910.02054") "," SOURCE ("arXiv:cs/0112017v2") ","
+                                  SOURCE ("pytorch/pytorch/c10/cuda/CUDACachingAllocator.cpp") "]")
+    "," QUESTION ("s2", "") "]}";
+  g_autoptr(GmlQuestionBank) bank = gml_question_bank_new ();
+  g_autoptr(GError) error = NULL;
+  const GmlQuestion *q;
+  const char *links[] = {
+    "https://docs.pytorch.org/docs/stable/notes/cuda.html#cuda-streams",
+    "https://arxiv.org/abs/1910.02054",
+    "https://arxiv.org/abs/cs/0112017v2",
+    "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAllocator.cpp",
+  };
+
+  g_assert_true (gml_question_bank_load_data (bank, json, strlen (json), "user.json", FALSE, &error));
+  g_assert_no_error (error);
+  q = gml_question_bank_lookup (bank, "s1");
+  g_assert_cmpuint (q->n_sources, ==, G_N_ELEMENTS (links));
+  for (guint i = 0; i < q->n_sources; i++)
+    {
+      g_autofree char *link = gml_source_dup_link (&q->sources[i]);
+
+      g_assert_cmpstr (q->sources[i].title, ==, "A document");
+      g_assert_cmpstr (link, ==, links[i]);
+    }
+  /* A user's bank may name no source. */
+  g_assert_cmpuint (gml_question_bank_lookup (bank, "s2")->n_sources, ==, 0);
+
+  g_assert_false (gml_source_url_is_valid ("pytorch/pytorch/"));
+  g_assert_false (gml_source_url_is_valid ("pytorch/pytorch/a//b"));
+  g_assert_false (gml_source_url_is_valid ("pytorch/pytorch/./a"));
+  g_assert_true (gml_source_url_is_valid ("pytorch/pytorch/.github/workflows/lint.yml"));
+  g_assert_false (gml_source_url_is_valid ("arXiv:1910.02"));
+  g_assert_false (gml_source_url_is_valid ("https://example"));
+  g_assert_false (gml_source_url_is_valid ("https://example.org:8080/"));
+  g_assert_false (gml_source_url_is_valid ("file:///etc/passwd"));
+  g_assert_false (gml_source_url_is_valid (""));
+}
+
+/* The built-in bank must name a source for every question. */
+static void
+test_builtin_needs_sources (void)
+{
+  static const char *json = "{\"questions\":[" QUESTION ("b1", "") "]}";
+  g_autoptr(GmlQuestionBank) bank = gml_question_bank_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (gml_question_bank_load_data (bank, json, strlen (json), "builtin.json", TRUE, &error));
+  g_assert_error (error, GML_BANK_ERROR, GML_BANK_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "b1"));
+  g_assert_nonnull (strstr (error->message, "sources"));
 }
 
 static void
@@ -300,6 +383,8 @@ main (int    argc,
       g_test_add_data_func (name, &invalid_cases[i], test_invalid);
     }
   g_test_add_func ("/core/bank/invalid-utf8", test_invalid_utf8);
+  g_test_add_func ("/core/bank/sources", test_sources);
+  g_test_add_func ("/core/bank/builtin-needs-sources", test_builtin_needs_sources);
   g_test_add_func ("/core/bank/user-dir", test_user_dir);
   g_test_add_func ("/core/bank/shuffle", test_shuffle_is_permutation);
   g_test_add_func ("/core/bank/placeholders", test_placeholders_follow_letters);
