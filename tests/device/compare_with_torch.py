@@ -22,7 +22,7 @@ import re
 import subprocess
 import sys
 
-# The keys of design.md, in its order.  largest_free_block_bytes is not a
+# The keys replay prints, in its order.  largest_free_block_bytes is not a
 # memory_stats() key: the worker derives it from torch.cuda.memory_snapshot().
 KEYS = [
     "allocated_bytes.all.current",

@@ -1,6 +1,6 @@
 /* test-allocator.c — PyTorch's caching-allocator rules, one table per rule,
- * with the numbers worked out by hand from ../shared/facts/pytorch-allocator.md
- * and CUDACachingAllocator.cpp.
+ * with the numbers worked out by hand from PyTorch's c10/cuda/CUDACachingAllocator.cpp
+ * (round_size, get_allocation_size, get_free_block, should_split, release_cached_blocks).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
