@@ -18,6 +18,7 @@
 #include <string.h>
 #include <glib/gi18n.h>
 
+#include "gml-i18n.h"
 #include "gml-scenario.h"
 
 #define MiB (G_GUINT64_CONSTANT (1048576))
@@ -128,7 +129,8 @@ gml_view_from_string (const char *str,
 }
 
 /* Sizes in captions: "64 MiB", "1.25 MiB" — the same units as PyTorch's message,
- * without its trailing zeros. */
+ * without its trailing zeros, and with a decimal comma in Turkish ("1,25 MiB"), as
+ * Turkish prose writes numbers (po/glossary.md). */
 char *
 gml_format_size_short (guint64 size)
 {
@@ -155,6 +157,8 @@ gml_format_size_short (guint64 size)
       if (*end == '.')
         *end = '\0';
     }
+  if (g_strcmp0 (gml_i18n_get_language (), "tr") == 0 && strchr (buf, '.') != NULL)
+    *strchr (buf, '.') = ',';
   return g_strdup_printf ("%s %s", buf, units[unit]);
 }
 
