@@ -31,6 +31,30 @@ def app_env(home, lang):
     return env
 
 
+def install_browser(home):
+    """Makes a small program the default handler of https links for the app started with
+    this home: a desktop file in XDG_DATA_HOME/applications and mimeapps.list in
+    XDG_CONFIG_HOME, as a desktop would have them. GIO finds it the way it finds a real
+    browser; the program writes each address it is given to a file. Returns that file."""
+    opened = os.path.join(home, 'opened-links')
+    program = os.path.join(home, 'fake-browser')
+    apps = os.path.join(home, 'data', 'applications')
+    config = os.path.join(home, 'config')
+    os.makedirs(apps, exist_ok=True)
+    os.makedirs(config, exist_ok=True)
+    with open(program, 'w') as f:
+        f.write(f'#!/bin/sh\nfor uri in "$@"; do printf \'%s\\n\' "$uri" >> "{opened}"; done\n')
+    os.chmod(program, 0o755)
+    with open(os.path.join(apps, 'gml-test-browser.desktop'), 'w') as f:
+        f.write('[Desktop Entry]\nType=Application\nName=Test Browser\n'
+                f'Exec={program} %u\nMimeType=x-scheme-handler/http;x-scheme-handler/https;\n'
+                'NoDisplay=true\n')
+    with open(os.path.join(config, 'mimeapps.list'), 'w') as f:
+        f.write('[Default Applications]\nx-scheme-handler/https=gml-test-browser.desktop\n'
+                'x-scheme-handler/http=gml-test-browser.desktop\n')
+    return opened
+
+
 def bank(lang):
     """The bank as the app shows it, in source order without shuffling."""
     out = subprocess.run([APP, 'questions', '--json', '--no-shuffle', '--lang', lang],

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The quiz end to end, in the real window, through the accessibility tree:
-answer question 1 right and question 2 wrong with the keyboard, read the feedback
-and the explanation, quit, reopen and find the results kept; then damage the
+answer question 1 right and question 2 wrong with the keyboard, read the feedback,
+the explanation and the sources, open a source (the desktop's default https handler
+is called with its address), quit, reopen and find the results kept; then damage the
 answer log and see it set aside with a message.
 
     test_quiz.py LANG SCREENSHOT_DIR"""
@@ -14,17 +15,19 @@ import re
 import sys
 import tempfile
 
-from gmltest import App, bank, check
+import time
+
+from gmltest import App, bank, check, install_browser
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
 os.makedirs(shots, exist_ok=True)
 
 T = {
-    'tr': dict(right='Doğru!', wrong='Yanlış.', yours='Sizin cevabınız', correct='Doğru cevap',
+    'tr': dict(sources='Kaynaklar', right='Doğru!', wrong='Yanlış.', yours='Sizin cevabınız', correct='Doğru cevap',
                difficulty='Zorluk', last_right='Geçen sefer: doğru', damaged='Cevap kaydınız bozulmuştu',
                score='{total} sorudan {right} doğru', review='Bunları _Tekrarla'),
-    'en': dict(right='Right!', wrong='Wrong.', yours='Your answer', correct='The right answer',
+    'en': dict(sources='Sources', right='Right!', wrong='Wrong.', yours='Your answer', correct='The right answer',
                difficulty='Difficulty', last_right='Last time: right', damaged='Your answer log was damaged',
                score='{right} of {total} right', review='_Review These'),
 }[lang]
@@ -49,6 +52,7 @@ def expected_explanation(question, mapping):
     return re.sub(r'\(([a-d])\)', lambda m: '(' + mapping[m.group(1)] + ')', question['explanation'])
 
 
+opened_links = install_browser(home)
 app = App(home, lang)
 q1, q2 = questions[0], questions[1]
 
@@ -75,6 +79,7 @@ app.key('Return')
 app.wait_label(lambda t: t == q2['text'], 'with question 2')
 check(True, 'Enter goes on to question 2')
 m2 = screen_mapping(app, q2)
+check(not app.find('link', equals=q2['sources'][0]['title']), 'no source is shown before answering')
 wrong2 = next(o for o in q2['options'] if not o['correct'])
 right2 = next(o for o in q2['options'] if o['correct'])
 shown_wrong = m2[wrong2['letter']]
@@ -88,7 +93,20 @@ app.wait_label(lambda t: t == f"{T['correct']} ({m2[right2['letter']]}): {right2
                'with the right option’s feedback')
 check(True, 'the right option and its feedback are shown too')
 app.wait_label(lambda t: t == expected_explanation(q2, m2), 'with question 2’s explanation')
+app.wait_label(lambda t: t == T['sources'], f'with the heading “{T["sources"]}”')
+for source in q2['sources']:
+    links = app.find('link', equals=source['title'])
+    check(len(links) == 1, f'the source “{source["title"][:50]}” is shown as a link')
 app.screenshot(os.path.join(shots, f'quiz-{lang}.png'))
+
+# Opening a source calls the desktop's handler for https links with its address.
+first = q2['sources'][0]
+app.find('link', equals=first['title'])[0][1].queryAction().doAction(0)
+deadline = time.time() + 15
+while time.time() < deadline and not os.path.exists(opened_links):
+    time.sleep(0.2)
+launched = open(opened_links).read().split() if os.path.exists(opened_links) else []
+check(launched == [first['url']], f'activating the link opens {first["url"]} (handler got {launched})')
 
 app.key('Left')
 app.wait_label(lambda t: t == q1['text'], 'with question 1 again')
