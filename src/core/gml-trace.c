@@ -852,6 +852,83 @@ gml_mem_state_check (const GmlMemState *self,
          check_stat (self->stats.requested_bytes, requested_b, "requested_bytes", error);
 }
 
+gint32
+gml_mem_state_add_segment (GmlMemState        *self,
+                           guint64             address,
+                           guint32             stream,
+                           GmlPool             pool,
+                           const GmlBlockSpec *specs,
+                           guint               n_blocks)
+{
+  GmlStats *st = &self->stats;
+  guint64 cursor = address;
+  gint32 s, prev = -1;
+
+  g_return_val_if_fail (self != NULL, -1);
+  g_return_val_if_fail (specs != NULL && n_blocks > 0, -1);
+
+  s = take_slot (self->free_segment_slots, self->segments);
+  SEGMENTS (self)[s].address = address;
+  SEGMENTS (self)[s].stream = stream;
+  SEGMENTS (self)[s].pool = pool;
+  SEGMENTS (self)[s].first_block = -1;
+
+  for (guint i = 0; i < n_blocks; i++)
+    {
+      gint32 slot = take_slot (self->free_block_slots, self->blocks);
+      GmlBlock *b = &BLOCKS (self)[slot];
+
+      memset (b, 0, sizeof *b);
+      b->address = cursor;
+      b->size = specs[i].size;
+      b->requested_size = specs[i].state == GML_BLOCK_FREE ? 0 : specs[i].requested_size;
+      b->prev = prev;
+      b->next = -1;
+      b->segment = s;
+      b->stream = stream;
+      b->pool = pool;
+      b->state = specs[i].state;
+      b->label = specs[i].label;
+      b->category = specs[i].category;
+      if (prev >= 0)
+        BLOCKS (self)[prev].next = slot;
+      else
+        SEGMENTS (self)[s].first_block = slot;
+      self->n_blocks++;
+
+      switch (b->state)
+        {
+        case GML_BLOCK_ALLOCATED:
+          stat_add (st->allocation, pool, 1);
+          stat_add (st->allocated_bytes, pool, b->size);
+          G_GNUC_FALLTHROUGH;
+        case GML_BLOCK_PENDING_FREE:
+          stat_add (st->active, pool, 1);
+          stat_add (st->active_bytes, pool, b->size);
+          stat_add (st->requested_bytes, pool, b->requested_size);
+          break;
+        case GML_BLOCK_FREE:
+          if (n_blocks > 1)
+            {
+              stat_add (st->inactive_split, pool, 1);
+              stat_add (st->inactive_split_bytes, pool, b->size);
+            }
+          break;
+        case GML_BLOCK_UNUSED:
+        default:
+          break;
+        }
+      cursor += b->size;
+      prev = slot;
+    }
+
+  SEGMENTS (self)[s].size = cursor - address;
+  self->n_segments++;
+  stat_add (st->segment, pool, 1);
+  stat_add (st->reserved_bytes, pool, cursor - address);
+  return s;
+}
+
 /* ------------------------------------------------------------------------- */
 /* The trace                                                                 */
 

@@ -206,6 +206,27 @@ void               gml_mem_state_foreach_block    (const GmlMemState *self,
 gboolean           gml_mem_state_check            (const GmlMemState *self,
                                                    GError           **error);
 
+/* Building a state from a known layout (a PyTorch snapshot, a checkpoint):
+ * one call per segment with its blocks in address order. The statistics
+ * follow as if the allocator had made that layout; num_device_alloc does not
+ * count these segments. Blocks may not be empty; a segment of no blocks is
+ * refused. Returns the segment's slot, or -1. */
+typedef struct
+{
+  guint64       size;
+  guint64       requested_size;
+  GmlBlockState state;
+  guint32       label;
+  GmlCategory   category;
+} GmlBlockSpec;
+
+gint32             gml_mem_state_add_segment      (GmlMemState        *self,
+                                                   guint64             address,
+                                                   guint32             stream,
+                                                   GmlPool             pool,
+                                                   const GmlBlockSpec *blocks,
+                                                   guint               n_blocks);
+
 /* The trace. */
 GmlTrace          *gml_trace_new                  (guint              snapshot_interval);
 void               gml_trace_free                 (GmlTrace          *self);

@@ -1,0 +1,16 @@
+/* gml-snapshot-cli.h — the `gpu-memory-lab snapshot` command.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* argv[0] is "snapshot". Returns the process exit status. */
+int gml_snapshot_main (int    argc,
+                       char **argv);
+
+G_END_DECLS
