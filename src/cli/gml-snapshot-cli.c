@@ -58,9 +58,67 @@ add_settings (JsonBuilder               *b,
   json_builder_end_object (b);
 }
 
+static int
+by_size_desc (gconstpointer a,
+              gconstpointer b)
+{
+  const GmlSnapshotLayoutBlock *x = *(const GmlSnapshotLayoutBlock **) a;
+  const GmlSnapshotLayoutBlock *y = *(const GmlSnapshotLayoutBlock **) b;
+
+  if (x->size != y->size)
+    return x->size > y->size ? -1 : 1;
+  return x->address < y->address ? -1 : (x->address > y->address);
+}
+
+/* The largest live allocations at N and where they were allocated. */
+static void
+add_largest (JsonBuilder         *b,
+             GmlSnapshot         *snap,
+             GmlSnapshotLayout   *layout,
+             guint                max)
+{
+  g_autoptr(GPtrArray) live = g_ptr_array_new ();
+
+  for (guint s = 0; s < gml_snapshot_layout_get_n_segments (layout); s++)
+    {
+      const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (layout, s);
+
+      for (guint i = 0; i < seg->blocks->len; i++)
+        {
+          const GmlSnapshotLayoutBlock *block = &g_array_index (seg->blocks, GmlSnapshotLayoutBlock, i);
+
+          if (block->state == GML_SNAP_BLOCK_ALLOCATED)
+            g_ptr_array_add (live, (gpointer) block);
+        }
+    }
+  g_ptr_array_sort (live, by_size_desc);
+  json_builder_set_member_name (b, "largest_allocations");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < live->len && i < max; i++)
+    {
+      const GmlSnapshotLayoutBlock *block = g_ptr_array_index (live, i);
+      g_autofree char *where = gml_snapshot_describe_frames (snap, block->frames);
+
+      json_builder_begin_object (b);
+      add_int (b, "address", (gint64) block->address);
+      add_int (b, "size", block->size);
+      add_int (b, "requested_size", block->requested_size);
+      json_builder_set_member_name (b, "where");
+      if (where != NULL)
+        json_builder_add_string_value (b, where);
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "estimated");
+      json_builder_add_boolean_value (b, block->estimated);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
 static char *
 to_json (GmlSnapshot            *snap,
          GmlSnapshotTimeline    *tl,
+         GmlSnapshotLayout      *layout,
          const GmlSnapshotStats *st)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
@@ -149,6 +207,7 @@ to_json (GmlSnapshot            *snap,
   add_int (b, "streams", gml_snapshot_get_n_streams (snap));
   json_builder_set_member_name (b, "pytorch_version");
   json_builder_add_string_value (b, version);
+  add_largest (b, snap, layout, 10);
   json_builder_end_object (b);
 
   root = json_builder_get_root (b);
@@ -242,6 +301,7 @@ gml_snapshot_main (int    argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(GmlSnapshot) snap = NULL;
   g_autoptr(GmlSnapshotTimeline) tl = NULL;
+  g_autoptr(GmlSnapshotLayout) layout = gml_snapshot_layout_new ();
   g_autofree char *out = NULL;
   GmlSnapshotStats stats;
 
@@ -301,9 +361,11 @@ gml_snapshot_main (int    argc,
                     "(it has %" G_GSIZE_FORMAT " entries)\n"), at, gml_snapshot_timeline_get_n_entries (tl));
       return 2;
     }
-  gml_snapshot_timeline_stats_at (tl, (gsize) at, &stats);
+  gml_snapshot_timeline_layout_at (tl, (gsize) at, layout);
+  gml_snapshot_layout_get_stats (layout, &stats);
+  stats.at = (gsize) at;
 
-  out = json ? to_json (snap, tl, &stats) : to_text (snap, tl, files[0], &stats);
+  out = json ? to_json (snap, tl, layout, &stats) : to_text (snap, tl, files[0], &stats);
   g_print ("%s%s", out, json ? "\n" : "");
   return 0;
 }
