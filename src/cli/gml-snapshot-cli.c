@@ -239,15 +239,15 @@ to_text (GmlSnapshot            *snap,
                           gml_snapshot_get_protocol (snap));
   g_string_append_c (out, '\n');
   /* Translators: e.g. "Device 0 of 1, 5163 trace entries". */
-  g_string_append_printf (out, ngettext ("Device %u of %u, %" G_GSIZE_FORMAT " trace entry",
-                                         "Device %u of %u, %" G_GSIZE_FORMAT " trace entries", n),
+  g_string_append_printf (out, ngettext ("Device %u of %u, %zu trace entry",
+                                         "Device %u of %u, %zu trace entries", n),
                           device, gml_snapshot_get_n_devices (snap), n);
   g_string_append_c (out, '\n');
   if (st->at == n)
     g_string_append (out, _("At the end of the trace (the state the file records):"));
   else
     /* Translators: %zu is a number of trace entries. */
-    g_string_append_printf (out, _("After the first %" G_GSIZE_FORMAT " trace entries:"), st->at);
+    g_string_append_printf (out, _("After the first %zu trace entries:"), st->at);
   g_string_append_c (out, '\n');
   g_string_append_printf (out, ngettext ("  reserved %s in %u segment\n", "  reserved %s in %u segments\n",
                                          st->segments), reserved, st->segments);
@@ -267,7 +267,7 @@ to_text (GmlSnapshot            *snap,
       const GmlSnapshotOom *oom = gml_snapshot_timeline_get_oom (tl, k);
 
       /* Translators: %zu is a trace entry's index; the message after it is PyTorch's, in English. */
-      g_string_append_printf (out, _("Out of memory at entry %" G_GSIZE_FORMAT ":\n  %s\n"), oom->index,
+      g_string_append_printf (out, _("Out of memory at entry %zu:\n  %s\n"), oom->index,
                               oom->message);
     }
   if (gml_snapshot_timeline_get_n_inconsistencies (tl) > 0)
@@ -342,8 +342,8 @@ gml_snapshot_main (int    argc,
   else if (device >= gml_snapshot_get_n_devices (snap))
     {
       /* Translators: %lld is the device asked for, %u how many the file has. */
-      g_printerr (_("gpu-memory-lab snapshot: there is no device %" G_GINT64_FORMAT
-                    " in this snapshot (it has %u)\n"), device, gml_snapshot_get_n_devices (snap));
+      g_printerr (_("gpu-memory-lab snapshot: there is no device %lld in this snapshot (it has %u)\n"),
+                  (long long) device, gml_snapshot_get_n_devices (snap));
       return 2;
     }
 
@@ -357,8 +357,8 @@ gml_snapshot_main (int    argc,
     at = gml_snapshot_timeline_get_n_entries (tl);
   else if ((guint64) at > gml_snapshot_timeline_get_n_entries (tl))
     {
-      g_printerr (_("gpu-memory-lab snapshot: --at %" G_GINT64_FORMAT " is past the end of the trace "
-                    "(it has %" G_GSIZE_FORMAT " entries)\n"), at, gml_snapshot_timeline_get_n_entries (tl));
+      g_printerr (_("gpu-memory-lab snapshot: --at %lld is past the end of the trace (it has %zu entries)\n"),
+                  (long long) at, gml_snapshot_timeline_get_n_entries (tl));
       return 2;
     }
   gml_snapshot_timeline_layout_at (tl, (gsize) at, layout);

@@ -667,9 +667,9 @@ wrong_type (Rec        *rec,
             const char *expected,
             GError    **error)
 {
-  /* Translators: "“addr” of a trace entry should be an integer." */
+  /* Translators: "In a trace entry, “addr” should be a whole number of 0 or more." */
   return fail_at (error, GML_SNAPSHOT_ERROR_WRONG_TYPE, rec->dict->offset,
-                  _("“%s” of %s should be %s."), key_names[key], describe_ctx (rec->ctx), expected);
+                  _("In %s, “%s” should be %s."), describe_ctx (rec->ctx), key_names[key], expected);
 }
 
 static gboolean
@@ -1121,7 +1121,7 @@ read_segment (Reader      *r,
             if (device < 0 || device > 1023)
               {
                 fail_at (error, GML_SNAPSHOT_ERROR_WRONG_TYPE, o->offset,
-                         _("a segment names device %" G_GINT64_FORMAT ", which cannot be."), device);
+                         _("a segment names device %lld, which cannot be."), (long long) device);
                 goto fail;
               }
             ps.segment.device = (gint32) device;
@@ -1805,7 +1805,7 @@ memo_put (Reader  *r,
                     _("a memo instruction with nothing to store."));
   if (index >= r->max_memo)
     return fail_at (error, GML_SNAPSHOT_ERROR_TOO_LARGE, r->op_offset,
-                    _("a memo index of %" G_GUINT64_FORMAT " is out of range."), index);
+                    _("a memo index of %llu is out of range."), (unsigned long long) index);
   if (index >= r->memo_cap)
     {
       gsize cap = MAX (r->memo_cap * 2, 1024);
@@ -1837,7 +1837,7 @@ memo_get (Reader  *r,
 
   if (index >= r->memo_len || r->memo[index].type == VT_INVALID)
     return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
-                    _("a reference to memo entry %" G_GUINT64_FORMAT ", which was never stored."), index);
+                    _("a reference to memo entry %llu, which was never stored."), (unsigned long long) index);
   v = r->memo[index];
   if (v.type == VT_OBJ)
     {
@@ -1987,7 +1987,7 @@ run (Reader  *r,
         case '.':    /* STOP */
           if (r->sp != 1 || r->n_marks != 0)
             return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
-                            _("the pickle ends with %" G_GSIZE_FORMAT " values on its stack instead of one."),
+                            _("the pickle ends with %zu values on its stack instead of one."),
                             r->sp);
           r->result = r->stack[0];
           r->stopped = TRUE;
@@ -2224,7 +2224,7 @@ run (Reader  *r,
               return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset, _("a negative length."));
             if (n > r->total - (r->base + r->pos))
               return fail_at (error, GML_SNAPSHOT_ERROR_TRUNCATED, r->op_offset,
-                              _("a length of %" G_GUINT64_FORMAT " bytes runs past the end of the file."), n);
+                              _("a length of %llu bytes runs past the end of the file."), (unsigned long long) n);
             if (op == 0x8d)
               {
                 if (!push_string (r, n, error))
@@ -2547,7 +2547,23 @@ reader_finish (Reader  *r,
   ok = run (r, error) && read_root (r, &r->result, error);
   r->snap = NULL;
   if (!ok)
-    return NULL;
+    {
+      /* Protocols 2 to 5 start with PROTO: anything else that fails to read
+       * was not a pickle to begin with (a text file, JSON, an image). Python
+       * objects of protocol 0 or 1 keep their own message. */
+      if (r->len > 0 && r->buf[0] != 0x80 && error != NULL && *error != NULL &&
+          (*error)->domain == GML_SNAPSHOT_ERROR &&
+          (*error)->code != GML_SNAPSHOT_ERROR_PYTHON_OBJECTS &&
+          (*error)->code != GML_SNAPSHOT_ERROR_IO &&
+          (*error)->code != GML_SNAPSHOT_ERROR_CANCELLED)
+        {
+          g_clear_error (error);
+          g_set_error_literal (error, GML_SNAPSHOT_ERROR, GML_SNAPSHOT_ERROR_NOT_PICKLE,
+                               _("This is not a pickle of protocol 2 to 5, so not a PyTorch memory "
+                                 "snapshot (torch.cuda.memory._dump_snapshot() writes those)."));
+        }
+      return NULL;
+    }
   gml_snapshot_finish (snap);
   return g_steal_pointer (&snap);
 }
