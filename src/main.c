@@ -28,6 +28,8 @@ main (int    argc,
     return gml_replay_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "questions"))
     return gml_questions_main (argc - 1, argv + 1);
+  if (argc > 2 && g_str_equal (argv[1], "render") && gml_render_is_snapshot (argv[2]))
+    return gml_render_snapshot_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "render"))
     return gml_render_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "scenarios"))

@@ -13,7 +13,9 @@
 
 #include "gml-allocator.h"
 #include "gml-i18n.h"
+#include "gml-scenario.h"
 #include "gml-snapshot-cli.h"
+#include "gml-snapshot-picture.h"
 #include "gml-snapshot-state.h"
 #include "gml-snapshot.h"
 
@@ -367,5 +369,147 @@ gml_snapshot_main (int    argc,
 
   out = json ? to_json (snap, tl, layout, &stats) : to_text (snap, tl, files[0], &stats);
   g_print ("%s%s", out, json ? "\n" : "");
+  return 0;
+}
+
+gboolean
+gml_render_is_snapshot (const char *what)
+{
+  return what != NULL && what[0] != '-' && !gml_scenario_name_is_known (what) &&
+         g_file_test (what, G_FILE_TEST_IS_REGULAR);
+}
+
+int
+gml_render_snapshot_main (int    argc,
+                          char **argv)
+{
+  g_autofree char *lang = NULL;
+  g_autofree char *view_name = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *theme_name = NULL;
+  gint64 at = -1, device = -1;
+  gint width = 960, height = 600;
+  gboolean describe = FALSE;
+  g_auto(GStrv) files = NULL;
+  GOptionEntry entries[] = {
+    { "at", 0, 0, G_OPTION_ARG_INT64, &at, N_("The state after the first N trace entries (default: the end)"), "N" },
+    { "device", 0, 0, G_OPTION_ARG_INT64, &device, N_("The device whose trace to read (default: the first with segments or entries)"), "N" },
+    { "view", 0, 0, G_OPTION_ARG_STRING, &view_name, N_("memory-map, timeline, active-timeline or fragmentation"), "VIEW" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("File to write: .png, .svg or .pdf"), "FILE" },
+    { "width", 0, 0, G_OPTION_ARG_INT, &width, N_("Width in pixels (points for PDF)"), "W" },
+    { "height", 0, 0, G_OPTION_ARG_INT, &height, N_("Height in pixels (points for PDF)"), "H" },
+    { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
+    { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, N_("light, dark or high-contrast"), "THEME" },
+    { "describe", 0, 0, G_OPTION_ARG_NONE, &describe, N_("Print the picture’s description in words"), NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GmlSnapshot) snap = NULL;
+  g_autoptr(GmlSnapshotTimeline) tl = NULL;
+  g_autoptr(GmlSnapshotPicture) picture = NULL;
+  GmlSnapshotView view = GML_SNAPSHOT_VIEW_MEMORY_MAP;
+  GmlTheme theme = GML_THEME_LIGHT;
+  GmlExportFormat format;
+  GmlRenderStyle style;
+
+  g_option_context_set_summary (context, _("Draw a PyTorch memory snapshot at any point of its trace."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("gpu-memory-lab render: %s\n", error->message);
+      return 2;
+    }
+  if (lang != NULL)
+    {
+      if (!gml_i18n_is_known_language (lang))
+        {
+          g_printerr (_("gpu-memory-lab %s: unknown language “%s” (use tr or en)\n"), "render", lang);
+          return 2;
+        }
+      gml_i18n_set_language (lang);
+    }
+  if (files == NULL || g_strv_length (files) != 1)
+    {
+      g_printerr ("gpu-memory-lab render: %s\n", _("Give exactly one snapshot file."));
+      return 2;
+    }
+  if (view_name != NULL && !gml_snapshot_view_from_string (view_name, &view))
+    {
+      /* Translators: %s is what the user typed. */
+      g_printerr (_("gpu-memory-lab render: unknown view “%s” (use memory-map, timeline, active-timeline or fragmentation)\n"),
+                  view_name);
+      return 2;
+    }
+  if (theme_name != NULL && !gml_theme_from_string (theme_name, &theme))
+    {
+      g_printerr (_("gpu-memory-lab render: unknown theme “%s” (use light, dark or high-contrast)\n"), theme_name);
+      return 2;
+    }
+  if (output == NULL && !describe)
+    {
+      g_printerr ("gpu-memory-lab render: %s\n", _("Give --output FILE.png, .svg or .pdf, or --describe."));
+      return 2;
+    }
+  if (output != NULL && !gml_export_format_for_path (output, &format))
+    {
+      g_printerr (_("gpu-memory-lab render: “%s” should end in .png, .svg or .pdf\n"), output);
+      return 2;
+    }
+  if (width < 64 || height < 64 || width > 16384 || height > 16384)
+    {
+      g_printerr ("gpu-memory-lab render: %s\n", _("The size must be between 64 and 16384 pixels."));
+      return 2;
+    }
+
+  snap = gml_snapshot_load (files[0], NULL, NULL, NULL, &error);
+  if (snap == NULL)
+    {
+      g_autofree char *display = g_filename_display_name (files[0]);
+
+      g_printerr ("gpu-memory-lab render: %s: %s\n", display, error->message);
+      return 1;
+    }
+  if (device < 0)
+    device = gml_snapshot_get_default_device (snap);
+  else if (device >= gml_snapshot_get_n_devices (snap))
+    {
+      g_printerr (_("gpu-memory-lab snapshot: there is no device %lld in this snapshot (it has %u)\n"),
+                  (long long) device, gml_snapshot_get_n_devices (snap));
+      return 2;
+    }
+  tl = gml_snapshot_timeline_new (snap, (guint) device, NULL, &error);
+  if (tl == NULL)
+    {
+      g_printerr ("gpu-memory-lab render: %s\n", error->message);
+      return 1;
+    }
+  if (at < 0)
+    at = gml_snapshot_timeline_get_n_entries (tl);
+  else if ((guint64) at > gml_snapshot_timeline_get_n_entries (tl))
+    {
+      g_printerr (_("gpu-memory-lab snapshot: --at %lld is past the end of the trace (it has %zu entries)\n"),
+                  (long long) at, gml_snapshot_timeline_get_n_entries (tl));
+      return 2;
+    }
+  picture = gml_snapshot_picture_new (tl);
+  gml_snapshot_picture_set_at (picture, (gsize) at);
+  if (describe)
+    {
+      g_autofree char *text = gml_snapshot_picture_describe (picture, view);
+
+      g_print ("%s\n", text);
+    }
+  if (output != NULL)
+    {
+      gml_render_style_init (&style, theme);
+      if (!gml_snapshot_picture_export (picture, view, &style, output, format, width, height, &error))
+        {
+          g_printerr ("gpu-memory-lab render: %s\n", error->message);
+          return 1;
+        }
+    }
   return 0;
 }

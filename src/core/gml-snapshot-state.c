@@ -569,6 +569,35 @@ gml_snapshot_format_oom_message (guint    device,
                           tried, device, total, free_, by_pytorch, unallocated);
 }
 
+void
+gml_snapshot_explain_oom (const GmlSnapshotOom      *oom,
+                          GmlSnapshotOomExplanation *out)
+{
+  const GmlSnapshotStats *st = &oom->stats;
+  guint64 cached_free = st->reserved_bytes > st->active_bytes ? st->reserved_bytes - st->active_bytes : 0;
+
+  memset (out, 0, sizeof *out);
+  out->request = oom->size;
+  out->alloc_size = oom->alloc_size;
+  out->device_free = oom->device_free;
+  out->cached_free = cached_free;
+  out->largest_free_block = st->largest_free_block_bytes;
+  out->inactive_split = st->inactive_split_bytes;
+  out->allocated = st->allocated_bytes;
+  out->reserved = st->reserved_bytes;
+  out->fits_in_cache_total = oom->size <= cached_free;
+  out->fits_with_device = oom->size <= cached_free + oom->device_free;
+  /* With expandable segments the free pages of the cache and the GPU's free
+   * memory can be mapped behind one another: enough in all is enough. */
+  out->expandable_would_help = out->fits_with_device && oom->size > st->largest_free_block_bytes;
+  /* max_split_size_mb keeps small requests out of large cached blocks, so the
+   * large ones stay whole for large requests. */
+  out->max_split_would_help = out->fits_in_cache_total && oom->size >= GML_LARGE_BUFFER &&
+                              st->inactive_split_bytes >= oom->size;
+  out->empty_cache_no_help = TRUE;
+  out->needs_less_memory = !out->fits_with_device;
+}
+
 /* ------------------------------------------------------------------------- */
 /* The backward walk                                                         */
 

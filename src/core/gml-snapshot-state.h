@@ -68,6 +68,32 @@ typedef struct
   char   *message;                  /* PyTorch's text for that state */
 } GmlSnapshotOom;
 
+/* Why an out-of-memory happened, and what would have changed it. The
+ * allocator (malloc() in CUDACachingAllocator.cpp) had already returned every
+ * wholly free cached segment to the GPU before it gave up: what was left
+ * free in the cache sat in segments that also hold live blocks. */
+typedef struct
+{
+  guint64  request;               /* the rounded request */
+  guint64  alloc_size;            /* the segment it asked the GPU for */
+  guint64  device_free;           /* what the GPU still had */
+  guint64  cached_free;           /* free bytes in PyTorch's cache at that moment */
+  guint64  largest_free_block;    /* the largest of them */
+  guint64  inactive_split;        /* free pieces of segments that also hold live blocks */
+  guint64  allocated;
+  guint64  reserved;
+  /* Verdicts. */
+  gboolean fits_in_cache_total;   /* request ≤ cached_free: the memory was there, in pieces */
+  gboolean fits_with_device;      /* request ≤ cached_free + device_free */
+  gboolean expandable_would_help; /* the pieces could have been one mapped range */
+  gboolean max_split_would_help;  /* large cached blocks were split up by small requests */
+  gboolean empty_cache_no_help;   /* always: the allocator already did it */
+  gboolean needs_less_memory;     /* nothing but a smaller batch (or less memory) helps */
+} GmlSnapshotOomExplanation;
+
+void               gml_snapshot_explain_oom         (const GmlSnapshotOom       *oom,
+                                                     GmlSnapshotOomExplanation  *out);
+
 typedef struct _GmlSnapshotLayout   GmlSnapshotLayout;
 typedef struct _GmlSnapshotTimeline GmlSnapshotTimeline;
 
