@@ -42,7 +42,7 @@ def main():
                'name': rng.choice(['forward', 'backward', '_call_impl', 'step', '<module>',
                                    'linear', 'attention', 'mlp', 'zero_grad'])}
               for _ in range(400)]
-    stacks = [[frames[rng.randrange(len(frames))] for _ in range(rng.randint(2, 12))]
+    stacks = [[frames[rng.randrange(len(frames))] for _ in range(rng.randint(2, 16))]
               for _ in range(1500)]
 
     def entry(action, addr, size, time_us, stack):

@@ -14,6 +14,7 @@
 #include "gml-allocator.h"
 #include "gml-i18n.h"
 #include "gml-scenario.h"
+#include "gml-snapshot-check.h"
 #include "gml-snapshot-cli.h"
 #include "gml-snapshot-picture.h"
 #include "gml-snapshot-state.h"
@@ -282,6 +283,127 @@ to_text (GmlSnapshot            *snap,
   return g_string_free (out, FALSE);
 }
 
+static char *
+check_to_json (const GmlSnapshotCheck *check,
+               GmlSnapshotTimeline    *tl)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  const GmlSnapshotDivergence *d = &check->first_divergence;
+
+  json_builder_begin_object (b);
+  add_int (b, "device", gml_snapshot_timeline_get_device (tl));
+  add_int (b, "trace_entries", gml_snapshot_timeline_get_n_entries (tl));
+  add_int (b, "allocs", check->allocs);
+  add_int (b, "allocs_matched", check->allocs_matched);
+  add_int (b, "segment_allocs", check->segment_allocs);
+  add_int (b, "segment_allocs_matched", check->segment_allocs_matched);
+  add_int (b, "segment_frees", check->segment_frees);
+  add_int (b, "segment_frees_matched", check->segment_frees_matched);
+  add_int (b, "ooms", check->ooms);
+  add_int (b, "ooms_matched", check->ooms_matched);
+  json_builder_set_member_name (b, "rules");
+  json_builder_add_string_value (b, check->rules);
+  json_builder_set_member_name (b, "first_divergence");
+  if (!d->found)
+    json_builder_add_null_value (b);
+  else
+    {
+      json_builder_begin_object (b);
+      add_int (b, "index", d->index);
+      json_builder_set_member_name (b, "action");
+      json_builder_add_string_value (b, d->action);
+      add_int (b, "size", d->size);
+      add_int (b, "stream", d->stream);
+      json_builder_set_member_name (b, "pytorch");
+      json_builder_add_string_value (b, d->pytorch);
+      json_builder_set_member_name (b, "engine");
+      json_builder_add_string_value (b, d->engine);
+      json_builder_set_member_name (b, "candidates");
+      json_builder_begin_array (b);
+      for (guint i = 0; d->candidates != NULL && i < d->candidates->len; i++)
+        {
+          const GmlSnapshotCandidate *c = &g_array_index (d->candidates, GmlSnapshotCandidate, i);
+
+          json_builder_begin_object (b);
+          add_int (b, "address", (gint64) c->address);
+          add_int (b, "size", (gint64) c->size);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  add_int (b, "empty_caches", check->empty_caches);
+  add_int (b, "resyncs", check->resyncs);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  return json_generator_to_data (generator, NULL);
+}
+
+static void
+append_count (GString    *out,
+              const char *what,
+              gsize       matched,
+              gsize       total)
+{
+  if (total == 0)
+    return;
+  /* Translators: e.g. "  allocations: 1721 of 1721 matched (100 %)". */
+  g_string_append_printf (out, _("  %s: %zu of %zu matched (%.1f %%)\n"), what, matched, total,
+                          100.0 * matched / total);
+}
+
+static char *
+check_to_text (const GmlSnapshotCheck *check)
+{
+  GString *out = g_string_new (NULL);
+  const GmlSnapshotDivergence *d = &check->first_divergence;
+
+  g_string_append (out, _("The lab’s allocator replayed the snapshot’s trace and made these of PyTorch’s choices:"));
+  g_string_append_c (out, '\n');
+  append_count (out, _("block for each allocation"), check->allocs_matched, check->allocs);
+  append_count (out, _("new segments"), check->segment_allocs_matched, check->segment_allocs);
+  append_count (out, _("segments given back"), check->segment_frees_matched, check->segment_frees);
+  append_count (out, _("out-of-memory errors"), check->ooms_matched, check->ooms);
+  if (check->allocs + check->segment_allocs + check->segment_frees + check->ooms == 0)
+    {
+      g_string_append (out, _("  The trace has no allocation to compare."));
+      g_string_append_c (out, '\n');
+    }
+  if (!d->found)
+    g_string_append (out, _("No divergence: every decision was PyTorch’s."));
+  else
+    {
+      g_autofree char *size = gml_format_size (d->size);
+
+      /* Translators: an entry number, its action (alloc, segment_free…) and size, then what
+       * PyTorch and the lab did (English sentences from the engine). */
+      g_string_append_printf (out, _("First divergence at entry %zu (%s, %s): PyTorch %s; the lab %s."),
+                              d->index, d->action, size, d->pytorch, d->engine);
+      if (d->candidates != NULL && d->candidates->len > 0)
+        {
+          g_string_append_c (out, '\n');
+          g_string_append (out, _("Free blocks it could choose between:"));
+          for (guint i = 0; i < d->candidates->len; i++)
+            {
+              const GmlSnapshotCandidate *c = &g_array_index (d->candidates, GmlSnapshotCandidate, i);
+              g_autofree char *csize = gml_format_size (c->size);
+
+              g_string_append_printf (out, " 0x%" G_GINT64_MODIFIER "x (%s)%s", c->address, csize,
+                                      i + 1 < d->candidates->len ? "," : "");
+            }
+        }
+    }
+  g_string_append_c (out, '\n');
+  /* Translators: followed by the rules the lab applied, in English. */
+  g_string_append_printf (out, _("Rules: %s"), check->rules);
+  g_string_append_c (out, '\n');
+  return g_string_free (out, FALSE);
+}
+
 int
 gml_snapshot_main (int    argc,
                    char **argv)
@@ -290,10 +412,12 @@ gml_snapshot_main (int    argc,
   gint64 device = -1;
   gint64 at = -1;
   gboolean json = FALSE;
+  gboolean check = FALSE;
   g_auto(GStrv) files = NULL;
   GOptionEntry entries[] = {
     { "device", 0, 0, G_OPTION_ARG_INT64, &device, N_("The device whose trace to read (default: the first with segments or entries)"), "N" },
     { "at", 0, 0, G_OPTION_ARG_INT64, &at, N_("The state after the first N trace entries (default: the end)"), "N" },
+    { "check", 0, 0, G_OPTION_ARG_NONE, &check, N_("Replay the trace through the lab’s allocator and compare its choices with PyTorch’s"), NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
     { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
@@ -354,6 +478,20 @@ gml_snapshot_main (int    argc,
     {
       g_printerr ("gpu-memory-lab snapshot: %s\n", error->message);
       return 1;
+    }
+  if (check)
+    {
+      GmlSnapshotCheck result;
+
+      if (!gml_snapshot_check (tl, &result, NULL, &error))
+        {
+          g_printerr ("gpu-memory-lab snapshot: %s\n", error->message);
+          return 1;
+        }
+      out = json ? check_to_json (&result, tl) : check_to_text (&result);
+      g_print ("%s%s", out, json ? "\n" : "");
+      gml_snapshot_check_clear (&result);
+      return 0;
     }
   if (at < 0)
     at = gml_snapshot_timeline_get_n_entries (tl);

@@ -571,18 +571,17 @@ is_whole_segment (const GmlBlock *b)
 
 /* get_free_block(): the best fit on the same stream, with the max_split_size
  * limits. Only the single best fit is looked at, as in PyTorch. */
-static gint32
-get_free_block (GmlAllocator *self,
-                GmlPool       pool,
-                guint32       stream,
-                guint64       size)
+static gint
+find_free_block (GmlAllocator *self,
+                 GmlPool       pool,
+                 guint32       stream,
+                 guint64       size)
 {
   FreeIndex *index = &self->pools[pool];
   FreeKey key = { stream, -1, size, 0 };
   guint64 max_split = self->conf.max_split_size;
   guint pos = index_lower_bound (index, &key);
   const FreeKey *found;
-  gint32 slot;
 
   if (pos >= index->len || index->keys[pos].stream != stream)
     return -1;
@@ -595,8 +594,22 @@ get_free_block (GmlAllocator *self,
   if (size >= max_split && found->size >= size + GML_LARGE_BUFFER)
     return -1;
 
-  slot = found->slot;
-  index_remove_at (index, pos);
+  return (gint) pos;
+}
+
+static gint32
+get_free_block (GmlAllocator *self,
+                GmlPool       pool,
+                guint32       stream,
+                guint64       size)
+{
+  gint pos = find_free_block (self, pool, stream, size);
+  gint32 slot;
+
+  if (pos < 0)
+    return -1;
+  slot = self->pools[pool].keys[pos].slot;
+  index_remove_at (&self->pools[pool], pos);
   return slot;
 }
 
@@ -900,14 +913,12 @@ gml_allocator_malloc (GmlAllocator *self,
 }
 
 gboolean
-gml_allocator_free (GmlAllocator *self,
-                    gint32        block_id,
-                    GError      **error)
+gml_allocator_free_requested (GmlAllocator *self,
+                              gint32        block_id,
+                              GError      **error)
 {
   GmlTraceEvent ev = { 0 };
   const GmlBlock *b;
-  FreeIndex *index;
-  gint32 neighbours[2];
 
   g_return_val_if_fail (self != NULL, FALSE);
 
@@ -929,10 +940,31 @@ gml_allocator_free (GmlAllocator *self,
   ev.size = b->size;
   ev.requested_size = b->requested_size;
   emit (self, &ev);
+  return TRUE;
+}
 
-  /* No other stream used the block, so free_block() follows at once. The free
-   * neighbours it will swallow leave the pool's ordered set first. */
-  b = block_at (self, block_id);
+gboolean
+gml_allocator_free_completed (GmlAllocator *self,
+                              gint32        block_id,
+                              GError      **error)
+{
+  GmlTraceEvent ev = { 0 };
+  const GmlBlock *b;
+  FreeIndex *index;
+  gint32 neighbours[2];
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  b = block_id >= 0 ? block_at (self, block_id) : NULL;
+  if (b == NULL || b->state != GML_BLOCK_PENDING_FREE)
+    {
+      g_set_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_INVALID_BLOCK,
+                   _("Block %d is not waiting to be freed."), block_id);
+      return FALSE;
+    }
+
+  /* free_block(): the free neighbours it swallows leave the pool's ordered
+   * set first, the merged block goes back in. */
   index = &self->pools[b->pool];
   neighbours[0] = b->prev;
   neighbours[1] = b->next;
@@ -941,10 +973,68 @@ gml_allocator_free (GmlAllocator *self,
       index_remove (index, block_at (self, neighbours[i]), neighbours[i]);
 
   ev.kind = GML_EVENT_FREE_COMPLETED;
+  ev.pool = b->pool;
+  ev.category = b->category;
+  ev.stream = b->stream;
+  ev.block = block_id;
+  ev.label = b->label;
+  ev.address = b->address;
+  ev.size = b->size;
+  ev.requested_size = b->requested_size;
   emit (self, &ev);
   index_insert (index, block_at (self, block_id), block_id);
-
   return TRUE;
+}
+
+gboolean
+gml_allocator_free (GmlAllocator *self,
+                    gint32        block_id,
+                    GError      **error)
+{
+  /* No other stream used the block (record_stream() is not modelled), so
+   * free_block() follows free() at once. */
+  return gml_allocator_free_requested (self, block_id, error) &&
+         gml_allocator_free_completed (self, block_id, error);
+}
+
+gboolean
+gml_allocator_would_reuse (GmlAllocator *self,
+                           guint64       size,
+                           guint32       stream)
+{
+  guint64 rounded;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (size == 0)
+    return TRUE;
+  rounded = gml_round_size (&self->conf, size);
+  return find_free_block (self, gml_pool_for_size (rounded), stream, rounded) >= 0;
+}
+
+gint32
+gml_allocator_add_segment (GmlAllocator       *self,
+                           guint64             address,
+                           guint32             stream,
+                           GmlPool             pool,
+                           const GmlBlockSpec *blocks,
+                           guint               n_blocks)
+{
+  gint32 segment;
+  gint32 slot;
+
+  g_return_val_if_fail (self != NULL, -1);
+  /* The trace starts from the state as it is at its first event. */
+  g_return_val_if_fail (gml_trace_get_n_events (self->trace) == 0, -1);
+
+  segment = gml_mem_state_add_segment (self->state, address, stream, pool, blocks, n_blocks);
+  if (segment < 0)
+    return -1;
+  for (slot = gml_mem_state_get_segment (self->state, segment)->first_block; slot >= 0;
+       slot = block_at (self, slot)->next)
+    if (block_at (self, slot)->state == GML_BLOCK_FREE)
+      index_insert (&self->pools[pool], block_at (self, slot), slot);
+  return segment;
 }
 
 void

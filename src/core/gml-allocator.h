@@ -77,6 +77,30 @@ gboolean       gml_allocator_malloc      (GmlAllocator       *self,
 gboolean       gml_allocator_free        (GmlAllocator       *self,
                                           gint32              block_id,
                                           GError            **error);
+/* free() in two halves, for a block another stream still uses (record_stream):
+ * free_requested() takes it from the program (allocated → pending), and
+ * free_completed() gives it back to the pool when that stream is done. */
+gboolean       gml_allocator_free_requested (GmlAllocator    *self,
+                                             gint32           block_id,
+                                             GError         **error);
+gboolean       gml_allocator_free_completed (GmlAllocator    *self,
+                                             gint32           block_id,
+                                             GError         **error);
+/* Whether a request of @size on @stream would be served from the cache,
+ * without asking the device for a segment; nothing changes. */
+gboolean       gml_allocator_would_reuse (GmlAllocator       *self,
+                                          guint64             size,
+                                          guint32             stream);
+/* Starts the allocator from a known layout (a PyTorch snapshot): one segment
+ * and its blocks, before any malloc or free. The device is not asked for the
+ * segment, but it is given it back like any other when it is released.
+ * Returns the segment's slot, or -1. */
+gint32         gml_allocator_add_segment (GmlAllocator       *self,
+                                          guint64             address,
+                                          guint32             stream,
+                                          GmlPool             pool,
+                                          const GmlBlockSpec *blocks,
+                                          guint               n_blocks);
 /* torch.cuda.empty_cache(): returns every entirely free segment to the device. */
 void           gml_allocator_empty_cache (GmlAllocator       *self);
 

@@ -114,6 +114,20 @@ def test_fixture(exe, path):
         check(got['inconsistent_entries'] == 0, f'fixture at {at}: consistent')
 
 
+def run_check(exe, path):
+    out = subprocess.run([exe, 'snapshot', path, '--check', '--json'], capture_output=True, text=True,
+                         env=dict(os.environ, LANGUAGE='en', LC_ALL='C.UTF-8'))
+    if out.returncode != 0:
+        raise RuntimeError(f'snapshot --check {path} failed: {out.stderr}')
+    return json.loads(out.stdout)
+
+
+def check_keys(got, name):
+    for key in ('allocs', 'allocs_matched', 'segment_allocs', 'segment_allocs_matched', 'segment_frees',
+                'segment_frees_matched', 'ooms', 'ooms_matched', 'rules', 'first_divergence'):
+        check(key in got, f'{name}: --check has “{key}”')
+
+
 def engine_run(engine_trace, tmp, seed, ops, capacity, conf=None):
     args = [engine_trace, str(seed), str(ops), str(capacity)] + ([conf] if conf else [])
     out = subprocess.run(args, capture_output=True, text=True, check=True)
@@ -153,6 +167,24 @@ def test_engine(exe, engine_trace, tmp):
         path = os.path.join(tmp, f'engine-{seed}.pickle')
         make_snapshots.dump(snap, path, protocol)
         n = len(snap['device_traces'][0])
+        # The engine against itself: every decision must be the same.
+        got = run_check(exe, path)
+        check_keys(got, name)
+        trace = snap['device_traces'][0]
+        counts = {a: sum(1 for e in trace if e['action'] == a)
+                  for a in ('alloc', 'segment_alloc', 'segment_free', 'oom')}
+        check(got['allocs'] == counts['alloc'] and got['segment_allocs'] == counts['segment_alloc'] and
+              got['segment_frees'] == counts['segment_free'] and got['ooms'] == counts['oom'],
+              f'{name}: --check counts {got} != {counts}')
+        if cut == 0:
+            check(got['allocs_matched'] == got['allocs'] and
+                  got['segment_allocs_matched'] == got['segment_allocs'] and
+                  got['segment_frees_matched'] == got['segment_frees'] and
+                  got['ooms_matched'] == got['ooms'] and got['first_divergence'] is None,
+                  f'{name}: --check not 100 %: {got}')
+        else:
+            # Blocks freed before the cut are estimated; a few choices may differ there.
+            check(got['allocs_matched'] >= 0.95 * got['allocs'], f'{name}: --check below 95 %: {got}')
         end = run_snapshot(exe, path)
         check(end['protocol'] == protocol, f'{name}: protocol')
         check(end['trace_entries'] == n, f'{name}: trace entries')
@@ -225,9 +257,98 @@ def test_cases(exe, tmp):
                     check(got[key] == value, f'{name} at {at}: {key} {got[key]} != {value}')
 
 
+def test_check_fixture(exe, fixture):
+    got = run_check(exe, fixture)
+    check_keys(got, 'fixture')
+    check(got['allocs'] == 1721 and got['allocs_matched'] == 1721, f'fixture --check: {got}')
+    check(got['first_divergence'] is None, f'fixture --check diverged: {got["first_divergence"]}')
+    check('PyTorch 2.10' in got['rules'], f'fixture --check rules: {got["rules"]}')
+
+
+def test_check_cases(exe, tmp):
+    """Hand-made traces where PyTorch's choice is not the naive one; the
+    expected choices are worked out from CUDACachingAllocator.cpp."""
+    MiB = 1 << 20
+    A = 0x7f5000000000
+    E = make_snapshots.entry
+    seg, blk = make_snapshots.segment, make_snapshots.block
+
+    def snapshot(segments, trace, settings=None):
+        snap = {'segments': segments, 'device_traces': [trace]}
+        if settings:
+            snap['allocator_settings'] = settings
+        return snap
+
+    cases = {}
+    # Ties: two free 4 MiB holes of one large segment; a 4 MiB request takes
+    # the lower address (BlockComparatorSize orders by size, then address).
+    # Layout at the end: [4 alloc][4 free→taken][4 alloc][4 free][4 alloc]…
+    segs = [seg(A, [blk(4 * MiB, 'active_allocated'), blk(4 * MiB, 'active_allocated'),
+                    blk(4 * MiB, 'active_allocated'), blk(4 * MiB, 'inactive', 0),
+                    blk(4 * MiB, 'active_allocated')])]
+    trace = [E('free_requested', A + 4 * MiB, 4 * MiB), E('free_completed', A + 4 * MiB, 4 * MiB),
+             E('alloc', A + 4 * MiB, 4 * MiB)]
+    cases['tie-lowest-address'] = (snapshot(segs, trace), {'allocs': 1, 'allocs_matched': 1})
+    # The same trace claiming the higher hole: the engine must disagree and say why.
+    segs = [seg(A, [blk(4 * MiB, 'active_allocated'), blk(4 * MiB, 'inactive', 0),
+                    blk(4 * MiB, 'active_allocated'), blk(4 * MiB, 'active_allocated'),
+                    blk(4 * MiB, 'active_allocated')])]
+    trace = [E('free_requested', A + 12 * MiB, 4 * MiB), E('free_completed', A + 12 * MiB, 4 * MiB),
+             E('alloc', A + 12 * MiB, 4 * MiB)]
+    cases['tie-wrong'] = (snapshot(segs, trace), {'allocs': 1, 'allocs_matched': 0,
+                                                  'divergence': (2, 'took the block at 0x7f5000400000')})
+    # Best fit, not first fit: a 3 MiB request skips the 8 MiB hole at the low
+    # address for the 4 MiB hole above it (and splits nothing: 1 MiB remains,
+    # not more than kSmallSize, so the whole 4 MiB block is handed out).
+    segs = [seg(A, [blk(8 * MiB, 'inactive', 0), blk(2 * MiB, 'active_allocated'),
+                    blk(4 * MiB, 'active_allocated', 3 * MiB), blk(6 * MiB, 'active_allocated')])]
+    trace = [E('free_requested', A + 10 * MiB, 4 * MiB), E('free_completed', A + 10 * MiB, 4 * MiB),
+             E('alloc', A + 10 * MiB, 3 * MiB)]
+    cases['best-fit'] = (snapshot(segs, trace), {'allocs': 1, 'allocs_matched': 1})
+    # max_split_size_mb:16: a 4 MiB request may not take the free 40 MiB
+    # (oversize) block, so PyTorch asks for a new 20 MiB segment.
+    B = A + 256 * MiB
+    segs = [seg(A, [blk(40 * MiB, 'inactive', 0)]),
+            seg(B, [blk(4 * MiB, 'active_allocated'), blk(16 * MiB, 'inactive', 0)])]
+    trace = [E('segment_alloc', B, 20 * MiB), E('alloc', B, 4 * MiB)]
+    settings = {'PYTORCH_CUDA_ALLOC_CONF': 'max_split_size_mb:16', 'max_split_size': 16 * MiB,
+                'garbage_collection_threshold': 0.0, 'expandable_segments': False}
+    cases['oversize-not-split'] = (snapshot(segs, trace, settings),
+                                   {'allocs': 1, 'allocs_matched': 1, 'segment_allocs': 1,
+                                    'segment_allocs_matched': 1})
+    # Without that setting the same request splits the 40 MiB block instead:
+    # the recorded segment_alloc is then a divergence.
+    cases['oversize-default'] = (snapshot(segs, trace), {'allocs': 1, 'allocs_matched': 0,
+                                                         'segment_allocs': 1, 'segment_allocs_matched': 0})
+    # An oom after releasing the cache: the free whole segment goes back
+    # first (segment_free), then the 30 MiB segment still does not fit.
+    # The cached segment C is in the state before the trace; the end has only A.
+    C = A + 512 * MiB
+    segs = [seg(A, [blk(20 * MiB, 'active_allocated')])]
+    trace = [E('segment_free', C, 20 * MiB), E('oom', 1 * MiB, 30 * MiB)]
+    cases['oom-after-release'] = (snapshot(segs, trace), {'ooms': 1, 'ooms_matched': 1, 'segment_frees': 1,
+                                                          'segment_frees_matched': 1})
+
+    for name, (snap, expect) in cases.items():
+        path = os.path.join(tmp, f'check-{name}.pickle')
+        make_snapshots.dump(snap, path)
+        got = run_check(exe, path)
+        check_keys(got, name)
+        for key, value in expect.items():
+            if key == 'divergence':
+                d = got['first_divergence']
+                check(d is not None and d['index'] == value[0] and d['engine'] == value[1],
+                      f'check {name}: divergence {d}')
+                check(d is not None and len(d['candidates']) >= 2, f'check {name}: candidates {d}')
+            else:
+                check(got[key] == value, f'check {name}: {key} {got[key]} != {value} ({got})')
+
+
 def main():
     exe, engine_trace, fixture = sys.argv[1], sys.argv[2], sys.argv[3]
     with tempfile.TemporaryDirectory() as tmp:
+        test_check_fixture(exe, fixture)
+        test_check_cases(exe, tmp)
         test_fixture(exe, fixture)
         test_cases(exe, tmp)
         test_engine(exe, engine_trace, tmp)
