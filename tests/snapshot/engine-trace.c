@@ -4,7 +4,10 @@
  * into a PyTorch memory snapshot, so the snapshot reader can be checked
  * against states the engine really passed through.
  *
- *   engine-trace SEED N_OPS CAPACITY [ALLOC_CONF]
+ *   engine-trace SEED N_OPS CAPACITY [ALLOC_CONF] [--no-stats]
+ *
+ * --no-stats leaves the statistics out (zeros), for traces of millions of
+ * events (the benchmark of `snapshot --check`).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -53,6 +56,7 @@ main (int    argc,
   GmlTrace *trace;
   gsize printed = 0;
   gboolean first = TRUE;
+  gboolean no_stats = FALSE;
 
   if (argc < 4)
     {
@@ -63,8 +67,12 @@ main (int    argc,
   n_ops = (guint) strtoul (argv[2], NULL, 10);
   capacity = g_ascii_strtoull (argv[3], NULL, 10);
   gml_alloc_conf_init (&conf);
-  if (argc > 4 && !gml_alloc_conf_parse (&conf, argv[4], NULL))
+  if (argc > 4 && argv[4][0] != '\0' && !g_str_equal (argv[4], "--no-stats") &&
+      !gml_alloc_conf_parse (&conf, argv[4], NULL))
     return 2;
+  for (int i = 4; i < argc; i++)
+    if (g_str_equal (argv[i], "--no-stats"))
+      no_stats = TRUE;
 
   rand = g_rand_new_with_seed (seed);
   device = gml_device_sim_new (capacity, 0);
@@ -106,7 +114,8 @@ main (int    argc,
       for (; printed < gml_trace_get_n_events (trace); printed++)
         {
           const GmlTraceEvent *ev = gml_trace_get_event (trace, printed);
-          g_autoptr(GmlMemState) state = gml_trace_state_at (trace, printed + 1);
+          g_autoptr(GmlMemState) state = no_stats ? gml_mem_state_new (NULL)
+                                                  : gml_trace_state_at (trace, printed + 1);
           const GmlStats *st = gml_mem_state_get_stats (state);
 
           printf ("%s{\"kind\":\"%s\",\"address\":%" G_GUINT64_FORMAT ",\"size\":%" G_GUINT64_FORMAT
