@@ -693,6 +693,71 @@ test_foreach (void)
   g_assert_cmpuint (walk.labelled, ==, 1);
 }
 
+/* The simulated device's address model: first fit in one address space, so a
+ * freed range is handed out again, lowest address first, as real CUDA does in
+ * the snapshots seen (most segments after a segment_free reuse a freed start
+ * address). PyTorch breaks ties between equal free blocks by address, so the
+ * pictures depend on this. */
+static void
+test_sim_device_reuses_freed_ranges (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (256 * MiB, 0);
+  guint64 a, b, c, d;
+
+  g_assert_true (gml_device_alloc (device, 20 * MiB, &a, NULL));
+  g_assert_true (gml_device_alloc (device, 20 * MiB, &b, NULL));
+  g_assert_cmpuint (b, ==, a + 20 * MiB);
+  g_assert_true (gml_device_free (device, a, NULL));
+  /* A smaller request takes the freed range's start … */
+  g_assert_true (gml_device_alloc (device, 2 * MiB, &c, NULL));
+  g_assert_cmpuint (c, ==, a);
+  /* … and a request that no longer fits the rest of the gap goes above b. */
+  g_assert_true (gml_device_alloc (device, 20 * MiB, &d, NULL));
+  g_assert_cmpuint (d, ==, b + 20 * MiB);
+}
+
+/* Starting from a known layout (a PyTorch snapshot): the free blocks are in
+ * the pools and the live ones can be freed. */
+static void
+test_add_segment (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (256 * MiB, 0);
+  g_autoptr(GmlAllocator) allocator = gml_allocator_new (device, NULL);
+  GmlBlockSpec blocks[] = {
+    { 4 * MiB, 4 * MiB - 100, GML_BLOCK_ALLOCATED, 0, GML_CATEGORY_NONE },
+    { 4 * MiB, 0, GML_BLOCK_FREE, 0, GML_CATEGORY_NONE },
+    { 12 * MiB, 12 * MiB, GML_BLOCK_ALLOCATED, 0, GML_CATEGORY_NONE },
+  };
+  const guint64 base = G_GUINT64_CONSTANT (0x7f5000000000);
+  const GmlStats *st;
+  gint32 id = -1;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (gml_allocator_add_segment (allocator, base, 0, GML_POOL_LARGE, blocks, 3), >=, 0);
+  st = gml_allocator_get_stats (allocator);
+  g_assert_cmpint (st->reserved_bytes[GML_STAT_ALL].current, ==, 20 * MiB);
+  g_assert_cmpint (st->allocated_bytes[GML_STAT_ALL].current, ==, 16 * MiB);
+  g_assert_cmpint (st->inactive_split_bytes[GML_STAT_ALL].current, ==, 4 * MiB);
+  g_assert_true (gml_mem_state_check (gml_allocator_get_state (allocator), NULL));
+  /* The cached 4 MiB hole serves a 3 MiB request without a new segment. */
+  g_assert_true (gml_allocator_would_reuse (allocator, 3 * MiB, 0));
+  g_assert_false (gml_allocator_would_reuse (allocator, 3 * MiB, 1));
+  g_assert_true (gml_allocator_malloc (allocator, 3 * MiB, 0, NULL, GML_CATEGORY_NONE, &id, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (gml_mem_state_get_block (gml_allocator_get_state (allocator), id)->address, ==,
+                    base + 4 * MiB);
+  g_assert_cmpint (st->segment[GML_STAT_ALL].current, ==, 1);
+  /* Freed in two halves: pending, then back in the pool and merged. */
+  g_assert_true (gml_allocator_free_requested (allocator, id, &error));
+  g_assert_cmpint (st->allocated_bytes[GML_STAT_ALL].current, ==, 16 * MiB);
+  g_assert_cmpint (st->active_bytes[GML_STAT_ALL].current, ==, 20 * MiB);
+  g_assert_false (gml_allocator_would_reuse (allocator, 3 * MiB, 0));
+  g_assert_true (gml_allocator_free_completed (allocator, id, &error));
+  g_assert_true (gml_allocator_would_reuse (allocator, 3 * MiB, 0));
+  g_assert_false (gml_allocator_free_completed (allocator, id, NULL));
+  g_assert_true (gml_mem_state_check (gml_allocator_get_state (allocator), NULL));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -718,6 +783,8 @@ main (int   argc,
   g_test_add_func ("/engine/allocator/invalid-free", test_invalid_free);
   g_test_add_func ("/engine/allocator/foreach", test_foreach);
   g_test_add_func ("/engine/device/sim", test_sim_device);
+  g_test_add_func ("/engine/device/sim-reuses-freed-ranges", test_sim_device_reuses_freed_ranges);
+  g_test_add_func ("/engine/allocator/add-segment", test_add_segment);
   g_test_add_func ("/engine/device/backend-kind", test_backend_kind);
 
   return g_test_run ();
