@@ -8,6 +8,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 
@@ -404,6 +406,39 @@ check_to_text (const GmlSnapshotCheck *check)
   return g_string_free (out, FALSE);
 }
 
+/* "85899345920", "80G", "80GiB", "512M": a whole number of bytes, or of
+ * KiB, MiB, GiB or TiB. */
+static gboolean
+parse_size (const char *text,
+            guint64    *bytes)
+{
+  guint64 value;
+  char *end;
+  guint shift = 0;
+
+  if (!g_ascii_isdigit (text[0]))
+    return FALSE;
+  value = g_ascii_strtoull (text, &end, 10);
+  if (*end == 'K' || *end == 'k')
+    shift = 10;
+  else if (*end == 'M' || *end == 'm')
+    shift = 20;
+  else if (*end == 'G' || *end == 'g')
+    shift = 30;
+  else if (*end == 'T' || *end == 't')
+    shift = 40;
+  if (shift > 0)
+    {
+      end++;
+      if (g_str_equal (end, "iB") || g_str_equal (end, "B"))
+        end += strlen (end);
+    }
+  if (*end != '\0' || value == 0 || value > ((guint64) G_MAXINT64 >> shift))
+    return FALSE;
+  *bytes = value << shift;
+  return TRUE;
+}
+
 int
 gml_snapshot_main (int    argc,
                    char **argv)
@@ -413,11 +448,14 @@ gml_snapshot_main (int    argc,
   gint64 at = -1;
   gboolean json = FALSE;
   gboolean check = FALSE;
+  g_autofree char *gpu_memory_str = NULL;
+  guint64 gpu_memory = 0;
   g_auto(GStrv) files = NULL;
   GOptionEntry entries[] = {
     { "device", 0, 0, G_OPTION_ARG_INT64, &device, N_("The device whose trace to read (default: the first with segments or entries)"), "N" },
     { "at", 0, 0, G_OPTION_ARG_INT64, &at, N_("The state after the first N trace entries (default: the end)"), "N" },
     { "check", 0, 0, G_OPTION_ARG_NONE, &check, N_("Replay the trace through the lab’s allocator and compare its choices with PyTorch’s"), NULL },
+    { "gpu-memory", 0, 0, G_OPTION_ARG_STRING, &gpu_memory_str, N_("The GPU’s total memory (the file does not record it): bytes, or a size such as 80G"), "SIZE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
     { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
@@ -454,6 +492,13 @@ gml_snapshot_main (int    argc,
       g_printerr ("gpu-memory-lab snapshot: %s\n", _("Give exactly one snapshot file."));
       return 2;
     }
+  if (gpu_memory_str != NULL && !parse_size (gpu_memory_str, &gpu_memory))
+    {
+      /* Translators: %s is what the user typed. */
+      g_printerr (_("gpu-memory-lab snapshot: invalid --gpu-memory “%s” (use bytes, or a size such as 80G)\n"),
+                  gpu_memory_str);
+      return 2;
+    }
 
   snap = gml_snapshot_load (files[0], NULL, NULL, NULL, &error);
   if (snap == NULL)
@@ -483,7 +528,7 @@ gml_snapshot_main (int    argc,
     {
       GmlSnapshotCheck result;
 
-      if (!gml_snapshot_check (tl, &result, NULL, &error))
+      if (!gml_snapshot_check (tl, gpu_memory, &result, NULL, &error))
         {
           g_printerr ("gpu-memory-lab snapshot: %s\n", error->message);
           return 1;

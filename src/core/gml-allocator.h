@@ -35,6 +35,7 @@ typedef struct
 {
   guint64 max_split_size;                                 /* G_MAXUINT64 = not set */
   guint64 roundup_power2_divisions[GML_N_ROUNDUP_INTERVALS]; /* 0 or 1 = plain 512 B rounding */
+  gboolean expandable_segments;                           /* expandable_segments:True */
 } GmlAllocConf;
 
 typedef struct _GmlAllocator GmlAllocator;
@@ -57,7 +58,9 @@ guint64        gml_allocation_size       (guint64             rounded_size);
 GmlPool        gml_pool_for_size         (guint64             rounded_size);
 char          *gml_format_size           (guint64             size);
 
-/* @device is borrowed and must outlive the allocator; @conf may be NULL. */
+/* @device is borrowed and must outlive the allocator; @conf may be NULL.
+ * Expandable segments need a device that can map pages (the simulator):
+ * on another, the setting is ignored (gml_allocator_uses_expandable_segments()). */
 GmlAllocator  *gml_allocator_new         (GmlDevice          *device,
                                           const GmlAllocConf *conf);
 /* Returns every segment to the device. */
@@ -104,6 +107,17 @@ gint32         gml_allocator_add_segment (GmlAllocator       *self,
 /* torch.cuda.empty_cache(): returns every entirely free segment to the device. */
 void           gml_allocator_empty_cache (GmlAllocator       *self);
 
+gboolean       gml_allocator_uses_expandable_segments (GmlAllocator *self);
+/* Registers an expandable segment's address space that exists already (a
+ * PyTorch snapshot), before any malloc or free; its mapped ranges are added
+ * with gml_allocator_add_segment() and gml_allocator_mark_expandable(). */
+void           gml_allocator_add_expandable (GmlAllocator      *self,
+                                             guint64            address,
+                                             guint64            size,
+                                             guint32            stream,
+                                             GmlPool            pool);
+void           gml_allocator_mark_expandable (GmlAllocator     *self,
+                                              gint32            segment);
 GmlDevice     *gml_allocator_get_device  (GmlAllocator       *self);
 const GmlAllocConf *gml_allocator_get_conf (GmlAllocator     *self);
 const GmlStats *gml_allocator_get_stats  (GmlAllocator       *self);

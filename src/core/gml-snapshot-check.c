@@ -33,7 +33,7 @@
 
 typedef struct
 {
-  guint8  action;   /* GML_SNAP_SEGMENT_ALLOC or GML_SNAP_SEGMENT_FREE */
+  guint8  action;   /* GML_SNAP_SEGMENT_ALLOC, _FREE, _MAP or _UNMAP */
   gsize   index;
   guint64 addr;
   guint64 size;
@@ -66,6 +66,7 @@ struct _Replay
   gboolean                quiet;       /* tearing the engine down: no comparisons */
   guint64                 next_synthetic;
   GHashTable             *synthetic;   /* addresses the device made up */
+  guint64                 gpu_memory;  /* 0: not known */
 };
 
 /* ------------------------------------------------------------------------- */
@@ -138,6 +139,12 @@ diverge (Replay     *r,
 /* ------------------------------------------------------------------------- */
 /* The device that answers from the trace                                    */
 
+static inline gboolean
+is_release (guint8 action)
+{
+  return action == GML_SNAP_SEGMENT_FREE || action == GML_SNAP_SEGMENT_UNMAP;
+}
+
 static guint64
 synthetic_address (Replay  *r,
                    guint64  size)
@@ -162,9 +169,10 @@ replay_alloc (GmlDevice  *device,
     {
       Pending *p = &g_array_index (r->pending, Pending, r->pos);
 
-      if (p->action == GML_SNAP_SEGMENT_FREE)
+      if (is_release (p->action) || p->action == GML_SNAP_SEGMENT_MAP)
         {
-          /* PyTorch's cudaMalloc failed here: it gave segments back next. */
+          /* PyTorch's cudaMalloc failed here: it gave segments back next
+           * (or it mapped pages: it was not calling cudaMalloc at all). */
           g_set_error_literal (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
                                "cudaMalloc failed in the recorded run");
           return FALSE;
@@ -213,8 +221,10 @@ replay_free (GmlDevice  *device,
     {
       Pending *p = &g_array_index (r->pending, Pending, i);
 
-      if (p->action != GML_SNAP_SEGMENT_FREE)
+      if (!is_release (p->action))
         break;
+      if (p->action != GML_SNAP_SEGMENT_FREE)
+        continue;
       if (p->addr == address)
         {
           Pending tmp = *p;
@@ -244,8 +254,135 @@ replay_mem_get_info (GmlDevice  *device,
   Replay *r = ((ReplayDevice *) device)->replay;
 
   *free_bytes = r->current_device_free;
-  *total_bytes = 0;
+  *total_bytes = r->gpu_memory;
   return TRUE;
+}
+
+/* Expandable segments: the address space PyTorch reserved begins where its
+ * first segment_map goes; pages are mapped and unmapped as its
+ * segment_map / segment_unmap entries say. */
+static gboolean
+replay_reserve (GmlDevice  *device,
+                guint64     size,
+                guint64    *address,
+                GError    **error)
+{
+  Replay *r = ((ReplayDevice *) device)->replay;
+
+  /* PyTorch reserves before it maps, and keeps the reservation when the
+   * mapping fails and is retried after giving memory back: the first
+   * segment_map still to come is where this space begins. */
+  for (guint i = r->pos; i < r->pending->len; i++)
+    if (g_array_index (r->pending, Pending, i).action == GML_SNAP_SEGMENT_MAP)
+      {
+        *address = g_array_index (r->pending, Pending, i).addr;
+        return TRUE;
+      }
+  /* Reserved for a request that then ran out of memory: the space stays
+   * reserved, unmapped, and its first mapping on this stream and pool, later
+   * in the trace, tells where it is. */
+  if (r->current < r->n)
+    {
+      const GmlSnapshotEntry *e = &r->entries[r->current];
+      gboolean small = gml_round_size (&r->conf, e->size) <= GML_SMALL_SIZE;
+
+      for (gsize i = r->current + 1; i < r->n; i++)
+        {
+          const GmlSnapshotEntry *m = &r->entries[i];
+
+          if (m->action == GML_SNAP_SEGMENT_MAP && m->stream == e->stream &&
+              (m->size % GML_LARGE_BUFFER != 0) == small)
+            {
+              *address = m->addr;
+              return TRUE;
+            }
+        }
+    }
+  *address = synthetic_address (r, size);
+  return TRUE;
+}
+
+static void
+replay_unreserve (GmlDevice *device,
+                  guint64    address)
+{
+}
+
+static gboolean
+replay_map (GmlDevice  *device,
+            guint64     address,
+            guint64     size,
+            GError    **error)
+{
+  Replay *r = ((ReplayDevice *) device)->replay;
+  g_autofree char *want = gml_format_size (size);
+
+  if (r->pos < r->pending->len)
+    {
+      Pending *p = &g_array_index (r->pending, Pending, r->pos);
+
+      if (p->action != GML_SNAP_SEGMENT_MAP)
+        {
+          g_set_error_literal (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
+                               "cuMemCreate failed in the recorded run");
+          return FALSE;
+        }
+      r->pos++;
+      if (p->addr == address && p->size == size)
+        {
+          r->check->segment_allocs_matched++;
+          return TRUE;
+        }
+      {
+        g_autofree char *got = gml_format_size (p->size);
+        g_autofree char *pytorch = g_strdup_printf ("mapped %s at 0x%" G_GINT64_MODIFIER "x", got, p->addr);
+
+        diverge (r, p->index, pytorch, "mapped %s at 0x%" G_GINT64_MODIFIER "x", want, address);
+      }
+      return TRUE;
+    }
+  if (r->current_is_oom)
+    {
+      g_set_error_literal (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
+                           "cuMemCreate failed in the recorded run");
+      return FALSE;
+    }
+  diverge (r, r->current, "mapped nothing", "mapped %s at 0x%" G_GINT64_MODIFIER "x", want, address);
+  return TRUE;
+}
+
+static void
+replay_unmap (GmlDevice *device,
+              guint64    address,
+              guint64    size)
+{
+  Replay *r = ((ReplayDevice *) device)->replay;
+
+  if (r->quiet)
+    return;
+  for (guint i = r->pos; i < r->pending->len; i++)
+    {
+      Pending *p = &g_array_index (r->pending, Pending, i);
+
+      if (!is_release (p->action))
+        break;
+      if (p->action == GML_SNAP_SEGMENT_UNMAP && p->addr == address && p->size == size)
+        {
+          Pending tmp = *p;
+
+          *p = g_array_index (r->pending, Pending, r->pos);
+          g_array_index (r->pending, Pending, r->pos) = tmp;
+          r->pos++;
+          r->check->segment_frees_matched++;
+          return;
+        }
+    }
+  {
+    g_autofree char *what = gml_format_size (size);
+
+    diverge (r, r->current, "kept those pages mapped", "unmapped %s at 0x%" G_GINT64_MODIFIER "x", what,
+             address);
+  }
 }
 
 static void
@@ -261,6 +398,10 @@ static const GmlDeviceClass replay_class = {
   .alloc = replay_alloc,
   .free = replay_free,
   .mem_get_info = replay_mem_get_info,
+  .reserve = replay_reserve,
+  .unreserve = replay_unreserve,
+  .map = replay_map,
+  .unmap = replay_unmap,
 };
 
 /* ------------------------------------------------------------------------- */
@@ -283,6 +424,36 @@ build_engine (Replay *r,
   r->allocator = gml_allocator_new (&r->device->parent, &r->conf);
 
   gml_snapshot_timeline_layout_at (r->timeline, at, layout);
+  /* Expandable segments: one address space per pool and stream, from the
+   * lowest mapped range with room above the highest to grow (where PyTorch
+   * reserved it is not in the file). */
+  for (guint s = 0; s < gml_snapshot_layout_get_n_segments (layout); s++)
+    {
+      const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (layout, s);
+      guint64 low = seg->address, high = seg->address + seg->size;
+      gboolean seen = FALSE;
+
+      if (!seg->expandable)
+        continue;
+      for (guint t = 0; t < s; t++)
+        {
+          const GmlSnapshotLayoutSegment *other = gml_snapshot_layout_get_segment (layout, t);
+
+          if (other->expandable && other->stream == seg->stream && other->small == seg->small)
+            seen = TRUE;
+        }
+      if (seen)
+        continue;
+      for (guint t = s + 1; t < gml_snapshot_layout_get_n_segments (layout); t++)
+        {
+          const GmlSnapshotLayoutSegment *other = gml_snapshot_layout_get_segment (layout, t);
+
+          if (other->expandable && other->stream == seg->stream && other->small == seg->small)
+            high = MAX (high, other->address + other->size);
+        }
+      gml_allocator_add_expandable (r->allocator, low, high - low + (G_GUINT64_CONSTANT (80) << 30),
+                                    seg->stream, seg->small ? GML_POOL_SMALL : GML_POOL_LARGE);
+    }
   for (guint s = 0; s < gml_snapshot_layout_get_n_segments (layout); s++)
     {
       const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (layout, s);
@@ -307,6 +478,8 @@ build_engine (Replay *r,
                                         (GmlBlockSpec *) specs->data, specs->len);
       if (slot < 0)
         continue;
+      if (seg->expandable)
+        gml_allocator_mark_expandable (r->allocator, slot);
       state = gml_allocator_get_state (r->allocator);
       for (gint32 id = gml_mem_state_get_segment (state, slot)->first_block; id >= 0;
            id = gml_mem_state_get_block (state, id)->next)
@@ -355,7 +528,7 @@ settle_pending (Replay *r,
       return;
     }
   for (guint i = r->pos; i < r->pending->len; i++)
-    if (g_array_index (r->pending, Pending, i).action != GML_SNAP_SEGMENT_FREE)
+    if (!is_release (g_array_index (r->pending, Pending, i).action))
       all_free = FALSE;
   r->current = g_array_index (r->pending, Pending, r->pos).index;
   if (all_free)
@@ -368,12 +541,12 @@ settle_pending (Replay *r,
       const Pending *p = &g_array_index (r->pending, Pending, r->pos);
       g_autofree char *size = gml_format_size (p->size);
       g_autofree char *pytorch = g_strdup_printf ("%s a segment of %s at 0x%" G_GINT64_MODIFIER "x",
-                                                  p->action == GML_SNAP_SEGMENT_ALLOC ? "allocated" : "released",
+                                                  is_release (p->action) ? "released" : "allocated",
                                                   size, p->addr);
 
       r->current = p->index;
-      diverge (r, p->index, pytorch, "%s", p->action == GML_SNAP_SEGMENT_ALLOC
-                                           ? "needed no new segment" : "kept that segment");
+      diverge (r, p->index, pytorch, "%s", is_release (p->action)
+                                           ? "kept that segment" : "needed no new segment");
     }
   g_array_set_size (r->pending, 0);
   r->pos = 0;
@@ -397,7 +570,7 @@ replay_alloc_entry (Replay                 *r,
   /* Segments given back before a request the cache can serve: PyTorch never
    * calls cudaMalloc then, so it was empty_cache(). */
   if (r->pos < r->pending->len &&
-      g_array_index (r->pending, Pending, r->pos).action == GML_SNAP_SEGMENT_FREE &&
+      is_release (g_array_index (r->pending, Pending, r->pos).action) &&
       gml_allocator_would_reuse (r->allocator, e->size, e->stream))
     {
       r->check->empty_caches++;
@@ -464,11 +637,11 @@ replay_alloc_entry (Replay                 *r,
       const Pending *p = &g_array_index (r->pending, Pending, r->pos);
       g_autofree char *size = gml_format_size (p->size);
       g_autofree char *pytorch = g_strdup_printf ("%s a segment of %s at 0x%" G_GINT64_MODIFIER "x",
-                                                  p->action == GML_SNAP_SEGMENT_ALLOC ? "allocated" : "released",
+                                                  is_release (p->action) ? "released" : "allocated",
                                                   size, p->addr);
 
-      diverge (r, p->index, pytorch, "%s", p->action == GML_SNAP_SEGMENT_ALLOC
-                                           ? "needed no new segment" : "kept that segment");
+      diverge (r, p->index, pytorch, "%s", is_release (p->action)
+                                           ? "kept that segment" : "needed no new segment");
     }
   g_array_set_size (r->pending, 0);
   r->pos = 0;
@@ -511,8 +684,11 @@ describe_rules (GmlSnapshotTimeline *timeline,
   if (!s->present)
     g_string_append (out, " The snapshot has no allocator_settings (PyTorch before 2.3): the defaults are assumed.");
   if (s->expandable_segments)
-    g_string_append (out, " The run used expandable segments, which the engine does not model yet: "
-                          "its segment_map and segment_unmap entries are not replayed.");
+    g_string_append (out, " Expandable segments (expandable_segments:True): pages of 2 MiB (small pool) or "
+                          "20 MiB (large pool) mapped behind one growing segment per pool and stream, "
+                          "find_expandable_block() and map_block() as in the source; where PyTorch "
+                          "reserved each address space is not in the file, so it is taken to begin at the "
+                          "lowest mapped range.");
   if (s->garbage_collection_threshold > 0)
     g_string_append (out, " garbage_collection_threshold is set and not modelled.");
   return g_string_free (out, FALSE);
@@ -520,6 +696,7 @@ describe_rules (GmlSnapshotTimeline *timeline,
 
 gboolean
 gml_snapshot_check (GmlSnapshotTimeline *timeline,
+                    guint64              gpu_memory,
                     GmlSnapshotCheck    *check,
                     GCancellable        *cancellable,
                     GError             **error)
@@ -534,6 +711,7 @@ gml_snapshot_check (GmlSnapshotTimeline *timeline,
   memset (&r, 0, sizeof r);
   r.timeline = timeline;
   r.check = check;
+  r.gpu_memory = gpu_memory;
   r.entries = gml_snapshot_get_entries (snap, gml_snapshot_timeline_get_device (timeline), &r.n);
   gml_snapshot_settings_to_conf (gml_snapshot_get_settings (snap), &r.conf);
   r.device = g_new0 (ReplayDevice, 1);
@@ -565,10 +743,13 @@ gml_snapshot_check (GmlSnapshotTimeline *timeline,
         {
         case GML_SNAP_SEGMENT_ALLOC:
         case GML_SNAP_SEGMENT_FREE:
+        case GML_SNAP_SEGMENT_MAP:
+        case GML_SNAP_SEGMENT_UNMAP:
           {
             Pending p = { e->action, i, e->addr, e->size };
 
-            if (e->action == GML_SNAP_SEGMENT_ALLOC)
+            /* Mapped pages count as new segments, unmapped ones as given back. */
+            if (e->action == GML_SNAP_SEGMENT_ALLOC || e->action == GML_SNAP_SEGMENT_MAP)
               check->segment_allocs++;
             else
               check->segment_frees++;
@@ -616,10 +797,6 @@ gml_snapshot_check (GmlSnapshotTimeline *timeline,
           }
           break;
 
-        case GML_SNAP_SEGMENT_MAP:
-        case GML_SNAP_SEGMENT_UNMAP:
-          /* Expandable segments: not modelled by the engine yet (see rules). */
-          break;
 
         case GML_SNAP_SNAPSHOT:
         case GML_SNAP_OTHER:

@@ -57,7 +57,10 @@ typedef struct
 /* Replays @timeline's trace through the lab's allocator. After a divergence
  * the engine is set back to the snapshot's own state there and goes on, so
  * the counts cover the whole trace. */
+/* @gpu_memory: the GPU's total memory, 0 when not known (a snapshot does not
+ * record it; expandable segments reserve address space in proportion to it). */
 gboolean gml_snapshot_check          (GmlSnapshotTimeline *timeline,
+                                      guint64              gpu_memory,
                                       GmlSnapshotCheck    *check,
                                       GCancellable        *cancellable,
                                       GError             **error);

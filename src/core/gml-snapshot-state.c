@@ -537,6 +537,7 @@ gml_snapshot_settings_to_conf (const GmlSnapshotSettings *settings,
     return;
   if (settings->max_split_size > 0)
     conf->max_split_size = (guint64) settings->max_split_size;
+  conf->expandable_segments = settings->expandable_segments;
   if (settings->has_roundup)
     for (guint i = 0; i < GML_N_ROUNDUP_INTERVALS && i < G_N_ELEMENTS (settings->roundup_power2_divisions); i++)
       conf->roundup_power2_divisions[i] = settings->roundup_power2_divisions[i];

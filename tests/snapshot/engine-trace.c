@@ -34,10 +34,11 @@ print_block (const GmlSegmentInfo *segment,
 
   printf ("%s{\"segment\":%" G_GUINT64_FORMAT ",\"address\":%" G_GUINT64_FORMAT
           ",\"size\":%" G_GUINT64_FORMAT ",\"requested_size\":%" G_GUINT64_FORMAT
-          ",\"state\":\"%s\",\"stream\":%u,\"small\":%s}",
+          ",\"state\":\"%s\",\"stream\":%u,\"small\":%s,\"expandable\":%s}",
           *first ? "" : ",\n", segment->address, block->address, block->size,
           block->requested_size, state, segment->stream,
-          segment->pool == GML_POOL_SMALL ? "true" : "false");
+          segment->pool == GML_POOL_SMALL ? "true" : "false",
+          segment->expandable ? "true" : "false");
   *first = FALSE;
 }
 

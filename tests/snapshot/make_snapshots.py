@@ -24,7 +24,8 @@ MiB = 1 << 20
 # A raw cudaStream_t for the engine's stream 1: PyTorch stores the pointer.
 STREAM_1 = 0x55d0c3a94e10
 
-ACTIONS = {'alloc', 'free_requested', 'free_completed', 'segment_alloc', 'segment_free', 'oom'}
+ACTIONS = {'alloc', 'free_requested', 'free_completed', 'segment_alloc', 'segment_free', 'oom',
+           'segment_map', 'segment_unmap'}
 
 
 def frames_pool(rng):
@@ -53,7 +54,7 @@ def engine_snapshot(engine, cut=0, protocol=4, layout='2.10', seed=1, unique_fra
     for e in events:
         stream = STREAM_1 if e['stream'] == 1 else 0
         entry = {'action': e['kind'], 'stream': stream}
-        if e['kind'] in ('segment_alloc', 'segment_free'):
+        if e['kind'] in ('segment_alloc', 'segment_free', 'segment_map', 'segment_unmap'):
             entry['addr'] = e['address']
             entry['size'] = e['size']
         elif e['kind'] == 'oom':
@@ -88,8 +89,8 @@ def engine_snapshot(engine, cut=0, protocol=4, layout='2.10', seed=1, unique_fra
                    'active_size': 0, 'requested_size': 0,
                    'stream': STREAM_1 if b['stream'] == 1 else 0,
                    'segment_type': 'small' if b['small'] else 'large',
-                   'segment_pool_id': (0, 0), 'is_expandable': False, 'frames': [],
-                   'blocks': []}
+                   'segment_pool_id': (0, 0), 'is_expandable': b.get('expandable', False),
+                   'frames': [], 'blocks': []}
             segments[b['segment']] = seg
             order.append(b['segment'])
         block = {'address': b['address'], 'size': b['size'],
