@@ -78,6 +78,7 @@ elif kind == 'oom':
     retry = torch.empty(48 << 20, dtype=torch.uint8, device=dev)
 torch.cuda.synchronize()
 torch.cuda.memory._dump_snapshot(path)
+print(torch.cuda.get_device_properties(0).total_memory)
 print(torch.__version__)
 '''
 
@@ -106,9 +107,12 @@ def main():
             lines.append(f'| {name} | `{conf}` | | could not record: {run.stderr.strip().splitlines()[-1:]} | | | | |')
             status = max(status, 2)
             continue
-        version = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else '?'
-        check = subprocess.run([args.gml, 'snapshot', path, '--check', '--json'], capture_output=True,
-                               text=True, timeout=600)
+        out_lines = run.stdout.strip().splitlines()
+        version = out_lines[-1] if out_lines else '?'
+        total = out_lines[-2] if len(out_lines) >= 2 else '0'
+        # Expandable segments reserve address space in proportion to the GPU's memory.
+        check = subprocess.run([args.gml, 'snapshot', path, '--check', '--json', '--gpu-memory', total],
+                               capture_output=True, text=True, timeout=600)
         if check.returncode != 0:
             lines.append(f'| {name} | `{conf}` | {version} | check failed: {check.stderr.strip()} | | | | |')
             status = max(status, 2)
