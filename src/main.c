@@ -13,6 +13,7 @@
 #include "gml-questions-cli.h"
 #include "gml-render-cli.h"
 #include "gml-replay.h"
+#include "gml-snapshot-cli.h"
 
 int
 main (int    argc,
@@ -27,6 +28,8 @@ main (int    argc,
     return gml_replay_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "questions"))
     return gml_questions_main (argc - 1, argv + 1);
+  if (argc > 2 && g_str_equal (argv[1], "render") && gml_render_is_snapshot (argv[2]))
+    return gml_render_snapshot_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "render"))
     return gml_render_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "scenarios"))
@@ -35,6 +38,8 @@ main (int    argc,
     return gml_moodle_export_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "import"))
     return gml_moodle_import_main (argc - 1, argv + 1);
+  if (argc > 1 && g_str_equal (argv[1], "snapshot"))
+    return gml_snapshot_main (argc - 1, argv + 1);
 
   app = gml_application_new ();
   return g_application_run (G_APPLICATION (app), argc, argv);

@@ -8,9 +8,10 @@
  * Modelled: rounding, roundup_power2_divisions, pools, segment sizes, best fit
  * per stream, splitting and merging, max_split_size_mb, the retry sequence,
  * empty_cache, statistics, the OOM message, a per-process limit (the device's
- * budget, like set_per_process_memory_fraction).
- * Left out: expandable segments, CUDA graphs and private pools, cross-stream
- * record_stream() (frees complete at once), garbage_collection_threshold, the
+ * budget, like set_per_process_memory_fraction), expandable segments (see
+ * "Expandable segments" below), frees completed later (free_requested /
+ * free_completed, as record_stream() makes them).
+ * Left out: CUDA graphs and private pools, garbage_collection_threshold, the
  * free-memory callbacks, the oversize_* statistics and the cumulative
  * ".allocated"/".freed" counters.
  *
@@ -46,13 +47,26 @@ typedef struct
   guint    alloc;
 } FreeIndex;
 
+/* One expandable segment: its reserved address space. Its mapped ranges are
+ * the state's segments flagged expandable that lie inside it. */
+typedef struct
+{
+  guint64 base;
+  guint64 size;
+  guint64 page;               /* 2 MiB (small pool) or 20 MiB (large pool) */
+  guint32 stream;
+  GmlPool pool;
+} Expandable;
+
 struct _GmlAllocator
 {
   GmlDevice    *device;     /* borrowed */
   GmlAllocConf  conf;
+  gboolean      expandable; /* conf.expandable_segments and a device that can map */
   GmlMemState  *state;
   GmlTrace     *trace;
   FreeIndex     pools[GML_N_POOLS];
+  GArray       *expandables; /* Expandable, by base address */
   char         *last_oom_message;
 };
 
@@ -287,14 +301,21 @@ gml_alloc_conf_parse (GmlAllocConf *conf,
         }
       else if (g_str_equal (key, "expandable_segments"))
         {
-          /* False is the default, so accepting it changes nothing. */
+          const char *value;
+
           if (!expect_token (tokens, ++i, ":", error))
             return FALSE;
-          if (!g_str_equal (token_at (tokens, ++i), "False"))
+          value = token_at (tokens, ++i);
+          /* parseExpandableSegments(): exactly True or False. */
+          if (g_str_equal (value, "True"))
+            result.expandable_segments = TRUE;
+          else if (g_str_equal (value, "False"))
+            result.expandable_segments = FALSE;
+          else
             {
               g_set_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_BAD_CONF,
-                           _("The allocator setting “%s” is not modelled by the lab yet."),
-                           "expandable_segments:True");
+                           _("Invalid value “%s” for the allocator setting “%s”."), value,
+                           "expandable_segments");
               return FALSE;
             }
         }
@@ -312,7 +333,7 @@ gml_alloc_conf_parse (GmlAllocConf *conf,
         {
           g_set_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_BAD_CONF,
                        _("Unknown allocator setting “%s”; the lab understands "
-                         "max_split_size_mb and roundup_power2_divisions."), key);
+                         "max_split_size_mb, roundup_power2_divisions and expandable_segments."), key);
           return FALSE;
         }
 
@@ -519,6 +540,8 @@ gml_allocator_new (GmlDevice          *device,
     gml_alloc_conf_init (&self->conf);
   self->trace = gml_trace_new (0);
   self->state = gml_mem_state_new (gml_trace_get_labels (self->trace));
+  self->expandables = g_array_new (FALSE, FALSE, sizeof (Expandable));
+  self->expandable = self->conf.expandable_segments && gml_device_can_map (device);
 
   return self;
 }
@@ -535,9 +558,16 @@ gml_allocator_destroy (GmlAllocator *self)
     {
       const GmlSegment *seg = gml_mem_state_get_segment (self->state, s);
 
-      if (seg != NULL)
+      if (seg == NULL)
+        continue;
+      if (seg->expandable)
+        gml_device_unmap (self->device, seg->address, seg->size);
+      else
         gml_device_free (self->device, seg->address, NULL);
     }
+  for (guint e = 0; e < self->expandables->len; e++)
+    gml_device_unreserve (self->device, g_array_index (self->expandables, Expandable, e).base);
+  g_array_unref (self->expandables);
 
   g_clear_pointer (&self->state, gml_mem_state_free);
   g_clear_pointer (&self->trace, gml_trace_free);
@@ -571,21 +601,120 @@ is_whole_segment (const GmlBlock *b)
 
 /* get_free_block(): the best fit on the same stream, with the max_split_size
  * limits. Only the single best fit is looked at, as in PyTorch. */
-static gint32
-get_free_block (GmlAllocator *self,
-                GmlPool       pool,
-                guint32       stream,
-                guint64       size)
+/* ------------------------------------------------------------------------- */
+/* Expandable segments                                                       */
+/*
+ * What PyTorch does with expandable_segments:True (c10/cuda/CUDACachingAllocator.cpp,
+ * "Note [Expandable Segments]"), and what the lab models of it:
+ *
+ * - ExpandableSegment: one per pool and stream, reserving address space for
+ *   all of the GPU's memory and an eighth more (cuMemAddressReserve), mapped
+ *   in pages of 2 MiB (small pool) or 20 MiB (large pool) as it grows
+ *   (cuMemCreate, cuMemMap). Here: Expandable, the device's reserve() and map().
+ * - find_expandable_block(): the lowest address, in any expandable segment of
+ *   the pool and stream, from which free and unmapped blocks in a row hold the
+ *   request; it starts one block early when the block before an unmapped one
+ *   is free. A new segment when none has room.
+ * - try_allocate_expandable_block() and map_block(): map the pages needed
+ *   (rounded up to whole pages, never past the unmapped range), merging the
+ *   new free block with its free neighbours, until the candidate block holds
+ *   the request. Each map_block() is one segment_map trace entry; reserved
+ *   bytes grow, the segment count does not.
+ * - should_split(): in an expandable segment any remainder of at least
+ *   512 bytes is split off.
+ * - get_free_block(): a block at the end of a mapped range counts, for best
+ *   fit, as large as it could grow into the unmapped space after it.
+ * - release_blocks() and unmap_block(): empty_cache() and the out-of-memory
+ *   retry unmap every whole page of every free block (segment_unmap), and
+ *   give an address space back once nothing in it is mapped.
+ * - free_block(), alloc_found_block(): expandable blocks stay out of the
+ *   inactive_split statistics.
+ * Not modelled: turning expandable segments on and off in the middle of a run,
+ * and peer access.
+ */
+
+static gboolean
+is_expandable_slot (GmlAllocator *self,
+                    gint32        slot)
+{
+  const GmlBlock *b = block_at (self, slot);
+
+  return gml_mem_state_get_segment (self->state, b->segment)->expandable;
+}
+
+/* The expandable segment whose address space holds @address, or NULL. */
+static Expandable *
+expandable_for (GmlAllocator *self,
+                guint64       address)
+{
+  for (guint e = 0; e < self->expandables->len; e++)
+    {
+      Expandable *x = &g_array_index (self->expandables, Expandable, e);
+
+      if (address >= x->base && address - x->base < x->size)
+        return x;
+    }
+  return NULL;
+}
+
+/* The start of the mapped range that begins at or after @address inside @x,
+ * or the end of @x: where the unmapped space at @address ends. */
+static guint64
+unmapped_end (GmlAllocator     *self,
+              const Expandable *x,
+              guint64           address)
+{
+  guint64 end = x->base + x->size;
+
+  for (guint s = 0; s < gml_mem_state_get_n_segment_slots (self->state); s++)
+    {
+      const GmlSegment *seg = gml_mem_state_get_segment (self->state, s);
+
+      if (seg != NULL && seg->expandable && seg->address >= address && seg->address < end &&
+          seg->address >= x->base && seg->address < x->base + x->size)
+        end = seg->address;
+    }
+  return end;
+}
+
+/* Block::size plus, for the last block of a mapped range, the unmapped space
+ * right after it (b->next && !b->next->mapped ? b->next->size : 0). */
+static guint64
+expandable_size (GmlAllocator *self,
+                 gint32        slot)
+{
+  const GmlBlock *b = block_at (self, slot);
+  const GmlSegment *seg = gml_mem_state_get_segment (self->state, b->segment);
+  Expandable *x;
+
+  if (!seg->expandable || b->next >= 0 || (x = expandable_for (self, b->address)) == NULL)
+    return b->size;
+  return b->size + (unmapped_end (self, x, b->address + b->size) - (b->address + b->size));
+}
+
+static gint
+find_free_block (GmlAllocator *self,
+                 GmlPool       pool,
+                 guint32       stream,
+                 guint64       size)
 {
   FreeIndex *index = &self->pools[pool];
   FreeKey key = { stream, -1, size, 0 };
   guint64 max_split = self->conf.max_split_size;
   guint pos = index_lower_bound (index, &key);
   const FreeKey *found;
-  gint32 slot;
 
   if (pos >= index->len || index->keys[pos].stream != stream)
     return -1;
+
+  /* get_free_block(): the last block of an expandable segment can grow into
+   * the unmapped space after it, so for best fit its size is what it can
+   * expand to; a later block (larger now) may fit better. */
+  if (self->expandable)
+    while (is_expandable_slot (self, index->keys[pos].slot) && pos + 1 < index->len &&
+           index->keys[pos + 1].stream == stream &&
+           expandable_size (self, index->keys[pos + 1].slot) < expandable_size (self, index->keys[pos].slot))
+      pos++;
   found = &index->keys[pos];
 
   /* Do not hand an oversize block to a small request ... */
@@ -595,9 +724,324 @@ get_free_block (GmlAllocator *self,
   if (size >= max_split && found->size >= size + GML_LARGE_BUFFER)
     return -1;
 
-  slot = found->slot;
-  index_remove_at (index, pos);
+  return (gint) pos;
+}
+
+static gint32
+get_free_block (GmlAllocator *self,
+                GmlPool       pool,
+                guint32       stream,
+                guint64       size)
+{
+  gint pos = find_free_block (self, pool, stream, size);
+  gint32 slot;
+
+  if (pos < 0)
+    return -1;
+  slot = self->pools[pool].keys[pos].slot;
+  index_remove_at (&self->pools[pool], pos);
   return slot;
+}
+
+/* The free block that holds @address, or -1. */
+static gint32
+free_block_at (GmlAllocator *self,
+               guint64       address)
+{
+  for (guint s = 0; s < gml_mem_state_get_n_segment_slots (self->state); s++)
+    {
+      const GmlSegment *seg = gml_mem_state_get_segment (self->state, s);
+
+      if (seg == NULL || address < seg->address || address - seg->address >= seg->size)
+        continue;
+      for (gint32 i = seg->first_block; i >= 0; i = block_at (self, i)->next)
+        {
+          const GmlBlock *b = block_at (self, i);
+
+          if (address >= b->address && address - b->address < b->size)
+            return b->state == GML_BLOCK_FREE ? i : -1;
+        }
+    }
+  return -1;
+}
+
+typedef struct
+{
+  guint64 address;
+  guint64 size;
+  gint32  block;    /* -1: unmapped */
+} Span;
+
+/* An expandable segment as PyTorch's block chain sees it: the blocks of each
+ * mapped range, and the unmapped space between, in address order. */
+static GArray *
+expandable_spans (GmlAllocator     *self,
+                  const Expandable *x)
+{
+  GArray *spans = g_array_new (FALSE, FALSE, sizeof (Span));
+  guint64 cursor = x->base;
+
+  for (;;)
+    {
+      gint32 next = -1;
+      guint64 next_address = x->base + x->size;
+
+      for (guint s = 0; s < gml_mem_state_get_n_segment_slots (self->state); s++)
+        {
+          const GmlSegment *seg = gml_mem_state_get_segment (self->state, s);
+
+          if (seg != NULL && seg->expandable && seg->address >= cursor && seg->address < next_address)
+            {
+              next = s;
+              next_address = seg->address;
+            }
+        }
+      if (next_address > cursor)
+        {
+          Span gap = { cursor, next_address - cursor, -1 };
+
+          g_array_append_val (spans, gap);
+        }
+      if (next < 0)
+        break;
+      for (gint32 i = gml_mem_state_get_segment (self->state, next)->first_block; i >= 0;
+           i = block_at (self, i)->next)
+        {
+          Span span = { block_at (self, i)->address, block_at (self, i)->size, i };
+
+          g_array_append_val (spans, span);
+        }
+      cursor = next_address + gml_mem_state_get_segment (self->state, next)->size;
+    }
+  return spans;
+}
+
+static inline gboolean
+span_allocatable (GmlAllocator *self,
+                  const Span   *span)
+{
+  return span->block < 0 || block_at (self, span->block)->state == GML_BLOCK_FREE;
+}
+
+static int
+expandable_by_base (gconstpointer a,
+                    gconstpointer b)
+{
+  const Expandable *x = a, *y = b;
+
+  return x->base < y->base ? -1 : (x->base > y->base);
+}
+
+/* Address spaces are disjoint: where a device (a replay of a snapshot, which
+ * cannot know how much PyTorch reserved) hands out one inside another, the
+ * earlier one ends there. */
+static void
+add_expandable (GmlAllocator     *self,
+                const Expandable *x)
+{
+  g_array_append_val (self->expandables, *x);
+  g_array_sort (self->expandables, expandable_by_base);
+  for (guint e = 0; e + 1 < self->expandables->len; e++)
+    {
+      Expandable *a = &g_array_index (self->expandables, Expandable, e);
+      const Expandable *b = &g_array_index (self->expandables, Expandable, e + 1);
+
+      if (a->base + a->size > b->base)
+        a->size = b->base - a->base;
+    }
+}
+
+/* find_expandable_block(): where the request goes, as an address; a new
+ * expandable segment when no existing one has room. FALSE on a device error. */
+static gboolean
+find_expandable (GmlAllocator  *self,
+                 GmlPool        pool,
+                 guint32        stream,
+                 guint64        size,
+                 guint64       *start,
+                 GError       **error)
+{
+  Expandable x = { 0 };
+  guint64 free_bytes = 0, total = 0;
+
+  for (guint e = 0; e < self->expandables->len; e++)
+    {
+      const Expandable *candidate = &g_array_index (self->expandables, Expandable, e);
+      g_autoptr(GArray) spans = NULL;
+
+      if (candidate->pool != pool || candidate->stream != stream)
+        continue;
+      spans = expandable_spans (self, candidate);
+      for (guint k = 0; k < spans->len; k++)
+        {
+          guint c = k;
+          guint64 bytes = 0;
+
+          if (g_array_index (spans, Span, k).block >= 0)
+            continue;
+          /* The free block right before the unmapped one can be used too. */
+          if (k > 0 && span_allocatable (self, &g_array_index (spans, Span, k - 1)))
+            c = k - 1;
+          for (guint j = c; j < spans->len && bytes < size &&
+                            span_allocatable (self, &g_array_index (spans, Span, j)); j++)
+            bytes += g_array_index (spans, Span, j).size;
+          if (bytes >= size)
+            {
+              *start = g_array_index (spans, Span, c).address;
+              return TRUE;
+            }
+        }
+    }
+
+  /* Enough address space for all of the GPU's memory and an eighth more. */
+  x.page = pool == GML_POOL_SMALL ? GML_SMALL_BUFFER : GML_LARGE_BUFFER;
+  if (!gml_device_mem_get_info (self->device, &free_bytes, &total, NULL) || total == 0)
+    total = G_GUINT64_CONSTANT (80) << 30;
+  x.size = (total + total / 8 + x.page - 1) / x.page * x.page;
+  x.stream = stream;
+  x.pool = pool;
+  if (!gml_device_reserve (self->device, x.size, &x.base, error))
+    return FALSE;
+  add_expandable (self, &x);
+  *start = x.base;
+  return TRUE;
+}
+
+/* map_block(): maps whole pages at @address (the start of unmapped space) for
+ * at least @size bytes. Returns the free block the pages join, or -1 when the
+ * device has no memory for them (other device errors in @error). */
+static gint32
+map_pages (GmlAllocator *self,
+           Expandable   *x,
+           guint64       address,
+           guint64       size,
+           gboolean      is_retry,
+           GError      **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  GmlTraceEvent ev = { 0 };
+  guint64 limit = unmapped_end (self, x, address) - address;
+  guint64 mapped = MIN ((size + x->page - 1) / x->page * x->page, limit);
+  gint32 neighbour, slot;
+
+  if (mapped == 0)
+    return -1;
+  if (!gml_device_map (self->device, address, mapped, &local_error))
+    {
+      if (!g_error_matches (local_error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY))
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      return -1;
+    }
+
+  /* The free neighbours the new block swallows (in the same expandable
+   * segment) leave the ordered set. */
+  if (address > x->base && (neighbour = free_block_at (self, address - 1)) >= 0 &&
+      is_expandable_slot (self, neighbour))
+    index_remove (&self->pools[x->pool], block_at (self, neighbour), neighbour);
+  if (address + mapped < x->base + x->size && (neighbour = free_block_at (self, address + mapped)) >= 0 &&
+      is_expandable_slot (self, neighbour))
+    index_remove (&self->pools[x->pool], block_at (self, neighbour), neighbour);
+
+  ev.kind = GML_EVENT_SEGMENT_MAP;
+  ev.pool = x->pool;
+  ev.flags = is_retry ? GML_EVENT_FLAG_RETRY : 0;
+  ev.stream = x->stream;
+  ev.block = -1;
+  ev.address = address;
+  ev.size = mapped;
+  slot = emit (self, &ev);
+  index_insert (&self->pools[x->pool], block_at (self, slot), slot);
+  return slot;
+}
+
+/* try_allocate_expandable_block(): a free block of at least @size (the rounded
+ * request) in an expandable segment, mapping pages as needed; -1 when the
+ * device has no memory for them. The block is taken out of the pool. */
+static gint32
+try_allocate_expandable (GmlAllocator *self,
+                         GmlPool       pool,
+                         guint32       stream,
+                         guint64       size,
+                         gboolean      is_retry,
+                         GError      **error)
+{
+  guint64 start;
+  Expandable *x;
+  gint32 candidate;
+
+  if (!find_expandable (self, pool, stream, size, &start, error))
+    return -1;
+  x = expandable_for (self, start);
+  candidate = free_block_at (self, start);
+  if (candidate < 0)
+    {
+      /* Unmapped: map the start of it. */
+      candidate = map_pages (self, x, start, MIN (size, unmapped_end (self, x, start) - start), is_retry, error);
+      if (candidate < 0)
+        return -1;
+      is_retry = FALSE;
+    }
+  while (block_at (self, candidate)->size < size)
+    {
+      const GmlBlock *b = block_at (self, candidate);
+      guint64 next = b->address + b->size;
+      guint64 remaining = size - b->size;
+
+      /* Invariant: free, then unmapped. Map some of it; it merges with b. */
+      candidate = map_pages (self, x, next, MIN (remaining, unmapped_end (self, x, next) - next),
+                             is_retry, error);
+      if (candidate < 0)
+        return -1;
+      is_retry = FALSE;
+    }
+  index_remove (&self->pools[pool], block_at (self, candidate), candidate);
+  return candidate;
+}
+
+/* unmap_block(): unmaps the whole pages inside the free block @slot; what is
+ * left before and after them stays mapped and free. */
+static void
+unmap_free_block (GmlAllocator *self,
+                  gint32        slot)
+{
+  const GmlBlock *b = block_at (self, slot);
+  Expandable *x = expandable_for (self, b->address);
+  GmlTraceEvent ev = { 0 };
+  guint64 begin, end;
+  gboolean before;
+  gint32 rest;
+  GmlPool pool = b->pool;
+
+  if (x == NULL)
+    return;
+  begin = x->base + (b->address - x->base + x->page - 1) / x->page * x->page;
+  end = x->base + (b->address + b->size - x->base) / x->page * x->page;
+  if (begin >= end)
+    return;
+  before = begin > b->address;
+  index_remove (&self->pools[pool], b, slot);
+
+  ev.kind = GML_EVENT_SEGMENT_UNMAP;
+  ev.pool = pool;
+  ev.stream = b->stream;
+  ev.block = slot;
+  ev.address = begin;
+  ev.size = end - begin;
+  rest = emit (self, &ev);
+  gml_device_unmap (self->device, begin, end - begin);
+  if (before)
+    index_insert (&self->pools[pool], block_at (self, slot), slot);
+  if (rest >= 0)
+    index_insert (&self->pools[pool], block_at (self, rest), rest);
+
+  /* release_expandable_segment(): nothing mapped any more, give the address space back. */
+  if (unmapped_end (self, x, x->base) == x->base + x->size)
+    {
+      guint index = (guint) (x - (Expandable *) self->expandables->data);
+
+      gml_device_unreserve (self->device, x->base);
+      g_array_remove_index (self->expandables, index);
+    }
 }
 
 /* alloc_block(): a new segment from the device. Returns its block slot, or -1
@@ -607,6 +1051,7 @@ static gint32
 alloc_block (GmlAllocator *self,
              GmlPool       pool,
              guint32       stream,
+             guint64       size,
              guint64       alloc_size,
              gboolean      is_retry,
              GError      **error)
@@ -620,6 +1065,8 @@ alloc_block (GmlAllocator *self,
   /* set_per_process_memory_fraction: past the limit, the device is not asked. */
   if (budget > 0 && reserved + alloc_size > budget)
     return -1;
+  if (self->expandable)
+    return try_allocate_expandable (self, pool, stream, size, is_retry, error);
 
   if (!gml_device_alloc (self->device, alloc_size, &address, &local_error))
     {
@@ -701,7 +1148,7 @@ release_available_cached_blocks (GmlAllocator *self,
 
           if (!is_first)
             it--;
-          if (is_whole_segment (block_at (self, slot)))
+          if (is_whole_segment (block_at (self, slot)) && !is_expandable_slot (self, slot))
             {
               index_remove_at (index, cur);
               release_block (self, slot);
@@ -717,7 +1164,7 @@ release_available_cached_blocks (GmlAllocator *self,
     {
       gint32 slot = index->keys[pos].slot;
 
-      if (!is_whole_segment (block_at (self, slot)))
+      if (!is_whole_segment (block_at (self, slot)) || is_expandable_slot (self, slot))
         return FALSE;
       index_remove_at (index, pos);
       release_block (self, slot);
@@ -733,13 +1180,20 @@ release_pool (GmlAllocator *self,
               GmlPool       pool)
 {
   FreeIndex *index = &self->pools[pool];
+  g_autoptr(GArray) to_unmap = g_array_new (FALSE, FALSE, sizeof (gint32));
   guint i = 0;
 
   while (i < index->len)
     {
       gint32 slot = index->keys[i].slot;
 
-      if (is_whole_segment (block_at (self, slot)))
+      if (is_expandable_slot (self, slot))
+        {
+          /* Unmapping changes the pool: gather first, as release_blocks() does. */
+          g_array_append_val (to_unmap, slot);
+          i++;
+        }
+      else if (is_whole_segment (block_at (self, slot)))
         {
           index_remove_at (index, i);
           release_block (self, slot);
@@ -749,6 +1203,8 @@ release_pool (GmlAllocator *self,
           i++;
         }
     }
+  for (guint k = 0; k < to_unmap->len; k++)
+    unmap_free_block (self, g_array_index (to_unmap, gint32, k));
 }
 
 /* release_cached_blocks(): the large pool first, then the small one. */
@@ -830,14 +1286,14 @@ gml_allocator_malloc (GmlAllocator *self,
 
   if (slot < 0)
     {
-      slot = alloc_block (self, pool, stream, alloc_size, FALSE, &device_error);
+      slot = alloc_block (self, pool, stream, size, alloc_size, FALSE, &device_error);
       if (slot < 0 && device_error == NULL &&
           release_available_cached_blocks (self, pool, stream, size))
-        slot = alloc_block (self, pool, stream, alloc_size, FALSE, &device_error);
+        slot = alloc_block (self, pool, stream, size, alloc_size, FALSE, &device_error);
       if (slot < 0 && device_error == NULL)
         {
           release_cached_blocks (self);
-          slot = alloc_block (self, pool, stream, alloc_size, TRUE, &device_error);
+          slot = alloc_block (self, pool, stream, size, alloc_size, TRUE, &device_error);
         }
       if (device_error != NULL)
         {
@@ -876,7 +1332,7 @@ gml_allocator_malloc (GmlAllocator *self,
    * low address. */
   b = block_at (self, slot);
   remaining = b->size - size;
-  if (pool == GML_POOL_SMALL)
+  if (pool == GML_POOL_SMALL || self->expandable)
     split = remaining >= GML_MIN_BLOCK_SIZE;
   else
     split = size < self->conf.max_split_size && remaining > GML_SMALL_SIZE;
@@ -900,14 +1356,12 @@ gml_allocator_malloc (GmlAllocator *self,
 }
 
 gboolean
-gml_allocator_free (GmlAllocator *self,
-                    gint32        block_id,
-                    GError      **error)
+gml_allocator_free_requested (GmlAllocator *self,
+                              gint32        block_id,
+                              GError      **error)
 {
   GmlTraceEvent ev = { 0 };
   const GmlBlock *b;
-  FreeIndex *index;
-  gint32 neighbours[2];
 
   g_return_val_if_fail (self != NULL, FALSE);
 
@@ -929,10 +1383,31 @@ gml_allocator_free (GmlAllocator *self,
   ev.size = b->size;
   ev.requested_size = b->requested_size;
   emit (self, &ev);
+  return TRUE;
+}
 
-  /* No other stream used the block, so free_block() follows at once. The free
-   * neighbours it will swallow leave the pool's ordered set first. */
-  b = block_at (self, block_id);
+gboolean
+gml_allocator_free_completed (GmlAllocator *self,
+                              gint32        block_id,
+                              GError      **error)
+{
+  GmlTraceEvent ev = { 0 };
+  const GmlBlock *b;
+  FreeIndex *index;
+  gint32 neighbours[2];
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  b = block_id >= 0 ? block_at (self, block_id) : NULL;
+  if (b == NULL || b->state != GML_BLOCK_PENDING_FREE)
+    {
+      g_set_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_INVALID_BLOCK,
+                   _("Block %d is not waiting to be freed."), block_id);
+      return FALSE;
+    }
+
+  /* free_block(): the free neighbours it swallows leave the pool's ordered
+   * set first, the merged block goes back in. */
   index = &self->pools[b->pool];
   neighbours[0] = b->prev;
   neighbours[1] = b->next;
@@ -941,10 +1416,68 @@ gml_allocator_free (GmlAllocator *self,
       index_remove (index, block_at (self, neighbours[i]), neighbours[i]);
 
   ev.kind = GML_EVENT_FREE_COMPLETED;
+  ev.pool = b->pool;
+  ev.category = b->category;
+  ev.stream = b->stream;
+  ev.block = block_id;
+  ev.label = b->label;
+  ev.address = b->address;
+  ev.size = b->size;
+  ev.requested_size = b->requested_size;
   emit (self, &ev);
   index_insert (index, block_at (self, block_id), block_id);
-
   return TRUE;
+}
+
+gboolean
+gml_allocator_free (GmlAllocator *self,
+                    gint32        block_id,
+                    GError      **error)
+{
+  /* No other stream used the block (record_stream() is not modelled), so
+   * free_block() follows free() at once. */
+  return gml_allocator_free_requested (self, block_id, error) &&
+         gml_allocator_free_completed (self, block_id, error);
+}
+
+gboolean
+gml_allocator_would_reuse (GmlAllocator *self,
+                           guint64       size,
+                           guint32       stream)
+{
+  guint64 rounded;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (size == 0)
+    return TRUE;
+  rounded = gml_round_size (&self->conf, size);
+  return find_free_block (self, gml_pool_for_size (rounded), stream, rounded) >= 0;
+}
+
+gint32
+gml_allocator_add_segment (GmlAllocator       *self,
+                           guint64             address,
+                           guint32             stream,
+                           GmlPool             pool,
+                           const GmlBlockSpec *blocks,
+                           guint               n_blocks)
+{
+  gint32 segment;
+  gint32 slot;
+
+  g_return_val_if_fail (self != NULL, -1);
+  /* The trace starts from the state as it is at its first event. */
+  g_return_val_if_fail (gml_trace_get_n_events (self->trace) == 0, -1);
+
+  segment = gml_mem_state_add_segment (self->state, address, stream, pool, blocks, n_blocks);
+  if (segment < 0)
+    return -1;
+  for (slot = gml_mem_state_get_segment (self->state, segment)->first_block; slot >= 0;
+       slot = block_at (self, slot)->next)
+    if (block_at (self, slot)->state == GML_BLOCK_FREE)
+      index_insert (&self->pools[pool], block_at (self, slot), slot);
+  return segment;
 }
 
 void
@@ -958,6 +1491,34 @@ gml_allocator_empty_cache (GmlAllocator *self)
   ev.block = -1;
   emit (self, &ev);
   release_cached_blocks (self);
+}
+
+gboolean
+gml_allocator_uses_expandable_segments (GmlAllocator *self)
+{
+  return self->expandable;
+}
+
+void
+gml_allocator_add_expandable (GmlAllocator *self,
+                              guint64       address,
+                              guint64       size,
+                              guint32       stream,
+                              GmlPool       pool)
+{
+  Expandable x = { address, size, pool == GML_POOL_SMALL ? GML_SMALL_BUFFER : GML_LARGE_BUFFER,
+                   stream, pool };
+
+  g_return_if_fail (self != NULL);
+  add_expandable (self, &x);
+}
+
+void
+gml_allocator_mark_expandable (GmlAllocator *self,
+                               gint32        segment)
+{
+  g_return_if_fail (self != NULL);
+  gml_mem_state_mark_expandable (self->state, segment);
 }
 
 GmlDevice *

@@ -35,6 +35,7 @@ typedef struct
 {
   guint64 max_split_size;                                 /* G_MAXUINT64 = not set */
   guint64 roundup_power2_divisions[GML_N_ROUNDUP_INTERVALS]; /* 0 or 1 = plain 512 B rounding */
+  gboolean expandable_segments;                           /* expandable_segments:True */
 } GmlAllocConf;
 
 typedef struct _GmlAllocator GmlAllocator;
@@ -57,7 +58,9 @@ guint64        gml_allocation_size       (guint64             rounded_size);
 GmlPool        gml_pool_for_size         (guint64             rounded_size);
 char          *gml_format_size           (guint64             size);
 
-/* @device is borrowed and must outlive the allocator; @conf may be NULL. */
+/* @device is borrowed and must outlive the allocator; @conf may be NULL.
+ * Expandable segments need a device that can map pages (the simulator):
+ * on another, the setting is ignored (gml_allocator_uses_expandable_segments()). */
 GmlAllocator  *gml_allocator_new         (GmlDevice          *device,
                                           const GmlAllocConf *conf);
 /* Returns every segment to the device. */
@@ -77,9 +80,44 @@ gboolean       gml_allocator_malloc      (GmlAllocator       *self,
 gboolean       gml_allocator_free        (GmlAllocator       *self,
                                           gint32              block_id,
                                           GError            **error);
+/* free() in two halves, for a block another stream still uses (record_stream):
+ * free_requested() takes it from the program (allocated → pending), and
+ * free_completed() gives it back to the pool when that stream is done. */
+gboolean       gml_allocator_free_requested (GmlAllocator    *self,
+                                             gint32           block_id,
+                                             GError         **error);
+gboolean       gml_allocator_free_completed (GmlAllocator    *self,
+                                             gint32           block_id,
+                                             GError         **error);
+/* Whether a request of @size on @stream would be served from the cache,
+ * without asking the device for a segment; nothing changes. */
+gboolean       gml_allocator_would_reuse (GmlAllocator       *self,
+                                          guint64             size,
+                                          guint32             stream);
+/* Starts the allocator from a known layout (a PyTorch snapshot): one segment
+ * and its blocks, before any malloc or free. The device is not asked for the
+ * segment, but it is given it back like any other when it is released.
+ * Returns the segment's slot, or -1. */
+gint32         gml_allocator_add_segment (GmlAllocator       *self,
+                                          guint64             address,
+                                          guint32             stream,
+                                          GmlPool             pool,
+                                          const GmlBlockSpec *blocks,
+                                          guint               n_blocks);
 /* torch.cuda.empty_cache(): returns every entirely free segment to the device. */
 void           gml_allocator_empty_cache (GmlAllocator       *self);
 
+gboolean       gml_allocator_uses_expandable_segments (GmlAllocator *self);
+/* Registers an expandable segment's address space that exists already (a
+ * PyTorch snapshot), before any malloc or free; its mapped ranges are added
+ * with gml_allocator_add_segment() and gml_allocator_mark_expandable(). */
+void           gml_allocator_add_expandable (GmlAllocator      *self,
+                                             guint64            address,
+                                             guint64            size,
+                                             guint32            stream,
+                                             GmlPool            pool);
+void           gml_allocator_mark_expandable (GmlAllocator     *self,
+                                              gint32            segment);
 GmlDevice     *gml_allocator_get_device  (GmlAllocator       *self);
 const GmlAllocConf *gml_allocator_get_conf (GmlAllocator     *self);
 const GmlStats *gml_allocator_get_stats  (GmlAllocator       *self);

@@ -27,11 +27,17 @@ typedef struct
   guint64 size;     /* whole pages */
 } Range;
 
+/* Expandable segments: address space is reserved far above the ranges handed
+ * out by alloc(), one reservation after the other; mapped pages count
+ * against the capacity like any allocation. */
+#define RESERVE_BASE     G_GUINT64_CONSTANT (0x7f8000000000)
+
 typedef struct
 {
   GmlDevice  parent;
   guint64    capacity;
   GArray    *ranges;  /* Range, sorted by address */
+  guint64    next_reserve;
 } GmlDeviceSim;
 
 static guint
@@ -141,6 +147,61 @@ sim_mem_get_info (GmlDevice  *device,
   return TRUE;
 }
 
+static gboolean
+sim_reserve (GmlDevice  *device,
+             guint64     size,
+             guint64    *address,
+             GError    **error)
+{
+  GmlDeviceSim *self = (GmlDeviceSim *) device;
+
+  if (self->next_reserve == 0)
+    self->next_reserve = RESERVE_BASE;
+  *address = self->next_reserve;
+  /* The next reservation starts a page past this one's end: address spaces
+   * reserved one by one are never one range. */
+  self->next_reserve += (size + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE + PAGE_SIZE;
+  return TRUE;
+}
+
+static void
+sim_unreserve (GmlDevice *device,
+               guint64    address)
+{
+}
+
+static gboolean
+sim_map (GmlDevice  *device,
+         guint64     address,
+         guint64     size,
+         GError    **error)
+{
+  GmlDeviceSim *self = (GmlDeviceSim *) device;
+  guint64 used = device->in_use + device->other_in_use;
+
+  if (used > self->capacity || size > self->capacity - used)
+    {
+      g_autofree char *want = g_format_size_full (size, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *have = g_format_size_full (used, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *total = g_format_size_full (self->capacity, G_FORMAT_SIZE_IEC_UNITS);
+
+      g_set_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
+                   _("The simulated GPU has no room for %s more (%s of %s in use)."),
+                   want, have, total);
+      return FALSE;
+    }
+  device->in_use += size;
+  return TRUE;
+}
+
+static void
+sim_unmap (GmlDevice *device,
+           guint64    address,
+           guint64    size)
+{
+  device->in_use -= MIN (size, device->in_use);
+}
+
 static void
 sim_destroy (GmlDevice *device)
 {
@@ -157,6 +218,10 @@ static const GmlDeviceClass sim_class = {
   .alloc = sim_alloc,
   .free = sim_free,
   .mem_get_info = sim_mem_get_info,
+  .reserve = sim_reserve,
+  .unreserve = sim_unreserve,
+  .map = sim_map,
+  .unmap = sim_unmap,
 };
 
 /* @capacity 0 means the default 8 GiB; @other_in_use is memory "other

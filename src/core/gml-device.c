@@ -90,6 +90,68 @@ gml_device_mem_get_info (GmlDevice  *self,
   return TRUE;
 }
 
+gboolean
+gml_device_can_map (GmlDevice *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return self->klass->reserve != NULL && self->klass->map != NULL;
+}
+
+gboolean
+gml_device_reserve (GmlDevice  *self,
+                    guint64     size,
+                    guint64    *address,
+                    GError    **error)
+{
+  g_return_val_if_fail (self != NULL && address != NULL, FALSE);
+
+  if (self->klass->reserve == NULL)
+    {
+      g_set_error_literal (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_FAILED,
+                           _("This device cannot map memory into reserved address space "
+                             "(expandable segments)."));
+      return FALSE;
+    }
+  return self->klass->reserve (self, size, address, error);
+}
+
+void
+gml_device_unreserve (GmlDevice *self,
+                      guint64    address)
+{
+  g_return_if_fail (self != NULL);
+  if (self->klass->unreserve != NULL)
+    self->klass->unreserve (self, address);
+}
+
+gboolean
+gml_device_map (GmlDevice  *self,
+                guint64     address,
+                guint64     size,
+                GError    **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (self->klass->map == NULL)
+    {
+      g_set_error_literal (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_FAILED,
+                           _("This device cannot map memory into reserved address space "
+                             "(expandable segments)."));
+      return FALSE;
+    }
+  return self->klass->map (self, address, size, error);
+}
+
+void
+gml_device_unmap (GmlDevice *self,
+                  guint64    address,
+                  guint64    size)
+{
+  g_return_if_fail (self != NULL);
+  if (self->klass->unmap != NULL)
+    self->klass->unmap (self, address, size);
+}
+
 void
 gml_device_destroy (GmlDevice *self)
 {

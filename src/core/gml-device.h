@@ -51,6 +51,22 @@ struct _GmlDeviceClass
                             guint64    *free_bytes,
                             guint64    *total_bytes,
                             GError    **error);
+  /* Expandable segments (optional; NULL when the backend has none): address
+   * space without memory (cuMemAddressReserve), pages of memory behind part
+   * of it (cuMemCreate + cuMemMap), and back (cuMemUnmap + cuMemRelease). */
+  gboolean (*reserve)      (GmlDevice  *self,
+                            guint64     size,
+                            guint64    *address,
+                            GError    **error);
+  void     (*unreserve)    (GmlDevice  *self,
+                            guint64     address);
+  gboolean (*map)          (GmlDevice  *self,
+                            guint64     address,
+                            guint64     size,
+                            GError    **error);
+  void     (*unmap)        (GmlDevice  *self,
+                            guint64     address,
+                            guint64     size);
 };
 
 struct _GmlDevice
@@ -80,6 +96,21 @@ gboolean        gml_device_mem_get_info  (GmlDevice       *self,
                                           guint64         *total_bytes,
                                           GError         **error);
 void            gml_device_destroy       (GmlDevice       *self);
+/* Expandable segments: whether the backend can, and the operations. */
+gboolean        gml_device_can_map       (GmlDevice       *self);
+gboolean        gml_device_reserve       (GmlDevice       *self,
+                                          guint64          size,
+                                          guint64         *address,
+                                          GError         **error);
+void            gml_device_unreserve     (GmlDevice       *self,
+                                          guint64          address);
+gboolean        gml_device_map           (GmlDevice       *self,
+                                          guint64          address,
+                                          guint64          size,
+                                          GError         **error);
+void            gml_device_unmap         (GmlDevice       *self,
+                                          guint64          address,
+                                          guint64          size);
 
 /* Backends. */
 GmlDevice      *gml_device_sim_new       (guint64          capacity,

@@ -40,7 +40,7 @@ struct _GmlTrace
 
 static const char * const event_names[GML_N_EVENT_KINDS] = {
   "alloc", "free_requested", "free_completed", "segment_alloc", "segment_free",
-  "oom", "empty_cache",
+  "oom", "empty_cache", "segment_map", "segment_unmap",
 };
 
 static const char * const category_names[GML_N_CATEGORIES] = {
@@ -309,8 +309,203 @@ merge_blocks (GmlMemState *self,
   return subsumed;
 }
 
+/* The mapped range of an expandable segment that ends at / starts at
+ * @address, on @stream and in @pool, or -1. */
+static gint32
+find_expandable_range (GmlMemState *self,
+                       guint64      address,
+                       gboolean     ending,
+                       guint32      stream,
+                       guint8       pool)
+{
+  for (guint s = 0; s < self->segments->len; s++)
+    {
+      const GmlSegment *seg = &SEGMENTS (self)[s];
+
+      if (seg->first_block < 0 || !seg->expandable || seg->stream != stream || seg->pool != pool)
+        continue;
+      if (ending ? seg->address + seg->size == address : seg->address == address)
+        return s;
+    }
+  return -1;
+}
+
+static gint32
+last_block (GmlMemState *self,
+            gint32       segment)
+{
+  gint32 i = SEGMENTS (self)[segment].first_block;
+
+  while (BLOCKS (self)[i].next >= 0)
+    i = BLOCKS (self)[i].next;
+  return i;
+}
+
+/* map_block(): the pages become a free block that joins the mapped range
+ * before it and the one after it (PyTorch reports each contiguous mapped
+ * range as one segment), merging with free neighbours. Returns the free
+ * block's slot. */
+static gint32
+apply_map (GmlMemState         *self,
+           const GmlTraceEvent *ev)
+{
+  gint32 prev_seg = find_expandable_range (self, ev->address, TRUE, ev->stream, ev->pool);
+  gint32 next_seg = find_expandable_range (self, ev->address + ev->size, FALSE, ev->stream, ev->pool);
+  gint32 slot = take_slot (self->free_block_slots, self->blocks);
+  gint32 seg;
+  GmlBlock *b = &BLOCKS (self)[slot];
+
+  memset (b, 0, sizeof *b);
+  b->address = ev->address;
+  b->size = ev->size;
+  b->prev = b->next = -1;
+  b->stream = ev->stream;
+  b->pool = ev->pool;
+  b->state = GML_BLOCK_FREE;
+  self->n_blocks++;
+
+  if (prev_seg >= 0)
+    {
+      gint32 last = last_block (self, prev_seg);
+
+      seg = prev_seg;
+      BLOCKS (self)[last].next = slot;
+      BLOCKS (self)[slot].prev = last;
+      SEGMENTS (self)[seg].size += ev->size;
+    }
+  else
+    {
+      seg = take_slot (self->free_segment_slots, self->segments);
+      SEGMENTS (self)[seg].address = ev->address;
+      SEGMENTS (self)[seg].size = ev->size;
+      SEGMENTS (self)[seg].first_block = slot;
+      SEGMENTS (self)[seg].stream = ev->stream;
+      SEGMENTS (self)[seg].pool = ev->pool;
+      SEGMENTS (self)[seg].expandable = TRUE;
+      self->n_segments++;
+    }
+  BLOCKS (self)[slot].segment = seg;
+
+  if (next_seg >= 0)
+    {
+      gint32 first = SEGMENTS (self)[next_seg].first_block;
+
+      BLOCKS (self)[slot].next = first;
+      BLOCKS (self)[first].prev = slot;
+      for (gint32 i = first; i >= 0; i = BLOCKS (self)[i].next)
+        BLOCKS (self)[i].segment = seg;
+      SEGMENTS (self)[seg].size += SEGMENTS (self)[next_seg].size;
+      memset (&SEGMENTS (self)[next_seg], 0, sizeof (GmlSegment));
+      SEGMENTS (self)[next_seg].first_block = -1;
+      g_array_append_val (self->free_segment_slots, next_seg);
+      self->n_segments--;
+    }
+
+  /* try_merge_blocks (to_map, prev) and (to_map, next): the mapped block absorbs them. */
+  merge_blocks (self, slot, BLOCKS (self)[slot].prev);
+  merge_blocks (self, slot, BLOCKS (self)[slot].next);
+
+  stat_add (self->stats.reserved_bytes, ev->pool, ev->size);
+  self->stats.num_device_alloc++;
+  if (ev->flags & GML_EVENT_FLAG_RETRY)
+    self->stats.num_alloc_retries++;
+  return slot;
+}
+
+/* unmap_block(): [address, address + size) leaves the free block ev->block;
+ * what was mapped after it becomes a range (a segment) of its own. */
+static gint32
+apply_unmap (GmlMemState         *self,
+             const GmlTraceEvent *ev)
+{
+  GmlBlock *b = &BLOCKS (self)[ev->block];
+  gint32 seg = b->segment;
+  guint64 end = ev->address + ev->size;
+  guint64 b_end = b->address + b->size;
+  gint32 tail_first, rest_slot = -1;
+
+  g_assert (b->state == GML_BLOCK_FREE && ev->address >= b->address && end <= b_end);
+
+  /* What follows the hole: a free rest of b, then b's old successors. */
+  if (end < b_end)
+    {
+      gint32 rest = take_slot (self->free_block_slots, self->blocks);
+      GmlBlock *r;
+
+      b = &BLOCKS (self)[ev->block];
+      r = &BLOCKS (self)[rest];
+      memset (r, 0, sizeof *r);
+      r->address = end;
+      r->size = b_end - end;
+      r->prev = -1;
+      r->next = b->next;
+      r->stream = b->stream;
+      r->pool = b->pool;
+      r->state = GML_BLOCK_FREE;
+      if (r->next >= 0)
+        BLOCKS (self)[r->next].prev = rest;
+      self->n_blocks++;
+      tail_first = rest;
+      rest_slot = rest;
+    }
+  else
+    {
+      tail_first = b->next;
+      if (tail_first >= 0)
+        BLOCKS (self)[tail_first].prev = -1;
+    }
+
+  /* What precedes it stays in the segment. */
+  b = &BLOCKS (self)[ev->block];
+  if (ev->address > b->address)
+    {
+      b->size = ev->address - b->address;
+      b->next = -1;
+    }
+  else
+    {
+      if (b->prev >= 0)
+        BLOCKS (self)[b->prev].next = -1;
+      else
+        SEGMENTS (self)[seg].first_block = -1;
+      release_block_slot (self, ev->block);
+    }
+
+  if (tail_first >= 0)
+    {
+      gint32 t = take_slot (self->free_segment_slots, self->segments);
+      guint64 size = 0;
+
+      SEGMENTS (self)[t] = SEGMENTS (self)[seg];
+      SEGMENTS (self)[t].address = end;
+      SEGMENTS (self)[t].first_block = tail_first;
+      for (gint32 i = tail_first; i >= 0; i = BLOCKS (self)[i].next)
+        {
+          BLOCKS (self)[i].segment = t;
+          size += BLOCKS (self)[i].size;
+        }
+      SEGMENTS (self)[t].size = size;
+      self->n_segments++;
+    }
+
+  SEGMENTS (self)[seg].size = ev->address - SEGMENTS (self)[seg].address;
+  if (SEGMENTS (self)[seg].first_block < 0)
+    {
+      memset (&SEGMENTS (self)[seg], 0, sizeof (GmlSegment));
+      SEGMENTS (self)[seg].first_block = -1;
+      g_array_append_val (self->free_segment_slots, seg);
+      self->n_segments--;
+    }
+
+  stat_add (self->stats.reserved_bytes, ev->pool, -(gint64) ev->size);
+  self->stats.num_device_free++;
+  return rest_slot;
+}
+
 /* Applies one event. Returns the block slot the event created (segment_alloc:
- * the segment's block; alloc: the split-off free remainder) or -1. */
+ * the segment's block; alloc: the split-off free remainder; segment_map: the
+ * free block the pages became; segment_unmap: the free rest after the hole)
+ * or -1. */
 gint32
 gml_mem_state_apply (GmlMemState         *self,
                      const GmlTraceEvent *ev)
@@ -355,10 +550,13 @@ gml_mem_state_apply (GmlMemState         *self,
     case GML_EVENT_ALLOC:
       {
         gint32 remaining = -1;
-        gboolean already_split;
+        gboolean already_split, expandable;
 
         b = &BLOCKS (self)[ev->block];
         g_assert (b->state == GML_BLOCK_FREE && b->size >= ev->size);
+        /* Expandable segments stay out of inactive_split (free_block() and
+         * alloc_found_block() say why: their free pages can always be unmapped). */
+        expandable = SEGMENTS (self)[b->segment].expandable;
         already_split = block_is_split (b);
 
         if (b->size > ev->size)
@@ -384,7 +582,9 @@ gml_mem_state_apply (GmlMemState         *self,
             b->size = ev->size;
             self->n_blocks++;
 
-            if (already_split)
+            if (expandable)
+              ;
+            else if (already_split)
               {
                 stat_add (st->inactive_split_bytes, b->pool, -(gint64) b->size);
               }
@@ -394,7 +594,7 @@ gml_mem_state_apply (GmlMemState         *self,
                 stat_add (st->inactive_split, b->pool, 1);
               }
           }
-        else if (already_split)
+        else if (already_split && !expandable)
           {
             stat_add (st->inactive_split_bytes, b->pool, -(gint64) b->size);
             stat_add (st->inactive_split, b->pool, -1);
@@ -446,8 +646,11 @@ gml_mem_state_apply (GmlMemState         *self,
         b->label = 0;
         b->category = GML_CATEGORY_NONE;
 
-        stat_add (st->inactive_split, b->pool, net_blocks);
-        stat_add (st->inactive_split_bytes, b->pool, net_bytes);
+        if (!SEGMENTS (self)[b->segment].expandable)
+          {
+            stat_add (st->inactive_split, b->pool, net_blocks);
+            stat_add (st->inactive_split_bytes, b->pool, net_bytes);
+          }
         stat_add (st->active, b->pool, -1);
         stat_add (st->active_bytes, b->pool, -(gint64) original_size);
         stat_add (st->requested_bytes, b->pool, -(gint64) requested);
@@ -477,6 +680,12 @@ gml_mem_state_apply (GmlMemState         *self,
         st->num_device_free++;
         return -1;
       }
+
+    case GML_EVENT_SEGMENT_MAP:
+      return apply_map (self, ev);
+
+    case GML_EVENT_SEGMENT_UNMAP:
+      return apply_unmap (self, ev);
 
     case GML_EVENT_OOM:
       /* Every out-of-memory went through the final retry of alloc_block(). */
@@ -632,6 +841,7 @@ fill_segment_info (const GmlMemState *self,
   info->size = seg->size;
   info->stream = seg->stream;
   info->pool = seg->pool;
+  info->expandable = seg->expandable;
   for (gint32 i = seg->first_block; i >= 0; i = BLOCKS (self)[i].next)
     {
       const GmlBlock *b = &BLOCKS (self)[i];
@@ -791,7 +1001,8 @@ gml_mem_state_check (const GmlMemState *self,
       CHECK (k == 0 || seg->address >= prev_end,
              "segment at 0x%" G_GINT64_MODIFIER "x overlaps the one before", seg->address);
       prev_end = seg->address + seg->size;
-      segment[0]++, segment[t]++;
+      if (!seg->expandable)
+        segment[0]++, segment[t]++;
       reserved_b[0] += seg->size, reserved_b[t] += seg->size;
 
       for (gint32 i = seg->first_block; i >= 0; i = BLOCKS (self)[i].next)
@@ -823,7 +1034,7 @@ gml_mem_state_check (const GmlMemState *self,
               active_b[0] += b->size, active_b[t] += b->size;
               requested_b[0] += b->requested_size, requested_b[t] += b->requested_size;
             }
-          if (is_free && block_is_split (b))
+          if (is_free && block_is_split (b) && !seg->expandable)
             {
               inactive[0]++, inactive[t]++;
               inactive_b[0] += b->size, inactive_b[t] += b->size;
@@ -850,6 +1061,103 @@ gml_mem_state_check (const GmlMemState *self,
          check_stat (self->stats.active_bytes, active_b, "active_bytes", error) &&
          check_stat (self->stats.inactive_split_bytes, inactive_b, "inactive_split_bytes", error) &&
          check_stat (self->stats.requested_bytes, requested_b, "requested_bytes", error);
+}
+
+void
+gml_mem_state_mark_expandable (GmlMemState *self,
+                               gint32       segment)
+{
+  GmlSegment *seg;
+
+  g_return_if_fail (self != NULL && segment >= 0 && (guint) segment < self->segments->len);
+  seg = &SEGMENTS (self)[segment];
+  if (seg->first_block < 0 || seg->expandable)
+    return;
+  seg->expandable = TRUE;
+  stat_add (self->stats.segment, seg->pool, -1);
+  for (gint32 i = seg->first_block; i >= 0; i = BLOCKS (self)[i].next)
+    if (BLOCKS (self)[i].state == GML_BLOCK_FREE && block_is_split (&BLOCKS (self)[i]))
+      {
+        stat_add (self->stats.inactive_split, seg->pool, -1);
+        stat_add (self->stats.inactive_split_bytes, seg->pool, -(gint64) BLOCKS (self)[i].size);
+      }
+}
+
+gint32
+gml_mem_state_add_segment (GmlMemState        *self,
+                           guint64             address,
+                           guint32             stream,
+                           GmlPool             pool,
+                           const GmlBlockSpec *specs,
+                           guint               n_blocks)
+{
+  GmlStats *st = &self->stats;
+  guint64 cursor = address;
+  gint32 s, prev = -1;
+
+  g_return_val_if_fail (self != NULL, -1);
+  g_return_val_if_fail (specs != NULL && n_blocks > 0, -1);
+
+  s = take_slot (self->free_segment_slots, self->segments);
+  SEGMENTS (self)[s].address = address;
+  SEGMENTS (self)[s].stream = stream;
+  SEGMENTS (self)[s].pool = pool;
+  SEGMENTS (self)[s].first_block = -1;
+
+  for (guint i = 0; i < n_blocks; i++)
+    {
+      gint32 slot = take_slot (self->free_block_slots, self->blocks);
+      GmlBlock *b = &BLOCKS (self)[slot];
+
+      memset (b, 0, sizeof *b);
+      b->address = cursor;
+      b->size = specs[i].size;
+      b->requested_size = specs[i].state == GML_BLOCK_FREE ? 0 : specs[i].requested_size;
+      b->prev = prev;
+      b->next = -1;
+      b->segment = s;
+      b->stream = stream;
+      b->pool = pool;
+      b->state = specs[i].state;
+      b->label = specs[i].label;
+      b->category = specs[i].category;
+      if (prev >= 0)
+        BLOCKS (self)[prev].next = slot;
+      else
+        SEGMENTS (self)[s].first_block = slot;
+      self->n_blocks++;
+
+      switch (b->state)
+        {
+        case GML_BLOCK_ALLOCATED:
+          stat_add (st->allocation, pool, 1);
+          stat_add (st->allocated_bytes, pool, b->size);
+          G_GNUC_FALLTHROUGH;
+        case GML_BLOCK_PENDING_FREE:
+          stat_add (st->active, pool, 1);
+          stat_add (st->active_bytes, pool, b->size);
+          stat_add (st->requested_bytes, pool, b->requested_size);
+          break;
+        case GML_BLOCK_FREE:
+          if (n_blocks > 1)
+            {
+              stat_add (st->inactive_split, pool, 1);
+              stat_add (st->inactive_split_bytes, pool, b->size);
+            }
+          break;
+        case GML_BLOCK_UNUSED:
+        default:
+          break;
+        }
+      cursor += b->size;
+      prev = slot;
+    }
+
+  SEGMENTS (self)[s].size = cursor - address;
+  self->n_segments++;
+  stat_add (st->segment, pool, 1);
+  stat_add (st->reserved_bytes, pool, cursor - address);
+  return s;
 }
 
 /* ------------------------------------------------------------------------- */

@@ -23,6 +23,8 @@ typedef enum
   GML_EVENT_SEGMENT_FREE,     /* a whole free segment returned to the device */
   GML_EVENT_OOM,              /* a request failed; address holds the device's free bytes */
   GML_EVENT_EMPTY_CACHE,      /* empty_cache() was called; segment_free events follow */
+  GML_EVENT_SEGMENT_MAP,      /* expandable segments: pages mapped at address (a free block) */
+  GML_EVENT_SEGMENT_UNMAP,    /* expandable segments: the pages of a free range unmapped */
   GML_N_EVENT_KINDS
 } GmlTraceEventKind;
 
@@ -128,6 +130,7 @@ typedef struct
   gint32  first_block;        /* lowest-address block slot, -1 for an unused slot */
   guint32 stream;
   guint8  pool;
+  guint8  expandable;         /* one mapped range of an expandable segment */
 } GmlSegment;
 
 /* What the pictures get for each segment and block (address order). */
@@ -141,6 +144,7 @@ typedef struct
   guint64     allocated_bytes;  /* sum of allocated blocks in it */
   guint64     active_bytes;     /* allocated + pending free */
   guint64     requested_bytes;
+  gboolean    expandable;       /* a mapped range of an expandable segment */
 } GmlSegmentInfo;
 
 typedef struct
@@ -205,6 +209,32 @@ void               gml_mem_state_foreach_block    (const GmlMemState *self,
                                                    gpointer           user_data);
 gboolean           gml_mem_state_check            (const GmlMemState *self,
                                                    GError           **error);
+
+/* Building a state from a known layout (a PyTorch snapshot, a checkpoint):
+ * one call per segment with its blocks in address order. The statistics
+ * follow as if the allocator had made that layout; num_device_alloc does not
+ * count these segments. Blocks may not be empty; a segment of no blocks is
+ * refused. Returns the segment's slot, or -1. */
+typedef struct
+{
+  guint64       size;
+  guint64       requested_size;
+  GmlBlockState state;
+  guint32       label;
+  GmlCategory   category;
+} GmlBlockSpec;
+
+/* Makes a segment added with gml_mem_state_add_segment() a mapped range of an
+ * expandable segment: it leaves the segment and inactive_split statistics, as
+ * in PyTorch. */
+void               gml_mem_state_mark_expandable  (GmlMemState        *self,
+                                                   gint32              segment);
+gint32             gml_mem_state_add_segment      (GmlMemState        *self,
+                                                   guint64             address,
+                                                   guint32             stream,
+                                                   GmlPool             pool,
+                                                   const GmlBlockSpec *blocks,
+                                                   guint               n_blocks);
 
 /* The trace. */
 GmlTrace          *gml_trace_new                  (guint              snapshot_interval);

@@ -16,7 +16,9 @@
 #   4. replays tests/device/traces/*.jsonl through torch's own caching allocator and
 #      through `gpu-memory-lab replay` (sim, and cuda where the trace allows), and
 #      compares torch.cuda.memory_stats() with replay's output key by key;
-#   5. writes everything to $OUT/RESULTS.md (and prints it), logs under $OUT/logs.
+#   5. records PyTorch memory snapshots of short training loops under several allocator
+#      settings (record_snapshots.py) and runs `gpu-memory-lab snapshot --check` on each;
+#   6. writes everything to $OUT/RESULTS.md (and prints it), logs under $OUT/logs.
 #
 # Exit status: 0 when everything ran and agreed, 1 when something disagreed or
 # failed.  It never stops half-way: every step is reported in RESULTS.md.
@@ -297,6 +299,26 @@ if [ $rc -ne 0 ]; then
   say ''
   say "compare_with_torch.py exited $rc (1: values differ; 2: something did not run):"
   tail_log compare 20
+fi
+
+# --------------------------------------------------------------------------- 4b. snapshots
+
+# Snapshots of short training loops under several allocator settings, each
+# replayed through the lab's allocator (`snapshot --check`): PyTorch judges the engine.
+if [ -n "$GML" ] && "$GML" snapshot --help > /dev/null 2>&1; then
+  step snapshots 1800 "$PYTHON" tests/device/record_snapshots.py --gml "$GML" --out "$OUT" \
+    --results "$RESULTS"
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    fail
+    say ''
+    say "record_snapshots.py exited $rc (1: a check diverged; 2: something did not run):"
+    tail_log snapshots 20
+  fi
+else
+  say ''
+  say '- Snapshot checks: skipped, the build has no `gpu-memory-lab snapshot` (only the cc fallback ran).'
+  fail
 fi
 
 # --------------------------------------------------------------------------- 5. report

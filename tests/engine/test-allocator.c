@@ -214,6 +214,7 @@ test_conf_parse (void)
     { "roundup_power2_divisions:[256:1,512:2,>:8]", TRUE, G_MAXUINT64, 1, 8 },
     { "roundup_power2_divisions:[>:4]", TRUE, G_MAXUINT64, 0, 4 },
     { "expandable_segments:False", TRUE, G_MAXUINT64, 0, 0 },
+    { "expandable_segments:True,max_split_size_mb:64", TRUE, 64 * MiB, 0, 0 },
     { "max_split_size_mb:20", FALSE, 0, 0, 0 },
     { "max_split_size_mb:abc", FALSE, 0, 0, 0 },
     { "max_split_size_mb", FALSE, 0, 0, 0 },
@@ -221,7 +222,8 @@ test_conf_parse (void)
     { "roundup_power2_divisions:3", FALSE, 0, 0, 0 },
     { "roundup_power2_divisions:[300:2]", FALSE, 0, 0, 0 },
     { "roundup_power2_divisions:[256:2", FALSE, 0, 0, 0 },
-    { "expandable_segments:True", FALSE, 0, 0, 0 },
+    { "expandable_segments:true", FALSE, 0, 0, 0 },
+    { "expandable_segments:1", FALSE, 0, 0, 0 },
     { "garbage_collection_threshold:0.6", FALSE, 0, 0, 0 },
     { "max_split_size:128", FALSE, 0, 0, 0 },
     { "MAX_SPLIT_SIZE_MB:128", FALSE, 0, 0, 0 },
@@ -693,6 +695,167 @@ test_foreach (void)
   g_assert_cmpuint (walk.labelled, ==, 1);
 }
 
+/* The simulated device's address model: first fit in one address space, so a
+ * freed range is handed out again, lowest address first, as real CUDA does in
+ * the snapshots seen (most segments after a segment_free reuse a freed start
+ * address). PyTorch breaks ties between equal free blocks by address, so the
+ * pictures depend on this. */
+static void
+test_sim_device_reuses_freed_ranges (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (256 * MiB, 0);
+  guint64 a, b, c, d;
+
+  g_assert_true (gml_device_alloc (device, 20 * MiB, &a, NULL));
+  g_assert_true (gml_device_alloc (device, 20 * MiB, &b, NULL));
+  g_assert_cmpuint (b, ==, a + 20 * MiB);
+  g_assert_true (gml_device_free (device, a, NULL));
+  /* A smaller request takes the freed range's start … */
+  g_assert_true (gml_device_alloc (device, 2 * MiB, &c, NULL));
+  g_assert_cmpuint (c, ==, a);
+  /* … and a request that no longer fits the rest of the gap goes above b. */
+  g_assert_true (gml_device_alloc (device, 20 * MiB, &d, NULL));
+  g_assert_cmpuint (d, ==, b + 20 * MiB);
+}
+
+/* Starting from a known layout (a PyTorch snapshot): the free blocks are in
+ * the pools and the live ones can be freed. */
+static void
+test_add_segment (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (256 * MiB, 0);
+  g_autoptr(GmlAllocator) allocator = gml_allocator_new (device, NULL);
+  GmlBlockSpec blocks[] = {
+    { 4 * MiB, 4 * MiB - 100, GML_BLOCK_ALLOCATED, 0, GML_CATEGORY_NONE },
+    { 4 * MiB, 0, GML_BLOCK_FREE, 0, GML_CATEGORY_NONE },
+    { 12 * MiB, 12 * MiB, GML_BLOCK_ALLOCATED, 0, GML_CATEGORY_NONE },
+  };
+  const guint64 base = G_GUINT64_CONSTANT (0x7f5000000000);
+  const GmlStats *st;
+  gint32 id = -1;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (gml_allocator_add_segment (allocator, base, 0, GML_POOL_LARGE, blocks, 3), >=, 0);
+  st = gml_allocator_get_stats (allocator);
+  g_assert_cmpint (st->reserved_bytes[GML_STAT_ALL].current, ==, 20 * MiB);
+  g_assert_cmpint (st->allocated_bytes[GML_STAT_ALL].current, ==, 16 * MiB);
+  g_assert_cmpint (st->inactive_split_bytes[GML_STAT_ALL].current, ==, 4 * MiB);
+  g_assert_true (gml_mem_state_check (gml_allocator_get_state (allocator), NULL));
+  /* The cached 4 MiB hole serves a 3 MiB request without a new segment. */
+  g_assert_true (gml_allocator_would_reuse (allocator, 3 * MiB, 0));
+  g_assert_false (gml_allocator_would_reuse (allocator, 3 * MiB, 1));
+  g_assert_true (gml_allocator_malloc (allocator, 3 * MiB, 0, NULL, GML_CATEGORY_NONE, &id, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (gml_mem_state_get_block (gml_allocator_get_state (allocator), id)->address, ==,
+                    base + 4 * MiB);
+  g_assert_cmpint (st->segment[GML_STAT_ALL].current, ==, 1);
+  /* Freed in two halves: pending, then back in the pool and merged. */
+  g_assert_true (gml_allocator_free_requested (allocator, id, &error));
+  g_assert_cmpint (st->allocated_bytes[GML_STAT_ALL].current, ==, 16 * MiB);
+  g_assert_cmpint (st->active_bytes[GML_STAT_ALL].current, ==, 20 * MiB);
+  g_assert_false (gml_allocator_would_reuse (allocator, 3 * MiB, 0));
+  g_assert_true (gml_allocator_free_completed (allocator, id, &error));
+  g_assert_true (gml_allocator_would_reuse (allocator, 3 * MiB, 0));
+  g_assert_false (gml_allocator_free_completed (allocator, id, NULL));
+  g_assert_true (gml_mem_state_check (gml_allocator_get_state (allocator), NULL));
+}
+
+/* Expandable segments, worked from CUDACachingAllocator.cpp on a 1 GiB GPU:
+ * the large pool's segment reserves address space for 1 GiB and an eighth,
+ * in 20 MiB pages (58 of them), and maps them as requests need. */
+static void
+test_expandable_segments (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (1024 * MiB, 0);
+  g_autoptr(GmlAllocator) allocator = NULL;
+  g_autoptr(GError) error = NULL;
+  GmlAllocConf conf;
+  const GmlStats *st;
+  const GmlMemState *state;
+  gint32 a = -1, b = -1;
+  guint64 base;
+
+  gml_alloc_conf_init (&conf);
+  g_assert_true (gml_alloc_conf_parse (&conf, "expandable_segments:True", &error));
+  allocator = gml_allocator_new (device, &conf);
+  g_assert_true (gml_allocator_uses_expandable_segments (allocator));
+  st = gml_allocator_get_stats (allocator);
+  state = gml_allocator_get_state (allocator);
+
+  /* 3 MiB: one 20 MiB page is mapped (not a 20 MiB cudaMalloc segment), and
+   * the 17 MiB left is split off, since any remainder of 512 bytes is. */
+  g_assert_true (gml_allocator_malloc (allocator, 3 * MiB, 0, NULL, GML_CATEGORY_NONE, &a, &error));
+  base = gml_mem_state_get_block (state, a)->address;
+  g_assert_cmpint (st->reserved_bytes[GML_STAT_ALL].current, ==, 20 * MiB);
+  g_assert_cmpint (st->allocated_bytes[GML_STAT_ALL].current, ==, 3 * MiB);
+  g_assert_cmpint (st->segment[GML_STAT_ALL].current, ==, 0);
+  g_assert_cmpint (st->inactive_split_bytes[GML_STAT_ALL].current, ==, 0);
+  g_assert_cmpuint (st->num_device_alloc, ==, 1);
+  g_assert_cmpuint (gml_mem_state_get_largest_free_block (state), ==, 17 * MiB);
+
+  /* 30 MiB: the free 17 MiB at the end can grow, so the next page is mapped
+   * behind it and the block is carved from the merged 37 MiB. */
+  g_assert_true (gml_allocator_malloc (allocator, 30 * MiB, 0, NULL, GML_CATEGORY_NONE, &b, &error));
+  g_assert_cmpuint (gml_mem_state_get_block (state, b)->address, ==, base + 3 * MiB);
+  g_assert_cmpint (st->reserved_bytes[GML_STAT_ALL].current, ==, 40 * MiB);
+  g_assert_cmpint (st->allocated_bytes[GML_STAT_ALL].current, ==, 33 * MiB);
+  g_assert_cmpuint (st->num_device_alloc, ==, 2);
+  g_assert_cmpuint (gml_mem_state_get_n_segments (state), ==, 1);   /* one mapped range */
+  g_assert_cmpuint (gml_mem_state_get_largest_free_block (state), ==, 7 * MiB);
+  g_assert_cmpuint (device->in_use, ==, 40 * MiB);
+  g_assert_true (gml_mem_state_check (state, &error));
+  g_assert_no_error (error);
+
+  /* Freed and emptied: every page is unmapped, the address space given back. */
+  g_assert_true (gml_allocator_free (allocator, a, &error));
+  g_assert_true (gml_allocator_free (allocator, b, &error));
+  g_assert_cmpint (st->reserved_bytes[GML_STAT_ALL].current, ==, 40 * MiB);
+  gml_allocator_empty_cache (allocator);
+  g_assert_cmpint (st->reserved_bytes[GML_STAT_ALL].current, ==, 0);
+  g_assert_cmpuint (st->num_device_free, ==, 1);
+  g_assert_cmpuint (gml_mem_state_get_n_segments (state), ==, 0);
+  g_assert_cmpuint (device->in_use, ==, 0);
+  g_assert_true (gml_mem_state_check (state, &error));
+}
+
+/* What they change (the batch that grows, from "Note [Expandable Segments]"):
+ * on a 60 MiB GPU a 40 MiB tensor is freed, then two of 22 MiB come. The
+ * first is cut from the cached 40 MiB; the second finds 18 MiB left there and
+ * 20 MiB on the GPU, 38 MiB in all but in two places: out of memory. An
+ * expandable segment maps the 20 MiB right behind the 18 MiB, and it fits. */
+static void
+test_expandable_segments_fragmentation (void)
+{
+  for (guint expandable = 0; expandable < 2; expandable++)
+    {
+      g_autoptr(GmlDevice) device = gml_device_sim_new (60 * MiB, 0);
+      g_autoptr(GmlAllocator) allocator = NULL;
+      g_autoptr(GError) error = NULL;
+      GmlAllocConf conf;
+      gint32 first = -1, x = -1, y = -1;
+      gboolean ok;
+
+      gml_alloc_conf_init (&conf);
+      conf.expandable_segments = expandable;
+      allocator = gml_allocator_new (device, &conf);
+      g_assert_true (gml_allocator_malloc (allocator, 40 * MiB, 0, NULL, GML_CATEGORY_NONE, &first, NULL));
+      g_assert_true (gml_allocator_free (allocator, first, NULL));
+      g_assert_true (gml_allocator_malloc (allocator, 22 * MiB, 0, NULL, GML_CATEGORY_NONE, &x, NULL));
+      ok = gml_allocator_malloc (allocator, 22 * MiB, 0, NULL, GML_CATEGORY_NONE, &y, &error);
+      g_test_message ("expandable %u: %s", expandable, ok ? "fits" : error->message);
+      if (expandable)
+        {
+          g_assert_no_error (error);
+          g_assert_true (ok);
+          g_assert_cmpint (gml_allocator_get_stats (allocator)->reserved_bytes[GML_STAT_ALL].current, ==,
+                           60 * MiB);
+        }
+      else
+        g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY);
+      g_assert_true (gml_mem_state_check (gml_allocator_get_state (allocator), NULL));
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -718,6 +881,11 @@ main (int   argc,
   g_test_add_func ("/engine/allocator/invalid-free", test_invalid_free);
   g_test_add_func ("/engine/allocator/foreach", test_foreach);
   g_test_add_func ("/engine/device/sim", test_sim_device);
+  g_test_add_func ("/engine/device/sim-reuses-freed-ranges", test_sim_device_reuses_freed_ranges);
+  g_test_add_func ("/engine/allocator/add-segment", test_add_segment);
+  g_test_add_func ("/engine/allocator/expandable-segments", test_expandable_segments);
+  g_test_add_func ("/engine/allocator/expandable-segments-fragmentation",
+                   test_expandable_segments_fragmentation);
   g_test_add_func ("/engine/device/backend-kind", test_backend_kind);
 
   return g_test_run ();

@@ -1,0 +1,829 @@
+/* gml-snapshot-check.c — replay a snapshot's trace through the lab's
+ * allocator and compare every decision with PyTorch's.
+ *
+ * The device under the replay answers from the trace itself. PyTorch logs a
+ * segment_alloc just before the alloc that needed it, and a run of
+ * segment_free entries when it gave segments back (empty_cache(), or the
+ * retry after cudaMalloc failed). So when the engine asks for a segment while
+ * replaying an alloc, the device hands it the segment PyTorch got (same size:
+ * a match), or fails if PyTorch's cudaMalloc failed there (a segment_free run
+ * or the oom comes next), or, when PyTorch needed no segment at all, gives it
+ * an address of its own and notes the divergence. Every segment the engine
+ * gives back is checked against PyTorch's segment_free run.
+ *
+ * A segment_free run before an alloc that the cache could serve cannot be
+ * PyTorch's retry (it never calls cudaMalloc then): it was empty_cache(), and
+ * the engine calls it too. After a divergence the engine is rebuilt from the
+ * snapshot's own state after that entry, so one early difference does not
+ * hide how the rest of the trace matches.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-snapshot"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "gml-allocator.h"
+#include "gml-snapshot-check.h"
+
+typedef struct
+{
+  guint8  action;   /* GML_SNAP_SEGMENT_ALLOC, _FREE, _MAP or _UNMAP */
+  gsize   index;
+  guint64 addr;
+  guint64 size;
+} Pending;
+
+typedef struct _Replay Replay;
+
+typedef struct
+{
+  GmlDevice parent;
+  Replay   *replay;
+} ReplayDevice;
+
+struct _Replay
+{
+  GmlSnapshotTimeline    *timeline;
+  const GmlSnapshotEntry *entries;
+  gsize                   n;
+  GmlSnapshotCheck       *check;
+  GmlAllocConf            conf;
+  ReplayDevice           *device;
+  GmlAllocator           *allocator;
+  GHashTable             *blocks;      /* address → engine block id + 1 */
+  GArray                 *pending;     /* Pending: segment entries not yet accounted for */
+  guint                   pos;         /* first unused pending entry */
+  gsize                   current;     /* the entry being replayed */
+  gboolean                current_is_oom;
+  guint64                 current_device_free;
+  gboolean                diverged;    /* this entry diverged: rebuild after it */
+  gboolean                quiet;       /* tearing the engine down: no comparisons */
+  guint64                 next_synthetic;
+  GHashTable             *synthetic;   /* addresses the device made up */
+  guint64                 gpu_memory;  /* 0: not known */
+};
+
+/* ------------------------------------------------------------------------- */
+/* Divergences                                                               */
+
+typedef struct
+{
+  guint32 stream;
+  GmlPool pool;
+  guint64 size;
+  GArray *out;
+} Candidates;
+
+static void
+candidate_cb (const GmlSegmentInfo *segment,
+              const GmlBlockInfo   *block,
+              gpointer              user_data)
+{
+  Candidates *c = user_data;
+  GmlSnapshotCandidate candidate = { block->address, block->size };
+
+  if (block->state == GML_BLOCK_FREE && block->stream == c->stream && block->pool == c->pool &&
+      block->size >= c->size && c->out->len < 16)
+    g_array_append_val (c->out, candidate);
+}
+
+/* The cached free blocks a request could have taken (same stream and pool,
+ * large enough), in address order. */
+static void
+candidates_for (Replay  *r,
+                guint32  stream,
+                guint64  size,
+                GArray  *out)
+{
+  guint64 rounded = gml_round_size (&r->conf, size);
+  Candidates c = { stream, gml_pool_for_size (rounded), rounded, out };
+
+  gml_mem_state_foreach_block (gml_allocator_get_state (r->allocator), candidate_cb, &c);
+}
+
+G_GNUC_PRINTF (4, 5)
+static void
+diverge (Replay     *r,
+         gsize       index,
+         const char *pytorch,
+         const char *engine_format,
+         ...)
+{
+  GmlSnapshotDivergence *d = &r->check->first_divergence;
+  const GmlSnapshotEntry *e = &r->entries[MIN (index, r->n - 1)];
+  va_list args;
+
+  r->diverged = TRUE;
+  if (d->found || r->n == 0)
+    return;
+  d->found = TRUE;
+  d->index = index;
+  d->action = g_strdup (gml_snapshot_action_to_string (e->action));
+  d->size = e->size;
+  d->stream = e->stream;
+  d->pytorch = g_strdup (pytorch);
+  va_start (args, engine_format);
+  d->engine = g_strdup_vprintf (engine_format, args);
+  va_end (args);
+  d->candidates = g_array_new (FALSE, FALSE, sizeof (GmlSnapshotCandidate));
+  if (r->allocator != NULL && (e->action == GML_SNAP_ALLOC || e->action == GML_SNAP_OOM))
+    candidates_for (r, e->stream, e->size, d->candidates);
+}
+
+/* ------------------------------------------------------------------------- */
+/* The device that answers from the trace                                    */
+
+static inline gboolean
+is_release (guint8 action)
+{
+  return action == GML_SNAP_SEGMENT_FREE || action == GML_SNAP_SEGMENT_UNMAP;
+}
+
+static guint64
+synthetic_address (Replay  *r,
+                   guint64  size)
+{
+  guint64 address = r->next_synthetic;
+
+  r->next_synthetic += (size + (G_GUINT64_CONSTANT (1) << 30)) & ~((G_GUINT64_CONSTANT (1) << 21) - 1);
+  g_hash_table_add (r->synthetic, g_memdup2 (&address, sizeof address));
+  return address;
+}
+
+static gboolean
+replay_alloc (GmlDevice  *device,
+              guint64     size,
+              guint64    *address,
+              GError    **error)
+{
+  Replay *r = ((ReplayDevice *) device)->replay;
+  g_autofree char *want = gml_format_size (size);
+
+  if (r->pos < r->pending->len)
+    {
+      Pending *p = &g_array_index (r->pending, Pending, r->pos);
+
+      if (is_release (p->action) || p->action == GML_SNAP_SEGMENT_MAP)
+        {
+          /* PyTorch's cudaMalloc failed here: it gave segments back next
+           * (or it mapped pages: it was not calling cudaMalloc at all). */
+          g_set_error_literal (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
+                               "cudaMalloc failed in the recorded run");
+          return FALSE;
+        }
+      r->pos++;
+      if (p->size == size)
+        {
+          r->check->segment_allocs_matched++;
+          *address = p->addr;
+          return TRUE;
+        }
+      {
+        g_autofree char *got = gml_format_size (p->size);
+        g_autofree char *pytorch = g_strdup_printf ("asked the GPU for a segment of %s at 0x%" G_GINT64_MODIFIER "x",
+                                                    got, p->addr);
+
+        diverge (r, p->index, pytorch, "asked for a segment of %s", want);
+      }
+      *address = synthetic_address (r, size);
+      return TRUE;
+    }
+
+  if (r->current_is_oom)
+    {
+      g_set_error_literal (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
+                           "cudaMalloc failed in the recorded run");
+      return FALSE;
+    }
+  diverge (r, r->current, "found a cached block and asked the GPU for nothing",
+           "asked the GPU for a new segment of %s", want);
+  *address = synthetic_address (r, size);
+  return TRUE;
+}
+
+static gboolean
+replay_free (GmlDevice  *device,
+             guint64     address,
+             GError    **error)
+{
+  Replay *r = ((ReplayDevice *) device)->replay;
+
+  if (g_hash_table_remove (r->synthetic, &address) || r->quiet)
+    return TRUE;
+  /* PyTorch's run of segment_free entries, in any order within the run. */
+  for (guint i = r->pos; i < r->pending->len; i++)
+    {
+      Pending *p = &g_array_index (r->pending, Pending, i);
+
+      if (!is_release (p->action))
+        break;
+      if (p->action != GML_SNAP_SEGMENT_FREE)
+        continue;
+      if (p->addr == address)
+        {
+          Pending tmp = *p;
+
+          *p = g_array_index (r->pending, Pending, r->pos);
+          g_array_index (r->pending, Pending, r->pos) = tmp;
+          r->pos++;
+          r->check->segment_frees_matched++;
+          return TRUE;
+        }
+    }
+  {
+    g_autofree char *engine = g_strdup_printf ("gave the segment at 0x%" G_GINT64_MODIFIER "x back to the GPU",
+                                               address);
+
+    diverge (r, r->current, "kept that segment", "%s", engine);
+  }
+  return TRUE;
+}
+
+static gboolean
+replay_mem_get_info (GmlDevice  *device,
+                     guint64    *free_bytes,
+                     guint64    *total_bytes,
+                     GError    **error)
+{
+  Replay *r = ((ReplayDevice *) device)->replay;
+
+  *free_bytes = r->current_device_free;
+  *total_bytes = r->gpu_memory;
+  return TRUE;
+}
+
+/* Expandable segments: the address space PyTorch reserved begins where its
+ * first segment_map goes; pages are mapped and unmapped as its
+ * segment_map / segment_unmap entries say. */
+static gboolean
+replay_reserve (GmlDevice  *device,
+                guint64     size,
+                guint64    *address,
+                GError    **error)
+{
+  Replay *r = ((ReplayDevice *) device)->replay;
+
+  /* PyTorch reserves before it maps, and keeps the reservation when the
+   * mapping fails and is retried after giving memory back: the first
+   * segment_map still to come is where this space begins. */
+  for (guint i = r->pos; i < r->pending->len; i++)
+    if (g_array_index (r->pending, Pending, i).action == GML_SNAP_SEGMENT_MAP)
+      {
+        *address = g_array_index (r->pending, Pending, i).addr;
+        return TRUE;
+      }
+  /* Reserved for a request that then ran out of memory: the space stays
+   * reserved, unmapped, and its first mapping on this stream and pool, later
+   * in the trace, tells where it is. */
+  if (r->current < r->n)
+    {
+      const GmlSnapshotEntry *e = &r->entries[r->current];
+      gboolean small = gml_round_size (&r->conf, e->size) <= GML_SMALL_SIZE;
+
+      for (gsize i = r->current + 1; i < r->n; i++)
+        {
+          const GmlSnapshotEntry *m = &r->entries[i];
+
+          if (m->action == GML_SNAP_SEGMENT_MAP && m->stream == e->stream &&
+              (m->size % GML_LARGE_BUFFER != 0) == small)
+            {
+              *address = m->addr;
+              return TRUE;
+            }
+        }
+    }
+  *address = synthetic_address (r, size);
+  return TRUE;
+}
+
+static void
+replay_unreserve (GmlDevice *device,
+                  guint64    address)
+{
+}
+
+static gboolean
+replay_map (GmlDevice  *device,
+            guint64     address,
+            guint64     size,
+            GError    **error)
+{
+  Replay *r = ((ReplayDevice *) device)->replay;
+  g_autofree char *want = gml_format_size (size);
+
+  if (r->pos < r->pending->len)
+    {
+      Pending *p = &g_array_index (r->pending, Pending, r->pos);
+
+      if (p->action != GML_SNAP_SEGMENT_MAP)
+        {
+          g_set_error_literal (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
+                               "cuMemCreate failed in the recorded run");
+          return FALSE;
+        }
+      r->pos++;
+      if (p->addr == address && p->size == size)
+        {
+          r->check->segment_allocs_matched++;
+          return TRUE;
+        }
+      {
+        g_autofree char *got = gml_format_size (p->size);
+        g_autofree char *pytorch = g_strdup_printf ("mapped %s at 0x%" G_GINT64_MODIFIER "x", got, p->addr);
+
+        diverge (r, p->index, pytorch, "mapped %s at 0x%" G_GINT64_MODIFIER "x", want, address);
+      }
+      return TRUE;
+    }
+  if (r->current_is_oom)
+    {
+      g_set_error_literal (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
+                           "cuMemCreate failed in the recorded run");
+      return FALSE;
+    }
+  diverge (r, r->current, "mapped nothing", "mapped %s at 0x%" G_GINT64_MODIFIER "x", want, address);
+  return TRUE;
+}
+
+static void
+replay_unmap (GmlDevice *device,
+              guint64    address,
+              guint64    size)
+{
+  Replay *r = ((ReplayDevice *) device)->replay;
+
+  if (r->quiet)
+    return;
+  for (guint i = r->pos; i < r->pending->len; i++)
+    {
+      Pending *p = &g_array_index (r->pending, Pending, i);
+
+      if (!is_release (p->action))
+        break;
+      if (p->action == GML_SNAP_SEGMENT_UNMAP && p->addr == address && p->size == size)
+        {
+          Pending tmp = *p;
+
+          *p = g_array_index (r->pending, Pending, r->pos);
+          g_array_index (r->pending, Pending, r->pos) = tmp;
+          r->pos++;
+          r->check->segment_frees_matched++;
+          return;
+        }
+    }
+  {
+    g_autofree char *what = gml_format_size (size);
+
+    diverge (r, r->current, "kept those pages mapped", "unmapped %s at 0x%" G_GINT64_MODIFIER "x", what,
+             address);
+  }
+}
+
+static void
+replay_destroy (GmlDevice *device)
+{
+  g_free (device->name);
+  g_free (device);
+}
+
+static const GmlDeviceClass replay_class = {
+  .id = "replay",
+  .destroy = replay_destroy,
+  .alloc = replay_alloc,
+  .free = replay_free,
+  .mem_get_info = replay_mem_get_info,
+  .reserve = replay_reserve,
+  .unreserve = replay_unreserve,
+  .map = replay_map,
+  .unmap = replay_unmap,
+};
+
+/* ------------------------------------------------------------------------- */
+/* The engine, from the snapshot's state                                     */
+
+static void
+build_engine (Replay *r,
+              gsize   at)
+{
+  g_autoptr(GmlSnapshotLayout) layout = gml_snapshot_layout_new ();
+  g_autoptr(GArray) specs = g_array_new (FALSE, FALSE, sizeof (GmlBlockSpec));
+
+  if (r->allocator != NULL)
+    {
+      r->quiet = TRUE;
+      g_clear_pointer (&r->allocator, gml_allocator_destroy);
+      r->quiet = FALSE;
+    }
+  g_hash_table_remove_all (r->blocks);
+  r->allocator = gml_allocator_new (&r->device->parent, &r->conf);
+
+  gml_snapshot_timeline_layout_at (r->timeline, at, layout);
+  /* Expandable segments: one address space per pool and stream, from the
+   * lowest mapped range with room above the highest to grow (where PyTorch
+   * reserved it is not in the file). */
+  for (guint s = 0; s < gml_snapshot_layout_get_n_segments (layout); s++)
+    {
+      const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (layout, s);
+      guint64 low = seg->address, high = seg->address + seg->size;
+      gboolean seen = FALSE;
+
+      if (!seg->expandable)
+        continue;
+      for (guint t = 0; t < s; t++)
+        {
+          const GmlSnapshotLayoutSegment *other = gml_snapshot_layout_get_segment (layout, t);
+
+          if (other->expandable && other->stream == seg->stream && other->small == seg->small)
+            seen = TRUE;
+        }
+      if (seen)
+        continue;
+      for (guint t = s + 1; t < gml_snapshot_layout_get_n_segments (layout); t++)
+        {
+          const GmlSnapshotLayoutSegment *other = gml_snapshot_layout_get_segment (layout, t);
+
+          if (other->expandable && other->stream == seg->stream && other->small == seg->small)
+            high = MAX (high, other->address + other->size);
+        }
+      gml_allocator_add_expandable (r->allocator, low, high - low + (G_GUINT64_CONSTANT (80) << 30),
+                                    seg->stream, seg->small ? GML_POOL_SMALL : GML_POOL_LARGE);
+    }
+  for (guint s = 0; s < gml_snapshot_layout_get_n_segments (layout); s++)
+    {
+      const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (layout, s);
+      const GmlMemState *state;
+      gint32 slot;
+
+      g_array_set_size (specs, 0);
+      for (guint i = 0; i < seg->blocks->len; i++)
+        {
+          const GmlSnapshotLayoutBlock *b = &g_array_index (seg->blocks, GmlSnapshotLayoutBlock, i);
+          GmlBlockSpec spec = { b->size, MIN (b->requested_size, b->size), GML_BLOCK_FREE, 0,
+                                GML_CATEGORY_NONE };
+
+          if (b->state == GML_SNAP_BLOCK_ALLOCATED)
+            spec.state = GML_BLOCK_ALLOCATED;
+          else if (b->state == GML_SNAP_BLOCK_PENDING_FREE)
+            spec.state = GML_BLOCK_PENDING_FREE;
+          g_array_append_val (specs, spec);
+        }
+      slot = gml_allocator_add_segment (r->allocator, seg->address, seg->stream,
+                                        seg->small ? GML_POOL_SMALL : GML_POOL_LARGE,
+                                        (GmlBlockSpec *) specs->data, specs->len);
+      if (slot < 0)
+        continue;
+      if (seg->expandable)
+        gml_allocator_mark_expandable (r->allocator, slot);
+      state = gml_allocator_get_state (r->allocator);
+      for (gint32 id = gml_mem_state_get_segment (state, slot)->first_block; id >= 0;
+           id = gml_mem_state_get_block (state, id)->next)
+        {
+          const GmlBlock *b = gml_mem_state_get_block (state, id);
+
+          if (b->state != GML_BLOCK_FREE)
+            g_hash_table_insert (r->blocks, g_memdup2 (&b->address, sizeof b->address),
+                                 GINT_TO_POINTER (id + 1));
+        }
+    }
+}
+
+static gint32
+engine_block (Replay  *r,
+              guint64  address)
+{
+  return GPOINTER_TO_INT (g_hash_table_lookup (r->blocks, &address)) - 1;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The replay                                                                */
+
+static void
+resync (Replay *r,
+        gsize   at)
+{
+  r->check->resyncs++;
+  g_array_set_size (r->pending, 0);
+  r->pos = 0;
+  build_engine (r, at);
+  r->diverged = FALSE;
+}
+
+/* Segment entries no alloc explains: a run of segment_free is empty_cache(). */
+static void
+settle_pending (Replay *r,
+                gsize   index)
+{
+  gboolean all_free = TRUE;
+
+  if (r->pos >= r->pending->len)
+    {
+      g_array_set_size (r->pending, 0);
+      r->pos = 0;
+      return;
+    }
+  for (guint i = r->pos; i < r->pending->len; i++)
+    if (!is_release (g_array_index (r->pending, Pending, i).action))
+      all_free = FALSE;
+  r->current = g_array_index (r->pending, Pending, r->pos).index;
+  if (all_free)
+    {
+      r->check->empty_caches++;
+      gml_allocator_empty_cache (r->allocator);
+    }
+  if (r->pos < r->pending->len)
+    {
+      const Pending *p = &g_array_index (r->pending, Pending, r->pos);
+      g_autofree char *size = gml_format_size (p->size);
+      g_autofree char *pytorch = g_strdup_printf ("%s a segment of %s at 0x%" G_GINT64_MODIFIER "x",
+                                                  is_release (p->action) ? "released" : "allocated",
+                                                  size, p->addr);
+
+      r->current = p->index;
+      diverge (r, p->index, pytorch, "%s", is_release (p->action)
+                                           ? "kept that segment" : "needed no new segment");
+    }
+  g_array_set_size (r->pending, 0);
+  r->pos = 0;
+  if (r->diverged)
+    resync (r, index);
+}
+
+static void
+replay_alloc_entry (Replay                 *r,
+                    gsize                   i,
+                    const GmlSnapshotEntry *e)
+{
+  g_autoptr(GError) error = NULL;
+  gint32 id = -1;
+  gboolean ok;
+
+  r->current = i;
+  r->current_is_oom = e->action == GML_SNAP_OOM;
+  r->current_device_free = r->current_is_oom ? e->addr : 0;
+
+  /* Segments given back before a request the cache can serve: PyTorch never
+   * calls cudaMalloc then, so it was empty_cache(). */
+  if (r->pos < r->pending->len &&
+      is_release (g_array_index (r->pending, Pending, r->pos).action) &&
+      gml_allocator_would_reuse (r->allocator, e->size, e->stream))
+    {
+      r->check->empty_caches++;
+      gml_allocator_empty_cache (r->allocator);
+    }
+
+  ok = gml_allocator_malloc (r->allocator, e->size, e->stream, NULL, GML_CATEGORY_NONE, &id, &error);
+  if (e->action == GML_SNAP_ALLOC)
+    {
+      r->check->allocs++;
+      if (ok && id >= 0)
+        {
+          guint64 address = gml_mem_state_get_block (gml_allocator_get_state (r->allocator), id)->address;
+          g_autofree char *pytorch = g_strdup_printf ("took the block at 0x%" G_GINT64_MODIFIER "x", e->addr);
+
+          if (address == e->addr)
+            {
+              r->check->allocs_matched++;
+              g_hash_table_insert (r->blocks, g_memdup2 (&address, sizeof address), GINT_TO_POINTER (id + 1));
+            }
+          else
+            {
+              GmlSnapshotDivergence *d = &r->check->first_divergence;
+              gboolean first = !d->found;
+
+              diverge (r, i, pytorch, "took the block at 0x%" G_GINT64_MODIFIER "x", address);
+              if (first && d->found)
+                {
+                  /* The engine's own choice was a candidate too: put it back in the list. */
+                  GmlSnapshotCandidate taken = {
+                    address, gml_mem_state_get_block (gml_allocator_get_state (r->allocator), id)->size };
+                  guint k = 0;
+
+                  while (k < d->candidates->len &&
+                         g_array_index (d->candidates, GmlSnapshotCandidate, k).address < address)
+                    k++;
+                  g_array_insert_val (d->candidates, k, taken);
+                }
+            }
+        }
+      else
+        {
+          g_autofree char *pytorch = g_strdup_printf ("took the block at 0x%" G_GINT64_MODIFIER "x", e->addr);
+
+          diverge (r, i, pytorch, "ran out of memory (%s)", error ? error->message : "");
+        }
+    }
+  else
+    {
+      r->check->ooms++;
+      if (!ok && g_error_matches (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY))
+        r->check->ooms_matched++;
+      else if (ok && id >= 0)
+        diverge (r, i, "ran out of memory",
+                 "took the block at 0x%" G_GINT64_MODIFIER "x",
+                 gml_mem_state_get_block (gml_allocator_get_state (r->allocator), id)->address);
+      else
+        diverge (r, i, "ran out of memory", "failed another way (%s)", error ? error->message : "");
+    }
+
+  /* What PyTorch did around this request and the engine did not. */
+  if (r->pos < r->pending->len)
+    {
+      const Pending *p = &g_array_index (r->pending, Pending, r->pos);
+      g_autofree char *size = gml_format_size (p->size);
+      g_autofree char *pytorch = g_strdup_printf ("%s a segment of %s at 0x%" G_GINT64_MODIFIER "x",
+                                                  is_release (p->action) ? "released" : "allocated",
+                                                  size, p->addr);
+
+      diverge (r, p->index, pytorch, "%s", is_release (p->action)
+                                           ? "kept that segment" : "needed no new segment");
+    }
+  g_array_set_size (r->pending, 0);
+  r->pos = 0;
+  r->current_is_oom = FALSE;
+  r->current_device_free = 0;
+  if (r->diverged)
+    resync (r, i + 1);
+}
+
+static char *
+describe_rules (GmlSnapshotTimeline *timeline,
+                const GmlAllocConf  *conf)
+{
+  GmlSnapshot *snap = gml_snapshot_timeline_get_snapshot (timeline);
+  const GmlSnapshotSettings *s = gml_snapshot_get_settings (snap);
+  g_autofree char *version = gml_snapshot_describe_version (snap);
+  GString *out = g_string_new (NULL);
+  gboolean divisions = FALSE;
+
+  for (guint i = 0; i < GML_N_ROUNDUP_INTERVALS; i++)
+    if (conf->roundup_power2_divisions[i] > 1)
+      divisions = TRUE;
+  g_string_append_printf (out, "Written by %s. ", version);
+  g_string_append (out, "Rules applied (c10/cuda/CUDACachingAllocator.cpp): 512-byte rounding");
+  if (divisions)
+    g_string_append (out, " and roundup_power2_divisions from the snapshot's allocator_settings");
+  g_string_append (out, "; small (<= 1 MiB) and large pools; 2 MiB, 20 MiB or 2 MiB-rounded segments; "
+                        "best fit per stream and pool, lowest address on ties; should_split(); ");
+  if (conf->max_split_size != G_MAXUINT64)
+    {
+      g_autofree char *max = gml_format_size (conf->max_split_size);
+
+      g_string_append_printf (out, "max_split_size %s from allocator_settings, oversize requests rounding "
+                                   "up by less than 20 MiB (max_non_split_rounding_mb's default); ", max);
+    }
+  else
+    g_string_append (out, "max_split_size unlimited; ");
+  g_string_append (out, "the release-and-retry sequence of malloc(); empty_cache() where segments are "
+                        "released before a request the cache could serve.");
+  if (!s->present)
+    g_string_append (out, " The snapshot has no allocator_settings (PyTorch before 2.3): the defaults are assumed.");
+  if (s->expandable_segments)
+    g_string_append (out, " Expandable segments (expandable_segments:True): pages of 2 MiB (small pool) or "
+                          "20 MiB (large pool) mapped behind one growing segment per pool and stream, "
+                          "find_expandable_block() and map_block() as in the source; where PyTorch "
+                          "reserved each address space is not in the file, so it is taken to begin at the "
+                          "lowest mapped range.");
+  if (s->garbage_collection_threshold > 0)
+    g_string_append (out, " garbage_collection_threshold is set and not modelled.");
+  return g_string_free (out, FALSE);
+}
+
+gboolean
+gml_snapshot_check (GmlSnapshotTimeline *timeline,
+                    guint64              gpu_memory,
+                    GmlSnapshotCheck    *check,
+                    GCancellable        *cancellable,
+                    GError             **error)
+{
+  GmlSnapshot *snap = gml_snapshot_timeline_get_snapshot (timeline);
+  Replay r;
+  guint64 highest = 0;
+  gsize n_segments;
+  const GmlSnapshotSegment *segments;
+
+  memset (check, 0, sizeof *check);
+  memset (&r, 0, sizeof r);
+  r.timeline = timeline;
+  r.check = check;
+  r.gpu_memory = gpu_memory;
+  r.entries = gml_snapshot_get_entries (snap, gml_snapshot_timeline_get_device (timeline), &r.n);
+  gml_snapshot_settings_to_conf (gml_snapshot_get_settings (snap), &r.conf);
+  r.device = g_new0 (ReplayDevice, 1);
+  r.device->parent.klass = &replay_class;
+  r.device->parent.name = g_strdup ("replay");
+  r.device->replay = &r;
+  r.blocks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  r.synthetic = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  r.pending = g_array_new (FALSE, FALSE, sizeof (Pending));
+  check->rules = describe_rules (timeline, &r.conf);
+
+  /* Made-up segments go above everything the run used. */
+  segments = gml_snapshot_get_segments (snap, gml_snapshot_timeline_get_device (timeline), &n_segments);
+  for (gsize s = 0; s < n_segments; s++)
+    highest = MAX (highest, segments[s].address + segments[s].total_size);
+  for (gsize i = 0; i < r.n; i++)
+    highest = MAX (highest, r.entries[i].addr + r.entries[i].size);
+  r.next_synthetic = (MIN (highest, G_MAXUINT64 / 2) + (G_GUINT64_CONSTANT (1) << 40)) &
+                     ~((G_GUINT64_CONSTANT (1) << 30) - 1);
+
+  build_engine (&r, 0);
+  for (gsize i = 0; i < r.n; i++)
+    {
+      const GmlSnapshotEntry *e = &r.entries[i];
+
+      if ((i & 0xffff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+        break;
+      switch ((GmlSnapshotAction) e->action)
+        {
+        case GML_SNAP_SEGMENT_ALLOC:
+        case GML_SNAP_SEGMENT_FREE:
+        case GML_SNAP_SEGMENT_MAP:
+        case GML_SNAP_SEGMENT_UNMAP:
+          {
+            Pending p = { e->action, i, e->addr, e->size };
+
+            /* Mapped pages count as new segments, unmapped ones as given back. */
+            if (e->action == GML_SNAP_SEGMENT_ALLOC || e->action == GML_SNAP_SEGMENT_MAP)
+              check->segment_allocs++;
+            else
+              check->segment_frees++;
+            g_array_append_val (r.pending, p);
+          }
+          break;
+
+        case GML_SNAP_ALLOC:
+        case GML_SNAP_OOM:
+          replay_alloc_entry (&r, i, e);
+          break;
+
+        case GML_SNAP_FREE_REQUESTED:
+        case GML_SNAP_FREE_COMPLETED:
+          {
+            gint32 id;
+            gboolean ok;
+
+            settle_pending (&r, i);
+            id = engine_block (&r, e->addr);
+            if (id < 0)
+              {
+                diverge (&r, i, "freed a block there", "has no block at 0x%" G_GINT64_MODIFIER "x", e->addr);
+                resync (&r, i + 1);
+                break;
+              }
+            if (e->action == GML_SNAP_FREE_REQUESTED && i + 1 < r.n &&
+                r.entries[i + 1].action == GML_SNAP_FREE_COMPLETED && r.entries[i + 1].addr == e->addr)
+              {
+                /* The usual case: the block goes back to the pool at once. */
+                ok = gml_allocator_free (r.allocator, id, NULL);
+                i++;
+              }
+            else if (e->action == GML_SNAP_FREE_REQUESTED)
+              ok = gml_allocator_free_requested (r.allocator, id, NULL);
+            else
+              ok = gml_allocator_free_completed (r.allocator, id, NULL);
+            if (!ok)
+              {
+                diverge (&r, i, "freed a block there", "could not free block %d", id);
+                resync (&r, i + 1);
+              }
+            else if (r.entries[i].action == GML_SNAP_FREE_COMPLETED)
+              g_hash_table_remove (r.blocks, &e->addr);
+          }
+          break;
+
+
+        case GML_SNAP_SNAPSHOT:
+        case GML_SNAP_OTHER:
+        default:
+          break;
+        }
+    }
+  settle_pending (&r, r.n);
+
+  r.quiet = TRUE;
+  g_clear_pointer (&r.allocator, gml_allocator_destroy);
+  gml_device_destroy (&r.device->parent);
+  g_hash_table_unref (r.blocks);
+  g_hash_table_unref (r.synthetic);
+  g_array_unref (r.pending);
+  return error == NULL || *error == NULL;
+}
+
+void
+gml_snapshot_check_clear (GmlSnapshotCheck *check)
+{
+  GmlSnapshotDivergence *d = &check->first_divergence;
+
+  g_clear_pointer (&check->rules, g_free);
+  g_clear_pointer (&d->action, g_free);
+  g_clear_pointer (&d->pytorch, g_free);
+  g_clear_pointer (&d->engine, g_free);
+  g_clear_pointer (&d->candidates, g_array_unref);
+  memset (check, 0, sizeof *check);
+}

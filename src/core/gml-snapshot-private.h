@@ -1,0 +1,67 @@
+/* gml-snapshot-private.h — the snapshot's storage, shared by the reader and
+ * the accessors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "gml-snapshot.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  GArray *segments;           /* GmlSnapshotSegment, address order */
+  GArray *blocks;             /* GmlSnapshotBlock, segment by segment */
+  GArray *entries;            /* GmlSnapshotEntry */
+} GmlSnapshotDevice;
+
+struct _GmlSnapshot
+{
+  guint       protocol;
+  guint       seen;           /* GmlSnapshotSeen */
+
+  /* Interned strings: offsets into chars, id 0 is NULL. */
+  GByteArray *chars;
+  GArray     *string_offsets; /* gsize */
+  guint32    *string_slots;   /* open addressing: id + 1, 0 = empty */
+  guint32    *string_hashes;
+  gsize       n_string_slots;
+
+  GArray     *frames;         /* GmlSnapshotFrame, index 0 unused */
+  GArray     *frame_lists;    /* guint32 pairs (first, count) into frame_items, id 0 = empty */
+  GArray     *frame_items;    /* guint32 frame ids */
+  guint32    *list_slots;     /* open addressing over frame lists by content: id, 0 = empty */
+  guint32    *list_hashes;
+  gsize       n_list_slots;
+
+  GArray     *streams;        /* guint64 raw cudaStream_t values, in order of appearance */
+  GHashTable *stream_index;   /* raw (as a pointer to a guint64 in streams) → index + 1 */
+
+  GPtrArray  *devices;        /* GmlSnapshotDevice */
+  GArray     *annotations;    /* GmlSnapshotAnnotation */
+  GmlSnapshotSettings settings;
+};
+
+GmlSnapshot *gml_snapshot_new_empty        (void);
+guint32      gml_snapshot_intern           (GmlSnapshot  *self,
+                                            const char   *str,
+                                            gsize         len);
+/* The id of @str if it was interned, else 0. */
+guint32      gml_snapshot_lookup_string    (GmlSnapshot  *self,
+                                            const char   *str);
+guint32      gml_snapshot_stream_index     (GmlSnapshot  *self,
+                                            guint64       raw);
+/* Registers frame_items[first …] (to the end) as a frame list and returns its
+ * id; an identical list registered before is shared, and the copy dropped. */
+guint32      gml_snapshot_add_frame_list   (GmlSnapshot  *self,
+                                            gsize         first,
+                                            gsize         count);
+GmlSnapshotDevice *gml_snapshot_ensure_device (GmlSnapshot *self,
+                                               guint        device);
+/* Sorts each device's segments by address and lays their blocks out behind
+ * them; computes what the accessors need. */
+void         gml_snapshot_finish           (GmlSnapshot  *self);
+
+G_END_DECLS

@@ -1,0 +1,169 @@
+/* gml-snapshot-state.h — a snapshot's memory at any point of its trace.
+ *
+ * "At N" is the state after the first N trace entries of a device: N = 0 is
+ * before the trace (usually mid-run: the trace is a ring buffer), N = the
+ * number of entries is the end, which the file describes exactly.
+ *
+ * The end state comes from the file's segments. Earlier states are rebuilt by
+ * walking the trace backwards from it, undoing each entry, as PyTorch's own
+ * viewer does. The trace gives requested sizes, not block sizes: where a
+ * block's size is not in the file (a block freed before the dump), it is
+ * estimated with the allocator's rounding and splitting rules and marked as
+ * estimated.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "gml-allocator.h"
+#include "gml-snapshot.h"
+#include "gml-trace.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  guint64 address;
+  guint64 size;
+  guint64 requested_size;     /* the allocation's request; stale for a free block */
+  guint32 frames;             /* where it was allocated, 0 = not known */
+  guint8  state;              /* GmlSnapshotBlockState */
+  guint8  estimated;          /* size or place estimated, not read from the file */
+} GmlSnapshotLayoutBlock;
+
+typedef struct
+{
+  guint64  address;
+  guint64  size;
+  guint32  stream;
+  guint8   small;
+  guint8   expandable;
+  GArray  *blocks;            /* GmlSnapshotLayoutBlock, address order, covering the segment */
+} GmlSnapshotLayoutSegment;
+
+typedef struct
+{
+  gsize   at;
+  guint   segments;
+  guint64 reserved_bytes;
+  guint64 allocated_bytes;          /* active_allocated blocks, rounded sizes */
+  guint64 active_bytes;             /* allocated + pending free */
+  guint64 requested_bytes;          /* requests of the allocations */
+  guint   allocations;              /* blocks allocated and not yet free_requested */
+  guint64 largest_free_block_bytes;
+  guint64 inactive_split_bytes;     /* free blocks in segments that are not wholly free */
+  double  fragmentation;            /* 1 − largest free block / all free cached bytes */
+  guint   estimated_blocks;         /* live blocks whose size or place is estimated */
+  guint   blocks;
+} GmlSnapshotStats;
+
+typedef struct
+{
+  gsize   index;                    /* of the oom entry in the device's trace */
+  guint64 size;                     /* the rounded request the trace recorded */
+  guint64 alloc_size;               /* what PyTorch asked the device for ("Tried to allocate") */
+  guint64 device_free;
+  GmlSnapshotStats stats;           /* the state at index (the oom entry changes nothing) */
+  char   *message;                  /* PyTorch's text for that state */
+} GmlSnapshotOom;
+
+/* Why an out-of-memory happened, and what would have changed it. The
+ * allocator (malloc() in CUDACachingAllocator.cpp) had already returned every
+ * wholly free cached segment to the GPU before it gave up: what was left
+ * free in the cache sat in segments that also hold live blocks. */
+typedef struct
+{
+  guint64  request;               /* the rounded request */
+  guint64  alloc_size;            /* the segment it asked the GPU for */
+  guint64  device_free;           /* what the GPU still had */
+  guint64  cached_free;           /* free bytes in PyTorch's cache at that moment */
+  guint64  largest_free_block;    /* the largest of them */
+  guint64  inactive_split;        /* free pieces of segments that also hold live blocks */
+  guint64  allocated;
+  guint64  reserved;
+  /* Verdicts. */
+  gboolean fits_in_cache_total;   /* request ≤ cached_free: the memory was there, in pieces */
+  gboolean fits_with_device;      /* request ≤ cached_free + device_free */
+  gboolean expandable_would_help; /* the pieces could have been one mapped range */
+  gboolean max_split_would_help;  /* large cached blocks were split up by small requests */
+  gboolean empty_cache_no_help;   /* always: the allocator already did it */
+  gboolean needs_less_memory;     /* nothing but a smaller batch (or less memory) helps */
+} GmlSnapshotOomExplanation;
+
+void               gml_snapshot_explain_oom         (const GmlSnapshotOom       *oom,
+                                                     GmlSnapshotOomExplanation  *out);
+
+typedef struct _GmlSnapshotLayout   GmlSnapshotLayout;
+typedef struct _GmlSnapshotTimeline GmlSnapshotTimeline;
+
+/* Layouts. */
+GmlSnapshotLayout *gml_snapshot_layout_new          (void);
+void               gml_snapshot_layout_free         (GmlSnapshotLayout *self);
+guint              gml_snapshot_layout_get_n_segments (GmlSnapshotLayout *self);
+const GmlSnapshotLayoutSegment *gml_snapshot_layout_get_segment (GmlSnapshotLayout *self,
+                                                                 guint              index);
+/* The block that holds @address, or NULL. */
+const GmlSnapshotLayoutBlock *gml_snapshot_layout_find_block (GmlSnapshotLayout *self,
+                                                              guint64            address);
+void               gml_snapshot_layout_get_stats    (GmlSnapshotLayout *self,
+                                                     GmlSnapshotStats  *stats);
+
+/* The allocator settings of a snapshot, as the engine's configuration. */
+void               gml_snapshot_settings_to_conf    (const GmlSnapshotSettings *settings,
+                                                     GmlAllocConf              *conf);
+
+/* PyTorch's out-of-memory text for a state. @device_total 0 = not known (a
+ * snapshot does not record it). */
+char              *gml_snapshot_format_oom_message  (guint    device,
+                                                     guint64  alloc_size,
+                                                     guint64  device_free,
+                                                     guint64  device_total,
+                                                     guint64  allocated,
+                                                     guint64  reserved);
+
+/* The timeline of one device: the backward walk and the checkpoints to
+ * rebuild any state quickly. Takes a reference on nothing: @snapshot must
+ * outlive it. */
+GmlSnapshotTimeline *gml_snapshot_timeline_new      (GmlSnapshot             *snapshot,
+                                                     guint                    device,
+                                                     GCancellable            *cancellable,
+                                                     GError                 **error);
+void               gml_snapshot_timeline_free       (GmlSnapshotTimeline     *self);
+GmlSnapshot       *gml_snapshot_timeline_get_snapshot (GmlSnapshotTimeline   *self);
+guint              gml_snapshot_timeline_get_device (GmlSnapshotTimeline     *self);
+gsize              gml_snapshot_timeline_get_n_entries (GmlSnapshotTimeline  *self);
+/* Allocated and reserved bytes at N = 0 … n_entries (n_entries + 1 values). */
+const guint64     *gml_snapshot_timeline_get_allocated (GmlSnapshotTimeline  *self);
+const guint64     *gml_snapshot_timeline_get_reserved  (GmlSnapshotTimeline  *self);
+const guint64     *gml_snapshot_timeline_get_requested (GmlSnapshotTimeline  *self);
+guint64            gml_snapshot_timeline_get_peak_requested (GmlSnapshotTimeline *self);
+/* Counts of each action over the whole trace, by GmlSnapshotAction. */
+const gsize       *gml_snapshot_timeline_get_action_counts (GmlSnapshotTimeline *self);
+/* Entries that contradict the state (a free of a block that is not there…):
+ * the walk goes on past them; 0 for a consistent file. */
+guint              gml_snapshot_timeline_get_n_inconsistencies (GmlSnapshotTimeline *self);
+guint              gml_snapshot_timeline_get_n_ooms (GmlSnapshotTimeline     *self);
+const GmlSnapshotOom *gml_snapshot_timeline_get_oom (GmlSnapshotTimeline     *self,
+                                                     guint                    index);
+/* The block size the walk found (or estimated) for an alloc or free entry, 0
+ * for other entries; *estimated says which. */
+guint64            gml_snapshot_timeline_get_block_size (GmlSnapshotTimeline *self,
+                                                         gsize                index,
+                                                         gboolean            *estimated);
+
+void               gml_snapshot_timeline_layout_at  (GmlSnapshotTimeline     *self,
+                                                     gsize                    n,
+                                                     GmlSnapshotLayout       *dest);
+void               gml_snapshot_timeline_stats_at   (GmlSnapshotTimeline     *self,
+                                                     gsize                    n,
+                                                     GmlSnapshotStats        *stats);
+/* The layout as the engine's memory state, for the pictures: every block
+ * labelled with where it was allocated ("forward, model.py:54"). */
+GmlMemState       *gml_snapshot_timeline_mem_state  (GmlSnapshotTimeline     *self,
+                                                     GmlSnapshotLayout       *layout);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlSnapshotLayout, gml_snapshot_layout_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlSnapshotTimeline, gml_snapshot_timeline_free)
+
+G_END_DECLS

@@ -1,0 +1,959 @@
+/* gml-snapshot-picture.c — a PyTorch memory snapshot at trace entry N, drawn.
+ *
+ * The memory map, the timeline and the fragmentation gauge are the lab's own
+ * pictures, fed with the snapshot's rebuilt state. The active-memory timeline
+ * is new: like PyTorch's memory_viz "Active Memory Timeline" it stacks the
+ * live allocations over the trace (older ones below), the largest drawn one
+ * by one and coloured by where they were allocated, the rest summed in one
+ * band on top. It is computed once per size into a pixel buffer (one column
+ * per pixel, the state at the entry under it) and only the cursor moves when
+ * the learner scrubs.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-render"
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <glib/gi18n.h>
+
+#include "gml-render-private.h"
+#include "gml-snapshot-picture.h"
+
+#define MARGIN 8.0
+/* Allocations drawn one by one in the active view; the rest are summed. */
+#define ACTIVE_DRAWN 1500
+#define N_PLACE_COLORS 8
+
+typedef struct
+{
+  gsize   start;        /* live from N = start … */
+  gsize   end;          /* … to N = end − 1 (end = n + 1: still live at the end) */
+  guint64 size;
+  guint32 frames;
+  guint32 label;        /* index into places, or G_MAXUINT32 */
+  gboolean drawn;
+} Allocation;
+
+typedef struct
+{
+  char   *label;        /* "forward, model.py:54" */
+  guint64 bytes;        /* bytes allocated there over the trace */
+} Place;
+
+struct _GmlSnapshotPicture
+{
+  GmlSnapshotTimeline *timeline;   /* borrowed */
+  gsize                at;
+  GmlSnapshotLayout   *layout;
+  GmlMemState         *state;
+  GmlSnapshotStats     stats;
+  guint8              *marks;      /* n + 1 */
+  guint64              peak_reserved;
+  guint64              peak_allocated;
+
+  /* The active view, built on first use. */
+  GArray              *allocations;   /* Allocation, by start */
+  GPtrArray           *places;        /* Place *, by bytes, largest first */
+  cairo_surface_t     *active_image;
+  int                  active_width;
+  int                  active_height;
+  GmlTheme             active_theme;
+  guint                n_summed;
+};
+
+static const char * const view_names[GML_N_SNAPSHOT_VIEWS] = {
+  "memory-map", "timeline", "active-timeline", "fragmentation",
+};
+
+const char *
+gml_snapshot_view_to_string (GmlSnapshotView view)
+{
+  g_return_val_if_fail (view < GML_N_SNAPSHOT_VIEWS, NULL);
+  return view_names[view];
+}
+
+gboolean
+gml_snapshot_view_from_string (const char      *str,
+                               GmlSnapshotView *view)
+{
+  for (guint i = 0; i < GML_N_SNAPSHOT_VIEWS; i++)
+    if (g_str_equal (str, view_names[i]))
+      {
+        *view = i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+gml_snapshot_view_title (GmlSnapshotView view)
+{
+  switch (view)
+    {
+    case GML_SNAPSHOT_VIEW_MEMORY_MAP:
+      return _("Memory Map");
+    case GML_SNAPSHOT_VIEW_TIMELINE:
+      return _("Timeline");
+    case GML_SNAPSHOT_VIEW_ACTIVE:
+      return _("Active Memory");
+    case GML_SNAPSHOT_VIEW_FRAGMENTATION:
+      return _("Fragmentation");
+    case GML_N_SNAPSHOT_VIEWS:
+    default:
+      return "";
+    }
+}
+
+GmlSnapshotPicture *
+gml_snapshot_picture_new (GmlSnapshotTimeline *timeline)
+{
+  GmlSnapshotPicture *self = g_new0 (GmlSnapshotPicture, 1);
+  gsize n = gml_snapshot_timeline_get_n_entries (timeline);
+  const guint64 *reserved = gml_snapshot_timeline_get_reserved (timeline);
+  const guint64 *allocated = gml_snapshot_timeline_get_allocated (timeline);
+
+  self->timeline = timeline;
+  self->layout = gml_snapshot_layout_new ();
+  self->marks = g_new0 (guint8, n + 1);
+  for (guint k = 0; k < gml_snapshot_timeline_get_n_ooms (timeline); k++)
+    {
+      gsize index = gml_snapshot_timeline_get_oom (timeline, k)->index;
+
+      self->marks[index] |= GML_TIMELINE_MARK_OOM;
+    }
+  for (gsize i = 0; i <= n; i++)
+    {
+      self->peak_reserved = MAX (self->peak_reserved, reserved[i]);
+      self->peak_allocated = MAX (self->peak_allocated, allocated[i]);
+    }
+  gml_snapshot_picture_set_at (self, n);
+  return self;
+}
+
+void
+gml_snapshot_picture_free (GmlSnapshotPicture *self)
+{
+  if (self == NULL)
+    return;
+  g_clear_pointer (&self->layout, gml_snapshot_layout_free);
+  g_clear_pointer (&self->state, gml_mem_state_free);
+  g_clear_pointer (&self->allocations, g_array_unref);
+  g_clear_pointer (&self->places, g_ptr_array_unref);
+  g_clear_pointer (&self->active_image, cairo_surface_destroy);
+  g_free (self->marks);
+  g_free (self);
+}
+
+GmlSnapshotTimeline *
+gml_snapshot_picture_get_timeline (GmlSnapshotPicture *self)
+{
+  return self->timeline;
+}
+
+void
+gml_snapshot_picture_set_at (GmlSnapshotPicture *self,
+                             gsize               at)
+{
+  at = MIN (at, gml_snapshot_timeline_get_n_entries (self->timeline));
+  self->at = at;
+  gml_snapshot_timeline_layout_at (self->timeline, at, self->layout);
+  gml_snapshot_layout_get_stats (self->layout, &self->stats);
+  self->stats.at = at;
+  g_clear_pointer (&self->state, gml_mem_state_free);
+  self->state = gml_snapshot_timeline_mem_state (self->timeline, self->layout);
+}
+
+gsize
+gml_snapshot_picture_get_at (GmlSnapshotPicture *self)
+{
+  return self->at;
+}
+
+const GmlSnapshotStats *
+gml_snapshot_picture_get_stats (GmlSnapshotPicture *self)
+{
+  return &self->stats;
+}
+
+GmlSnapshotLayout *
+gml_snapshot_picture_get_layout (GmlSnapshotPicture *self)
+{
+  return self->layout;
+}
+
+const GmlMemState *
+gml_snapshot_picture_get_state (GmlSnapshotPicture *self)
+{
+  return self->state;
+}
+
+const GmlSnapshotOom *
+gml_snapshot_picture_get_oom_at (GmlSnapshotPicture *self)
+{
+  for (guint k = 0; k < gml_snapshot_timeline_get_n_ooms (self->timeline); k++)
+    {
+      const GmlSnapshotOom *oom = gml_snapshot_timeline_get_oom (self->timeline, k);
+
+      /* The oom entry changes nothing: N = index and N = index + 1 show it. */
+      if (oom->index == self->at || oom->index + 1 == self->at)
+        return oom;
+    }
+  return NULL;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Data for the lab's views                                                  */
+
+static void
+map_data (GmlSnapshotPicture *self,
+          GmlMemoryMapData   *data)
+{
+  const GmlSnapshotOom *oom = gml_snapshot_picture_get_oom_at (self);
+
+  memset (data, 0, sizeof *data);
+  data->state = self->state;
+  /* The largest reserved over the trace, so the scale stays put while scrubbing. */
+  data->capacity = MAX (self->peak_reserved, 1);
+  data->device_name = _("Snapshot");
+  data->by_size = FALSE;
+  data->highlight = GML_CATEGORY_NONE;
+  data->failed_request = oom ? oom->size : 0;
+}
+
+static void
+timeline_data (GmlSnapshotPicture *self,
+               GmlTimelineData    *data)
+{
+  memset (data, 0, sizeof *data);
+  data->n_points = gml_snapshot_timeline_get_n_entries (self->timeline) + 1;
+  data->allocated = gml_snapshot_timeline_get_allocated (self->timeline);
+  data->reserved = gml_snapshot_timeline_get_reserved (self->timeline);
+  data->marks = self->marks;
+  data->cursor = self->at;
+  data->capacity = 0;
+  data->highlight = gml_snapshot_picture_get_oom_at (self) != NULL;
+}
+
+static void
+fragmentation_data (GmlSnapshotPicture   *self,
+                    GmlFragmentationData *data)
+{
+  const GmlSnapshotOom *oom = gml_snapshot_picture_get_oom_at (self);
+
+  memset (data, 0, sizeof *data);
+  data->state = self->state;
+  data->device_free = oom ? oom->device_free : 0;
+  data->request = oom ? oom->size : 0;
+  data->request_failed = oom != NULL;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The active-memory timeline                                                */
+
+static int
+place_by_bytes (gconstpointer a,
+                gconstpointer b)
+{
+  const Place *x = *(const Place **) a, *y = *(const Place **) b;
+
+  if (x->bytes != y->bytes)
+    return x->bytes > y->bytes ? -1 : 1;
+  return g_strcmp0 (x->label, y->label);
+}
+
+static void
+place_free (gpointer data)
+{
+  Place *p = data;
+
+  g_free (p->label);
+  g_free (p);
+}
+
+typedef struct
+{
+  guint64 size;
+  guint   index;
+} BySize;
+
+static int
+by_size_desc (gconstpointer a,
+              gconstpointer b)
+{
+  const BySize *x = a, *y = b;
+
+  if (x->size != y->size)
+    return x->size > y->size ? -1 : 1;
+  return x->index < y->index ? -1 : (x->index > y->index);
+}
+
+/* Every allocation of the trace (and those live at its start) with when it
+ * lived, its size and where it was allocated. */
+static void
+ensure_allocations (GmlSnapshotPicture *self)
+{
+  GmlSnapshot *snap = gml_snapshot_timeline_get_snapshot (self->timeline);
+  gsize n;
+  const GmlSnapshotEntry *entries = gml_snapshot_get_entries (snap, gml_snapshot_timeline_get_device (self->timeline), &n);
+  g_autoptr(GmlSnapshotLayout) start = gml_snapshot_layout_new ();
+  g_autoptr(GHashTable) open = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr(GHashTable) place_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GArray) keys = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) order = NULL;
+  GArray *allocs;
+
+  if (self->allocations != NULL)
+    return;
+  allocs = self->allocations = g_array_new (FALSE, FALSE, sizeof (Allocation));
+  self->places = g_ptr_array_new_with_free_func (place_free);
+
+  /* Live at N = 0, in address order. The hash table maps an address to the
+   * open allocation there (index + 1); keys live in a stable array. */
+  g_array_set_size (keys, 0);
+  gml_snapshot_timeline_layout_at (self->timeline, 0, start);
+  {
+    guint n_live = 0;
+
+    for (guint s = 0; s < gml_snapshot_layout_get_n_segments (start); s++)
+      n_live += gml_snapshot_layout_get_segment (start, s)->blocks->len;
+    g_array_set_size (keys, n_live + n);
+    n_live = 0;
+    for (guint s = 0; s < gml_snapshot_layout_get_n_segments (start); s++)
+      {
+        const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (start, s);
+
+        for (guint i = 0; i < seg->blocks->len; i++)
+          {
+            const GmlSnapshotLayoutBlock *b = &g_array_index (seg->blocks, GmlSnapshotLayoutBlock, i);
+            Allocation a = { 0, n + 1, b->size, b->frames, G_MAXUINT32, FALSE };
+
+            if (b->state != GML_SNAP_BLOCK_ALLOCATED)
+              continue;
+            g_array_append_val (allocs, a);
+            g_array_index (keys, guint64, n_live) = b->address;
+            g_hash_table_insert (open, &g_array_index (keys, guint64, n_live),
+                                 GUINT_TO_POINTER (allocs->len));
+            n_live++;
+          }
+      }
+    for (gsize i = 0; i < n; i++)
+      {
+        const GmlSnapshotEntry *e = &entries[i];
+
+        if (e->action == GML_SNAP_ALLOC)
+          {
+            Allocation a = { i + 1, n + 1, 0, e->frames, G_MAXUINT32, FALSE };
+
+            a.size = gml_snapshot_timeline_get_block_size (self->timeline, i, NULL);
+            if (a.size == 0)
+              continue;
+            g_array_append_val (allocs, a);
+            g_array_index (keys, guint64, n_live + i) = e->addr;
+            g_hash_table_insert (open, &g_array_index (keys, guint64, n_live + i),
+                                 GUINT_TO_POINTER (allocs->len));
+          }
+        else if (e->action == GML_SNAP_FREE_REQUESTED)
+          {
+            guint64 addr = e->addr;
+            gpointer index;
+
+            if (g_hash_table_steal_extended (open, &addr, NULL, &index))
+              g_array_index (allocs, Allocation, GPOINTER_TO_UINT (index) - 1).end = i + 1;
+          }
+      }
+  }
+
+  /* Where each was allocated, and the places by bytes. */
+  for (guint k = 0; k < allocs->len; k++)
+    {
+      Allocation *a = &g_array_index (allocs, Allocation, k);
+      g_autofree char *label = gml_snapshot_describe_frames (snap, a->frames);
+      gpointer id;
+      Place *place;
+
+      if (label == NULL)
+        label = g_strdup (_("no stack recorded"));
+      if (!g_hash_table_lookup_extended (place_ids, label, NULL, &id))
+        {
+          place = g_new0 (Place, 1);
+          place->label = g_steal_pointer (&label);
+          g_ptr_array_add (self->places, place);
+          id = GUINT_TO_POINTER (self->places->len - 1);
+          g_hash_table_insert (place_ids, place->label, id);
+        }
+      place = g_ptr_array_index (self->places, GPOINTER_TO_UINT (id));
+      place->bytes += a->size;
+      a->label = GPOINTER_TO_UINT (id);
+    }
+  /* Colours go to the places with the most bytes; renumber. */
+  {
+    g_autoptr(GPtrArray) sorted = g_ptr_array_copy (self->places, NULL, NULL);
+    g_autofree guint *rank = g_new (guint, MAX (self->places->len, 1));
+
+    g_ptr_array_sort (sorted, place_by_bytes);
+    for (guint r = 0; r < sorted->len; r++)
+      for (guint p = 0; p < self->places->len; p++)
+        if (g_ptr_array_index (self->places, p) == g_ptr_array_index (sorted, r))
+          {
+            rank[p] = r;
+            break;
+          }
+    for (guint k = 0; k < allocs->len; k++)
+      g_array_index (allocs, Allocation, k).label = rank[g_array_index (allocs, Allocation, k).label];
+    g_ptr_array_set_free_func (self->places, NULL);
+    g_ptr_array_unref (self->places);
+    self->places = g_ptr_array_ref (sorted);
+    g_ptr_array_set_free_func (self->places, place_free);
+  }
+
+  /* The largest are drawn one by one. */
+  order = g_array_sized_new (FALSE, FALSE, sizeof (BySize), allocs->len);
+  for (guint k = 0; k < allocs->len; k++)
+    {
+      BySize b = { g_array_index (allocs, Allocation, k).size, k };
+
+      g_array_append_val (order, b);
+    }
+  g_array_sort (order, by_size_desc);
+  for (guint k = 0; k < order->len && k < ACTIVE_DRAWN; k++)
+    g_array_index (allocs, Allocation, g_array_index (order, BySize, k).index).drawn = TRUE;
+  self->n_summed = allocs->len > ACTIVE_DRAWN ? allocs->len - ACTIVE_DRAWN : 0;
+}
+
+/* A colour-blind-safe qualitative palette (Okabe and Ito), one per place;
+ * the places past it share the last, dimmed. */
+static void
+place_color (const GmlRenderStyle *style,
+             guint                 label,
+             GmlColor             *color)
+{
+  static const guint32 okabe_ito[N_PLACE_COLORS] = {
+    0xE69F00, 0x56B4E9, 0x009E73, 0xF0E442, 0x0072B2, 0xD55E00, 0xCC79A7, 0x999999,
+  };
+  guint32 rgb = okabe_ito[MIN (label, N_PLACE_COLORS - 1)];
+
+  color->red = ((rgb >> 16) & 0xff) / 255.0;
+  color->green = ((rgb >> 8) & 0xff) / 255.0;
+  color->blue = (rgb & 0xff) / 255.0;
+  color->alpha = 1.0;
+  if (style->theme == GML_THEME_DARK)
+    {
+      color->red *= 0.85, color->green *= 0.85, color->blue *= 0.85;
+    }
+}
+
+static guint32
+to_argb (const GmlColor *c,
+         double          shade)
+{
+  guint r = (guint) CLAMP (c->red * shade * 255.0 + 0.5, 0, 255);
+  guint g = (guint) CLAMP (c->green * shade * 255.0 + 0.5, 0, 255);
+  guint b = (guint) CLAMP (c->blue * shade * 255.0 + 0.5, 0, 255);
+
+  return 0xff000000u | (r << 16) | (g << 8) | b;
+}
+
+static void
+active_layout (const GmlRenderStyle *style,
+               int                   width,
+               int                   height,
+               GmlRect              *plot)
+{
+  double lh = ceil (style->font_size * 1.45);
+
+  plot->x = MARGIN + 7 * style->font_size;
+  plot->y = MARGIN + lh;
+  plot->width = MAX (width - plot->x - MARGIN, 1);
+  plot->height = MAX (height - plot->y - MARGIN - 4 * lh, 1);
+}
+
+/* One column per pixel: the live allocations at the entry under it, stacked
+ * in the order they were made; a band's edges are rounded to whole pixels
+ * from the running sum, so bands never overlap nor leave gaps. */
+static void
+ensure_active_image (GmlSnapshotPicture   *self,
+                     const GmlRenderStyle *style,
+                     int                   width,
+                     int                   height)
+{
+  gsize n = gml_snapshot_timeline_get_n_entries (self->timeline);
+  GArray *allocs;
+  g_autoptr(GArray) live = NULL;   /* guint: indices of drawn live allocations, by start */
+  guint32 *pixels;
+  int stride;
+  guint next = 0;
+  guint64 top = MAX (self->peak_allocated, 1);
+  guint32 summed_argb, colors[N_PLACE_COLORS * 2];
+
+  if (self->active_image != NULL && self->active_width == width && self->active_height == height &&
+      self->active_theme == style->theme)
+    return;
+  g_clear_pointer (&self->active_image, cairo_surface_destroy);
+  ensure_allocations (self);
+  allocs = self->allocations;
+
+  self->active_image = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, MAX (width, 1), MAX (height, 1));
+  self->active_width = width;
+  self->active_height = height;
+  self->active_theme = style->theme;
+  cairo_surface_flush (self->active_image);
+  pixels = (guint32 *) cairo_image_surface_get_data (self->active_image);
+  stride = cairo_image_surface_get_stride (self->active_image) / 4;
+  memset (pixels, 0, (gsize) stride * 4 * height);
+
+  for (guint c = 0; c < N_PLACE_COLORS; c++)
+    {
+      GmlColor color;
+
+      place_color (style, c, &color);
+      colors[2 * c] = to_argb (&color, 1.0);
+      colors[2 * c + 1] = to_argb (&color, 0.82);   /* neighbours alternate shades */
+    }
+  summed_argb = to_argb (&style->palette.dim, 1.0);
+
+  live = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (int x = 0; x < width; x++)
+    {
+      gsize at = width > 1 ? (gsize) ((double) x * n / (width - 1) + 0.5) : n;
+      guint64 cum = 0;
+      guint j = 0;
+
+      /* New allocations up to this column. */
+      while (next < allocs->len && g_array_index (allocs, Allocation, next).start <= at)
+        {
+          Allocation *a = &g_array_index (allocs, Allocation, next);
+
+          if (a->end > at && a->drawn)
+            g_array_append_val (live, next);
+          next++;
+        }
+      /* Drop the drawn ones that ended. */
+      for (guint i = 0; i < live->len; i++)
+        {
+          guint k = g_array_index (live, guint, i);
+
+          if (g_array_index (allocs, Allocation, k).end > at)
+            g_array_index (live, guint, j++) = k;
+        }
+      g_array_set_size (live, j);
+
+      for (guint i = 0; i < live->len; i++)
+        {
+          const Allocation *a = &g_array_index (allocs, Allocation, g_array_index (live, guint, i));
+          int y0 = height - (int) llround ((double) cum / top * height);
+          int y1;
+          guint32 argb = colors[2 * MIN (a->label, N_PLACE_COLORS - 1) + (i & 1)];
+
+          cum += a->size;
+          y1 = height - (int) llround ((double) cum / top * height);
+          for (int y = MAX (y1, 0); y < y0 && y < height; y++)
+            pixels[(gsize) y * stride + x] = argb;
+        }
+    }
+
+  /* The summed band: what is allocated at each column minus the drawn. */
+  {
+    const guint64 *allocated = gml_snapshot_timeline_get_allocated (self->timeline);
+
+    for (int x = 0; x < width; x++)
+      {
+        gsize at = width > 1 ? (gsize) ((double) x * n / (width - 1) + 0.5) : n;
+        int y_total = height - (int) llround ((double) MIN (allocated[at], top) / top * height);
+
+        /* Every pixel of the column above the drawn bands, up to the total. */
+        for (int y = MAX (y_total, 0); y < height; y++)
+          {
+            if (pixels[(gsize) y * stride + x] != 0)
+              break;
+            pixels[(gsize) y * stride + x] = summed_argb;
+          }
+      }
+  }
+  cairo_surface_mark_dirty (self->active_image);
+}
+
+static void
+render_active (cairo_t              *cr,
+               GmlSnapshotPicture   *self,
+               const GmlRenderStyle *style,
+               int                   width,
+               int                   height)
+{
+  const GmlPalette *pal = &style->palette;
+  double lh = ceil (style->font_size * 1.45);
+  gsize n = gml_snapshot_timeline_get_n_entries (self->timeline);
+  g_autofree char *t_top = gml_format_size_short (self->peak_allocated);
+  GmlRect plot;
+  double x_cursor, lx, ly;
+
+  _gml_background (cr, style, width, height);
+  active_layout (style, width, height, &plot);
+  ensure_active_image (self, style, (int) plot.width, (int) plot.height);
+
+  cairo_save (cr);
+  cairo_set_source_surface (cr, self->active_image, plot.x, plot.y);
+  cairo_paint (cr);
+  cairo_restore (cr);
+
+  /* Axes: bytes up the left, trace entries along the bottom. */
+  _gml_set_color (cr, &pal->grid);
+  cairo_set_line_width (cr, style->line_width);
+  cairo_rectangle (cr, plot.x + 0.5, plot.y + 0.5, plot.width - 1, plot.height - 1);
+  cairo_stroke (cr);
+  _gml_text (cr, style, t_top, plot.x - 4, plot.y - lh / 2, 0.85, 0, &pal->dim, 1.0);
+  _gml_text (cr, style, "0", plot.x - 4, plot.y + plot.height - lh / 2, 0.85, 0, &pal->dim, 1.0);
+  _gml_text (cr, style, _("Live allocations (bytes) over the trace"), plot.x, MARGIN - 2, 0.9,
+             GML_TEXT_BOLD, &pal->foreground, 0.0);
+  {
+    /* Translators: the x axis of the active-memory timeline; %zu is the number of trace entries. */
+    g_autofree char *axis = g_strdup_printf (_("Trace entry 0 … %zu"), n);
+
+    _gml_text (cr, style, axis, plot.x + plot.width, plot.y + plot.height + 2, 0.85, 0, &pal->dim, 1.0);
+  }
+
+  /* The cursor. */
+  x_cursor = plot.x + (n > 0 ? (double) self->at / n * (plot.width - 1) : 0) + 0.5;
+  _gml_set_color (cr, &pal->cursor);
+  cairo_set_line_width (cr, 2 * style->line_width);
+  cairo_move_to (cr, x_cursor, plot.y);
+  cairo_line_to (cr, x_cursor, plot.y + plot.height);
+  cairo_stroke (cr);
+
+  /* Legend: the places with the most bytes, then the summed band. */
+  lx = plot.x;
+  ly = plot.y + plot.height + lh + 2;
+  for (guint p = 0; p < self->places->len && p < N_PLACE_COLORS - 1; p++)
+    {
+      const Place *place = g_ptr_array_index (self->places, p);
+      GmlColor color;
+      double tw, th;
+
+      place_color (style, p, &color);
+      _gml_text_size (cr, style, place->label, 0.85, 0, &tw, &th);
+      if (lx + 14 + tw > width - MARGIN)
+        {
+          lx = plot.x;
+          ly += lh;
+          if (ly + lh > height)
+            break;
+        }
+      _gml_set_color (cr, &color);
+      cairo_rectangle (cr, lx, ly + lh * 0.2, 10, lh * 0.6);
+      cairo_fill (cr);
+      _gml_text (cr, style, place->label, lx + 14, ly, 0.85, 0, &pal->foreground, 0.0);
+      lx += 14 + tw + 12;
+    }
+  if (ly + 2 * lh <= height)
+    {
+      /* Translators: %u is a number of smaller allocations summed in one band. */
+      g_autofree char *summed = g_strdup_printf (ngettext ("grey band on top: %u smaller allocation, summed",
+                                                           "grey band on top: %u smaller allocations, summed",
+                                                           self->n_summed), self->n_summed);
+
+      _gml_set_color (cr, &pal->dim);
+      cairo_rectangle (cr, plot.x, ly + lh + lh * 0.2, 10, lh * 0.6);
+      cairo_fill (cr);
+      _gml_text (cr, style, summed, plot.x + 14, ly + lh, 0.85, 0, &pal->dim, 0.0);
+    }
+}
+
+/* ------------------------------------------------------------------------- */
+/* Drawing, words, files                                                     */
+
+void
+gml_render_snapshot (cairo_t              *cr,
+                     GmlSnapshotPicture   *self,
+                     GmlSnapshotView       view,
+                     const GmlRenderStyle *style,
+                     int                   width,
+                     int                   height)
+{
+  switch (view)
+    {
+    case GML_SNAPSHOT_VIEW_MEMORY_MAP:
+      {
+        GmlMemoryMapData data;
+
+        map_data (self, &data);
+        gml_render_memory_map (cr, &data, style, width, height);
+      }
+      break;
+    case GML_SNAPSHOT_VIEW_TIMELINE:
+      {
+        GmlTimelineData data;
+
+        timeline_data (self, &data);
+        gml_render_timeline (cr, &data, style, width, height);
+      }
+      break;
+    case GML_SNAPSHOT_VIEW_FRAGMENTATION:
+      {
+        GmlFragmentationData data;
+
+        fragmentation_data (self, &data);
+        gml_render_fragmentation (cr, &data, style, width, height);
+      }
+      break;
+    case GML_SNAPSHOT_VIEW_ACTIVE:
+      render_active (cr, self, style, width, height);
+      break;
+    case GML_N_SNAPSHOT_VIEWS:
+    default:
+      break;
+    }
+}
+
+char *
+gml_snapshot_picture_describe (GmlSnapshotPicture *self,
+                               GmlSnapshotView     view)
+{
+  const GmlSnapshotStats *st = &self->stats;
+  gsize n = gml_snapshot_timeline_get_n_entries (self->timeline);
+  g_autofree char *reserved = gml_format_size_short (st->reserved_bytes);
+  g_autofree char *allocated = gml_format_size_short (st->allocated_bytes);
+  g_autofree char *active = gml_format_size_short (st->active_bytes);
+  g_autofree char *requested = gml_format_size_short (st->requested_bytes);
+  g_autofree char *largest = gml_format_size_short (st->largest_free_block_bytes);
+  const GmlSnapshotOom *oom = gml_snapshot_picture_get_oom_at (self);
+  GString *out = g_string_new (NULL);
+
+  /* Translators: e.g. "After 2500 of 5163 trace entries: …". */
+  g_string_append_printf (out, _("After %zu of %zu trace entries: "), self->at, n);
+  switch (view)
+    {
+    case GML_SNAPSHOT_VIEW_TIMELINE:
+      {
+        g_autofree char *peak = gml_format_size_short (self->peak_reserved);
+
+        /* Translators: sizes. */
+        g_string_append_printf (out, _("allocated %s, reserved %s; the most reserved over the trace %s."),
+                                allocated, reserved, peak);
+      }
+      break;
+    case GML_SNAPSHOT_VIEW_ACTIVE:
+      ensure_allocations (self);
+      {
+        g_autofree char *peak = gml_format_size_short (self->peak_allocated);
+
+        /* Translators: a number of allocations, a size, then a size and a place in the code. */
+        g_string_append_printf (out, ngettext ("%u live allocation holds %s; the most allocated at once was %s.",
+                                               "%u live allocations hold %s; the most allocated at once was %s.",
+                                               st->allocations), st->allocations, allocated, peak);
+        if (self->places->len > 0)
+          {
+            const Place *place = g_ptr_array_index (self->places, 0);
+            g_autofree char *bytes = gml_format_size_short (place->bytes);
+
+            g_string_append_c (out, ' ');
+            /* Translators: a place in the code ("forward, model.py:54") and a size. */
+            g_string_append_printf (out, _("Most memory was allocated in %s (%s in all)."), place->label, bytes);
+          }
+      }
+      break;
+    case GML_SNAPSHOT_VIEW_FRAGMENTATION:
+      /* Translators: a size, a size and a percentage. */
+      g_string_append_printf (out, _("free in the cache %s, largest free block %s, fragmentation %.0f %%."),
+                              active, largest, st->fragmentation * 100.0);
+      {
+        guint64 free_cached = st->reserved_bytes > st->active_bytes ? st->reserved_bytes - st->active_bytes : 0;
+        g_autofree char *t_free = gml_format_size_short (free_cached);
+
+        g_string_truncate (out, 0);
+        g_string_append_printf (out, _("After %zu of %zu trace entries: "), self->at, n);
+        g_string_append_printf (out, _("free in the cache %s, largest free block %s, fragmentation %.0f %%."),
+                                t_free, largest, st->fragmentation * 100.0);
+      }
+      break;
+    case GML_SNAPSHOT_VIEW_MEMORY_MAP:
+    case GML_N_SNAPSHOT_VIEWS:
+    default:
+      /* Translators: counts and sizes. */
+      g_string_append_printf (out, ngettext ("%u segment reserves %s; %u allocations hold %s (requested %s); "
+                                             "active %s; largest free block %s.",
+                                             "%u segments reserve %s; %u allocations hold %s (requested %s); "
+                                             "active %s; largest free block %s.", st->segments),
+                              st->segments, reserved, st->allocations, allocated, requested, active, largest);
+      break;
+    }
+  if (st->estimated_blocks > 0)
+    {
+      g_string_append_c (out, ' ');
+      g_string_append_printf (out, ngettext ("%u block’s size is estimated: it was freed before the snapshot was taken.",
+                                             "%u blocks’ sizes are estimated: they were freed before the snapshot was taken.",
+                                             st->estimated_blocks), st->estimated_blocks);
+    }
+  if (oom != NULL)
+    {
+      g_autofree char *req = gml_format_size_short (oom->size);
+
+      g_string_append_c (out, ' ');
+      /* Translators: %s is a size. */
+      g_string_append_printf (out, _("Here a request for %s ran out of memory."), req);
+    }
+  return g_string_free (out, FALSE);
+}
+
+gboolean
+gml_snapshot_picture_export (GmlSnapshotPicture   *self,
+                             GmlSnapshotView       view,
+                             const GmlRenderStyle *style,
+                             const char           *path,
+                             GmlExportFormat       format,
+                             int                   width,
+                             int                   height,
+                             GError              **error)
+{
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  cairo_status_t status;
+
+  switch (format)
+    {
+    case GML_EXPORT_SVG:
+      surface = cairo_svg_surface_create (path, width, height);
+      break;
+    case GML_EXPORT_PDF:
+      surface = cairo_pdf_surface_create (path, width, height);
+      break;
+    case GML_EXPORT_PNG:
+    default:
+      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+      break;
+    }
+  cr = cairo_create (surface);
+  gml_render_snapshot (cr, self, view, style, width, height);
+  status = cairo_status (cr);
+  cairo_destroy (cr);
+  if (status == CAIRO_STATUS_SUCCESS && format == GML_EXPORT_PNG)
+    status = cairo_surface_write_to_png (surface, path);
+  cairo_surface_finish (surface);
+  if (status == CAIRO_STATUS_SUCCESS)
+    status = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      /* Translators: %s is the file, the second %s cairo's reason. */
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not write “%s”: %s"), path,
+                   cairo_status_to_string (status));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+const GmlSnapshotLayoutBlock *
+gml_snapshot_picture_block_at (GmlSnapshotPicture   *self,
+                               const GmlRenderStyle *style,
+                               int                   width,
+                               int                   height,
+                               double                x,
+                               double                y)
+{
+  GmlMemoryMapData data;
+  GmlBlockInfo info;
+
+  map_data (self, &data);
+  if (!gml_render_memory_map_hit (&data, style, width, height, x, y, &info))
+    return NULL;
+  return gml_snapshot_layout_find_block (self->layout, info.address);
+}
+
+char *
+gml_snapshot_picture_describe_block (GmlSnapshotPicture           *self,
+                                     const GmlSnapshotLayoutBlock *block)
+{
+  GmlSnapshot *snap = gml_snapshot_timeline_get_snapshot (self->timeline);
+  g_autofree char *size = gml_format_size (block->size);
+  g_autofree char *requested = gml_format_size (block->requested_size);
+  g_autofree char *stack = NULL;
+  GString *out = g_string_new (NULL);
+
+  switch (block->state)
+    {
+    case GML_SNAP_BLOCK_ALLOCATED:
+      /* Translators: a block's size and the size its tensor asked for. */
+      g_string_append_printf (out, _("Allocated block of %s (requested %s)"), size, requested);
+      break;
+    case GML_SNAP_BLOCK_PENDING_FREE:
+      g_string_append_printf (out, _("Block of %s freed by the program, still in use by another stream"), size);
+      break;
+    case GML_SNAP_BLOCK_INACTIVE:
+    default:
+      g_string_append_printf (out, _("Free block of %s, cached by PyTorch"), size);
+      break;
+    }
+  {
+    const GmlSnapshotLayoutSegment *seg = NULL;
+
+    for (guint s = 0; s < gml_snapshot_layout_get_n_segments (self->layout); s++)
+      {
+        const GmlSnapshotLayoutSegment *candidate = gml_snapshot_layout_get_segment (self->layout, s);
+
+        if (block->address >= candidate->address && block->address < candidate->address + candidate->size)
+          seg = candidate;
+      }
+    if (seg != NULL)
+      {
+        g_string_append (out, "\n");
+        /* Translators: the CUDA stream (0, 1, …) and the pool ("small" or "large" in the next strings). */
+        g_string_append_printf (out, _("Stream %u, %s"), seg->stream,
+                                seg->small ? _("small pool (2 MiB segments)") : _("large pool"));
+      }
+  }
+  if (block->estimated)
+    {
+      g_string_append (out, "\n");
+      g_string_append (out, _("Its size is estimated: it was freed before the snapshot was taken."));
+    }
+  if (block->state != GML_SNAP_BLOCK_INACTIVE)
+    {
+      stack = gml_snapshot_format_stack (snap, block->frames, 8);
+      g_string_append (out, "\n");
+      if (stack != NULL)
+        {
+          /* Translators: followed by the call stack, one frame a line. */
+          g_string_append (out, _("Allocated in:"));
+          g_string_append (out, "\n");
+          g_string_append (out, stack);
+        }
+      else
+        g_string_append (out, _("The snapshot has no stack for it (record it with _record_memory_history())."));
+    }
+  return g_string_free (out, FALSE);
+}
+
+gsize
+gml_snapshot_picture_entry_at_x (GmlSnapshotPicture   *self,
+                                 GmlSnapshotView       view,
+                                 const GmlRenderStyle *style,
+                                 int                   width,
+                                 int                   height,
+                                 double                x)
+{
+  gsize n = gml_snapshot_timeline_get_n_entries (self->timeline);
+
+  if (view == GML_SNAPSHOT_VIEW_TIMELINE)
+    {
+      GmlTimelineData data;
+
+      timeline_data (self, &data);
+      return MIN (gml_timeline_point_at_x (&data, style, width, height, x), n);
+    }
+  else
+    {
+      GmlRect plot;
+      double t;
+
+      active_layout (style, width, height, &plot);
+      t = (x - plot.x) / MAX (plot.width - 1, 1);
+      t = CLAMP (t, 0.0, 1.0);
+      return (gsize) (t * n + 0.5);
+    }
+}

@@ -1,0 +1,95 @@
+/* gml-snapshot-picture.h — a PyTorch memory snapshot at trace entry N, ready
+ * for any view: the memory map, the timeline of allocated and reserved
+ * memory, the active-memory timeline and the fragmentation gauge.
+ *
+ * The same object serves the render verb and the app's Snapshot view; moving
+ * N (scrubbing) rebuilds the layout from the nearest checkpoint, which costs a
+ * copy and at most a few thousand steps.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <cairo.h>
+#include <gio/gio.h>
+
+#include "gml-render.h"
+#include "gml-snapshot-state.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  GML_SNAPSHOT_VIEW_MEMORY_MAP,
+  GML_SNAPSHOT_VIEW_TIMELINE,
+  GML_SNAPSHOT_VIEW_ACTIVE,
+  GML_SNAPSHOT_VIEW_FRAGMENTATION,
+  GML_N_SNAPSHOT_VIEWS
+} GmlSnapshotView;
+
+typedef struct _GmlSnapshotPicture GmlSnapshotPicture;
+
+/* "memory-map", "timeline", "active-timeline", "fragmentation". */
+const char         *gml_snapshot_view_to_string       (GmlSnapshotView       view);
+gboolean            gml_snapshot_view_from_string     (const char           *str,
+                                                       GmlSnapshotView      *view);
+/* Translated tab title. */
+const char         *gml_snapshot_view_title           (GmlSnapshotView       view);
+
+/* @timeline is borrowed and must outlive the picture. */
+GmlSnapshotPicture *gml_snapshot_picture_new          (GmlSnapshotTimeline  *timeline);
+void                gml_snapshot_picture_free         (GmlSnapshotPicture   *self);
+GmlSnapshotTimeline *gml_snapshot_picture_get_timeline (GmlSnapshotPicture  *self);
+/* The state after the first @at entries (clamped to the trace). */
+void                gml_snapshot_picture_set_at       (GmlSnapshotPicture   *self,
+                                                       gsize                 at);
+gsize               gml_snapshot_picture_get_at       (GmlSnapshotPicture   *self);
+const GmlSnapshotStats *gml_snapshot_picture_get_stats (GmlSnapshotPicture  *self);
+GmlSnapshotLayout  *gml_snapshot_picture_get_layout   (GmlSnapshotPicture   *self);
+const GmlMemState  *gml_snapshot_picture_get_state    (GmlSnapshotPicture   *self);
+/* The oom entry at @at, if there is one there (for the map's legend line). */
+const GmlSnapshotOom *gml_snapshot_picture_get_oom_at (GmlSnapshotPicture   *self);
+
+void                gml_render_snapshot               (cairo_t              *cr,
+                                                       GmlSnapshotPicture   *self,
+                                                       GmlSnapshotView       view,
+                                                       const GmlRenderStyle *style,
+                                                       int                   width,
+                                                       int                   height);
+/* What the view shows at N, in words, in the current language: the numbers,
+ * how many block sizes are estimated, the oom there. */
+char               *gml_snapshot_picture_describe     (GmlSnapshotPicture   *self,
+                                                       GmlSnapshotView       view);
+gboolean            gml_snapshot_picture_export       (GmlSnapshotPicture   *self,
+                                                       GmlSnapshotView       view,
+                                                       const GmlRenderStyle *style,
+                                                       const char           *path,
+                                                       GmlExportFormat       format,
+                                                       int                   width,
+                                                       int                   height,
+                                                       GError              **error);
+
+/* The block under (x, y) of the memory map, or NULL. */
+const GmlSnapshotLayoutBlock *gml_snapshot_picture_block_at (GmlSnapshotPicture   *self,
+                                                             const GmlRenderStyle *style,
+                                                             int                   width,
+                                                             int                   height,
+                                                             double                x,
+                                                             double                y);
+/* A block in words, for its tooltip: size, requested size, state, stream,
+ * whether it is estimated, and its stack with the user's own frames first
+ * ("allocated in forward, model.py:54"). */
+char               *gml_snapshot_picture_describe_block (GmlSnapshotPicture           *self,
+                                                         const GmlSnapshotLayoutBlock *block);
+/* The trace entry under x in the timeline or active view (for clicks). */
+gsize               gml_snapshot_picture_entry_at_x   (GmlSnapshotPicture   *self,
+                                                       GmlSnapshotView       view,
+                                                       const GmlRenderStyle *style,
+                                                       int                   width,
+                                                       int                   height,
+                                                       double                x);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlSnapshotPicture, gml_snapshot_picture_free)
+
+G_END_DECLS

@@ -1,0 +1,57 @@
+/* fuzz-snapshot.c — the PyTorch memory snapshot reader and the rebuilt states.
+ *
+ * Any input must end in a snapshot or an error, never a crash, a leak or a
+ * warning. A snapshot that reads is walked too: its timeline, the state at its
+ * start, middle and end, and its picture as the engine's memory state.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include "fuzz-common.h"
+#include "gml-snapshot-state.h"
+#include "gml-snapshot.h"
+
+int
+LLVMFuzzerInitialize (int    *argc,
+                      char ***argv)
+{
+  fuzz_quiet ();
+  return 0;
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data,
+                        size_t         size)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GmlSnapshot) snap = gml_snapshot_load_data (data, size, &error);
+
+  if (snap == NULL)
+    {
+      if (error == NULL || error->message[0] == '\0')
+        abort ();
+      return 0;
+    }
+  for (guint d = 0; d < gml_snapshot_get_n_devices (snap) && d < 4; d++)
+    {
+      g_autoptr(GmlSnapshotTimeline) tl = gml_snapshot_timeline_new (snap, d, NULL, NULL);
+      g_autoptr(GmlSnapshotLayout) layout = gml_snapshot_layout_new ();
+      gsize n = gml_snapshot_timeline_get_n_entries (tl);
+      GmlSnapshotStats stats;
+
+      for (gsize at = 0; at <= n; at += MAX (n / 2, 1))
+        {
+          g_autoptr(GmlMemState) state = NULL;
+
+          gml_snapshot_timeline_layout_at (tl, at, layout);
+          gml_snapshot_layout_get_stats (layout, &stats);
+          state = gml_snapshot_timeline_mem_state (tl, layout);
+          /* What the pictures read of it. */
+          (void) gml_mem_state_get_fragmentation (state);
+          (void) gml_mem_state_get_largest_free_block (state);
+        }
+    }
+  return 0;
+}

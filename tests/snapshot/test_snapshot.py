@@ -1,0 +1,372 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""`gpu-memory-lab snapshot` on real and synthetic PyTorch memory snapshots.
+
+  test_snapshot.py GPU_MEMORY_LAB ENGINE_TRACE
+
+- The real snapshot in tests/data/snapshots/ (PyTorch 2.10, protocol 4): every
+  number at the end against the file's own fields (read here with Python's
+  pickle), and the numbers the trace alone decides (requested bytes,
+  allocations, reserved bytes, segments, the peak) at many N.
+- Snapshots made from the lab's own allocator (engine-trace), in protocols 2,
+  4 and 5, the 2.0 layout, with and without a ring-buffer cut, with allocator
+  settings and out-of-memory errors: the state at N must be the state the
+  engine was in.
+- Hand-made snapshots (make_snapshots.py cases): pending frees, expandable
+  segments, several devices, bare lists, unknown keys.
+"""
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_snapshots  # noqa: E402
+
+MiB = 1 << 20
+failures = []
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print('FAIL:', what)
+
+
+def run_snapshot(exe, path, *args):
+    out = subprocess.run([exe, 'snapshot', path, '--json', *args], capture_output=True, text=True,
+                         env=dict(os.environ, LANGUAGE='en', LC_ALL='C.UTF-8'))
+    if out.returncode != 0:
+        raise RuntimeError(f'snapshot {path} {args} failed: {out.stderr}')
+    return json.loads(out.stdout)
+
+
+def test_fixture(exe, path):
+    with open(path, 'rb') as f:
+        snap = pickle.load(f)
+    segs = snap['segments']
+    blocks = [b for s in segs for b in s['blocks']]
+    trace = snap['device_traces'][0]
+    end = run_snapshot(exe, path)
+    n = len(trace)
+    check(end['protocol'] == 4, 'fixture: protocol 4')
+    check(end['devices'] == 1 and end['device'] == 0, 'fixture: one device')
+    check(end['trace_entries'] == n, f'fixture: trace_entries {end["trace_entries"]} != {n}')
+    check(end['at'] == n, 'fixture: at defaults to the end')
+    check(end['segments'] == len(segs), 'fixture: segments')
+    check(end['reserved_bytes'] == sum(s['total_size'] for s in segs), 'fixture: reserved_bytes')
+    check(end['allocated_bytes'] == sum(s['allocated_size'] for s in segs), 'fixture: allocated_bytes')
+    check(end['active_bytes'] == sum(s['active_size'] for s in segs), 'fixture: active_bytes')
+    live = [b for b in blocks if b['state'] == 'active_allocated']
+    check(end['allocations'] == len(live), 'fixture: allocations')
+    check(end['requested_bytes'] == sum(b['requested_size'] for b in live), 'fixture: requested_bytes')
+    free = [b['size'] for b in blocks if b['state'] == 'inactive']
+    check(end['largest_free_block_bytes'] == max(free), 'fixture: largest free block')
+    check(abs(end['fragmentation'] - (1 - max(free) / sum(free))) < 1e-9, 'fixture: fragmentation')
+    counts = {}
+    for e in trace:
+        counts[e['action']] = counts.get(e['action'], 0) + 1
+    check(end['actions'] == counts, f'fixture: actions {end["actions"]} != {counts}')
+    check(end['ooms'] == [], 'fixture: no ooms')
+    settings = snap['allocator_settings']
+    check(end['settings']['max_split_size'] == settings['max_split_size'], 'fixture: settings')
+    check(end['settings']['expandable_segments'] is settings['expandable_segments'],
+          'fixture: expandable_segments setting')
+    check(end['estimated_blocks'] == 0 and end['inconsistent_entries'] == 0,
+          'fixture: the end is exact and consistent')
+    biggest = max(live, key=lambda b: (b['size'], -b['address']))
+    check(end['largest_allocations'][0]['size'] == biggest['size'] and
+          end['largest_allocations'][0]['address'] == biggest['address'],
+          'fixture: largest allocation')
+
+    # What the trace alone decides, walked back from the end.
+    requested = sum(b['requested_size'] for b in live)
+    allocations = len(live)
+    by_n = {n: (requested, allocations)}
+    peak = requested
+    for i in range(n - 1, -1, -1):
+        e = trace[i]
+        if e['action'] == 'alloc':
+            requested -= e['size']
+            allocations -= 1
+        elif e['action'] == 'free_requested':
+            requested += e['size']
+            allocations += 1
+        by_n[i] = (requested, allocations)
+        peak = max(peak, requested)
+    check(end['peak_requested_bytes'] == peak, f'fixture: peak {end["peak_requested_bytes"]} != {peak}')
+    for at in (0, 1, 2, 3, 100, 777, 1721, 2500, 2581, 4000, 5000, n - 1):
+        got = run_snapshot(exe, path, '--at', str(at))
+        check(got['at'] == at, f'fixture: at {at}')
+        check((got['requested_bytes'], got['allocations']) == by_n[at],
+              f'fixture at {at}: requested/allocations {got["requested_bytes"]}, {got["allocations"]} '
+              f'!= {by_n[at]}')
+        check(got['segments'] == len(segs) and got['reserved_bytes'] == end['reserved_bytes'],
+              f'fixture at {at}: no segment was allocated or freed in the trace')
+        check(got['allocated_bytes'] >= got['requested_bytes'], f'fixture at {at}: allocated >= requested')
+        check(got['active_bytes'] >= got['allocated_bytes'], f'fixture at {at}: active >= allocated')
+        check(got['inconsistent_entries'] == 0, f'fixture at {at}: consistent')
+
+
+def run_check(exe, path, *args):
+    out = subprocess.run([exe, 'snapshot', path, '--check', '--json', *args], capture_output=True, text=True,
+                         env=dict(os.environ, LANGUAGE='en', LC_ALL='C.UTF-8'))
+    if out.returncode != 0:
+        raise RuntimeError(f'snapshot --check {path} failed: {out.stderr}')
+    return json.loads(out.stdout)
+
+
+def check_keys(got, name):
+    for key in ('allocs', 'allocs_matched', 'segment_allocs', 'segment_allocs_matched', 'segment_frees',
+                'segment_frees_matched', 'ooms', 'ooms_matched', 'rules', 'first_divergence'):
+        check(key in got, f'{name}: --check has “{key}”')
+
+
+def engine_run(engine_trace, tmp, seed, ops, capacity, conf=None):
+    args = [engine_trace, str(seed), str(ops), str(capacity)] + ([conf] if conf else [])
+    out = subprocess.run(args, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def settings_for(conf):
+    settings = {'PYTORCH_CUDA_ALLOC_CONF': conf or '', 'max_split_size': -1,
+                'garbage_collection_threshold': 0.0, 'expandable_segments': False,
+                'roundup_power2_divisions': {str(1 << i): 0 for i in range(16)}}
+    for part in (conf or '').split(','):
+        if part.startswith('max_split_size_mb:'):
+            settings['max_split_size'] = int(part.split(':')[1]) * MiB
+        elif part == 'expandable_segments:True':
+            settings['expandable_segments'] = True
+        elif part.startswith('roundup_power2_divisions:'):
+            settings['roundup_power2_divisions'] = {str(1 << i): int(part.split(':')[1])
+                                                    for i in range(16)}
+    return settings
+
+
+def test_engine(exe, engine_trace, tmp):
+    cases = [
+        # seed, ops, capacity, alloc-conf, cut, protocol, layout
+        (1, 160, 256 * MiB, None, 0, 4, '2.10'),
+        (2, 500, 48 * MiB, None, 0, 2, '2.10'),          # out of memory now and then
+        (3, 500, 256 * MiB, 'max_split_size_mb:32', 0, 5, '2.10'),
+        (4, 500, 256 * MiB, 'roundup_power2_divisions:4', 0, 4, '2.10'),
+        (5, 400, 256 * MiB, None, 0, 2, '2.0'),
+        (6, 600, 128 * MiB, None, 300, 4, '2.10'),       # the ring buffer dropped 300 entries
+        (7, 600, 64 * MiB, None, 200, 5, '2.10'),
+        (8, 500, 128 * MiB, 'expandable_segments:True', 0, 4, '2.10'),
+        (9, 500, 48 * MiB, 'expandable_segments:True', 0, 5, '2.10'),   # out of memory, unmapping
+    ]
+    for seed, ops, capacity, conf, cut, protocol, layout in cases:
+        name = f'engine seed {seed} ({conf or "default"}, cut {cut}, protocol {protocol}, {layout})'
+        expandable = conf is not None and 'expandable_segments:True' in conf
+        engine = engine_run(engine_trace, tmp, seed, ops, capacity, conf)
+        snap, expected = make_snapshots.engine_snapshot(engine, cut, protocol, layout, seed)
+        if layout != '2.0':
+            snap['allocator_settings'] = settings_for(conf)
+        path = os.path.join(tmp, f'engine-{seed}.pickle')
+        make_snapshots.dump(snap, path, protocol)
+        n = len(snap['device_traces'][0])
+        # The engine against itself: every decision must be the same.
+        # Expandable segments reserve address space in proportion to the GPU's
+        # memory, which a snapshot does not record: say it.
+        got = run_check(exe, path, '--gpu-memory', str(capacity))
+        check_keys(got, name)
+        trace = snap['device_traces'][0]
+        counts = {a: sum(1 for e in trace if e['action'] == a)
+                  for a in ('alloc', 'segment_alloc', 'segment_free', 'oom', 'segment_map', 'segment_unmap')}
+        check(got['allocs'] == counts['alloc'] and
+              got['segment_allocs'] == counts['segment_alloc'] + counts['segment_map'] and
+              got['segment_frees'] == counts['segment_free'] + counts['segment_unmap'] and
+              got['ooms'] == counts['oom'],
+              f'{name}: --check counts {got} != {counts}')
+        if cut == 0:
+            check(got['allocs_matched'] == got['allocs'] and
+                  got['segment_allocs_matched'] == got['segment_allocs'] and
+                  got['segment_frees_matched'] == got['segment_frees'] and
+                  got['ooms_matched'] == got['ooms'] and got['first_divergence'] is None,
+                  f'{name}: --check not 100 %: {got}')
+        else:
+            # Blocks freed before the cut are estimated; a few choices may differ there.
+            check(got['allocs_matched'] >= 0.95 * got['allocs'], f'{name}: --check below 95 %: {got}')
+        end = run_snapshot(exe, path)
+        check(end['protocol'] == protocol, f'{name}: protocol')
+        check(end['trace_entries'] == n, f'{name}: trace entries')
+        check(end['inconsistent_entries'] == 0, f'{name}: {end["inconsistent_entries"]} inconsistent entries')
+        oom_at = [i for i, e in enumerate(snap['device_traces'][0]) if e['action'] == 'oom']
+        check(len(end['ooms']) == len(oom_at), f'{name}: {len(end["ooms"])} ooms, {len(oom_at)} in the trace')
+        for got, i in zip(end['ooms'], oom_at):
+            e = snap['device_traces'][0][i]
+            want = expected[i]
+            check(got['index'] == i and got['size'] == e['size'] and got['device_free'] == e['device_free'],
+                  f'{name}: oom {i}')
+            check(got['allocated_bytes'] == want['allocated'] and got['reserved_bytes'] == want['reserved'],
+                  f'{name}: oom {i} state {got["allocated_bytes"]}/{got["reserved_bytes"]} '
+                  f'!= {want["allocated"]}/{want["reserved"]}')
+            check('Tried to allocate ' in got['message'] and 'is reserved by PyTorch but unallocated' in got['message'],
+                  f'{name}: oom {i} message')
+        sample = sorted(set([0, 1, 2, n // 7, n // 3, n // 2, 2 * n // 3, n - 2, n - 1, n] +
+                            [i for i in oom_at] + list(range(0, n, max(1, n // 15)))))
+        if seed == 1:
+            sample = list(range(0, n + 1))   # every state of one run
+        for at in sample:
+            if at < 0 or at > n:
+                continue
+            got = run_snapshot(exe, path, '--at', str(at))
+            want = expected[at]
+            # An expandable segment's mapped ranges are snapshot segments, but not in
+            # PyTorch's segment statistic: compare the bytes only.
+            check(got['reserved_bytes'] == want['reserved'] and
+                  (expandable or got['segments'] == want['segments']),
+                  f'{name} at {at}: reserved {got["reserved_bytes"]} in {got["segments"]} != '
+                  f'{want["reserved"]} in {want["segments"]}')
+            check(got['allocations'] == want['allocations'],
+                  f'{name} at {at}: allocations {got["allocations"]} != {want["allocations"]}')
+            if cut == 0 or got['estimated_blocks'] == 0:
+                for key, wkey in (('allocated_bytes', 'allocated'), ('active_bytes', 'active'),
+                                  ('largest_free_block_bytes', 'largest_free')):
+                    check(got[key] == want[wkey], f'{name} at {at}: {key} {got[key]} != {want[wkey]}')
+            if cut == 0:
+                check(got['estimated_blocks'] == 0, f'{name} at {at}: nothing estimated in a whole trace')
+
+
+def test_cases(exe, tmp):
+    outdir = os.path.join(tmp, 'cases')
+    make_snapshots.cases(outdir)
+    with open(os.path.join(outdir, 'manifest.json')) as f:
+        manifest = json.load(f)
+    for name, expect in manifest.items():
+        path = os.path.join(outdir, name + '.pickle')
+        end = run_snapshot(exe, path)
+        for key in ('device', 'devices'):
+            if key in expect:
+                check(end[key] == expect[key], f'{name}: {key} {end[key]} != {expect[key]}')
+        if 'actions' in expect:
+            check(end['actions'] == expect['actions'], f'{name}: actions {end["actions"]}')
+        for oom in expect.get('ooms', []):
+            got = [o for o in end['ooms'] if o['index'] == oom['index']]
+            check(len(got) == 1, f'{name}: oom at {oom["index"]}')
+            if got:
+                check(got[0]['size'] == oom['size'] and got[0]['device_free'] == oom['device_free'],
+                      f'{name}: oom size and device_free')
+                for text in oom['message_contains']:
+                    check(text in got[0]['message'], f'{name}: oom message lacks “{text}”: {got[0]["message"]}')
+        for at, values in expect.items():
+            if not at.isdigit():
+                continue
+            got = run_snapshot(exe, path, '--at', at)
+            check(got['inconsistent_entries'] == 0, f'{name}: inconsistent entries')
+            for key, value in values.items():
+                if key == 'largest':
+                    check(got['largest_allocations'] and got['largest_allocations'][0]['where'] == value,
+                          f'{name} at {at}: where {got["largest_allocations"]}')
+                else:
+                    check(got[key] == value, f'{name} at {at}: {key} {got[key]} != {value}')
+
+
+def test_check_fixture(exe, fixture):
+    got = run_check(exe, fixture)
+    check_keys(got, 'fixture')
+    check(got['allocs'] == 1721 and got['allocs_matched'] == 1721, f'fixture --check: {got}')
+    check(got['first_divergence'] is None, f'fixture --check diverged: {got["first_divergence"]}')
+    check('PyTorch 2.10' in got['rules'], f'fixture --check rules: {got["rules"]}')
+
+
+def test_check_cases(exe, tmp):
+    """Hand-made traces where PyTorch's choice is not the naive one; the
+    expected choices are worked out from CUDACachingAllocator.cpp."""
+    MiB = 1 << 20
+    A = 0x7f5000000000
+    E = make_snapshots.entry
+    seg, blk = make_snapshots.segment, make_snapshots.block
+
+    def snapshot(segments, trace, settings=None):
+        snap = {'segments': segments, 'device_traces': [trace]}
+        if settings:
+            snap['allocator_settings'] = settings
+        return snap
+
+    cases = {}
+    # Ties: two free 4 MiB holes of one large segment; a 4 MiB request takes
+    # the lower address (BlockComparatorSize orders by size, then address).
+    # Layout at the end: [4 alloc][4 free→taken][4 alloc][4 free][4 alloc]…
+    segs = [seg(A, [blk(4 * MiB, 'active_allocated'), blk(4 * MiB, 'active_allocated'),
+                    blk(4 * MiB, 'active_allocated'), blk(4 * MiB, 'inactive', 0),
+                    blk(4 * MiB, 'active_allocated')])]
+    trace = [E('free_requested', A + 4 * MiB, 4 * MiB), E('free_completed', A + 4 * MiB, 4 * MiB),
+             E('alloc', A + 4 * MiB, 4 * MiB)]
+    cases['tie-lowest-address'] = (snapshot(segs, trace), {'allocs': 1, 'allocs_matched': 1})
+    # The same trace claiming the higher hole: the engine must disagree and say why.
+    segs = [seg(A, [blk(4 * MiB, 'active_allocated'), blk(4 * MiB, 'inactive', 0),
+                    blk(4 * MiB, 'active_allocated'), blk(4 * MiB, 'active_allocated'),
+                    blk(4 * MiB, 'active_allocated')])]
+    trace = [E('free_requested', A + 12 * MiB, 4 * MiB), E('free_completed', A + 12 * MiB, 4 * MiB),
+             E('alloc', A + 12 * MiB, 4 * MiB)]
+    cases['tie-wrong'] = (snapshot(segs, trace), {'allocs': 1, 'allocs_matched': 0,
+                                                  'divergence': (2, 'took the block at 0x7f5000400000')})
+    # Best fit, not first fit: a 3 MiB request skips the 8 MiB hole at the low
+    # address for the 4 MiB hole above it (and splits nothing: 1 MiB remains,
+    # not more than kSmallSize, so the whole 4 MiB block is handed out).
+    segs = [seg(A, [blk(8 * MiB, 'inactive', 0), blk(2 * MiB, 'active_allocated'),
+                    blk(4 * MiB, 'active_allocated', 3 * MiB), blk(6 * MiB, 'active_allocated')])]
+    trace = [E('free_requested', A + 10 * MiB, 4 * MiB), E('free_completed', A + 10 * MiB, 4 * MiB),
+             E('alloc', A + 10 * MiB, 3 * MiB)]
+    cases['best-fit'] = (snapshot(segs, trace), {'allocs': 1, 'allocs_matched': 1})
+    # max_split_size_mb:16: a 4 MiB request may not take the free 40 MiB
+    # (oversize) block, so PyTorch asks for a new 20 MiB segment.
+    B = A + 256 * MiB
+    segs = [seg(A, [blk(40 * MiB, 'inactive', 0)]),
+            seg(B, [blk(4 * MiB, 'active_allocated'), blk(16 * MiB, 'inactive', 0)])]
+    trace = [E('segment_alloc', B, 20 * MiB), E('alloc', B, 4 * MiB)]
+    settings = {'PYTORCH_CUDA_ALLOC_CONF': 'max_split_size_mb:16', 'max_split_size': 16 * MiB,
+                'garbage_collection_threshold': 0.0, 'expandable_segments': False}
+    cases['oversize-not-split'] = (snapshot(segs, trace, settings),
+                                   {'allocs': 1, 'allocs_matched': 1, 'segment_allocs': 1,
+                                    'segment_allocs_matched': 1})
+    # Without that setting the same request splits the 40 MiB block instead:
+    # the recorded segment_alloc is then a divergence.
+    cases['oversize-default'] = (snapshot(segs, trace), {'allocs': 1, 'allocs_matched': 0,
+                                                         'segment_allocs': 1, 'segment_allocs_matched': 0})
+    # An oom after releasing the cache: the free whole segment goes back
+    # first (segment_free), then the 30 MiB segment still does not fit.
+    # The cached segment C is in the state before the trace; the end has only A.
+    C = A + 512 * MiB
+    segs = [seg(A, [blk(20 * MiB, 'active_allocated')])]
+    trace = [E('segment_free', C, 20 * MiB), E('oom', 1 * MiB, 30 * MiB)]
+    cases['oom-after-release'] = (snapshot(segs, trace), {'ooms': 1, 'ooms_matched': 1, 'segment_frees': 1,
+                                                          'segment_frees_matched': 1})
+
+    for name, (snap, expect) in cases.items():
+        path = os.path.join(tmp, f'check-{name}.pickle')
+        make_snapshots.dump(snap, path)
+        got = run_check(exe, path)
+        check_keys(got, name)
+        for key, value in expect.items():
+            if key == 'divergence':
+                d = got['first_divergence']
+                check(d is not None and d['index'] == value[0] and d['engine'] == value[1],
+                      f'check {name}: divergence {d}')
+                check(d is not None and len(d['candidates']) >= 2, f'check {name}: candidates {d}')
+            else:
+                check(got[key] == value, f'check {name}: {key} {got[key]} != {value} ({got})')
+
+
+def main():
+    exe, engine_trace, fixture = sys.argv[1], sys.argv[2], sys.argv[3]
+    with tempfile.TemporaryDirectory() as tmp:
+        test_check_fixture(exe, fixture)
+        test_check_cases(exe, tmp)
+        test_fixture(exe, fixture)
+        test_cases(exe, tmp)
+        test_engine(exe, engine_trace, tmp)
+    print(f'{checks} checks, {len(failures)} failed')
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == '__main__':
+    main()
