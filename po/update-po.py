@@ -14,5 +14,5 @@ with open(os.path.join(podir, 'LINGUAS')) as f:
     for lang in f.read().split():
         if lang.startswith('#'):
             continue
-        subprocess.run(['msgmerge', '--update', '--backup=none', '--no-fuzzy-matching', '--no-wrap',
+        subprocess.run(['msgmerge', '--update', '--backup=none', '--no-fuzzy-matching',
                         os.path.join(podir, lang + '.po'), pot], check=True)
