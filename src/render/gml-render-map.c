@@ -351,6 +351,7 @@ header (cairo_t                *cr,
       _gml_text_size (cr, style, text, 0.95, GML_TEXT_BOLD, &tw, &th);
       if (h <= lh && used + 16 + tw <= area->width)
         {
+          h = MAX (h, th);
           if (draw)
             _gml_label (cr, style, text, area->x + area->width, area->y, 0.95, GML_TEXT_BOLD,
                         &style->palette.oom, 1.0, area);

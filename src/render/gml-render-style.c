@@ -405,6 +405,20 @@ for_each_line (cairo_t              *cr,
   pango_layout_iter_free (iter);
 }
 
+/* The logical size, made taller where glyphs reach below it (a cedilla, a
+ * comma): a box of this height holds the ink too. */
+static void
+layout_size (PangoLayout *layout,
+             int         *width,
+             int         *height)
+{
+  PangoRectangle ink, logical;
+
+  pango_layout_get_pixel_extents (layout, &ink, &logical);
+  *width = logical.width;
+  *height = MAX (logical.y + logical.height, ink.y + ink.height) - MIN (logical.y, 0);
+}
+
 void
 _gml_text_size (cairo_t              *cr,
                 const GmlRenderStyle *style,
@@ -417,7 +431,7 @@ _gml_text_size (cairo_t              *cr,
   PangoLayout *layout = make_layout (cr, style, text, scale, flags, -1);
   int w, h;
 
-  pango_layout_get_pixel_size (layout, &w, &h);
+  layout_size (layout, &w, &h);
   if (width)
     *width = w;
   if (height)
@@ -550,7 +564,7 @@ _gml_paragraph (cairo_t              *cr,
   PangoLayout *layout = make_layout (cr, style, text, scale, flags, MAX (width, 1));
   int w, h;
 
-  pango_layout_get_pixel_size (layout, &w, &h);
+  layout_size (layout, &w, &h);
   if (used_width)
     *used_width = w;
   if (color != NULL)
@@ -606,7 +620,7 @@ make_pattern (cairo_t        *cr,
   DrawCache *c = cairo_get_user_data (cr, &cache_key);
   int size = kind == PATTERN_CROSS ? 8 : kind == PATTERN_BACK_DIAGONAL ? 5 : kind == PATTERN_DOTS ? 5
              : kind == PATTERN_HORIZONTAL ? 4 : 6;
-  double lw = MAX (line_width, 1.0) * (kind == PATTERN_CROSS ? 1.1 : 1.5);
+  double lw = kind == PATTERN_CROSS ? MIN (MAX (line_width, 1.0), 1.5) : MAX (line_width, 1.5);
   cairo_surface_t *tile;
   cairo_t *tcr;
   cairo_pattern_t *pattern;
@@ -805,8 +819,7 @@ gml_memory_state_block_kind (const GmlMemState *state,
 const char *
 _gml_mark_text (void)
 {
-  /* Translators: legend of the outline drawn, after an answer, around the
-   * memory the question was about. */
+  /* Translators: legend of the outline drawn around what the question is about. */
   return _("Outlined: what the question is about");
 }
 

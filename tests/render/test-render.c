@@ -14,6 +14,7 @@
 
 #define W 900
 #define H 560
+#define CK_H 900
 
 typedef struct
 {
@@ -314,9 +315,13 @@ test_checkpointing_layers (void)
 
       gml_render_style_init (&style, theme);
       fixture_open (&f, "checkpointing", 0);
+      /* The strategies are stacked under their names and figures: a taller
+       * picture gives each layer's band room to be sampled. */
+      cairo_surface_destroy (f.surface);
+      f.surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, W, CK_H);
       data = (GmlCheckpointData) { f.scenario, 0, FALSE };
       cr = cairo_create (f.surface);
-      gml_render_checkpointing (cr, &data, &style, W, H);
+      gml_render_checkpointing (cr, &data, &style, W, CK_H);
       cairo_destroy (cr);
       n_layers = gml_scenario_get_n_layers (f.scenario);
       g_assert_cmpuint (n_layers, >=, 4);
@@ -328,7 +333,7 @@ test_checkpointing_layers (void)
           guint64 top;
 
           st = gml_scenario_get_strategy (f.scenario, s);
-          g_assert_true (gml_checkpointing_layout (&data, &style, W, H, s, &plot, &top));
+          g_assert_true (gml_checkpointing_layout (&data, &style, W, CK_H, s, &plot, &top));
           g_assert_cmpuint (st->layer_live->len, ==, st->other->len * n_layers);
           for (guint i = 0; i < st->other->len; i++)
             {
