@@ -53,9 +53,9 @@ gml_render_style_init (GmlRenderStyle *style,
       p->category[GML_CATEGORY_NONE] = hex (0xc0c0c0);
       p->category[GML_CATEGORY_WEIGHTS] = hex (0x5570dd);
       p->category[GML_CATEGORY_ACTIVATIONS] = hex (0x1aa882);
-      p->category[GML_CATEGORY_GRADIENTS] = hex (0xab93b8);
+      p->category[GML_CATEGORY_GRADIENTS] = hex (0xb38ab5);
       p->category[GML_CATEGORY_OPTIMIZER_STATE] = hex (0xe58a1f);
-      p->category[GML_CATEGORY_TEMPORARY] = hex (0x8ad0fa);
+      p->category[GML_CATEGORY_TEMPORARY] = hex (0x9ad8ff);
       p->other_processes = hex (0x5e5c64);
       p->allocated = hex (0x99c1f1);
       p->reserved = hex (0xffffff);
