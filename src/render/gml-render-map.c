@@ -248,17 +248,18 @@ pack (Packer *pk,
   return TRUE;
 }
 
-/* The least bytes per pixel at which everything fits in @rows rows; 0 when
- * nothing does. */
+/* The least bytes per pixel at which everything fits in @rows rows (within
+ * the bisection's last step); 0 when nothing does. */
 static double
 fit_rows (Packer  *pk,
           guint    rows,
           guint64  total,
+          guint64  largest,
           guint    n_steps)
 {
   const GmlRect *map = &pk->layout->map;
   guint n = pk->order->len;
-  double capacity, lo, hi;
+  double capacity, lo, hi, slack;
 
   pk->rows = rows;
   pk->row_h = (map->height - (rows - 1) * ROW_GAP) / rows;
@@ -281,18 +282,21 @@ fit_rows (Packer  *pk,
       pk->min_w = 0;
     }
 
+  /* A lower bound: every pixel used. Each row can lose at most one box's
+   * width at its end, and the gaps and least widths take theirs: a first
+   * guess that usually fits, so a dense map costs a few packings only. */
   lo = MAX ((double) total / capacity, 1e-9);
-  hi = lo;
+  slack = rows * MIN ((double) largest / lo, map->width) * 0.5 + n * (pk->gap + pk->min_w);
+  hi = (double) total / MAX (capacity - slack, capacity * 0.2);
+  hi = MAX (hi, lo);
   for (guint tries = 0; !pack (pk, hi); tries++)
     {
       if (tries > 60)
         return 0;
       lo = hi;
-      hi *= 1.5;
+      hi *= 1.25;
     }
-  if (hi == lo)
-    return hi;
-  for (guint i = 0; i < n_steps; i++)
+  for (guint i = 0; i < n_steps && hi > lo * 1.002; i++)
     {
       double mid = sqrt (lo * hi);
 
@@ -410,7 +414,7 @@ layout_compute (GmlMapLayout           *layout,
   GmlLegendItem items[GML_N_MEMORY_KINDS + 1];
   guint n_items;
   GArray *order;
-  guint64 total = 0;
+  guint64 total = 0, largest = 0;
   guint max_rows, n;
   double best_score = G_MAXDOUBLE, best_bpp = 0;
   guint best_rows = 0;
@@ -444,7 +448,10 @@ layout_compute (GmlMapLayout           *layout,
 
   n = layout->segments->len;
   for (guint i = 0; i < n; i++)
-    total += g_array_index (layout->segments, SegEntry, i).size;
+    {
+      total += g_array_index (layout->segments, SegEntry, i).size;
+      largest = MAX (largest, g_array_index (layout->segments, SegEntry, i).size);
+    }
   if (data->by_size)
     {
       /* Drawing walks the segments in address order; pack a sorted copy. */
@@ -486,13 +493,13 @@ layout_compute (GmlMapLayout           *layout,
         }
       else
         {
-          static const double f[] = { 1.0, 0.8, 0.6 };
+          static const double f[] = { 1.0, 0.75 };
 
           if (i >= G_N_ELEMENTS (f))
             break;
           rows = MAX (1, (guint) round (max_rows * f[i]));
         }
-      bpp = fit_rows (&pk, rows, total, n <= 256 ? 18 : 10);
+      bpp = fit_rows (&pk, rows, total, largest, n <= 256 ? 18 : 6);
       if (bpp <= 0)
         continue;
       score = bpp / pk.row_h;
@@ -501,12 +508,21 @@ layout_compute (GmlMapLayout           *layout,
       if (n <= 256)
         {
           guint narrow = 0;
+          double skew = 0;
 
-          /* Boxes too narrow for a size label count against a row count. */
+          /* Boxes too narrow for a size label count against a row count, and
+           * so do boxes far from square: a 2 MiB segment as a hair-thin
+           * full-height stripe says less than a small square beside a big
+           * one spanning many rows. */
           pack (&pk, bpp);
           for (guint j = 0; j < layout->pieces->len; j++)
-            narrow += g_array_index (layout->pieces, GmlMapPiece, j).rect.width < 44;
-          score *= 1.0 + 0.6 * narrow / n;
+            {
+              const GmlRect *r = &g_array_index (layout->pieces, GmlMapPiece, j).rect;
+
+              narrow += r->width < 44;
+              skew += fabs (log (MAX (r->width, 0.5) / r->height));
+            }
+          score *= (1.0 + 0.6 * narrow / n) * exp (0.3 * skew / n);
         }
       if (score < best_score)
         {
@@ -530,7 +546,7 @@ layout_compute (GmlMapLayout           *layout,
     }
   else
     {
-      fit_rows (&pk, best_rows, total, 0);
+      fit_rows (&pk, best_rows, total, largest, 0);
       pack (&pk, best_bpp);
     }
   layout->bytes_per_px = best_bpp;
@@ -639,12 +655,13 @@ typedef struct
   const GmlMemoryMapData *data;
   const GmlRenderStyle   *style;
   GmlMapLayout           *layout;
-  /* Aggregation of sub-pixel blocks */
+  /* Aggregation of sub-pixel blocks, per pixel column of a row (boxes of a
+   * dense map are thinner than a pixel: their columns and runs merge) */
   int                     agg_x;
-  guint                   agg_piece;
+  double                  agg_y, agg_h;
   guint64                 agg_bytes[GML_N_MEMORY_KINDS];
   int                     run_x0, run_x1, run_kind;
-  guint                   run_piece;
+  double                  run_y, run_h;
   guint                   n_labels;
   GArray                 *wide[GML_N_MEMORY_KINDS];   /* GmlRect: blocks drawn one by one */
   GArray                 *pix_runs[GML_N_MEMORY_KINDS]; /* GmlRect: aggregated runs, whole pixels */
@@ -667,13 +684,10 @@ typedef struct
 static void
 flush_run (MapDraw *d)
 {
-  const GmlMapPiece *p;
-
   if (d->run_kind < 0)
     return;
-  p = &g_array_index (d->layout->pieces, GmlMapPiece, d->run_piece);
   g_array_append_val (d->pix_runs[d->run_kind],
-                      ((GmlRect) { d->run_x0, p->rect.y + 1, d->run_x1 - d->run_x0, p->rect.height - 2 }));
+                      ((GmlRect) { d->run_x0, d->run_y + 1, d->run_x1 - d->run_x0, d->run_h - 2 }));
   d->run_kind = -1;
 }
 
@@ -694,13 +708,14 @@ flush_pixel (MapDraw *d)
   memset (d->agg_bytes, 0, sizeof d->agg_bytes);
   if (best >= 0)
     {
-      if (d->run_kind == best && d->run_piece == d->agg_piece && d->run_x1 == d->agg_x)
+      if (d->run_kind == best && d->run_y == d->agg_y && d->run_h == d->agg_h && d->run_x1 == d->agg_x)
         d->run_x1 = d->agg_x + 1;
       else
         {
           flush_run (d);
           d->run_kind = best;
-          d->run_piece = d->agg_piece;
+          d->run_y = d->agg_y;
+          d->run_h = d->agg_h;
           d->run_x0 = d->agg_x;
           d->run_x1 = d->agg_x + 1;
         }
@@ -835,11 +850,12 @@ draw_block (MapDraw        *d,
     {
       int px = (int) floor (x0);
 
-      if (px != d->agg_x || i != d->agg_piece)
+      if (px != d->agg_x || p->rect.y != d->agg_y || p->rect.height != d->agg_h)
         {
           flush_pixel (d);
           d->agg_x = px;
-          d->agg_piece = i;
+          d->agg_y = p->rect.y;
+          d->agg_h = p->rect.height;
         }
       d->agg_bytes[kind] += block->size;
     }
@@ -1090,10 +1106,25 @@ gml_render_memory_map (cairo_t                *cr,
       cairo_set_line_width (cr, style->line_width);
       if (dense_boxes)
         {
+          GmlRect ground = { 0, 0, 0, 0 };
+
+          /* Boxes that touch on one row are filled as one. */
           raster_init (&raster, &layout.map);
           for (guint i = 0; i < layout.pieces->len; i++)
-            raster_fill (&raster, &g_array_index (layout.pieces, GmlMapPiece, i).rect,
-                         &style->palette.free_fill, 1.0);
+            {
+              const GmlRect *r = &g_array_index (layout.pieces, GmlMapPiece, i).rect;
+
+              if (r->y == ground.y && r->height == ground.height && fabs (r->x - (ground.x + ground.width)) < 0.5)
+                ground.width = r->x + r->width - ground.x;
+              else
+                {
+                  if (ground.width > 0)
+                    raster_fill (&raster, &ground, &style->palette.free_fill, 1.0);
+                  ground = *r;
+                }
+            }
+          if (ground.width > 0)
+            raster_fill (&raster, &ground, &style->palette.free_fill, 1.0);
         }
       else
         {
