@@ -220,7 +220,7 @@ gml_render_fragmentation (cairo_t                    *cr,
 
   /* The legend: the kinds of free memory the rows show, and the request. */
   for (int k = GML_MEMORY_KIND_FREE_CACHED; k <= GML_MEMORY_KIND_INACTIVE_SPLIT; k++)
-    if (h.kinds[k] || k == GML_MEMORY_KIND_FREE_CACHED)
+    if (h.kinds[k])
       items[n_items++] = (GmlLegendItem) { gml_memory_kind_name (k), _gml_swatch_kind, GINT_TO_POINTER (k) };
   items[n_items++] = (GmlLegendItem) { gml_memory_kind_name (GML_MEMORY_KIND_NOT_RESERVED), _gml_swatch_kind,
                                        GINT_TO_POINTER (GML_MEMORY_KIND_NOT_RESERVED) };
@@ -236,7 +236,6 @@ gml_render_fragmentation (cairo_t                    *cr,
   footer = (GmlRect) { MARGIN, height - MARGIN - footer_h, inner, footer_h };
   legend = (GmlRect) { MARGIN, 0, inner, 0 };
   legend_h = _gml_legend (cr, style, items, n_items, &legend, FALSE);
-  legend.y = footer.y - 8 - legend_h;
   legend.height = legend_h;
 
   labels[0] = _("Free in the cache");
@@ -261,7 +260,9 @@ gml_render_fragmentation (cairo_t                    *cr,
   x0 = MARGIN + label_w + 10;
   bar_w = MAX (inner - label_w - 10 - value_w - 8, 20);
   row_gap = lh * 0.6;
-  bar_h = MIN (MAX ((legend.y - 8 - y) / n_rows - row_gap, 8), 44);
+  bar_h = MIN (MAX ((footer.y - 16 - legend_h - y) / n_rows - row_gap, 8), 44);
+  /* The legend right under the rows, the summary at the bottom. */
+  legend.y = y + n_rows * (bar_h + row_gap) + 4;
   top = MAX (MAX (h.total, data->request), data->device_free);
   scale = top > 0 ? bar_w / top : 0;
 
@@ -338,6 +339,8 @@ gml_render_fragmentation (cairo_t                    *cr,
     }
 
   _gml_legend (cr, style, items, n_items, &legend, TRUE);
+  /* The summary follows the legend (it was given room at the bottom). */
+  footer.y = MIN (footer.y, legend.y + legend.height + 8);
   _gml_paragraph (cr, style, summary, MARGIN, footer.y, inner, 0.95, 0, &pal->dim, &footer, NULL);
   g_array_unref (h.holes);
 }

@@ -148,6 +148,8 @@ typedef struct
   GmlMapLayout *layout;
   GArray       *order;      /* SegEntry in drawing order */
   double       *left;       /* per row: where the next box may start (after floats) */
+  double       *top;        /* per row: its first pixel row, and one past its last */
+  double       *bottom;
   guint         rows;
   double        row_h;
   double        gap;
@@ -160,12 +162,8 @@ row_span (const Packer *pk,
           guint         n_rows,
           GmlRect      *rect)
 {
-  const GmlRect *map = &pk->layout->map;
-  double top = floor (map->y + row * (pk->row_h + ROW_GAP));
-  double bottom = floor (map->y + (row + n_rows - 1) * (pk->row_h + ROW_GAP) + pk->row_h);
-
-  rect->y = top;
-  rect->height = MAX (bottom - top, 1);
+  rect->y = pk->top[row];
+  rect->height = MAX (pk->bottom[row + n_rows - 1] - pk->top[row], 1);
 }
 
 /* Places every segment at @bpp bytes per pixel (in a box one row high);
@@ -263,6 +261,12 @@ fit_rows (Packer  *pk,
 
   pk->rows = rows;
   pk->row_h = (map->height - (rows - 1) * ROW_GAP) / rows;
+  /* Whole pixels vertically: crisp edges, and cheap fills. */
+  for (guint r = 0; r < rows; r++)
+    {
+      pk->top[r] = floor (map->y + r * (pk->row_h + ROW_GAP));
+      pk->bottom[r] = floor (map->y + r * (pk->row_h + ROW_GAP) + pk->row_h);
+    }
   capacity = rows * map->width;
   /* Gaps and a least width while there is room for them: each segment stays a
    * box of its own. Thousands of segments in a small map touch instead. */
@@ -477,6 +481,8 @@ layout_compute (GmlMapLayout           *layout,
   max_rows = MAX (1, (guint) floor ((layout->map.height + ROW_GAP) / (MIN_ROW_HEIGHT + ROW_GAP)));
   pk.order = order;
   pk.left = g_new (double, max_rows);
+  pk.top = g_new (double, max_rows);
+  pk.bottom = g_new (double, max_rows);
   /* Try row counts, keep the one that draws the bytes largest (fewest bytes
    * per square pixel), preferring rows tall enough for a two-line label. A
    * few hundred segments try every count; more try a handful. */
@@ -495,11 +501,13 @@ layout_compute (GmlMapLayout           *layout,
         {
           static const double f[] = { 1.0, 0.75 };
 
-          if (i >= G_N_ELEMENTS (f))
+          /* Thousands of segments: the most rows, which wastes least at
+           * the rows' ends; a few hundred: that or fewer, taller ones. */
+          if (i >= (n > DENSE_BOXES ? 1 : G_N_ELEMENTS (f)))
             break;
           rows = MAX (1, (guint) round (max_rows * f[i]));
         }
-      bpp = fit_rows (&pk, rows, total, largest, n <= 256 ? 18 : 6);
+      bpp = fit_rows (&pk, rows, total, largest, n <= 256 ? 18 : n > DENSE_BOXES ? 4 : 6);
       if (bpp <= 0)
         continue;
       score = bpp / pk.row_h;
@@ -534,8 +542,7 @@ layout_compute (GmlMapLayout           *layout,
   if (best_rows == 0)
     {
       /* Absurdly many segments for the pixels: place what fits, say the rest. */
-      pk.rows = max_rows;
-      pk.row_h = (layout->map.height - (max_rows - 1) * ROW_GAP) / max_rows;
+      fit_rows (&pk, max_rows, total, largest, 0);
       pk.gap = 0;
       pk.min_w = 0;
       best_bpp = (double) total / (max_rows * layout->map.width) * 4;
@@ -554,6 +561,8 @@ layout_compute (GmlMapLayout           *layout,
   layout->row_height = pk.row_h;
   layout->gap = pk.gap;
   g_free (pk.left);
+  g_free (pk.top);
+  g_free (pk.bottom);
   g_array_unref (order);
 }
 
