@@ -143,6 +143,9 @@ main (int    argc,
 
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     {
+      /* BENCH_ONLY=10000 (or 100000) draws that map alone, for a profiler. */
+      if (g_getenv ("BENCH_ONLY") != NULL && (guint) atoi (g_getenv ("BENCH_ONLY")) != sizes[i])
+        continue;
       /* Tensors, about a third freed: the block count includes the free pieces. */
       GmlAllocator *alloc = make_state (device, sizes[i]);
       const GmlMemState *state = gml_allocator_get_state (alloc);
@@ -174,6 +177,25 @@ main (int    argc,
     g_print ("memory map: one 2 GiB segment among %u: %.2f ms CPU/frame (target 8 ms)\n",
              gml_mem_state_get_n_segments (data.state), ms);
     gml_allocator_destroy (alloc);
+  }
+
+  {
+    /* The fragmentation scenario where it fails: three hundred blocks, each
+     * with room for its label; text is the cost here. */
+    GmlDevice *lab = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
+    GmlScenario *scenario = gml_scenario_new ("fragmentation", lab, NULL);
+    GmlPicture *picture = gml_picture_new (scenario);
+    GmlMemoryMapData data;
+    double ms;
+
+    gml_picture_set_step (picture, gml_scenario_get_focus_step (scenario));
+    gml_picture_memory_map_data (picture, &data);
+    ms = median_ms (draw_map, &data, &style, width, height);
+    g_print ("memory map: fragmentation scenario, %u labelled blocks: %.2f ms CPU/frame (target 16 ms)\n",
+             gml_mem_state_get_n_blocks (data.state), ms);
+    gml_picture_free (picture);
+    gml_scenario_free (scenario);
+    gml_device_destroy (lab);
   }
 
   {

@@ -29,7 +29,7 @@
 #define MARGIN 8.0
 #define ROW_GAP 4.0
 #define MIN_ROW_HEIGHT 14.0
-#define MAX_LABELS 150
+#define MAX_LABELS 500
 /* Above this many boxes a map is drawn into a pixel buffer of its own: cairo
  * spends about 0.2 µs on each rectangle of a path, and 100 000 blocks make
  * tens of thousands of them, all pixel-aligned and without antialiasing. */
@@ -770,8 +770,10 @@ draw_wide_block (MapDraw           *d,
     g_array_append_val (d->overlays, o);
 }
 
-/* The first of @texts (name and size on two lines, on one, the name, the
- * size) that fits the block, placed in it; nothing when none does. */
+/* The name and the size on two lines, else on one, else the name alone, else
+ * the size alone: the first that fits in the block, placed in it; nothing
+ * when none does (the tooltip still says it). Blocks are disjoint, so a
+ * label that fits its block misses every other. */
 static void
 draw_block_label (cairo_t              *cr,
                   const GmlRenderStyle *style,
@@ -782,56 +784,58 @@ draw_block_label (cairo_t              *cr,
   double inset = o->highlight ? 6 : 3;
   GmlRect box = { o->rect.x + inset, o->rect.y + inset, o->rect.width - 2 * inset, o->rect.height - 2 * inset };
   g_autofree char *size = gml_format_size_short (o->size);
-  g_autofree char *both = NULL;
   gboolean plain = o->kind < GML_MEMORY_KIND_FREE_CACHED;
   const GmlColor *ink = plain ? _gml_ink_on (style, _gml_kind_color (style, o->kind)) : &pal->foreground;
   const char *name = NULL;
   GmlBlockInfo info;
-  double sw, sh, nw = 0, nh = 0, bw, bh;
+  double sw, sh, nw = 0, nh = 0, space;
 
   if (box.width < 8 || box.height < 8)
     return;
-  if (o->kind < GML_MEMORY_KIND_FREE_CACHED && gml_mem_state_get_block_info (state, o->id, &info))
-    name = info.label;
   _gml_text_size (cr, style, size, 0.85, 0, &sw, &sh);
+  if (sw > box.width || sh > box.height)
+    return;   /* the shortest label does not fit: none does */
+  if (plain && gml_mem_state_get_block_info (state, o->id, &info))
+    name = info.label;
   if (name != NULL && *name != '\0')
     {
       _gml_text_size (cr, style, name, 0.85, GML_TEXT_BOLD, &nw, &nh);
-      /* Translators: a block's label on one line: tensor name, then size. */
-      both = g_strdup_printf (_("%s %s"), name, size);
       if (MAX (nw, sw) <= box.width && nh + sh <= box.height)
         {
           double y = box.y + (box.height - nh - sh) / 2;
 
-          _gml_label_try (cr, style, name, box.x, y, 0.85, GML_TEXT_BOLD, ink, 0, &box);
-          _gml_label_try (cr, style, size, box.x, y + nh, 0.85, 0, ink, 0, &box);
+          _gml_label (cr, style, name, box.x, y, 0.85, GML_TEXT_BOLD, ink, 0, &box);
+          _gml_label (cr, style, size, box.x, y + nh, 0.85, 0, ink, 0, &box);
           return;
         }
-      _gml_text_size (cr, style, both, 0.85, 0, &bw, &bh);
-      if (bw <= box.width && bh <= box.height)
+      _gml_text_size (cr, style, " ", 0.85, 0, &space, NULL);
+      if (nw + space + sw <= box.width && MAX (nh, sh) <= box.height)
         {
-          _gml_label_try (cr, style, both, box.x, box.y + (box.height - bh) / 2, 0.85, 0, ink, 0, &box);
+          double y = box.y + (box.height - MAX (nh, sh)) / 2;
+
+          _gml_label (cr, style, name, box.x, y, 0.85, GML_TEXT_BOLD, ink, 0, &box);
+          _gml_label (cr, style, size, box.x + nw + space, y, 0.85, 0, ink, 0, &box);
           return;
         }
       if (nw <= box.width && nh <= box.height)
         {
-          _gml_label_try (cr, style, name, box.x, box.y + (box.height - nh) / 2, 0.85, GML_TEXT_BOLD,
-                          ink, 0, &box);
+          _gml_label (cr, style, name, box.x, box.y + (box.height - nh) / 2, 0.85, GML_TEXT_BOLD,
+                      ink, 0, &box);
           return;
         }
     }
-  if (sw <= box.width && sh <= box.height)
+  /* On a pattern the text gets a plain ground, which needs room too. */
+  if (sw + (plain ? 0 : 4) <= box.width)
     {
       double y = box.y + (box.height - sh) / 2;
 
-      /* On a pattern, text needs a plain ground to be read. */
       if (!plain)
         {
-          cairo_rectangle (cr, box.x - 2, y - 1, MIN (sw + 4, box.width + 4), sh + 2);
+          cairo_rectangle (cr, box.x, y - 1, sw + 4, sh + 2);
           _gml_set_color (cr, &pal->free_fill);
           cairo_fill (cr);
         }
-      _gml_label_try (cr, style, size, box.x, y, 0.85, 0, ink, 0, &box);
+      _gml_label (cr, style, size, box.x + (plain ? 0 : 2), y, 0.85, 0, ink, 0, &box);
     }
 }
 

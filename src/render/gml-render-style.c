@@ -222,6 +222,7 @@ typedef struct
   guint                 n_patterns;
   GmlRect               canvas;
   GArray               *placed;     /* GmlRect of every label's ink, device space */
+  GHashTable           *sizes;      /* "scale|flags|text" → measured size: sizes repeat */
 } DrawCache;
 
 static cairo_user_data_key_t cache_key;
@@ -236,6 +237,7 @@ draw_cache_free (gpointer data)
   for (guint i = 0; i < c->n_patterns; i++)
     cairo_pattern_destroy (c->patterns[i].pattern);
   g_array_unref (c->placed);
+  g_hash_table_unref (c->sizes);
   g_free (c);
 }
 
@@ -262,6 +264,7 @@ get_cache (cairo_t              *cr,
       cairo_font_options_destroy (options);
       c->base = pango_font_description_from_string (style->font_family);
       c->placed = g_array_new (FALSE, FALSE, sizeof (GmlRect));
+      c->sizes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
       c->canvas = (GmlRect) { 0, 0, 0, 0 };
       cairo_set_user_data (cr, &cache_key, c, draw_cache_free);
     }
@@ -428,15 +431,23 @@ _gml_text_size (cairo_t              *cr,
                 double               *width,
                 double               *height)
 {
-  PangoLayout *layout = make_layout (cr, style, text, scale, flags, -1);
-  int w, h;
+  DrawCache *c = get_cache (cr, style);
+  g_autofree char *key = g_strdup_printf ("%g|%u|%s", scale, flags, text);
+  int *size = g_hash_table_lookup (c->sizes, key);
 
-  layout_size (layout, &w, &h);
+  if (size == NULL)
+    {
+      PangoLayout *layout = make_layout (cr, style, text, scale, flags, -1);
+
+      size = g_new (int, 2);
+      layout_size (layout, &size[0], &size[1]);
+      g_object_unref (layout);
+      g_hash_table_insert (c->sizes, g_steal_pointer (&key), size);
+    }
   if (width)
-    *width = w;
+    *width = size[0];
   if (height)
-    *height = h;
-  g_object_unref (layout);
+    *height = size[1];
 }
 
 static double
