@@ -189,7 +189,7 @@ gml_render_fragmentation (cairo_t                    *cr,
   g_autofree char *t_largest = NULL;
   g_autofree char *t_frag = NULL;
   g_autofree char *summary = gml_describe_fragmentation (data);
-  g_autofree char *values[4] = { NULL };
+  char *values[4] = { NULL };
   const char *labels[4];
   guint n_rows = data->request > 0 ? 4 : 3;
   GmlLegendItem items[5];
@@ -342,6 +342,8 @@ gml_render_fragmentation (cairo_t                    *cr,
   /* The summary follows the legend (it was given room at the bottom). */
   footer.y = MIN (footer.y, legend.y + legend.height + 8);
   _gml_paragraph (cr, style, summary, MARGIN, footer.y, inner, 0.95, 0, &pal->dim, &footer, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    g_free (values[i]);
   g_array_unref (h.holes);
 }
 
