@@ -324,7 +324,9 @@ gml_picture_offers_view (GmlPicture *self,
     case GML_VIEW_CHECKPOINTING:
       return gml_scenario_get_n_strategies (self->scenario) > 0;
     case GML_N_VIEWS:
-    default:
       return FALSE;
+    default:
+      /* A view this function does not know yet is offered. */
+      return view < GML_N_VIEWS;
     }
 }

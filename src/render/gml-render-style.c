@@ -222,7 +222,7 @@ typedef struct
   guint                 n_patterns;
   GmlRect               canvas;
   GArray               *placed;     /* GmlRect of every label's ink, device space */
-  GHashTable           *sizes;      /* "scale|flags|text" → measured size: sizes repeat */
+  GHashTable           *sizes;      /* "size|scale|flags|text" → measured size: sizes repeat */
 } DrawCache;
 
 static cairo_user_data_key_t cache_key;
@@ -350,7 +350,7 @@ is_word_char (gunichar c)
 static void
 for_each_line (cairo_t              *cr,
                DrawCache            *c,
-               const GmlRenderStyle *style,
+               GArray               *log,
                PangoLayout          *layout,
                double                x,
                double                y,
@@ -362,7 +362,7 @@ for_each_line (cairo_t              *cr,
   GmlRect owner_dev, clip_dev, canvas_dev;
   double cx0, cy0, cx1, cy1;
 
-  if (style->label_log != NULL)
+  if (log != NULL)
     {
       user_rect_to_device (cr, owner != NULL ? owner : &c->canvas, &owner_dev);
       user_rect_to_device (cr, &c->canvas, &canvas_dev);
@@ -383,7 +383,7 @@ for_each_line (cairo_t              *cr,
       user_rect_to_device (cr, &(GmlRect) { x + ink.x, y + ink.y, ink.width, ink.height }, &rect);
       if (inks != NULL)
         g_array_append_val (inks, rect);
-      if (style->label_log != NULL)
+      if (log != NULL)
         {
           GmlLabel label = { 0 };
           int end = line->start_index + line->length;
@@ -401,7 +401,7 @@ for_each_line (cairo_t              *cr,
               label.split_word = prev != NULL && is_word_char (g_utf8_get_char (prev)) &&
                                  is_word_char (g_utf8_get_char (text + end));
             }
-          g_array_append_val (style->label_log, label);
+          g_array_append_val (log, label);
         }
     }
   while (pango_layout_iter_next_line (iter));
@@ -432,7 +432,7 @@ _gml_text_size (cairo_t              *cr,
                 double               *height)
 {
   DrawCache *c = get_cache (cr, style);
-  g_autofree char *key = g_strdup_printf ("%g|%u|%s", scale, flags, text);
+  g_autofree char *key = g_strdup_printf ("%g|%g|%u|%s", style->font_size, scale, flags, text);
   int *size = g_hash_table_lookup (c->sizes, key);
 
   if (size == NULL)
@@ -467,7 +467,6 @@ draw_label (cairo_t              *cr,
   DrawCache *c = get_cache (cr, style);
   PangoLayout *layout = make_layout (cr, style, text, scale, flags, -1);
   g_autoptr(GArray) inks = g_array_new (FALSE, FALSE, sizeof (GmlRect));
-  GArray *log = style->label_log;
   int w, h;
 
   pango_layout_get_pixel_size (layout, &w, &h);
@@ -477,9 +476,7 @@ draw_label (cairo_t              *cr,
       GmlRect owner_dev;
 
       /* Measure first, without logging. */
-      ((GmlRenderStyle *) style)->label_log = NULL;
-      for_each_line (cr, c, style, layout, x, y, owner, inks);
-      ((GmlRenderStyle *) style)->label_log = log;
+      for_each_line (cr, c, NULL, layout, x, y, owner, inks);
       user_rect_to_device (cr, owner != NULL ? owner : &c->canvas, &owner_dev);
       for (guint i = 0; i < inks->len; i++)
         {
@@ -497,7 +494,7 @@ draw_label (cairo_t              *cr,
   _gml_set_color (cr, color);
   cairo_move_to (cr, x, y);
   pango_cairo_show_layout (cr, layout);
-  for_each_line (cr, c, style, layout, x, y, owner, inks);
+  for_each_line (cr, c, style->label_log, layout, x, y, owner, inks);
   g_array_append_vals (c->placed, inks->data, inks->len);
   g_object_unref (layout);
   if (drawn)
@@ -585,7 +582,7 @@ _gml_paragraph (cairo_t              *cr,
       _gml_set_color (cr, color);
       cairo_move_to (cr, x, y);
       pango_cairo_show_layout (cr, layout);
-      for_each_line (cr, c, style, layout, x, y, owner, inks);
+      for_each_line (cr, c, style->label_log, layout, x, y, owner, inks);
       g_array_append_vals (c->placed, inks->data, inks->len);
     }
   pango_layout_set_width (layout, -1);
