@@ -59,7 +59,7 @@ gml_render_style_init (GmlRenderStyle *style,
       p->other_processes = hex (0x5e5c64);
       p->allocated = hex (0x99c1f1);
       p->reserved = hex (0xffffff);
-      p->oom = hex (0xff7b63);
+      p->oom = hex (0xfe426e);
       p->empty_cache = hex (0x8ff0a4);
       p->cursor = hex (0xffffff);
       p->highlight = hex (0xffffff);

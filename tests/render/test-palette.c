@@ -176,10 +176,14 @@ test_categories_apart (void)
                   worst_all);
 }
 
-/* The question's mark is not the colour of failure, in any vision. */
+/* The question's mark is not the colour of failure, in any vision; and
+ * failure (always drawn with its words: "Failed request", "Out of memory")
+ * stays apart from the categories too. */
 static void
 test_mark_is_not_failure (void)
 {
+  double worst = G_MAXDOUBLE;
+
   for (GmlTheme theme = 0; theme < GML_N_THEMES; theme++)
     {
       GmlRenderStyle style;
@@ -192,8 +196,17 @@ test_mark_is_not_failure (void)
           to_lab (&style.palette.highlight, &visions[v], lm);
           to_lab (&style.palette.oom, &visions[v], lo);
           g_assert_cmpfloat (ciede2000 (lm, lo), >=, 20.0);
+          for (int c = 0; c < GML_N_CATEGORIES; c++)
+            {
+              double lc[3];
+
+              to_lab (&style.palette.category[c], &visions[v], lc);
+              worst = MIN (worst, ciede2000 (lo, lc));
+            }
         }
     }
+  g_test_message ("smallest difference between failure and a category: %.1f", worst);
+  g_assert_cmpfloat (worst, >=, 10.0);
 }
 
 /* Each kind of memory drawn as a swatch: no two kinds look alike, even to a
