@@ -133,7 +133,7 @@ typedef struct
   const char        *device_name;
   gboolean           by_size;         /* pack segments largest first, not in address order */
   GmlCategory        highlight;       /* blocks of this category are outlined; NONE = none */
-  guint64            failed_request;  /* drawn in the legend line; 0 = none */
+  guint64            failed_request;  /* said after the device line; 0 = none */
 } GmlMemoryMapData;
 
 /* The box of one segment. Every segment is one box, never split: a segment
@@ -300,7 +300,9 @@ void         gml_picture_set_pointing   (GmlPicture           *self,
 const GmlMemState *gml_picture_get_state (GmlPicture          *self);
 /* Whether @view has something to show for this picture's data: the
  * checkpointing chart only for data with checkpointing strategies, the
- * timeline only with more than one step. The app offers only these views. */
+ * fragmentation gauge only where memory is cached free or a request fails at
+ * some step, the timeline only with more than one step. The app offers only
+ * these views. */
 gboolean     gml_picture_offers_view    (GmlPicture           *self,
                                          GmlView               view);
 void         gml_picture_memory_map_data (GmlPicture          *self,
