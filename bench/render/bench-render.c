@@ -143,6 +143,9 @@ main (int    argc,
 
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     {
+      /* BENCH_ONLY=10000 (or 100000) draws that map alone, for a profiler. */
+      if (g_getenv ("BENCH_ONLY") != NULL && (guint) atoi (g_getenv ("BENCH_ONLY")) != sizes[i])
+        continue;
       /* Tensors, about a third freed: the block count includes the free pieces. */
       GmlAllocator *alloc = make_state (device, sizes[i]);
       const GmlMemState *state = gml_allocator_get_state (alloc);
@@ -154,6 +157,46 @@ main (int    argc,
                sizes[i] == 10000 ? "8 ms" : "16 ms");
       gml_allocator_destroy (alloc);
     }
+
+  {
+    /* One 2 GiB segment among two hundred 2 MiB ones and forty 20 MiB ones:
+     * a real snapshot's mix, where the layout's row search does the most. */
+    GmlAllocator *alloc = gml_allocator_new (device, NULL);
+    GmlMemoryMapData data;
+    gint32 id;
+    double ms;
+
+    for (guint i = 0; i < 400; i++)
+      gml_allocator_malloc (alloc, 1 << 20, 0, NULL, GML_CATEGORY_TEMPORARY, &id, NULL);
+    for (guint i = 0; i < 160; i++)
+      gml_allocator_malloc (alloc, 5 << 20, 0, NULL, GML_CATEGORY_ACTIVATIONS, &id, NULL);
+    gml_allocator_malloc (alloc, G_GUINT64_CONSTANT (2) << 30, 0, NULL, GML_CATEGORY_WEIGHTS, &id, NULL);
+    data = (GmlMemoryMapData) { gml_allocator_get_state (alloc), G_GUINT64_CONSTANT (1) << 42, 0, "bench",
+                                FALSE, GML_CATEGORY_NONE, 0 };
+    ms = median_ms (draw_map, &data, &style, width, height);
+    g_print ("memory map: one 2 GiB segment among %u: %.2f ms CPU/frame (target 8 ms)\n",
+             gml_mem_state_get_n_segments (data.state), ms);
+    gml_allocator_destroy (alloc);
+  }
+
+  {
+    /* The fragmentation scenario where it fails: three hundred blocks, each
+     * with room for its label; text is the cost here. */
+    GmlDevice *lab = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
+    GmlScenario *scenario = gml_scenario_new ("fragmentation", lab, NULL);
+    GmlPicture *picture = gml_picture_new (scenario);
+    GmlMemoryMapData data;
+    double ms;
+
+    gml_picture_set_step (picture, gml_scenario_get_focus_step (scenario));
+    gml_picture_memory_map_data (picture, &data);
+    ms = median_ms (draw_map, &data, &style, width, height);
+    g_print ("memory map: fragmentation scenario, %u labelled blocks: %.2f ms CPU/frame (target 16 ms)\n",
+             gml_mem_state_get_n_blocks (data.state), ms);
+    gml_picture_free (picture);
+    gml_scenario_free (scenario);
+    gml_device_destroy (lab);
+  }
 
   {
     const gsize n = 1000000;

@@ -101,7 +101,7 @@ query_tooltip_cb (GmlPictureView *self,
       g_autofree char *size = NULL;
       g_autofree char *requested = NULL;
       g_autofree char *text = NULL;
-      const char *state;
+      g_autofree char *state = NULL;
 
       gml_picture_memory_map_data (self->picture, &data);
       if (!gml_render_memory_map_hit (&data, &style, width, height, x, y, &block))
@@ -118,14 +118,22 @@ query_tooltip_cb (GmlPictureView *self,
                                   gml_category_display_name (block.category));
           break;
         case GML_BLOCK_PENDING_FREE:
-          state = _("Freed, waiting for its stream");
-          text = g_strdup_printf (_("Address %s\nSize %s\n%s"), address, size, state);
-          break;
         case GML_BLOCK_FREE:
         case GML_BLOCK_UNUSED:
         default:
-          state = _("Free, kept in the cache");
-          text = g_strdup_printf (_("Address %s\nSize %s\n%s"), address, size, state);
+          {
+            /* The legend's words for the block's kind, then what they mean. */
+            GmlMemoryKind kind = gml_memory_state_block_kind (data.state, block.id);
+            const char *meaning = kind == GML_MEMORY_KIND_PENDING_FREE
+                                  ? _("freed, waiting for its stream")
+                                  : kind == GML_MEMORY_KIND_INACTIVE_SPLIT
+                                  ? _("free, but its segment still holds a tensor, so empty_cache() cannot give it back")
+                                  : _("free, kept in the cache; empty_cache() can give its segment back");
+
+            /* Translators: a kind of memory as the legend names it, then what it means. */
+            state = g_strdup_printf (_("%s: %s"), gml_memory_kind_name (kind), meaning);
+            text = g_strdup_printf (_("Address %s\nSize %s\n%s"), address, size, state);
+          }
           break;
         }
       gtk_tooltip_set_text (tooltip, text);

@@ -298,3 +298,35 @@ gml_export_format_for_path (const char      *path,
     return FALSE;
   return TRUE;
 }
+
+gboolean
+gml_picture_offers_view (GmlPicture *self,
+                         GmlView     view)
+{
+  switch (view)
+    {
+    case GML_VIEW_MEMORY_MAP:
+      return TRUE;
+    case GML_VIEW_FRAGMENTATION:
+      /* Free cached memory at some step, or a request that failed: else the
+       * gauge would only ever say 0 %. */
+      for (guint i = 0; i < gml_scenario_get_n_steps (self->scenario); i++)
+        {
+          const GmlScenarioStep *step = gml_scenario_get_step (self->scenario, i);
+
+          if (step->oom || step->largest_free > 0 ||
+              step->stats.reserved_bytes[GML_STAT_ALL].current > step->stats.allocated_bytes[GML_STAT_ALL].current)
+            return TRUE;
+        }
+      return FALSE;
+    case GML_VIEW_TIMELINE:
+      return gml_scenario_get_n_steps (self->scenario) > 1;
+    case GML_VIEW_CHECKPOINTING:
+      return gml_scenario_get_n_strategies (self->scenario) > 0;
+    case GML_N_VIEWS:
+      return FALSE;
+    default:
+      /* A view this function does not know yet is offered. */
+      return view < GML_N_VIEWS;
+    }
+}

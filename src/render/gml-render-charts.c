@@ -1,5 +1,9 @@
 /* gml-render-charts.c — fragmentation gauge, timeline and checkpointing chart.
  *
+ * Each picture is laid out from its text inwards: legends flow over as many
+ * lines as their words need, long sentences wrap at word boundaries, and the
+ * plots take what is left. Free memory is drawn as the memory map draws it.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -14,10 +18,93 @@
 
 #define MARGIN 8.0
 
-static double
-line_height (const GmlRenderStyle *style)
+/* ------------------------------------------------------------------------- */
+/* Swatches of lines and marks                                               */
+
+typedef struct
 {
-  return ceil (style->font_size * 1.45);
+  const GmlColor *color;
+  double          width;
+  gboolean        dashed;
+  gboolean        triangle;
+  gboolean        area;       /* a filled area with an edge on top */
+} LineSwatch;
+
+static void
+swatch_line (cairo_t              *cr,
+             const GmlRenderStyle *style,
+             const GmlRect        *box,
+             gconstpointer         data)
+{
+  const LineSwatch *s = data;
+
+  cairo_save (cr);
+  if (s->area)
+    {
+      cairo_rectangle (cr, box->x, box->y + box->height * 0.35, box->width, box->height * 0.65);
+      _gml_set_color_alpha (cr, s->color, 0.35);
+      cairo_fill (cr);
+      cairo_rectangle (cr, box->x, box->y + box->height * 0.35, box->width, MAX (s->width, 1.5));
+      _gml_set_color (cr, s->color);
+      cairo_fill (cr);
+    }
+  else if (s->triangle && !s->dashed)
+    {
+      /* A vertical line: a marker across the plot. */
+      cairo_move_to (cr, box->x + box->width / 2, box->y);
+      cairo_line_to (cr, box->x + box->width / 2, box->y + box->height);
+      _gml_set_color (cr, s->color);
+      cairo_set_line_width (cr, s->width);
+      cairo_stroke (cr);
+    }
+  else
+    {
+      double y = round (box->y + box->height / 2) + 0.5;
+
+      if (s->dashed)
+        cairo_set_dash (cr, (double[]) { 3, 2 }, 2, 0);
+      if (s->triangle)
+        {
+          /* Dashed vertical line (empty_cache). */
+          cairo_move_to (cr, box->x + box->width / 2, box->y);
+          cairo_line_to (cr, box->x + box->width / 2, box->y + box->height);
+        }
+      else
+        {
+          cairo_move_to (cr, box->x, y);
+          cairo_line_to (cr, box->x + box->width, y);
+        }
+      _gml_set_color (cr, s->color);
+      cairo_set_line_width (cr, s->width);
+      cairo_stroke (cr);
+    }
+  cairo_restore (cr);
+}
+
+/* The peak of a checkpointing strategy: a dashed line and a triangle on it. */
+static void
+swatch_peak (cairo_t              *cr,
+             const GmlRenderStyle *style,
+             const GmlRect        *box,
+             gconstpointer         data)
+{
+  double y = round (box->y + box->height * 0.7) + 0.5;
+  double cx = box->x + box->width / 2;
+
+  cairo_save (cr);
+  cairo_set_dash (cr, (double[]) { 3, 2 }, 2, 0);
+  cairo_move_to (cr, box->x, y);
+  cairo_line_to (cr, box->x + box->width, y);
+  _gml_set_color (cr, &style->palette.foreground);
+  cairo_set_line_width (cr, style->line_width);
+  cairo_stroke (cr);
+  cairo_restore (cr);
+  cairo_move_to (cr, cx, y - 1);
+  cairo_line_to (cr, cx - 4.5, y - 7);
+  cairo_line_to (cr, cx + 4.5, y - 7);
+  cairo_close_path (cr);
+  _gml_set_color (cr, &style->palette.foreground);
+  cairo_fill (cr);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -25,8 +112,16 @@ line_height (const GmlRenderStyle *style)
 
 typedef struct
 {
-  GArray *holes;      /* guint64 sizes of free blocks, address order */
+  guint64       size;
+  GmlMemoryKind kind;
+} Hole;
+
+typedef struct
+{
+  GArray *holes;      /* Hole, address order */
   guint64 total;
+  Hole    largest;
+  gboolean kinds[GML_N_MEMORY_KINDS];
 } Holes;
 
 static void
@@ -38,9 +133,42 @@ collect_hole_cb (const GmlSegmentInfo *segment,
 
   if (block->state == GML_BLOCK_FREE)
     {
-      g_array_append_val (h->holes, block->size);
+      Hole hole = { block->size, segment->active_bytes > 0 ? GML_MEMORY_KIND_INACTIVE_SPLIT
+                                                           : GML_MEMORY_KIND_FREE_CACHED };
+
+      g_array_append_val (h->holes, hole);
       h->total += block->size;
+      h->kinds[hole.kind] = TRUE;
+      if (hole.size > h->largest.size)
+        h->largest = hole;
     }
+}
+
+static void
+swatch_request (cairo_t              *cr,
+                const GmlRenderStyle *style,
+                const GmlRect        *box,
+                gconstpointer         data)
+{
+  cairo_rectangle (cr, box->x, box->y, box->width, box->height);
+  _gml_set_color (cr, &style->palette.oom);
+  cairo_fill (cr);
+  cairo_rectangle (cr, box->x + 0.5, box->y + 0.5, box->width - 1, box->height - 1);
+  _gml_set_color (cr, &style->palette.foreground);
+  cairo_set_line_width (cr, 1);
+  cairo_stroke (cr);
+}
+
+static void
+swatch_request_fits (cairo_t              *cr,
+                     const GmlRenderStyle *style,
+                     const GmlRect        *box,
+                     gconstpointer         data)
+{
+  cairo_rectangle (cr, box->x + 1, box->y + 1, box->width - 2, box->height - 2);
+  _gml_set_color (cr, &style->palette.foreground);
+  cairo_set_line_width (cr, 2);
+  cairo_stroke (cr);
 }
 
 void
@@ -51,62 +179,102 @@ gml_render_fragmentation (cairo_t                    *cr,
                           int                         height)
 {
   const GmlPalette *pal = &style->palette;
-  Holes h = { g_array_new (FALSE, FALSE, sizeof (guint64)), 0 };
-  guint64 largest = gml_mem_state_get_largest_free_block (data->state);
+  Holes h = { g_array_new (FALSE, FALSE, sizeof (Hole)), 0 };
   double frag = gml_mem_state_get_fragmentation (data->state);
-  double lh = line_height (style);
-  double label_w = 0, x0, bar_w, y, bar_h, scale;
+  double lh = _gml_line_height (style);
+  double inner = MAX (width - 2 * MARGIN, 1);
+  double label_w = 0, value_w = 0, x0, bar_w, y, bar_h, row_gap, th, title_h, footer_h, legend_h;
   guint64 top;
   g_autofree char *t_total = NULL;
-  g_autofree char *t_largest = gml_format_size_short (largest);
+  g_autofree char *t_largest = NULL;
   g_autofree char *t_frag = NULL;
+  g_autofree char *summary = gml_describe_fragmentation (data);
+  char *values[4] = { NULL };
   const char *labels[4];
   guint n_rows = data->request > 0 ? 4 : 3;
+  GmlLegendItem items[5];
+  guint n_items = 0;
+  GmlRect legend, footer, label_box;
+  double scale;
 
   _gml_background (cr, style, width, height);
   gml_mem_state_foreach_block (data->state, collect_hole_cb, &h);
   t_total = gml_format_size_short (h.total);
+  t_largest = gml_format_size_short (h.largest.size);
 
-  /* The gauge: how much of the free memory is outside the largest block. */
+  /* Title and gauge: how much of the free memory is outside the largest block. */
   t_frag = g_strdup_printf (_("Fragmentation %d %%"), (int) round (frag * 100));
-  _gml_text (cr, style, t_frag, MARGIN, MARGIN, 1.3, GML_TEXT_BOLD, &pal->foreground, 0);
+  title_h = _gml_paragraph (cr, style, t_frag, MARGIN, MARGIN, inner, 1.3, GML_TEXT_BOLD,
+                            &pal->foreground, NULL, NULL);
   {
-    double gx = MARGIN, gy = MARGIN + lh * 1.4, gw = width - 2 * MARGIN, gh = lh * 0.8;
+    double gy = MARGIN + title_h + 4, gh = round (lh * 0.7);
 
-    cairo_rectangle (cr, gx, gy, gw, gh);
+    cairo_rectangle (cr, MARGIN, gy, inner, gh);
     _gml_set_color (cr, &pal->grid);
     cairo_fill (cr);
-    cairo_rectangle (cr, gx, gy, gw * frag, gh);
-    _gml_set_color (cr, frag > 0.5 ? &pal->oom : &pal->reserved);
+    cairo_rectangle (cr, MARGIN, gy, inner * frag, gh);
+    _gml_set_color (cr, &pal->dim);
     cairo_fill (cr);
+    y = gy + gh + lh * 0.6;
   }
+
+  /* The legend: the kinds of free memory the rows show, and the request. */
+  for (int k = GML_MEMORY_KIND_FREE_CACHED; k <= GML_MEMORY_KIND_INACTIVE_SPLIT; k++)
+    if (h.kinds[k])
+      items[n_items++] = (GmlLegendItem) { gml_memory_kind_name (k), _gml_swatch_kind, GINT_TO_POINTER (k) };
+  items[n_items++] = (GmlLegendItem) { gml_memory_kind_name (GML_MEMORY_KIND_NOT_RESERVED), _gml_swatch_kind,
+                                       GINT_TO_POINTER (GML_MEMORY_KIND_NOT_RESERVED) };
+  if (data->request > 0)
+    {
+      items[n_items++] = (GmlLegendItem) { _("Request, where it fits"), swatch_request_fits, NULL };
+      if (data->request > h.largest.size)
+        items[n_items++] = (GmlLegendItem) { _("Does not fit in any free block"), swatch_request, NULL };
+    }
+
+  /* From the bottom: the summary in words, then the legend. */
+  footer_h = _gml_paragraph (cr, style, summary, MARGIN, 0, inner, 0.95, 0, NULL, NULL, NULL);
+  footer = (GmlRect) { MARGIN, height - MARGIN - footer_h, inner, footer_h };
+  legend = (GmlRect) { MARGIN, 0, inner, 0 };
+  legend_h = _gml_legend (cr, style, items, n_items, &legend, FALSE);
+  legend.height = legend_h;
 
   labels[0] = _("Free in the cache");
   labels[1] = _("Largest free block");
   labels[2] = _("GPU can still give");
   labels[3] = _("Request");
+  values[0] = g_strdup (t_total);
+  values[1] = g_strdup (t_largest);
+  values[2] = gml_format_size_short (data->device_free);
+  values[3] = gml_format_size_short (data->request);
   for (guint i = 0; i < n_rows; i++)
     {
       double tw;
 
       _gml_text_size (cr, style, labels[i], 1.0, 0, &tw, NULL);
       label_w = MAX (label_w, tw);
+      _gml_text_size (cr, style, values[i], 1.0, GML_TEXT_BOLD, &tw, NULL);
+      value_w = MAX (value_w, tw);
     }
-  x0 = MARGIN + label_w + 12;
-  bar_w = MAX (width - x0 - MARGIN - 90, 20);
-  y = MARGIN + lh * 2.8;
-  bar_h = MIN (MAX ((height - y - MARGIN - lh * 1.5) / n_rows - lh * 0.9, 10), 48);
+  /* Row names take at most a third of the width, wrapping beyond it. */
+  label_w = MIN (label_w, inner * 0.34);
+  x0 = MARGIN + label_w + 10;
+  bar_w = MAX (inner - label_w - 10 - value_w - 8, 20);
+  row_gap = lh * 0.6;
+  bar_h = MIN (MAX ((footer.y - 16 - legend_h - y) / n_rows - row_gap, 8), 44);
+  /* The legend right under the rows, the summary at the bottom. */
+  legend.y = y + n_rows * (bar_h + row_gap) + 4;
   top = MAX (MAX (h.total, data->request), data->device_free);
   scale = top > 0 ? bar_w / top : 0;
 
   for (guint row = 0; row < n_rows; row++)
     {
-      double ry = y + row * (bar_h + lh * 0.9);
-      g_autofree char *value = NULL;
+      double ry = y + row * (bar_h + row_gap);
+      double lhgt = _gml_paragraph (cr, style, labels[row], 0, 0, label_w, 1.0, 0, NULL, NULL, NULL);
 
-      _gml_text (cr, style, labels[row], MARGIN, ry + (bar_h - style->font_size * 1.2) / 2, 1.0, 0,
-                 &pal->foreground, 0);
-      cairo_rectangle (cr, x0, ry, bar_w, bar_h);
+      label_box = (GmlRect) { MARGIN, ry - row_gap / 2, label_w + 4, bar_h + row_gap };
+      _gml_paragraph (cr, style, labels[row], MARGIN, ry + (bar_h - lhgt) / 2, label_w, 1.0, 0,
+                      &pal->foreground, &label_box, NULL);
+      cairo_rectangle (cr, x0 + 0.5, ry + 0.5, bar_w - 1, bar_h - 1);
       _gml_set_color (cr, &pal->grid);
       cairo_set_line_width (cr, style->line_width);
       cairo_stroke (cr);
@@ -115,71 +283,74 @@ gml_render_fragmentation (cairo_t                    *cr,
         {
         case 0:
           {
-            /* Each hole as its own hatched piece: the gaps are the point. */
+            /* Each hole as its own piece, as the map draws it: the gaps are the point. */
             double x = x0;
 
             for (guint i = 0; i < h.holes->len; i++)
               {
-                double w = g_array_index (h.holes, guint64, i) * scale;
+                const Hole *hole = &g_array_index (h.holes, Hole, i);
+                double w = hole->size * scale;
 
                 cairo_rectangle (cr, x, ry, MAX (w - (w > 3 ? 1 : 0), 0.5), bar_h);
-                _gml_fill_hatched (cr, &pal->free_fill, &pal->hatch, style->line_width);
+                gml_render_memory_kind_fill (cr, style, hole->kind);
                 x += w;
               }
-            value = g_strdup (t_total);
           }
           break;
         case 1:
-          cairo_rectangle (cr, x0, ry, largest * scale, bar_h);
-          _gml_fill_hatched (cr, &pal->free_fill, &pal->hatch, style->line_width);
-          value = g_strdup (t_largest);
+          cairo_rectangle (cr, x0, ry, h.largest.size * scale, bar_h);
+          gml_render_memory_kind_fill (cr, style, h.largest.kind);
           break;
         case 2:
-          cairo_rectangle (cr, x0, ry, data->device_free * scale, bar_h);
-          _gml_set_color_alpha (cr, &pal->allocated, 0.5);
-          cairo_fill (cr);
-          value = gml_format_size_short (data->device_free);
+          cairo_rectangle (cr, x0 + 1, ry + 1, MAX (data->device_free * scale - 2, 0), bar_h - 2);
+          _gml_set_color (cr, &pal->segment_border);
+          cairo_set_line_width (cr, 2 * style->line_width);
+          cairo_stroke (cr);
           break;
         default:
           {
-            double fit = MIN (data->request, largest) * scale;
+            double fit = MIN (data->request, h.largest.size) * scale;
             double all = data->request * scale;
 
-            cairo_rectangle (cr, x0, ry, fit, bar_h);
-            _gml_set_color (cr, &pal->category[GML_CATEGORY_ACTIVATIONS]);
-            cairo_fill (cr);
-            if (data->request > largest)
+            if (data->request > h.largest.size)
               {
                 /* The part that does not fit in any hole. */
                 cairo_rectangle (cr, x0 + fit, ry, all - fit, bar_h);
                 _gml_set_color (cr, &pal->oom);
                 cairo_fill (cr);
+              }
+            cairo_rectangle (cr, x0 + 1, ry + 1, MAX (all - 2, 1), bar_h - 2);
+            _gml_set_color (cr, &pal->foreground);
+            cairo_set_line_width (cr, 2);
+            cairo_stroke (cr);
+            if (data->request > h.largest.size)
+              {
                 cairo_move_to (cr, x0 + fit, ry - 4);
                 cairo_line_to (cr, x0 + fit, ry + bar_h + 4);
-                _gml_set_color (cr, &pal->foreground);
                 cairo_set_line_width (cr, 2 * style->line_width);
                 cairo_stroke (cr);
               }
-            value = gml_format_size_short (data->request);
           }
           break;
         }
-      _gml_text (cr, style, value, x0 + bar_w + 8, ry + (bar_h - style->font_size * 1.2) / 2, 1.0,
-                 GML_TEXT_BOLD, row == 3 && data->request_failed ? &pal->oom : &pal->foreground, 0);
+      _gml_text_size (cr, style, values[row], 1.0, GML_TEXT_BOLD, NULL, &th);
+      _gml_label (cr, style, values[row], x0 + bar_w + 8, ry + (bar_h - th) / 2, 1.0, GML_TEXT_BOLD,
+                  row == 3 && data->request_failed ? &pal->oom : &pal->foreground, 0, NULL);
     }
 
-  {
-    g_autofree char *summary = gml_describe_fragmentation (data);
-
-    _gml_text (cr, style, summary, MARGIN, height - MARGIN - lh, 0.95, 0, &pal->dim, 0);
-  }
+  _gml_legend (cr, style, items, n_items, &legend, TRUE);
+  /* The summary follows the legend (it was given room at the bottom). */
+  footer.y = MIN (footer.y, legend.y + legend.height + 8);
+  _gml_paragraph (cr, style, summary, MARGIN, footer.y, inner, 0.95, 0, &pal->dim, &footer, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    g_free (values[i]);
   g_array_unref (h.holes);
 }
 
 char *
 gml_describe_fragmentation (const GmlFragmentationData *data)
 {
-  Holes h = { g_array_new (FALSE, FALSE, sizeof (guint64)), 0 };
+  Holes h = { g_array_new (FALSE, FALSE, sizeof (Hole)), 0 };
   g_autofree char *t_total = NULL;
   g_autofree char *t_largest = gml_format_size_short (gml_mem_state_get_largest_free_block (data->state));
   int frag = (int) round (gml_mem_state_get_fragmentation (data->state) * 100);
@@ -206,6 +377,84 @@ gml_describe_fragmentation (const GmlFragmentationData *data)
 /* ------------------------------------------------------------------------- */
 /* Timeline                                                                  */
 
+typedef struct
+{
+  GmlLegendItem items[7];
+  guint         n_items;
+  LineSwatch    reserved, allocated, empty_cache, oom, cursor;
+} TimelineLegend;
+
+static void
+timeline_legend (const GmlRenderStyle *style,
+                 TimelineLegend       *l)
+{
+  const GmlPalette *pal = &style->palette;
+
+  l->reserved = (LineSwatch) { &pal->reserved, 2 * style->line_width, FALSE, FALSE, FALSE };
+  l->allocated = (LineSwatch) { &pal->allocated, 1.5 * style->line_width, FALSE, FALSE, TRUE };
+  l->empty_cache = (LineSwatch) { &pal->empty_cache, 2, TRUE, TRUE, FALSE };
+  l->oom = (LineSwatch) { &pal->oom, 2, FALSE, TRUE, FALSE };
+  l->cursor = (LineSwatch) { &pal->cursor, 2 * style->line_width, FALSE, TRUE, FALSE };
+  l->n_items = 0;
+  l->items[l->n_items++] = (GmlLegendItem) { _("Reserved"), swatch_line, &l->reserved };
+  l->items[l->n_items++] = (GmlLegendItem) { _("Allocated"), swatch_line, &l->allocated };
+  l->items[l->n_items++] = (GmlLegendItem) { gml_memory_kind_name (GML_MEMORY_KIND_FREE_CACHED), _gml_swatch_kind,
+                                             GINT_TO_POINTER (GML_MEMORY_KIND_FREE_CACHED) };
+  l->items[l->n_items++] = (GmlLegendItem) { "empty_cache()", swatch_line, &l->empty_cache };
+  l->items[l->n_items++] = (GmlLegendItem) { _("Out of memory"), swatch_line, &l->oom };
+  l->items[l->n_items++] = (GmlLegendItem) { _("This step"), swatch_line, &l->cursor };
+}
+
+static void
+size_ticks (guint64  top,
+            char   **ticks)
+{
+  for (int i = 0; i <= 2; i++)
+    ticks[i] = gml_format_size_short (top * (2 - i) / 2);
+}
+
+static void
+timeline_layout (const GmlTimelineData *data,
+                 const GmlRenderStyle  *style,
+                 cairo_t               *cr,
+                 int                    width,
+                 int                    height,
+                 GmlRect               *plot,
+                 guint64               *top,
+                 GmlRect               *legend)
+{
+  double lh = _gml_line_height (style);
+  guint64 max = data->capacity;
+  TimelineLegend l;
+  char *ticks[3];
+  double tick_w = 0;
+
+  if (max == 0)
+    for (gsize i = 0; i < data->n_points; i++)
+      max = MAX (max, MAX (data->reserved[i], data->allocated[i]));
+  if (max == 0)
+    max = 1;
+
+  timeline_legend (style, &l);
+  *legend = (GmlRect) { MARGIN, MARGIN, MAX (width - 2 * MARGIN, 1), 0 };
+  legend->height = _gml_legend (cr, style, l.items, l.n_items, legend, FALSE);
+  size_ticks (max, ticks);
+  for (int i = 0; i <= 2; i++)
+    {
+      double tw;
+
+      _gml_text_size (cr, style, ticks[i], 0.85, 0, &tw, NULL);
+      tick_w = MAX (tick_w, tw);
+      g_free (ticks[i]);
+    }
+  plot->x = MARGIN + tick_w + 6;
+  plot->y = legend->y + legend->height + lh * 0.6;
+  plot->width = MAX (width - plot->x - MARGIN, 10);
+  plot->height = MAX (height - plot->y - MARGIN - lh * 1.3, 10);
+  if (top)
+    *top = max;
+}
+
 void
 gml_timeline_layout (const GmlTimelineData *data,
                      const GmlRenderStyle  *style,
@@ -214,21 +463,11 @@ gml_timeline_layout (const GmlTimelineData *data,
                      GmlRect               *plot,
                      guint64               *top)
 {
-  double lh = line_height (style);
-  guint64 max = data->capacity;
+  cairo_t *cr = _gml_scratch_cr ();
+  GmlRect legend;
 
-  if (max == 0)
-    for (gsize i = 0; i < data->n_points; i++)
-      max = MAX (max, MAX (data->reserved[i], data->allocated[i]));
-  if (max == 0)
-    max = 1;
-
-  plot->x = MARGIN + style->font_size * 5.5;
-  plot->y = MARGIN + lh * 1.6;
-  plot->width = MAX (width - plot->x - MARGIN, 10);
-  plot->height = MAX (height - plot->y - MARGIN - lh * 1.4, 10);
-  if (top)
-    *top = max;
+  timeline_layout (data, style, cr, width, height, plot, top, &legend);
+  cairo_destroy (cr);
 }
 
 gsize
@@ -264,14 +503,14 @@ gml_render_timeline (cairo_t               *cr,
                      int                    height)
 {
   const GmlPalette *pal = &style->palette;
-  GmlRect plot;
+  GmlRect plot, legend;
   guint64 top;
   int columns;
-  double lh = line_height (style);
-  double lx;
+  TimelineLegend l;
+  char *ticks[3];
 
   _gml_background (cr, style, width, height);
-  gml_timeline_layout (data, style, width, height, &plot, &top);
+  timeline_layout (data, style, cr, width, height, &plot, &top, &legend);
   columns = MAX ((int) plot.width, 1);
 
   /* Grid and scale: 0, half and the top (the capacity). */
@@ -285,12 +524,16 @@ gml_render_timeline (cairo_t               *cr,
     }
   _gml_set_color (cr, &pal->grid);
   cairo_stroke (cr);
-  for (int i = 0; i <= 4; i += 2)
+  size_ticks (top, ticks);
+  for (int i = 0; i <= 2; i++)
     {
-      g_autofree char *t = gml_format_size_short (top * (4 - i) / 4);
+      double th;
 
-      _gml_text (cr, style, t, plot.x - 6, plot.y + plot.height * i / 4.0 - style->font_size * 0.6,
-                 0.85, 0, &pal->dim, 1.0);
+      _gml_text_size (cr, style, ticks[i], 0.85, 0, NULL, &th);
+      _gml_label_try (cr, style, ticks[i], plot.x - 6,
+                      CLAMP (plot.y + plot.height * i / 2.0 - th / 2, plot.y - th / 2, plot.y + plot.height - th / 2),
+                      0.85, 0, &pal->dim, 1.0, NULL);
+      g_free (ticks[i]);
     }
 
   if (data->n_points > 0)
@@ -323,11 +566,16 @@ gml_render_timeline (cairo_t               *cr,
           alloc_y[c] = value_y (&plot, top, ahi);
         }
 
-      /* Allocated as a filled area with its edge, reserved as a thick line; both
+      /* Allocated as a filled area with its edge, the cache above it (reserved
+       * but free) hatched as in the memory map, reserved as a thick line; all
        * as one pixel-wide rectangles per column, which Cairo fills far faster
        * than it strokes a polyline of thousands of joins. */
       cairo_save (cr);
       cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
+      for (int c = 0; c < columns; c++)
+        if (alloc_y[c] - lo_y[c] >= 1)
+          cairo_rectangle (cr, plot.x + c, lo_y[c], 1, alloc_y[c] - lo_y[c]);
+      gml_render_memory_kind_fill (cr, style, GML_MEMORY_KIND_FREE_CACHED);
       for (int c = 0; c < columns; c++)
         cairo_rectangle (cr, plot.x + c, alloc_y[c], 1, plot.y + plot.height - alloc_y[c]);
       _gml_set_color_alpha (cr, &pal->allocated, 0.35);
@@ -364,7 +612,7 @@ gml_render_timeline (cairo_t               *cr,
       g_free (hi_y);
       g_free (alloc_y);
 
-      /* Markers: at most one per pixel column. */
+      /* Markers: at most one per pixel column; their names where they fit. */
       if (data->marks != NULL)
         {
           int last_column = -1;
@@ -392,8 +640,8 @@ gml_render_timeline (cairo_t               *cr,
               cairo_stroke (cr);
               cairo_set_dash (cr, NULL, 0, 0);
               if (px_per_point >= 24)
-                _gml_text (cr, style, oom ? _("OOM") : "empty_cache()", mx + 3, plot.y + 2, 0.8,
-                           GML_TEXT_BOLD, oom ? &pal->oom : &pal->empty_cache, 0);
+                _gml_label_try (cr, style, oom ? _("OOM") : "empty_cache()", mx + 3, plot.y + 2, 0.8,
+                                GML_TEXT_BOLD, oom ? &pal->oom : &pal->empty_cache, 0, &plot);
             }
         }
 
@@ -415,40 +663,20 @@ gml_render_timeline (cairo_t               *cr,
         }
     }
 
-  /* Legend on top, axis name below. */
-  lx = plot.x;
-  cairo_rectangle (cr, lx, MARGIN + lh * 0.3, 14, 4);
-  _gml_set_color (cr, &pal->reserved);
-  cairo_fill (cr);
-  lx += 18 + _gml_text (cr, style, _("Reserved"), lx + 18, MARGIN, 0.95, 0, &pal->foreground, 0) + 16;
-  cairo_rectangle (cr, lx, MARGIN + lh * 0.15, 14, 10);
-  _gml_set_color_alpha (cr, &pal->allocated, 0.6);
-  cairo_fill (cr);
-  lx += 18 + _gml_text (cr, style, _("Allocated"), lx + 18, MARGIN, 0.95, 0, &pal->foreground, 0) + 16;
-  cairo_move_to (cr, lx + 7, MARGIN + 2);
-  cairo_line_to (cr, lx + 7, MARGIN + lh - 2);
-  _gml_set_color (cr, &pal->empty_cache);
-  cairo_set_dash (cr, (double[]) { 3, 2 }, 2, 0);
-  cairo_set_line_width (cr, 2);
-  cairo_stroke (cr);
-  cairo_set_dash (cr, NULL, 0, 0);
-  lx += 18 + _gml_text (cr, style, "empty_cache()", lx + 14, MARGIN, 0.95, 0, &pal->foreground, 0) + 12;
-  cairo_move_to (cr, lx + 7, MARGIN + 2);
-  cairo_line_to (cr, lx + 7, MARGIN + lh - 2);
-  _gml_set_color (cr, &pal->oom);
-  cairo_stroke (cr);
-  _gml_text (cr, style, _("Out of memory"), lx + 14, MARGIN, 0.95, 0, &pal->foreground, 0);
+  timeline_legend (style, &l);
+  _gml_legend (cr, style, l.items, l.n_items, &legend, TRUE);
 
   {
     g_autofree char *axis = NULL;
+    GmlRect axis_box = { plot.x, plot.y + plot.height + 2, plot.width, height - MARGIN - plot.y - plot.height };
 
     if (data->cursor < data->n_points)
       /* Translators: the position on the timeline: "Step 3 of 12". */
       axis = g_strdup_printf (_("Step %u of %u"), (guint) data->cursor, (guint) data->n_points - 1);
     else
       axis = g_strdup (_("Steps"));
-    _gml_text (cr, style, axis, plot.x + plot.width / 2, plot.y + plot.height + 4, 0.9, 0,
-               &pal->dim, 0.5);
+    _gml_label_try (cr, style, axis, plot.x + plot.width / 2, plot.y + plot.height + 4, 0.9, 0,
+                    &pal->dim, 0.5, &axis_box);
   }
 }
 
@@ -476,35 +704,6 @@ gml_describe_timeline (const GmlTimelineData *data)
 /* ------------------------------------------------------------------------- */
 /* Checkpointing                                                             */
 
-gboolean
-gml_checkpointing_layout (const GmlCheckpointData *data,
-                          const GmlRenderStyle    *style,
-                          int                      width,
-                          int                      height,
-                          guint                    index,
-                          GmlRect                 *plot,
-                          guint64                 *top)
-{
-  guint n = data->scenario != NULL ? gml_scenario_get_n_strategies (data->scenario) : 0;
-  double lh = line_height (style);
-  double text_w = MIN (MAX (width * 0.3, 150), 260);
-  double chart_x = MARGIN + text_w + 10;
-  double top_y = MARGIN + lh * 1.5;
-  double row_h;
-
-  if (index >= n)
-    return FALSE;
-  row_h = (height - top_y - MARGIN) / n;
-  *top = 1;
-  for (guint s = 0; s < n; s++)
-    *top = MAX (*top, gml_scenario_get_strategy (data->scenario, s)->peak_bytes);
-  plot->x = chart_x;
-  plot->y = top_y + index * row_h;
-  plot->width = MAX (width - chart_x - MARGIN, 10);
-  plot->height = row_h - lh * 0.8;
-  return TRUE;
-}
-
 void
 gml_checkpointing_layer_color (const GmlRenderStyle *style,
                                guint                 layer,
@@ -523,6 +722,205 @@ gml_checkpointing_layer_color (const GmlRenderStyle *style,
   color->alpha = 1.0;
 }
 
+/* Fills the current path as layer @layer's band. */
+static void
+fill_layer (cairo_t              *cr,
+            const GmlRenderStyle *style,
+            guint                 layer,
+            gboolean              recomputed)
+{
+  GmlColor color;
+
+  gml_checkpointing_layer_color (style, layer, recomputed, &color);
+  if (recomputed)
+    _gml_fill_hatched (cr, &color, &style->palette.background, style->line_width);
+  else
+    {
+      _gml_set_color (cr, &color);
+      cairo_fill (cr);
+    }
+}
+
+/* Two layers' shades side by side, as neighbouring bands alternate. */
+static void
+swatch_layers (cairo_t              *cr,
+               const GmlRenderStyle *style,
+               const GmlRect        *box,
+               gconstpointer         data)
+{
+  gboolean recomputed = GPOINTER_TO_INT (data);
+
+  cairo_rectangle (cr, box->x, box->y, box->width, box->height / 2);
+  fill_layer (cr, style, 1, recomputed);
+  cairo_rectangle (cr, box->x, box->y + box->height / 2, box->width, box->height / 2);
+  fill_layer (cr, style, 0, recomputed);
+}
+
+typedef struct
+{
+  GmlLegendItem legend_items[6];
+  guint         n_items;
+  LineSwatch    cursor;
+  GmlRect       legend;
+  GmlRect       y_title;
+  double        tick_w;
+  guint64       top;              /* bytes at the top of a plot: the highest peak and room above it */
+  guint64       highest;          /* the highest peak */
+  guint         n;
+  gboolean      details;          /* room for each strategy's figures */
+  GmlRect      *name;             /* per strategy */
+  double       *details_h;
+  GmlRect      *plot;
+  GmlRect       x_title;
+} CheckpointLayout;
+
+static char *
+strategy_details (const GmlCheckpointStrategy *st)
+{
+  g_autofree char *t_peak = gml_format_size_short (st->peak_bytes);
+  g_autofree char *line1 = NULL;
+  g_autofree char *line2 = NULL;
+  g_autofree char *line3 = NULL;
+
+  /* Translators: %s is a size. */
+  line1 = g_strdup_printf (_("Peak %s"), t_peak);
+  /* Translators: counts of activations. */
+  line2 = g_strdup_printf (_("%u stored, %u recomputed"), st->n_stored, st->n_recomputed);
+  /* Translators: %d is a percentage of one forward pass. */
+  line3 = g_strdup_printf (_("Extra compute: +%d %% of a forward pass"),
+                           (int) round (st->extra_compute * 100));
+  return g_strjoin (" · ", line1, line2, line3, NULL);
+}
+
+static void
+checkpoint_layout_clear (CheckpointLayout *l)
+{
+  g_free (l->name);
+  g_free (l->details_h);
+  g_free (l->plot);
+}
+
+static void
+checkpoint_layout (const GmlCheckpointData *data,
+                   const GmlRenderStyle    *style,
+                   cairo_t                 *cr,
+                   int                      width,
+                   int                      height,
+                   CheckpointLayout        *l)
+{
+  double lh = _gml_line_height (style);
+  double inner = MAX (width - 2 * MARGIN, 1);
+  double y, bottom, text_total, plot_h, tw;
+  g_autofree char *t_top = NULL;
+  static const LineSwatch peak = { NULL };
+
+  memset (l, 0, sizeof *l);
+  l->n = data->scenario != NULL ? gml_scenario_get_n_strategies (data->scenario) : 0;
+  l->highest = 1;
+  for (guint s = 0; s < l->n; s++)
+    l->highest = MAX (l->highest, gml_scenario_get_strategy (data->scenario, s)->peak_bytes);
+  l->top = l->highest;
+
+  l->cursor = (LineSwatch) { &style->palette.cursor, 2 * style->line_width, FALSE, TRUE, FALSE };
+  l->legend_items[l->n_items++] = (GmlLegendItem) { gml_category_display_name (GML_CATEGORY_WEIGHTS),
+                                                    _gml_swatch_kind, GINT_TO_POINTER (GML_MEMORY_KIND_WEIGHTS) };
+  l->legend_items[l->n_items++] = (GmlLegendItem) { _("Stored activations, one band per layer"),
+                                                    swatch_layers, GINT_TO_POINTER (FALSE) };
+  l->legend_items[l->n_items++] = (GmlLegendItem) { _("Recomputed activations, hatched"),
+                                                    swatch_layers, GINT_TO_POINTER (TRUE) };
+  l->legend_items[l->n_items++] = (GmlLegendItem) { _("Peak of the strategy"), swatch_peak, &peak };
+  l->legend_items[l->n_items++] = (GmlLegendItem) { _("This step"), swatch_line, &l->cursor };
+  if (data->highlight)
+    l->legend_items[l->n_items++] = (GmlLegendItem) { _gml_mark_text (), _gml_swatch_mark, NULL };
+
+  l->legend = (GmlRect) { MARGIN, MARGIN, inner, 0 };
+  l->legend.height = _gml_legend (cr, style, l->legend_items, l->n_items, &l->legend, FALSE);
+  y = l->legend.y + l->legend.height + 6;
+  l->y_title = (GmlRect) { MARGIN, y, inner, 0 };
+  l->y_title.height = _gml_paragraph (cr, style, _("Allocated memory of each strategy, step by step"),
+                                      MARGIN, y, inner, 0.85, 0, NULL, NULL, NULL);
+  y += l->y_title.height + 2;
+
+  l->x_title = (GmlRect) { MARGIN, 0, inner, 0 };
+  l->x_title.height = _gml_paragraph (cr, style, _("Steps of one training iteration: forward pass, then backward pass"),
+                                      MARGIN, 0, inner, 0.85, 0, NULL, NULL, NULL);
+  l->x_title.y = height - MARGIN - l->x_title.height;
+  bottom = l->x_title.y - 4;
+
+  t_top = gml_format_size_short (l->highest);
+  _gml_text_size (cr, style, t_top, 0.8, 0, &tw, NULL);
+  l->tick_w = MAX (tw, 8) + 8;
+
+  if (l->n == 0)
+    return;
+  l->name = g_new0 (GmlRect, l->n);
+  l->details_h = g_new0 (double, l->n);
+  l->plot = g_new0 (GmlRect, l->n);
+
+  /* The figures under each name while the plots keep a useful height; else
+   * the names alone (the description still says every figure). */
+  for (int pass = 0; pass < 2; pass++)
+    {
+      l->details = pass == 0;
+      text_total = 0;
+      for (guint s = 0; s < l->n; s++)
+        {
+          const GmlCheckpointStrategy *st = gml_scenario_get_strategy (data->scenario, s);
+          g_autofree char *details = strategy_details (st);
+
+          l->name[s].height = _gml_paragraph (cr, style, st->name, MARGIN, 0, inner, 1.0, GML_TEXT_BOLD,
+                                              NULL, NULL, NULL);
+          l->details_h[s] = l->details ? _gml_paragraph (cr, style, details, MARGIN, 0, inner, 0.85, 0,
+                                                         NULL, NULL, NULL) : 0;
+          text_total += l->name[s].height + l->details_h[s] + 2 + 8;
+        }
+      plot_h = (bottom - y - text_total) / l->n;
+      if (plot_h >= 3.2 * lh)
+        break;
+    }
+  plot_h = MAX (plot_h, 8);
+  for (guint s = 0; s < l->n; s++)
+    {
+      l->name[s].x = MARGIN;
+      l->name[s].y = y;
+      l->name[s].width = inner;
+      y += l->name[s].height + l->details_h[s] + 2;
+      l->plot[s] = (GmlRect) { MARGIN + l->tick_w, y, MAX (inner - l->tick_w, 10), plot_h };
+      y += plot_h + 8;
+    }
+  /* Room above the highest peak for its marker, inside the plot. */
+  if (plot_h > 12)
+    l->top = (guint64) ceil (l->highest * plot_h / (plot_h - 10));
+}
+
+gboolean
+gml_checkpointing_layout (const GmlCheckpointData *data,
+                          const GmlRenderStyle    *style,
+                          int                      width,
+                          int                      height,
+                          guint                    index,
+                          GmlRect                 *plot,
+                          guint64                 *top)
+{
+  CheckpointLayout l;
+  cairo_t *cr;
+  gboolean found;
+
+  if (data->scenario == NULL || index >= gml_scenario_get_n_strategies (data->scenario))
+    return FALSE;
+  cr = _gml_scratch_cr ();
+  checkpoint_layout (data, style, cr, width, height, &l);
+  found = index < l.n;
+  if (found)
+    {
+      *plot = l.plot[index];
+      *top = l.top;
+    }
+  checkpoint_layout_clear (&l);
+  cairo_destroy (cr);
+  return found;
+}
+
 void
 gml_render_checkpointing (cairo_t                 *cr,
                           const GmlCheckpointData *data,
@@ -531,88 +929,59 @@ gml_render_checkpointing (cairo_t                 *cr,
                           int                      height)
 {
   const GmlPalette *pal = &style->palette;
-  guint n = data->scenario != NULL ? gml_scenario_get_n_strategies (data->scenario) : 0;
   guint n_layers = data->scenario != NULL ? gml_scenario_get_n_layers (data->scenario) : 0;
-  double lh = line_height (style);
+  CheckpointLayout l;
+  g_autofree char *t_top = NULL;
 
   _gml_background (cr, style, width, height);
-  if (n == 0)
+  checkpoint_layout (data, style, cr, width, height, &l);
+  if (l.n == 0)
     {
-      _gml_text (cr, style, _("Choose the checkpointing scenario to compare strategies."),
-                 width / 2.0, height / 2.0 - lh, 1.0, 0, &pal->dim, 0.5);
+      GmlRect box = { MARGIN, MARGIN, MAX (width - 2 * MARGIN, 1), MAX (height - 2 * MARGIN, 1) };
+      double h = _gml_paragraph (cr, style, _("Choose the checkpointing scenario to compare strategies."),
+                                 0, 0, box.width, 1.0, 0, NULL, NULL, NULL);
+
+      _gml_paragraph (cr, style, _("Choose the checkpointing scenario to compare strategies."),
+                      box.x, MAX (box.y, height / 2.0 - h / 2), box.width, 1.0, 0, &pal->dim, &box, NULL);
+      checkpoint_layout_clear (&l);
       return;
     }
 
-  /* Legend. */
-  {
-    GmlRect plot;
-    guint64 top;
-    double lx;
+  _gml_legend (cr, style, l.legend_items, l.n_items, &l.legend, TRUE);
+  _gml_paragraph (cr, style, _("Allocated memory of each strategy, step by step"), l.y_title.x, l.y_title.y,
+                  l.y_title.width, 0.85, 0, &pal->dim, &l.y_title, NULL);
+  _gml_paragraph (cr, style, _("Steps of one training iteration: forward pass, then backward pass"),
+                  l.x_title.x, l.x_title.y, l.x_title.width, 0.85, 0, &pal->dim, &l.x_title, NULL);
+  t_top = gml_format_size_short (l.highest);
 
-    gml_checkpointing_layout (data, style, width, height, 0, &plot, &top);
-    lx = plot.x;
-    struct { const char *name; const GmlColor *color; gboolean hatched; } items[] = {
-      { gml_category_display_name (GML_CATEGORY_WEIGHTS), &pal->category[GML_CATEGORY_WEIGHTS], FALSE },
-      { _("Stored activations"), &pal->category[GML_CATEGORY_ACTIVATIONS], FALSE },
-      { _("Recomputed activations"), &pal->category[GML_CATEGORY_TEMPORARY], TRUE },
-    };
-
-    for (guint i = 0; i < G_N_ELEMENTS (items); i++)
-      {
-        cairo_rectangle (cr, lx, MARGIN + 3, style->font_size, style->font_size);
-        if (items[i].hatched)
-          _gml_fill_hatched (cr, items[i].color, &pal->background, style->line_width);
-        else
-          {
-            _gml_set_color (cr, items[i].color);
-            cairo_fill (cr);
-          }
-        lx += style->font_size + 4;
-        lx += _gml_text (cr, style, items[i].name, lx, MARGIN, 0.95, 0, &pal->foreground, 0) + 14;
-      }
-  }
-
-  for (guint s = 0; s < n; s++)
+  for (guint s = 0; s < l.n; s++)
     {
       const GmlCheckpointStrategy *st = gml_scenario_get_strategy (data->scenario, s);
-      GmlRect plot;
-      guint64 top;
-      double ry, ch, chart_x, chart_w;
+      const GmlRect *plot = &l.plot[s];
+      double ry = plot->y, ch = plot->height, chart_x = plot->x, chart_w = plot->width;
       guint points = st->other->len;
       gboolean current = data->step >= st->first_step && data->step <= st->last_step;
-      g_autofree char *t_peak = gml_format_size_short (st->peak_bytes);
-      g_autofree char *line1 = NULL;
-      g_autofree char *line2 = NULL;
-      g_autofree char *line3 = NULL;
-      double peak_y;
+      g_autofree char *details = strategy_details (st);
+      double peak_y, th;
       guint peak_at = 0;
       guint64 peak_seen = 0;
 
-      gml_checkpointing_layout (data, style, width, height, s, &plot, &top);
-      ry = plot.y;
-      ch = plot.height;
-      chart_x = plot.x;
-      chart_w = plot.width;
+      _gml_paragraph (cr, style, st->name, l.name[s].x, l.name[s].y, l.name[s].width, 1.0, GML_TEXT_BOLD,
+                      &pal->foreground, &l.name[s], NULL);
+      if (l.details)
+        _gml_paragraph (cr, style, details, l.name[s].x, l.name[s].y + l.name[s].height, l.name[s].width,
+                        0.85, 0, &pal->dim,
+                        &(GmlRect) { l.name[s].x, l.name[s].y + l.name[s].height, l.name[s].width, l.details_h[s] },
+                        NULL);
 
-      _gml_text (cr, style, st->name, MARGIN, ry, 1.05, GML_TEXT_BOLD,
-                 current ? &pal->highlight : &pal->foreground, 0);
-      /* Translators: %s is a size. */
-      line1 = g_strdup_printf (_("Peak %s"), t_peak);
-      /* Translators: counts of activations. */
-      line2 = g_strdup_printf (_("%u stored, %u recomputed"), st->n_stored, st->n_recomputed);
-      /* Translators: %d is a percentage of one forward pass. */
-      line3 = g_strdup_printf (_("Extra compute: +%d %% of a forward pass"),
-                               (int) round (st->extra_compute * 100));
-      if (ch > lh * 3.2)
-        {
-          _gml_text (cr, style, line1, MARGIN, ry + lh * 1.1, 0.95, 0, &pal->foreground, 0);
-          _gml_text (cr, style, line2, MARGIN, ry + lh * 2.1, 0.9, 0, &pal->dim, 0);
-          _gml_text (cr, style, line3, MARGIN, ry + lh * 3.1, 0.9, 0, &pal->dim, 0);
-        }
-      else
-        _gml_text (cr, style, line1, MARGIN, ry + lh * 1.1, 0.95, 0, &pal->foreground, 0);
+      /* The scale: the top of every plot is the highest peak, so they compare. */
+      _gml_text_size (cr, style, t_top, 0.8, 0, NULL, &th);
+      _gml_label_try (cr, style, t_top, chart_x - 5,
+                      MAX (ry + ch * (1.0 - (double) l.highest / l.top) - th / 2, ry - 2), 0.8, 0,
+                      &pal->dim, 1.0, NULL);
+      _gml_label_try (cr, style, "0", chart_x - 5, ry + ch - th + 1, 0.8, 0, &pal->dim, 1.0, NULL);
 
-      cairo_rectangle (cr, chart_x, ry, chart_w, ch);
+      cairo_rectangle (cr, chart_x + 0.5, ry + 0.5, chart_w - 1, ch - 1);
       _gml_set_color (cr, &pal->grid);
       cairo_set_line_width (cr, 1);
       cairo_stroke (cr);
@@ -631,33 +1000,24 @@ gml_render_checkpointing (cairo_t                 *cr,
 
           if (lo > 0)
             {
-              double y0 = ry + ch * (1.0 - (double) lo / top);
+              double y0 = ry + ch * (1.0 - (double) lo / l.top);
 
               cairo_rectangle (cr, bx, y0, bw + 0.5, ry + ch - y0);
-              _gml_set_color (cr, &pal->category[GML_CATEGORY_WEIGHTS]);
-              cairo_fill (cr);
+              gml_render_memory_kind_fill (cr, style, GML_MEMORY_KIND_WEIGHTS);
             }
           for (guint layer = 0; layer < n_layers && (i + 1) * n_layers <= st->layer_live->len; layer++)
             {
               guint64 live = g_array_index (st->layer_live, guint64, i * n_layers + layer);
               gboolean again = g_array_index (st->layer_recomputed, guint8, i * n_layers + layer);
-              GmlColor color;
               double y0, y1;
 
               if (live == 0)
                 continue;
-              y1 = ry + ch * (1.0 - (double) lo / top);
+              y1 = ry + ch * (1.0 - (double) lo / l.top);
               lo += live;
-              y0 = ry + ch * (1.0 - (double) lo / top);
-              gml_checkpointing_layer_color (style, layer, again, &color);
+              y0 = ry + ch * (1.0 - (double) lo / l.top);
               cairo_rectangle (cr, bx, y0, bw + 0.5, y1 - y0);
-              if (again)
-                _gml_fill_hatched (cr, &color, &pal->background, style->line_width);
-              else
-                {
-                  _gml_set_color (cr, &color);
-                  cairo_fill (cr);
-                }
+              fill_layer (cr, style, layer, again);
               /* A hairline separator on top of each band. */
               if (y1 - y0 >= 4)
                 {
@@ -671,8 +1031,8 @@ gml_render_checkpointing (cairo_t                 *cr,
           sum += g_array_index (st->stored, guint64, i) + g_array_index (st->recomputed, guint64, i);
           if (sum > lo)
             {
-              double y0 = ry + ch * (1.0 - (double) sum / top);
-              double y1 = ry + ch * (1.0 - (double) lo / top);
+              double y0 = ry + ch * (1.0 - (double) sum / l.top);
+              double y1 = ry + ch * (1.0 - (double) lo / l.top);
 
               cairo_rectangle (cr, bx, y0, bw + 0.5, y1 - y0);
               _gml_set_color (cr, &pal->category[GML_CATEGORY_ACTIVATIONS]);
@@ -685,27 +1045,26 @@ gml_render_checkpointing (cairo_t                 *cr,
             }
         }
 
-      peak_y = round (ry + ch * (1.0 - (double) st->peak_bytes / top)) + 0.5;
+      /* The strategy's peak: a dashed line, and a triangle on the step that held it. */
+      peak_y = round (ry + ch * (1.0 - (double) st->peak_bytes / l.top)) + 0.5;
+      cairo_save (cr);
       cairo_move_to (cr, chart_x, peak_y);
       cairo_line_to (cr, chart_x + chart_w, peak_y);
-      _gml_set_color (cr, &pal->oom);
-      cairo_set_dash (cr, (double[]) { 4, 3 }, 2, 0);
+      _gml_set_color (cr, &pal->foreground);
+      cairo_set_dash (cr, (double[]) { 3, 2 }, 2, 0);
       cairo_set_line_width (cr, style->line_width);
       cairo_stroke (cr);
-      cairo_set_dash (cr, NULL, 0, 0);
-      _gml_text (cr, style, line1, chart_x + chart_w - 4, MAX (peak_y - lh, ry), 0.85, GML_TEXT_BOLD,
-                 &pal->oom, 1.0);
-      /* The step that held the most: a marker on top of its stack. */
-      if (points > 0 && peak_seen > 0)
+      cairo_restore (cr);
+      if (peak_seen > 0)
         {
           double px = chart_x + (peak_at + 0.5) * chart_w / points;
-          double py = ry + ch * (1.0 - (double) peak_seen / top);
+          double py = ry + ch * (1.0 - (double) peak_seen / l.top);
 
           cairo_move_to (cr, px, py - 1);
-          cairo_line_to (cr, px - 5, py - 8);
-          cairo_line_to (cr, px + 5, py - 8);
+          cairo_line_to (cr, px - 4.5, py - 7);
+          cairo_line_to (cr, px + 4.5, py - 7);
           cairo_close_path (cr);
-          _gml_set_color (cr, &pal->oom);
+          _gml_set_color (cr, &pal->foreground);
           cairo_fill (cr);
         }
 
@@ -713,13 +1072,16 @@ gml_render_checkpointing (cairo_t                 *cr,
         {
           double cx = chart_x + (data->step - st->first_step + 0.5) * chart_w / points;
 
-          cairo_move_to (cr, round (cx), ry - 2);
-          cairo_line_to (cr, round (cx), ry + ch + 2);
+          cairo_move_to (cr, round (cx), ry);
+          cairo_line_to (cr, round (cx), ry + ch);
           _gml_set_color (cr, &pal->cursor);
           cairo_set_line_width (cr, 2 * style->line_width);
           cairo_stroke (cr);
+          if (data->highlight)
+            _gml_draw_mark (cr, style, plot);
         }
     }
+  checkpoint_layout_clear (&l);
 }
 
 char *

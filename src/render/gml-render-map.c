@@ -1,11 +1,17 @@
 /* gml-render-map.c — the memory map: segments as boxes, blocks inside them.
  *
- * Segments flow like words in a paragraph, in address order (or largest first),
- * one byte scale for the whole picture so sizes compare by eye; a segment
- * wider than what is left of a row continues on the next. Blocks narrower than
- * three pixels are not drawn one by one: each pixel column gets the colour of
- * the kind that covers most of it, and equal neighbours are drawn as one run,
- * so 100 000 blocks cost about as much as the pixels they cover.
+ * Every segment is one box and every block one rectangle in it: nothing is
+ * split across rows. Segments are packed into rows in address order (or
+ * largest first), one byte scale for the whole picture so sizes compare by
+ * eye, with a scale bar under the map. A segment larger than a row is drawn
+ * as a taller box spanning several rows, its area still proportional to its
+ * bytes (its blocks are full-height columns of it), and the rows beside it
+ * take the next segments, like text flowing around a floated picture: one
+ * 2 GiB segment and two hundred 2 MiB ones share a map without the small ones
+ * vanishing. Blocks narrower than three pixels are not drawn one by one: each
+ * pixel column gets the colour of the kind that covers most of it, and equal
+ * neighbours are drawn as one run, so 100 000 blocks cost about as much as
+ * the pixels they cover.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -22,26 +28,20 @@
 
 #define MARGIN 8.0
 #define ROW_GAP 4.0
-#define MAX_LABELS 150
+#define MIN_ROW_HEIGHT 14.0
+#define MAX_LABELS 500
 /* Above this many boxes a map is drawn into a pixel buffer of its own: cairo
  * spends about 0.2 µs on each rectangle of a path, and 100 000 blocks make
  * tens of thousands of them, all pixel-aligned and without antialiasing. */
 #define DENSE_BOXES 2048
 
-enum
-{
-  KIND_FREE = GML_N_CATEGORIES,
-  KIND_INACTIVE,
-  KIND_PENDING,
-  N_KINDS
-};
-
 typedef struct
 {
-  guint64 address;
-  guint64 size;
-  guint   index;   /* address order */
-  gint32  first;   /* first block slot */
+  guint64  address;
+  guint64  size;
+  guint    index;    /* address order */
+  gint32   first;    /* first block slot */
+  gboolean active;   /* holds an allocated or pending-free block */
 } SegEntry;
 
 static int
@@ -53,33 +53,9 @@ by_address_cmp (const void *a,
   return x->address < y->address ? -1 : (x->address > y->address);
 }
 
-/* The segments in address order, read straight from the state's slots: the
- * foreach helpers summarise every segment, which a frame does not need. */
-static GArray *
-collect_segments (const GmlMemState *state)
-{
-  guint n = gml_mem_state_get_n_segment_slots (state);
-  GArray *segs = g_array_sized_new (FALSE, FALSE, sizeof (SegEntry), gml_mem_state_get_n_segments (state));
-
-  for (guint slot = 0; slot < n; slot++)
-    {
-      const GmlSegment *seg = gml_mem_state_get_segment (state, slot);
-      SegEntry e;
-
-      if (seg == NULL)
-        continue;
-      e = (SegEntry) { seg->address, seg->size, 0, seg->first_block };
-      g_array_append_val (segs, e);
-    }
-  qsort (segs->data, segs->len, sizeof (SegEntry), by_address_cmp);
-  for (guint i = 0; i < segs->len; i++)
-    g_array_index (segs, SegEntry, i).index = i;
-  return segs;
-}
-
 static int
-by_size_cmp (gconstpointer a,
-             gconstpointer b)
+by_size_cmp (const void *a,
+             const void *b)
 {
   const SegEntry *x = a, *y = b;
 
@@ -88,71 +64,506 @@ by_size_cmp (gconstpointer a,
   return x->address < y->address ? -1 : (x->address > y->address);
 }
 
-static double
-line_height (const GmlRenderStyle *style)
+static GmlMemoryKind
+block_kind (gboolean        segment_active,
+            const GmlBlock *block)
 {
-  return ceil (style->font_size * 1.45);
+  switch (block->state)
+    {
+    case GML_BLOCK_ALLOCATED:
+      return (GmlMemoryKind) MIN (block->category, GML_N_CATEGORIES - 1);
+    case GML_BLOCK_PENDING_FREE:
+      return GML_MEMORY_KIND_PENDING_FREE;
+    case GML_BLOCK_FREE:
+    case GML_BLOCK_UNUSED:
+    default:
+      /* A free piece of a segment that still has an active block: PyTorch's
+       * "inactive split", which empty_cache() cannot give back. */
+      return segment_active ? GML_MEMORY_KIND_INACTIVE_SPLIT : GML_MEMORY_KIND_FREE_CACHED;
+    }
 }
 
-/* Flows the segments into @rows rows at @bpp bytes per pixel; FALSE if they overflow. */
-static gboolean
-flow (GmlMapLayout *layout,
-      GArray       *segs,
-      guint         rows,
-      double        bpp)
+static guint64
+block_waste (const GmlBlock *block)
 {
-  const GmlRect *map = &layout->map;
-  double row_h = (map->height - (rows - 1) * ROW_GAP) / rows;
-  double gap = layout->gap;
-  guint row = 0;
-  double x = map->x;
-  double right = map->x + map->width;
+  if (block->state == GML_BLOCK_ALLOCATED && block->requested_size > 0 &&
+      block->size > block->requested_size)
+    return block->size - block->requested_size;
+  return 0;
+}
 
-  g_array_set_size (layout->pieces, 0);
-  g_array_set_size (layout->first_piece, segs->len);
-  for (guint i = 0; i < segs->len; i++)
+/* The segments in address order, read straight from the state's slots, and
+ * the bytes of each kind (the overview bar and the legend need them). */
+static GArray *
+collect_segments (const GmlMemState *state,
+                  guint64           *kind_bytes)
+{
+  guint n = gml_mem_state_get_n_segment_slots (state);
+  GArray *segs = g_array_sized_new (FALSE, FALSE, sizeof (SegEntry), gml_mem_state_get_n_segments (state));
+
+  for (guint slot = 0; slot < n; slot++)
     {
-      const SegEntry *e = &g_array_index (segs, SegEntry, i);
-      guint64 offset = 0;
+      const GmlSegment *seg = gml_mem_state_get_segment (state, slot);
+      guint64 free_bytes = 0;
+      SegEntry e;
 
-      g_array_index (layout->first_piece, guint, e->index) = layout->pieces->len;
-      while (offset < e->size)
+      if (seg == NULL || seg->first_block < 0)
+        continue;
+      e = (SegEntry) { seg->address, seg->size, 0, seg->first_block, FALSE };
+      for (gint32 b = e.first; b >= 0;)
         {
-          double need = MAX ((e->size - offset) / bpp, 2.0);
-          double room = right - x;
-          GmlMapPiece piece = { e->index, e->address, offset, 0, { 0 } };
+          const GmlBlock *block = gml_mem_state_get_block (state, b);
 
-          if (row >= rows)
-            return FALSE;
-          /* Start a fresh row rather than leave a sliver of a box at a row's end. */
-          if (room < MIN (need, 24.0) && x > map->x)
+          if (block->state == GML_BLOCK_ALLOCATED)
             {
-              row++;
-              x = map->x;
-              continue;
+              guint64 waste = block_waste (block);
+
+              kind_bytes[MIN (block->category, GML_N_CATEGORIES - 1)] += block->size - waste;
+              kind_bytes[GML_MEMORY_KIND_ROUNDING_WASTE] += waste;
+              e.active = TRUE;
             }
-          piece.rect.x = x;
-          /* Whole pixels vertically: crisp edges, and cheap fills. */
-          piece.rect.y = floor (map->y + row * (row_h + ROW_GAP));
-          piece.rect.height = floor (map->y + row * (row_h + ROW_GAP) + row_h) - piece.rect.y;
-          if (need <= room)
+          else if (block->state == GML_BLOCK_PENDING_FREE)
             {
-              piece.length = e->size - offset;
-              piece.rect.width = need;
-              x += need + gap;
+              kind_bytes[GML_MEMORY_KIND_PENDING_FREE] += block->size;
+              e.active = TRUE;
             }
           else
+            free_bytes += block->size;
+          b = block->next;
+        }
+      kind_bytes[e.active ? GML_MEMORY_KIND_INACTIVE_SPLIT : GML_MEMORY_KIND_FREE_CACHED] += free_bytes;
+      g_array_append_val (segs, e);
+    }
+  qsort (segs->data, segs->len, sizeof (SegEntry), by_address_cmp);
+  for (guint i = 0; i < segs->len; i++)
+    g_array_index (segs, SegEntry, i).index = i;
+  return segs;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Packing                                                                   */
+
+typedef struct
+{
+  GmlMapLayout *layout;
+  GArray       *order;      /* SegEntry in drawing order */
+  double       *left;       /* per row: where the next box may start (after floats) */
+  double       *top;        /* per row: its first pixel row, and one past its last */
+  double       *bottom;
+  guint         rows;
+  double        row_h;
+  double        gap;
+  double        min_w;
+} Packer;
+
+static void
+row_span (const Packer *pk,
+          guint         row,
+          guint         n_rows,
+          GmlRect      *rect)
+{
+  rect->y = pk->top[row];
+  rect->height = MAX (pk->bottom[row + n_rows - 1] - pk->top[row], 1);
+}
+
+/* Places every segment at @bpp bytes per pixel (in a box one row high);
+ * FALSE when they do not all fit. */
+static gboolean
+pack (Packer *pk,
+      double  bpp)
+{
+  GmlMapLayout *layout = pk->layout;
+  const GmlRect *map = &layout->map;
+  double right = map->x + map->width;
+  guint row = 0;
+  double x = map->x;
+
+  for (guint r = 0; r < pk->rows; r++)
+    pk->left[r] = map->x;
+  g_array_set_size (layout->pieces, pk->order->len);
+  for (guint i = 0; i < pk->order->len; i++)
+    {
+      const SegEntry *e = &g_array_index (pk->order, SegEntry, i);
+      GmlMapPiece *p = &g_array_index (layout->pieces, GmlMapPiece, i);
+      double w = MAX (e->size / bpp, pk->min_w);
+
+      *p = (GmlMapPiece) { e->index, e->address, 0, e->size, { 0 } };
+      g_array_index (layout->first_piece, guint, e->index) = i;
+      if (w <= map->width)
+        {
+          /* A fresh row rather than a box cut at the row's end; a row beside
+           * a tall box may be too short even when empty. */
+          while (x + w > right + 1e-6)
             {
-              piece.length = MIN ((guint64) (room * bpp), e->size - offset);
-              piece.rect.width = room;
-              row++;
-              x = map->x;
+              if (++row >= pk->rows)
+                return FALSE;
+              x = pk->left[row];
             }
-          offset += piece.length;
-          g_array_append_val (layout->pieces, piece);
+          row_span (pk, row, 1, &p->rect);
+          p->rect.x = x;
+          p->rect.width = w;
+          x += w + pk->gap;
+        }
+      else
+        {
+          guint k, r;
+          double box_w = 0;
+
+          /* Taller: k rows high and narrower, the same area. */
+          for (k = 2; k <= pk->rows; k++)
+            {
+              GmlRect span;
+
+              row_span (pk, 0, k, &span);
+              box_w = w * pk->row_h / span.height;
+              if (box_w <= map->width)
+                break;
+            }
+          if (k > pk->rows)
+            return FALSE;
+          /* Rows no earlier box reaches into. */
+          r = x > pk->left[row] ? row + 1 : row;
+          for (;;)
+            {
+              gboolean clear = r + k <= pk->rows;
+
+              for (guint j = r; clear && j < r + k; j++)
+                clear = pk->left[j] == map->x;
+              if (clear)
+                break;
+              if (++r + k > pk->rows)
+                return FALSE;
+            }
+          row_span (pk, r, k, &p->rect);
+          p->rect.x = map->x;
+          p->rect.width = box_w;
+          for (guint j = r; j < r + k; j++)
+            pk->left[j] = map->x + box_w + pk->gap;
+          row = r;
+          x = pk->left[r];
         }
     }
   return TRUE;
+}
+
+/* The least bytes per pixel at which everything fits in @rows rows (within
+ * the bisection's last step); 0 when nothing does. */
+static double
+fit_rows (Packer  *pk,
+          guint    rows,
+          guint64  total,
+          guint64  largest,
+          guint    n_steps)
+{
+  const GmlRect *map = &pk->layout->map;
+  guint n = pk->order->len;
+  double capacity, lo, hi, slack;
+
+  pk->rows = rows;
+  pk->row_h = (map->height - (rows - 1) * ROW_GAP) / rows;
+  /* Whole pixels vertically: crisp edges, and cheap fills. */
+  for (guint r = 0; r < rows; r++)
+    {
+      pk->top[r] = floor (map->y + r * (pk->row_h + ROW_GAP));
+      pk->bottom[r] = floor (map->y + r * (pk->row_h + ROW_GAP) + pk->row_h);
+    }
+  capacity = rows * map->width;
+  /* Gaps and a least width while there is room for them: each segment stays a
+   * box of its own. Thousands of segments in a small map touch instead. */
+  if (n * 3.0 <= capacity * 0.5)
+    {
+      pk->gap = CLAMP (floor (capacity / n / 8), 1, 4);
+      pk->min_w = 2;
+    }
+  else if (n * 1.0 <= capacity * 0.5)
+    {
+      pk->gap = 0;
+      pk->min_w = 1;
+    }
+  else
+    {
+      pk->gap = 0;
+      pk->min_w = 0;
+    }
+
+  /* A lower bound: every pixel used. Each row can lose at most one box's
+   * width at its end, and the gaps and least widths take theirs: a first
+   * guess that usually fits, so a dense map costs a few packings only. */
+  lo = MAX ((double) total / capacity, 1e-9);
+  slack = rows * MIN ((double) largest / lo, map->width) * 0.5 + n * (pk->gap + pk->min_w);
+  hi = (double) total / MAX (capacity - slack, capacity * 0.2);
+  hi = MAX (hi, lo);
+  for (guint tries = 0; !pack (pk, hi); tries++)
+    {
+      if (tries > 60)
+        return 0;
+      lo = hi;
+      hi *= 1.25;
+    }
+  for (guint i = 0; i < n_steps && hi > lo * 1.002; i++)
+    {
+      double mid = sqrt (lo * hi);
+
+      if (pack (pk, mid))
+        hi = mid;
+      else
+        lo = mid;
+    }
+  return hi;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The text around the map                                                   */
+
+static char *
+device_line (const GmlMemoryMapData *data)
+{
+  const GmlStats *stats = gml_mem_state_get_stats (data->state);
+  g_autofree char *t_total = gml_format_size_short (data->capacity);
+  g_autofree char *t_res = gml_format_size_short (stats->reserved_bytes[GML_STAT_ALL].current);
+  g_autofree char *t_alloc = gml_format_size_short (stats->allocated_bytes[GML_STAT_ALL].current);
+
+  if (data->other_in_use > 0)
+    {
+      g_autofree char *t_other = gml_format_size_short (data->other_in_use);
+      /* Translators: device name, then sizes. */
+      return g_strdup_printf (_("%s · total %s · reserved %s · allocated %s · other processes %s"),
+                              data->device_name ? data->device_name : "", t_total, t_res, t_alloc,
+                              t_other);
+    }
+  return g_strdup_printf (_("%s · total %s · reserved %s · allocated %s"),
+                          data->device_name ? data->device_name : "", t_total, t_res, t_alloc);
+}
+
+/* The device line wrapped in @area's width, then the failed request: on the
+ * same line when there is room, else on its own. Returns the height. */
+static double
+header (cairo_t                *cr,
+        const GmlMemoryMapData *data,
+        const GmlRenderStyle   *style,
+        const GmlRect          *area,
+        gboolean                draw)
+{
+  g_autofree char *line = device_line (data);
+  double lh = _gml_line_height (style);
+  double used = 0, h;
+
+  h = _gml_paragraph (cr, style, line, area->x, area->y, area->width, 0.95, 0,
+                      draw ? &style->palette.foreground : NULL, area, &used);
+  if (data->failed_request > 0)
+    {
+      g_autofree char *req = gml_format_size_short (data->failed_request);
+      g_autofree char *text = g_strdup_printf (_("Failed request: %s"), req);
+      double tw, th, rh;
+
+      _gml_text_size (cr, style, text, 0.95, GML_TEXT_BOLD, &tw, &th);
+      if (h <= lh && used + 16 + tw <= area->width)
+        {
+          h = MAX (h, th);
+          if (draw)
+            _gml_label (cr, style, text, area->x + area->width, area->y, 0.95, GML_TEXT_BOLD,
+                        &style->palette.oom, 1.0, area);
+        }
+      else
+        {
+          rh = _gml_paragraph (cr, style, text, area->x, area->y + h, area->width, 0.95,
+                               GML_TEXT_BOLD, draw ? &style->palette.oom : NULL, area, NULL);
+          h += rh;
+        }
+    }
+  return h;
+}
+
+static guint
+legend_items (const GmlMemoryMapData *data,
+              const GmlMapLayout     *layout,
+              GmlLegendItem          *items)
+{
+  static const GmlMemoryKind always[] = {
+    GML_MEMORY_KIND_WEIGHTS, GML_MEMORY_KIND_ACTIVATIONS, GML_MEMORY_KIND_GRADIENTS,
+    GML_MEMORY_KIND_OPTIMIZER_STATE, GML_MEMORY_KIND_TEMPORARY, GML_MEMORY_KIND_OTHER,
+    GML_MEMORY_KIND_FREE_CACHED, GML_MEMORY_KIND_INACTIVE_SPLIT, GML_MEMORY_KIND_PENDING_FREE,
+    GML_MEMORY_KIND_ROUNDING_WASTE, GML_MEMORY_KIND_NOT_RESERVED, GML_MEMORY_KIND_OTHER_PROCESSES,
+  };
+  guint n = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (always); i++)
+    {
+      GmlMemoryKind kind = always[i];
+
+      /* Rare kinds only when they are drawn; the rest always, so the legend
+       * does not jump from step to step. */
+      if ((kind == GML_MEMORY_KIND_OTHER || kind == GML_MEMORY_KIND_PENDING_FREE) &&
+          layout->kind_bytes[kind] == 0)
+        continue;
+      if (kind == GML_MEMORY_KIND_OTHER_PROCESSES && data->other_in_use == 0)
+        continue;
+      items[n++] = (GmlLegendItem) { gml_memory_kind_name (kind), _gml_swatch_kind, GINT_TO_POINTER (kind) };
+    }
+  if (data->highlight != GML_CATEGORY_NONE)
+    items[n++] = (GmlLegendItem) { _gml_mark_text (), _gml_swatch_mark, NULL };
+  return n;
+}
+
+static void
+layout_compute (GmlMapLayout           *layout,
+                const GmlMemoryMapData *data,
+                const GmlRenderStyle   *style,
+                cairo_t                *cr,
+                int                     width,
+                int                     height)
+{
+  double lh = _gml_line_height (style);
+  double inner = MAX (width - 2 * MARGIN, 1);
+  GmlLegendItem items[GML_N_MEMORY_KINDS + 1];
+  guint n_items;
+  GArray *order;
+  guint64 total = 0, largest = 0;
+  guint max_rows, n;
+  double best_score = G_MAXDOUBLE, best_bpp = 0;
+  guint best_rows = 0;
+  Packer pk = { layout };
+
+  g_clear_pointer (&layout->segments, g_array_unref);
+  memset (layout->kind_bytes, 0, sizeof layout->kind_bytes);
+  layout->segments = collect_segments (data->state, layout->kind_bytes);
+  if (data->capacity > (guint64) gml_mem_state_get_stats (data->state)->reserved_bytes[GML_STAT_ALL].current)
+    layout->kind_bytes[GML_MEMORY_KIND_NOT_RESERVED] =
+      data->capacity - gml_mem_state_get_stats (data->state)->reserved_bytes[GML_STAT_ALL].current;
+  layout->kind_bytes[GML_MEMORY_KIND_OTHER_PROCESSES] = data->other_in_use;
+  if (layout->pieces == NULL)
+    {
+      layout->pieces = g_array_new (FALSE, FALSE, sizeof (GmlMapPiece));
+      layout->first_piece = g_array_new (FALSE, TRUE, sizeof (guint));
+    }
+
+  layout->device_bar = (GmlRect) { MARGIN, MARGIN, inner, ceil (style->font_size * 1.5) };
+  layout->header = (GmlRect) { MARGIN, layout->device_bar.y + layout->device_bar.height + 3, inner, 0 };
+  layout->header.height = header (cr, data, style, &layout->header, FALSE);
+  n_items = legend_items (data, layout, items);
+  layout->legend = (GmlRect) { MARGIN, 0, inner, 0 };
+  layout->legend.height = _gml_legend (cr, style, items, n_items, &layout->legend, FALSE);
+  layout->legend.y = height - MARGIN - layout->legend.height;
+  layout->scale = (GmlRect) { MARGIN, layout->legend.y - 4 - lh, inner, lh };
+  layout->map.x = MARGIN;
+  layout->map.y = ceil (layout->header.y + layout->header.height + 6);
+  layout->map.width = inner;
+  layout->map.height = MAX (layout->scale.y - 4 - layout->map.y, 8);
+
+  n = layout->segments->len;
+  for (guint i = 0; i < n; i++)
+    {
+      total += g_array_index (layout->segments, SegEntry, i).size;
+      largest = MAX (largest, g_array_index (layout->segments, SegEntry, i).size);
+    }
+  if (data->by_size)
+    {
+      /* Drawing walks the segments in address order; pack a sorted copy. */
+      order = g_array_copy (layout->segments);
+      qsort (order->data, order->len, sizeof (SegEntry), by_size_cmp);
+    }
+  else
+    order = g_array_ref (layout->segments);
+
+  g_array_set_size (layout->pieces, 0);
+  g_array_set_size (layout->first_piece, n);
+  layout->bytes_per_px = 1;
+  layout->row_height = layout->map.height;
+  layout->n_rows = 1;
+  layout->gap = 0;
+  layout->n_unplaced = 0;
+  if (n == 0)
+    {
+      g_array_unref (order);
+      return;
+    }
+
+  max_rows = MAX (1, (guint) floor ((layout->map.height + ROW_GAP) / (MIN_ROW_HEIGHT + ROW_GAP)));
+  pk.order = order;
+  pk.left = g_new (double, max_rows);
+  pk.top = g_new (double, max_rows);
+  pk.bottom = g_new (double, max_rows);
+  /* Try row counts, keep the one that draws the bytes largest (fewest bytes
+   * per square pixel), preferring rows tall enough for a two-line label. A
+   * few hundred segments try every count; more try a handful. */
+  for (guint i = 0;; i++)
+    {
+      guint rows;
+      double bpp, score;
+
+      if (n <= 256)
+        {
+          if (i >= MIN (max_rows, 64u))
+            break;
+          rows = i + 1;
+        }
+      else
+        {
+          static const double f[] = { 1.0, 0.75 };
+
+          /* Thousands of segments: the most rows, which wastes least at
+           * the rows' ends; a few hundred: that or fewer, taller ones. */
+          if (i >= (n > DENSE_BOXES ? 1 : G_N_ELEMENTS (f)))
+            break;
+          rows = MAX (1, (guint) round (max_rows * f[i]));
+        }
+      bpp = fit_rows (&pk, rows, total, largest, n <= 256 ? 18 : n > DENSE_BOXES ? 4 : 6);
+      if (bpp <= 0)
+        continue;
+      score = bpp / pk.row_h;
+      if (pk.row_h < 2.6 * lh)
+        score *= 1.35;
+      if (n <= 256)
+        {
+          guint narrow = 0;
+          double skew = 0;
+
+          /* Boxes too narrow for a size label count against a row count, and
+           * so do boxes far from square: a 2 MiB segment as a hair-thin
+           * full-height stripe says less than a small square beside a big
+           * one spanning many rows. */
+          pack (&pk, bpp);
+          for (guint j = 0; j < layout->pieces->len; j++)
+            {
+              const GmlRect *r = &g_array_index (layout->pieces, GmlMapPiece, j).rect;
+
+              narrow += r->width < 44;
+              skew += fabs (log (MAX (r->width, 0.5) / r->height));
+            }
+          score *= (1.0 + 0.6 * narrow / n) * exp (0.3 * skew / n);
+        }
+      if (score < best_score)
+        {
+          best_score = score;
+          best_bpp = bpp;
+          best_rows = rows;
+        }
+    }
+  if (best_rows == 0)
+    {
+      /* Absurdly many segments for the pixels: place what fits, say the rest. */
+      fit_rows (&pk, max_rows, total, largest, 0);
+      pk.gap = 0;
+      pk.min_w = 0;
+      best_bpp = (double) total / (max_rows * layout->map.width) * 4;
+      best_rows = max_rows;
+      while (!pack (&pk, best_bpp) && layout->pieces->len > 0 && order->len > 1)
+        g_array_set_size (order, order->len * 3 / 4);
+      layout->n_unplaced = n - order->len;
+    }
+  else
+    {
+      fit_rows (&pk, best_rows, total, largest, 0);
+      pack (&pk, best_bpp);
+    }
+  layout->bytes_per_px = best_bpp;
+  layout->n_rows = best_rows;
+  layout->row_height = pk.row_h;
+  layout->gap = pk.gap;
+  g_free (pk.left);
+  g_free (pk.top);
+  g_free (pk.bottom);
+  g_array_unref (order);
 }
 
 void
@@ -162,59 +573,10 @@ gml_map_layout_compute (GmlMapLayout           *layout,
                         int                     width,
                         int                     height)
 {
-  double lh = line_height (style);
-  GArray *segs;
-  guint64 total = 0;
-  guint rows, max_rows;
-  double bpp;
+  cairo_t *cr = _gml_scratch_cr ();
 
-  g_clear_pointer (&layout->segments, g_array_unref);
-  segs = layout->segments = collect_segments (data->state);
-  if (layout->pieces == NULL)
-    {
-      layout->pieces = g_array_new (FALSE, FALSE, sizeof (GmlMapPiece));
-      layout->first_piece = g_array_new (FALSE, TRUE, sizeof (guint));
-    }
-
-  layout->device_bar = (GmlRect) { MARGIN, MARGIN, MAX (width - 2 * MARGIN, 1), ceil (style->font_size * 1.5) };
-  layout->legend = (GmlRect) { MARGIN, height - MARGIN - 2 * lh, MAX (width - 2 * MARGIN, 1), 2 * lh };
-  layout->map.x = MARGIN;
-  layout->map.y = layout->device_bar.y + layout->device_bar.height + 4 + lh + 6;
-  layout->map.width = MAX (width - 2 * MARGIN, 1);
-  layout->map.height = MAX (layout->legend.y - 6 - layout->map.y, 8);
-
-  for (guint i = 0; i < segs->len; i++)
-    total += g_array_index (segs, SegEntry, i).size;
-  if (data->by_size)
-    {
-      /* Drawing walks the segments in address order; pack a sorted copy. */
-      segs = g_array_copy (layout->segments);
-      qsort (segs->data, segs->len, sizeof (SegEntry), by_size_cmp);
-    }
-  else
-    g_array_ref (segs);
-
-  g_array_set_size (layout->pieces, 0);
-  g_array_set_size (layout->first_piece, segs->len);
-  layout->bytes_per_px = 1;
-  layout->row_height = layout->map.height;
-  if (segs->len == 0)
-    {
-      g_array_unref (segs);
-      return;
-    }
-
-  max_rows = MAX (1, (guint) (layout->map.height / 14.0));
-  rows = (guint) CLAMP (round (sqrt (segs->len * layout->map.height / layout->map.width)), 1, max_rows);
-  /* Thinner gaps when there are many segments, so they do not eat the map. */
-  layout->gap = CLAMP (floor (rows * layout->map.width / segs->len / 8), 1, 4);
-  bpp = total / MAX (rows * layout->map.width - (segs->len * (layout->gap + 1) + rows * 24),
-                     rows * layout->map.width * 0.25);
-  for (int attempt = 0; attempt < 40 && !flow (layout, segs, rows, bpp); attempt++)
-    bpp *= 1.08;
-  layout->bytes_per_px = bpp;
-  layout->row_height = (layout->map.height - (rows - 1) * ROW_GAP) / rows;
-  g_array_unref (segs);
+  layout_compute (layout, data, style, cr, width, height);
+  cairo_destroy (cr);
 }
 
 void
@@ -225,38 +587,54 @@ gml_map_layout_clear (GmlMapLayout *layout)
   g_clear_pointer (&layout->segments, g_array_unref);
 }
 
-/* Finds the segment index (address order) of @address by bisection over pieces. */
+/* The segment (address order) holding @address, by bisection. */
 static gboolean
-find_segment_piece (const GmlMapLayout *layout,
-                    guint64             address,
-                    guint              *piece_index)
+find_segment (const GmlMapLayout *layout,
+              guint64             address,
+              guint              *index)
 {
-  for (guint i = 0; i < layout->pieces->len; i++)
-    {
-      const GmlMapPiece *p = &g_array_index (layout->pieces, GmlMapPiece, i);
+  GArray *segs = layout->segments;
+  guint lo = 0, hi = segs != NULL ? segs->len : 0;
 
-      if (address >= p->address + p->offset && address < p->address + p->offset + p->length)
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      const SegEntry *e = &g_array_index (segs, SegEntry, mid);
+
+      if (address < e->address)
+        hi = mid;
+      else if (address >= e->address + e->size)
+        lo = mid + 1;
+      else
         {
-          *piece_index = i;
+          *index = mid;
           return TRUE;
         }
     }
   return FALSE;
 }
 
-static void
-piece_span (const GmlMapLayout *layout,
-            const GmlMapPiece  *p,
-            guint64             block_offset,
-            guint64             size,
-            double             *x0,
-            double             *x1)
+static const GmlMapPiece *
+segment_piece (const GmlMapLayout *layout,
+               guint               index)
 {
-  double a = MAX ((double) block_offset, (double) p->offset);
-  double b = MIN ((double) (block_offset + size), (double) (p->offset + p->length));
+  guint i = g_array_index (layout->first_piece, guint, index);
 
-  *x0 = p->rect.x + (a - p->offset) / p->length * p->rect.width;
-  *x1 = p->rect.x + (b - p->offset) / p->length * p->rect.width;
+  if (i >= layout->pieces->len || g_array_index (layout->pieces, GmlMapPiece, i).segment != index)
+    return NULL;    /* not placed */
+  return &g_array_index (layout->pieces, GmlMapPiece, i);
+}
+
+/* Where the bytes [offset, offset + size) of a segment lie across its box. */
+static void
+piece_span (const GmlMapPiece *p,
+            guint64            offset,
+            guint64            size,
+            double            *x0,
+            double            *x1)
+{
+  *x0 = p->rect.x + (double) offset / p->length * p->rect.width;
+  *x1 = p->rect.x + (double) (offset + size) / p->length * p->rect.width;
 }
 
 gboolean
@@ -266,19 +644,19 @@ gml_map_layout_block_rect (const GmlMapLayout     *layout,
                            guint64                 size,
                            GmlRect                *rect)
 {
-  guint i;
   const GmlMapPiece *p;
+  guint index;
   double x0, x1;
 
-  if (!find_segment_piece (layout, address, &i))
+  if (!find_segment (layout, address, &index) || (p = segment_piece (layout, index)) == NULL)
     return FALSE;
-  p = &g_array_index (layout->pieces, GmlMapPiece, i);
-  piece_span (layout, p, address - p->address, size, &x0, &x1);
-  *rect = (GmlRect) { x0, p->rect.y, x1 - x0, p->rect.height };
+  piece_span (p, address - p->address, size, &x0, &x1);
+  *rect = (GmlRect) { x0, p->rect.y + 1, x1 - x0, p->rect.height - 2 };
   return TRUE;
 }
 
 /* ------------------------------------------------------------------------- */
+/* Drawing                                                                   */
 
 typedef struct
 {
@@ -286,47 +664,39 @@ typedef struct
   const GmlMemoryMapData *data;
   const GmlRenderStyle   *style;
   GmlMapLayout           *layout;
-  guint                   segment;        /* address-order index of the current segment */
-  guint64                 last_segment;
-  gboolean                started;
-  /* Aggregation of sub-pixel blocks */
+  /* Aggregation of sub-pixel blocks, per pixel column of a row (boxes of a
+   * dense map are thinner than a pixel: their columns and runs merge) */
   int                     agg_x;
-  guint                   agg_piece;
-  guint64                 agg_bytes[N_KINDS];
+  double                  agg_y, agg_h;
+  guint64                 agg_bytes[GML_N_MEMORY_KINDS];
   int                     run_x0, run_x1, run_kind;
-  guint                   run_piece;
+  double                  run_y, run_h;
   guint                   n_labels;
-  GArray                 *runs[N_KINDS];   /* GmlRect: filled once per kind at the end */
-  GArray                 *pix_runs[N_KINDS]; /* GmlRect: aggregated sub-pixel runs, whole pixels */
-  GArray                 *hatched[N_KINDS];
-  GArray                 *overlays;        /* Overlay */
+  GArray                 *wide[GML_N_MEMORY_KINDS];   /* GmlRect: blocks drawn one by one */
+  GArray                 *pix_runs[GML_N_MEMORY_KINDS]; /* GmlRect: aggregated runs, whole pixels */
+  GArray                 *overlays;                   /* Overlay */
 } MapDraw;
 
-static const GmlColor *
-kind_color (const GmlRenderStyle *style,
-            int                   kind)
+/* What is drawn over the blocks once they are filled: rounding waste, the
+ * outline of what the question is about, names and sizes. */
+typedef struct
 {
-  const GmlPalette *p = &style->palette;
-
-  switch (kind)
-    {
-    case KIND_FREE: return &p->hatch;
-    case KIND_INACTIVE: return &p->inactive;
-    case KIND_PENDING: return &p->dim;
-    default: return &p->category[kind];
-    }
-}
+  GmlRect       rect;
+  GmlRect       waste;            /* width 0 = none */
+  GmlMemoryKind kind;
+  gboolean      highlight;
+  gboolean      label;
+  guint64       size;
+  guint         id;
+} Overlay;
 
 static void
 flush_run (MapDraw *d)
 {
-  const GmlMapPiece *p;
-
   if (d->run_kind < 0)
     return;
-  p = &g_array_index (d->layout->pieces, GmlMapPiece, d->run_piece);
   g_array_append_val (d->pix_runs[d->run_kind],
-                      ((GmlRect) { d->run_x0, p->rect.y + 1, d->run_x1 - d->run_x0, p->rect.height - 2 }));
+                      ((GmlRect) { d->run_x0, d->run_y + 1, d->run_x1 - d->run_x0, d->run_h - 2 }));
   d->run_kind = -1;
 }
 
@@ -338,7 +708,7 @@ flush_pixel (MapDraw *d)
 
   if (d->agg_x == G_MININT)
     return;
-  for (int k = 0; k < N_KINDS; k++)
+  for (int k = 0; k < GML_N_MEMORY_KINDS; k++)
     if (d->agg_bytes[k] > best_bytes)
       {
         best_bytes = d->agg_bytes[k];
@@ -347,13 +717,14 @@ flush_pixel (MapDraw *d)
   memset (d->agg_bytes, 0, sizeof d->agg_bytes);
   if (best >= 0)
     {
-      if (d->run_kind == best && d->run_piece == d->agg_piece && d->run_x1 == d->agg_x)
+      if (d->run_kind == best && d->run_y == d->agg_y && d->run_h == d->agg_h && d->run_x1 == d->agg_x)
         d->run_x1 = d->agg_x + 1;
       else
         {
           flush_run (d);
           d->run_kind = best;
-          d->run_piece = d->agg_piece;
+          d->run_y = d->agg_y;
+          d->run_h = d->agg_h;
           d->run_x0 = d->agg_x;
           d->run_x1 = d->agg_x + 1;
         }
@@ -361,185 +732,149 @@ flush_pixel (MapDraw *d)
   d->agg_x = G_MININT;
 }
 
-static int
-block_kind (gboolean        segment_active,
-            const GmlBlock *block)
-{
-  switch (block->state)
-    {
-    case GML_BLOCK_ALLOCATED:
-      return MIN (block->category, GML_N_CATEGORIES - 1);
-    case GML_BLOCK_PENDING_FREE:
-      return KIND_PENDING;
-    case GML_BLOCK_FREE:
-    case GML_BLOCK_UNUSED:
-    default:
-      /* A free piece of a segment that still has an active block: PyTorch's
-       * "inactive split", which empty_cache() cannot give back. */
-      return segment_active ? KIND_INACTIVE : KIND_FREE;
-    }
-}
-
-/* What is drawn over the blocks once they are filled: rounding waste, the
- * outline of what the question is about, names and sizes. */
-typedef struct
-{
-  GmlRect     rect;
-  GmlRect     waste;            /* width 0 = none */
-  int         kind;
-  gboolean    highlight;
-  gboolean    label;
-  guint64     size;
-  const char *name;             /* owned by the state */
-} Overlay;
-
 static void
-draw_wide_block (MapDraw              *d,
-                 const GmlMapPiece    *p,
-                 const GmlBlock       *block,
-                 guint                 id,
-                 int                   kind,
-                 double                x0,
-                 double                x1)
+draw_wide_block (MapDraw           *d,
+                 const GmlMapPiece *p,
+                 const GmlBlock    *block,
+                 guint              id,
+                 GmlMemoryKind      kind,
+                 double             x0,
+                 double             x1)
 {
-  const GmlRenderStyle *style = d->style;
   double y = p->rect.y + 1, h = p->rect.height - 2;
   double w = x1 - x0 - (x1 - x0 >= 4 ? 1 : 0);   /* a hairline between neighbours */
-  Overlay o = { { x0, y, w, h }, { 0 }, kind, FALSE, FALSE, block->size, NULL };
-  GmlRect rect = { x0, y, w, h };
+  Overlay o = { { x0, y, w, h }, { 0 }, kind, FALSE, FALSE, block->size, id };
+  guint64 waste = block_waste (block);
 
   /* Filled later, all blocks of a kind in one path. */
-  g_array_append_val (kind == KIND_FREE || kind == KIND_INACTIVE ? d->hatched[kind] : d->runs[kind], rect);
+  g_array_append_val (d->wide[kind], o.rect);
 
-  /* Rounding waste: the bytes of the block beyond what was asked for. */
-  if (block->state == GML_BLOCK_ALLOCATED && block->size > block->requested_size)
+  /* Rounding waste: the bytes of the block beyond what was asked for, at its end. */
+  if (waste > 0)
     {
-      double waste_w = (block->size - block->requested_size) / d->layout->bytes_per_px;
-      double block_x1 = p->rect.x + ((double) (block->address - p->address) - p->offset
-                                     + block->size) / p->length * p->rect.width;
-      double wx0 = MAX (block_x1 - waste_w, x0);
-      double wx1 = MIN (block_x1, x0 + w);
+      double waste_w = (double) waste / p->length * p->rect.width;
+      double wx0 = MAX (x1 - waste_w, x0);
+      double wx1 = MIN (x1, x0 + w);
 
       if (waste_w >= 1.0 && wx1 > wx0)
         o.waste = (GmlRect) { wx0, y, wx1 - wx0, h };
     }
   o.highlight = d->data->highlight != GML_CATEGORY_NONE && block->state == GML_BLOCK_ALLOCATED &&
                 block->category == d->data->highlight;
-  if (d->n_labels < MAX_LABELS && w > 44 && h >= style->font_size * 1.3)
+  if (d->n_labels < MAX_LABELS && w > 24 && h >= d->style->font_size * 1.2)
     {
-      GmlBlockInfo info;
-
       o.label = TRUE;
-      if (block->state == GML_BLOCK_ALLOCATED && gml_mem_state_get_block_info (d->data->state, id, &info))
-        o.name = info.label;
       d->n_labels++;
     }
   if (o.waste.width > 0 || o.highlight || o.label)
     g_array_append_val (d->overlays, o);
 }
 
+/* The name and the size on two lines, else on one, else the name alone, else
+ * the size alone: the first that fits in the block, placed in it; nothing
+ * when none does (the tooltip still says it). Blocks are disjoint, so a
+ * label that fits its block misses every other. */
 static void
-draw_overlay (cairo_t              *cr,
-              const GmlRenderStyle *style,
-              const Overlay        *o)
+draw_block_label (cairo_t              *cr,
+                  const GmlRenderStyle *style,
+                  const GmlMemState    *state,
+                  const Overlay        *o)
 {
   const GmlPalette *pal = &style->palette;
-  static const GmlColor black = { 0, 0, 0, 1 };
-  double x0 = o->rect.x, y = o->rect.y, w = o->rect.width, h = o->rect.height;
+  double inset = o->highlight ? 6 : 3;
+  GmlRect box = { o->rect.x + inset, o->rect.y + inset, o->rect.width - 2 * inset, o->rect.height - 2 * inset };
+  g_autofree char *size = gml_format_size_short (o->size);
+  gboolean plain = o->kind < GML_MEMORY_KIND_FREE_CACHED;
+  const GmlColor *ink = plain ? _gml_ink_on (style, _gml_kind_color (style, o->kind)) : &pal->foreground;
+  const char *name = NULL;
+  GmlBlockInfo info;
+  double sw, sh, nw = 0, nh = 0, space;
 
-  if (o->waste.width > 0)
+  if (box.width < 8 || box.height < 8)
+    return;
+  _gml_text_size (cr, style, size, 0.85, 0, &sw, &sh);
+  if (sw > box.width || sh > box.height)
+    return;   /* the shortest label does not fit: none does */
+  if (plain && gml_mem_state_get_block_info (state, o->id, &info))
+    name = info.label;
+  if (name != NULL && *name != '\0')
     {
-      cairo_rectangle (cr, o->waste.x, o->waste.y, o->waste.width, o->waste.height);
-      _gml_fill_hatched (cr, &pal->waste, kind_color (style, o->kind), style->line_width);
-    }
-  if (o->highlight)
-    {
-      cairo_rectangle (cr, x0 + 1.5, y + 1.5, MAX (w - 3, 1), MAX (h - 3, 1));
-      _gml_set_color (cr, &pal->highlight);
-      cairo_set_line_width (cr, 3.0);
-      cairo_stroke (cr);
-    }
-  if (o->label)
-    {
-      g_autofree char *size = gml_format_size_short (o->size);
-      const GmlColor *ink = o->kind >= KIND_FREE ? &pal->foreground
-                            : style->theme == GML_THEME_DARK ? &black : &pal->background;
-      double tw, th, sw;
-      gboolean two_lines = h >= style->font_size * 2.9;
+      _gml_text_size (cr, style, name, 0.85, GML_TEXT_BOLD, &nw, &nh);
+      if (MAX (nw, sw) <= box.width && nh + sh <= box.height)
+        {
+          double y = box.y + (box.height - nh - sh) / 2;
 
-      _gml_text_size (cr, style, size, 0.85, 0, &sw, &th);
-      cairo_save (cr);
-      cairo_rectangle (cr, x0, y, w, h);
-      cairo_clip (cr);
-      if (o->name != NULL && two_lines)
-        {
-          _gml_text_size (cr, style, o->name, 0.85, GML_TEXT_BOLD, &tw, NULL);
-          if (tw <= w - 6)
-            _gml_text (cr, style, o->name, x0 + 4, y + h / 2 - th, 0.85, GML_TEXT_BOLD, ink, 0);
-          if (sw <= w - 6)
-            _gml_text (cr, style, size, x0 + 4, y + h / 2, 0.85, 0, ink, 0);
+          _gml_label (cr, style, name, box.x, y, 0.85, GML_TEXT_BOLD, ink, 0, &box);
+          _gml_label (cr, style, size, box.x, y + nh, 0.85, 0, ink, 0, &box);
+          return;
         }
-      else if (sw <= w - 6)
+      _gml_text_size (cr, style, " ", 0.85, 0, &space, NULL);
+      if (nw + space + sw <= box.width && MAX (nh, sh) <= box.height)
         {
-          /* On hatching, text needs a plain ground to be read. */
-          if (o->kind >= KIND_FREE)
-            {
-              cairo_rectangle (cr, x0 + 2, y + (h - th) / 2 - 1, sw + 4, th + 2);
-              _gml_set_color (cr, &pal->free_fill);
-              cairo_fill (cr);
-            }
-          _gml_text (cr, style, size, x0 + 4, y + (h - th) / 2, 0.85, 0, ink, 0);
+          double y = box.y + (box.height - MAX (nh, sh)) / 2;
+
+          _gml_label (cr, style, name, box.x, y, 0.85, GML_TEXT_BOLD, ink, 0, &box);
+          _gml_label (cr, style, size, box.x + nw + space, y, 0.85, 0, ink, 0, &box);
+          return;
         }
-      cairo_restore (cr);
+      if (nw <= box.width && nh <= box.height)
+        {
+          _gml_label (cr, style, name, box.x, box.y + (box.height - nh) / 2, 0.85, GML_TEXT_BOLD,
+                      ink, 0, &box);
+          return;
+        }
+    }
+  /* On a pattern the text gets a plain ground, which needs room too. */
+  if (sw + (plain ? 0 : 4) <= box.width)
+    {
+      double y = box.y + (box.height - sh) / 2;
+
+      if (!plain)
+        {
+          cairo_rectangle (cr, box.x, y - 1, sw + 4, sh + 2);
+          _gml_set_color (cr, &pal->free_fill);
+          cairo_fill (cr);
+        }
+      _gml_label (cr, style, size, box.x + (plain ? 0 : 2), y, 0.85, 0, ink, 0, &box);
     }
 }
 
 static void
 draw_block (MapDraw        *d,
             const SegEntry *segment,
-            gboolean        segment_active,
             const GmlBlock *block,
             guint           id)
 {
-  int kind = block_kind (segment_active, block);
-  guint64 offset = block->address - segment->address;
-  guint first = g_array_index (d->layout->first_piece, guint, segment->index);
+  GmlMemoryKind kind = block_kind (segment->active, block);
+  guint i = g_array_index (d->layout->first_piece, guint, segment->index);
+  const GmlMapPiece *p = &g_array_index (d->layout->pieces, GmlMapPiece, i);
+  double x0, x1;
 
-  for (guint i = first; i < d->layout->pieces->len; i++)
+  piece_span (p, block->address - segment->address, block->size, &x0, &x1);
+  /* Three pixels: narrower blocks are aggregated, since a hairline gap and
+   * hatching need room to be seen anyway. */
+  if (x1 - x0 >= 3.0)
     {
-      const GmlMapPiece *p = &g_array_index (d->layout->pieces, GmlMapPiece, i);
-      double x0, x1;
+      flush_pixel (d);
+      flush_run (d);
+      draw_wide_block (d, p, block, id, kind, x0, x1);
+    }
+  else
+    {
+      int px = (int) floor (x0);
 
-      if (p->segment != segment->index || p->offset >= offset + block->size)
-        break;
-      if (p->offset + p->length <= offset)
-        continue;
-
-      piece_span (d->layout, p, offset, block->size, &x0, &x1);
-      /* Three pixels: narrower blocks are aggregated, since a hairline gap and
-       * hatching need room to be seen anyway. */
-      if (x1 - x0 >= 3.0)
+      if (px != d->agg_x || p->rect.y != d->agg_y || p->rect.height != d->agg_h)
         {
           flush_pixel (d);
-          flush_run (d);
-          draw_wide_block (d, p, block, id, kind, x0, x1);
+          d->agg_x = px;
+          d->agg_y = p->rect.y;
+          d->agg_h = p->rect.height;
         }
-      else
-        {
-          int px = (int) floor (x0);
-
-          if (px != d->agg_x || i != d->agg_piece)
-            {
-              flush_pixel (d);
-              d->agg_x = px;
-              d->agg_piece = i;
-            }
-          d->agg_bytes[kind] += block->size;
-        }
+      d->agg_bytes[kind] += block->size;
     }
 }
 
-/* Walks every segment's blocks in address order, straight through the state. */
+/* Walks every placed segment's blocks in address order, straight through the state. */
 static void
 draw_blocks (MapDraw *d)
 {
@@ -548,146 +883,119 @@ draw_blocks (MapDraw *d)
   for (guint s = 0; s < segs->len; s++)
     {
       const SegEntry *e = &g_array_index (segs, SegEntry, s);
-      gboolean active = FALSE;
 
-      for (gint32 b = e->first; b >= 0 && !active; b = gml_mem_state_get_block (d->data->state, b)->next)
-        {
-          const GmlBlock *block = gml_mem_state_get_block (d->data->state, b);
-
-          active = block->state == GML_BLOCK_ALLOCATED || block->state == GML_BLOCK_PENDING_FREE;
-        }
+      if (segment_piece (d->layout, e->index) == NULL)
+        continue;
       for (gint32 b = e->first; b >= 0;)
         {
           const GmlBlock *block = gml_mem_state_get_block (d->data->state, b);
 
-          draw_block (d, e, active, block, b);
+          draw_block (d, e, block, b);
           b = block->next;
         }
     }
 }
 
-static void
-draw_legend (cairo_t                *cr,
-             const GmlMemoryMapData *data,
-             const GmlRenderStyle   *style,
-             const GmlRect          *area)
-{
-  const GmlPalette *pal = &style->palette;
-  double lh = line_height (style);
-  double x = area->x, y = area->y;
-  double sw = style->font_size;
-  struct { const char *name; int kind; } items[] = {
-    { gml_category_display_name (GML_CATEGORY_WEIGHTS), GML_CATEGORY_WEIGHTS },
-    { gml_category_display_name (GML_CATEGORY_ACTIVATIONS), GML_CATEGORY_ACTIVATIONS },
-    { gml_category_display_name (GML_CATEGORY_GRADIENTS), GML_CATEGORY_GRADIENTS },
-    { gml_category_display_name (GML_CATEGORY_OPTIMIZER_STATE), GML_CATEGORY_OPTIMIZER_STATE },
-    { gml_category_display_name (GML_CATEGORY_TEMPORARY), GML_CATEGORY_TEMPORARY },
-    { _("Free, cached"), KIND_FREE },
-    { _("Inactive split"), KIND_INACTIVE },
-    { _("Rounding waste"), N_KINDS },
-  };
-
-  for (guint i = 0; i < G_N_ELEMENTS (items); i++)
-    {
-      double tw;
-
-      _gml_text_size (cr, style, items[i].name, 0.9, 0, &tw, NULL);
-      if (x + sw + 4 + tw > area->x + area->width && x > area->x)
-        {
-          x = area->x;
-          y += lh;
-          if (y + lh > area->y + area->height + 1)
-            break;
-        }
-      cairo_rectangle (cr, x, y + (lh - sw) / 2, sw, sw);
-      if (items[i].kind == KIND_FREE)
-        _gml_fill_hatched (cr, &pal->free_fill, &pal->hatch, style->line_width);
-      else if (items[i].kind == KIND_INACTIVE)
-        _gml_fill_hatched (cr, &pal->free_fill, &pal->inactive, style->line_width);
-      else if (items[i].kind == N_KINDS)
-        _gml_fill_hatched (cr, &pal->waste, &pal->category[GML_CATEGORY_WEIGHTS], style->line_width);
-      else
-        {
-          _gml_set_color (cr, &pal->category[items[i].kind]);
-          cairo_fill (cr);
-        }
-      _gml_text (cr, style, items[i].name, x + sw + 4, y + (lh - style->font_size * 1.2) / 2,
-                 0.9, 0, &pal->foreground, 0);
-      x += sw + 4 + tw + 14;
-    }
-}
-
+/* The overview bar: the whole capacity, each kind of memory as the map and
+ * the legend draw it. */
 static void
 draw_device_bar (cairo_t                *cr,
                  const GmlMemoryMapData *data,
                  const GmlRenderStyle   *style,
                  const GmlMapLayout     *layout)
 {
-  const GmlPalette *pal = &style->palette;
-  const GmlStats *stats = gml_mem_state_get_stats (data->state);
-  guint64 reserved = stats->reserved_bytes[GML_STAT_ALL].current;
-  guint64 allocated = stats->allocated_bytes[GML_STAT_ALL].current;
-  guint64 scale = MAX (data->capacity + data->other_in_use, reserved + data->other_in_use);
+  static const GmlMemoryKind order[] = {
+    GML_MEMORY_KIND_WEIGHTS, GML_MEMORY_KIND_ACTIVATIONS, GML_MEMORY_KIND_GRADIENTS,
+    GML_MEMORY_KIND_OPTIMIZER_STATE, GML_MEMORY_KIND_TEMPORARY, GML_MEMORY_KIND_OTHER,
+    GML_MEMORY_KIND_ROUNDING_WASTE, GML_MEMORY_KIND_PENDING_FREE, GML_MEMORY_KIND_INACTIVE_SPLIT,
+    GML_MEMORY_KIND_FREE_CACHED, GML_MEMORY_KIND_NOT_RESERVED,
+  };
   const GmlRect *bar = &layout->device_bar;
+  guint64 scale = 0;
   double x = bar->x;
-  g_autofree char *t_total = gml_format_size_short (data->capacity);
-  g_autofree char *t_res = gml_format_size_short (reserved);
-  g_autofree char *t_alloc = gml_format_size_short (allocated);
-  g_autofree char *line = NULL;
-  double w;
 
+  for (guint i = 0; i < G_N_ELEMENTS (order); i++)
+    scale += layout->kind_bytes[order[i]];
+  scale += layout->kind_bytes[GML_MEMORY_KIND_OTHER_PROCESSES];
   if (scale == 0)
     scale = 1;
 
-  cairo_rectangle (cr, bar->x, bar->y, bar->width, bar->height);
-  _gml_set_color (cr, &pal->free_fill);
-  cairo_fill_preserve (cr);
-  _gml_set_color (cr, &pal->segment_border);
+  for (guint i = 0; i < G_N_ELEMENTS (order); i++)
+    {
+      double w = bar->width * layout->kind_bytes[order[i]] / scale;
+
+      if (w <= 0)
+        continue;
+      cairo_rectangle (cr, x, bar->y, w, bar->height);
+      gml_render_memory_kind_fill (cr, style, order[i]);
+      x += w;
+    }
+  if (layout->kind_bytes[GML_MEMORY_KIND_OTHER_PROCESSES] > 0)
+    {
+      double w = bar->width * layout->kind_bytes[GML_MEMORY_KIND_OTHER_PROCESSES] / scale;
+
+      cairo_rectangle (cr, bar->x + bar->width - w, bar->y, w, bar->height);
+      gml_render_memory_kind_fill (cr, style, GML_MEMORY_KIND_OTHER_PROCESSES);
+    }
+  cairo_rectangle (cr, bar->x + 0.5, bar->y + 0.5, bar->width - 1, bar->height - 1);
+  _gml_set_color (cr, &style->palette.segment_border);
   cairo_set_line_width (cr, style->line_width);
   cairo_stroke (cr);
+}
 
-  w = bar->width * allocated / scale;
-  cairo_rectangle (cr, x, bar->y, w, bar->height);
-  _gml_set_color (cr, &pal->allocated);
-  cairo_fill (cr);
-  x += w;
-  w = bar->width * (reserved - allocated) / scale;
-  cairo_rectangle (cr, x, bar->y, w, bar->height);
-  _gml_fill_hatched (cr, &pal->free_fill, &pal->reserved, style->line_width);
-  x += w;
-  if (data->other_in_use > 0)
+/* A bracket as long as a round number of bytes in a box one row high, and
+ * the order the segments are in. */
+static void
+draw_scale (cairo_t                *cr,
+            const GmlMemoryMapData *data,
+            const GmlRenderStyle   *style,
+            const GmlMapLayout     *layout)
+{
+  const GmlRect *area = &layout->scale;
+  const GmlPalette *pal = &style->palette;
+  guint64 bytes = 512;
+  double w, tw, th, x = area->x;
+  g_autofree char *size = NULL;
+  g_autofree char *note = NULL;
+  const char *order;
+
+  if (layout->pieces->len == 0)
+    return;
+  /* The largest power of two no longer than a fifth of a row (and 120 px). */
+  while (bytes * 2 / layout->bytes_per_px <= MIN (area->width / 5, 120) && bytes < (G_GUINT64_CONSTANT (1) << 62))
+    bytes *= 2;
+  w = bytes / layout->bytes_per_px;
+  size = gml_format_size_short (bytes);
+  _gml_text_size (cr, style, size, 0.85, 0, &tw, &th);
+  if (w >= 4 && w + 6 + tw <= area->width)
     {
-      w = bar->width * data->other_in_use / scale;
-      cairo_rectangle (cr, bar->x + bar->width - w, bar->y, w, bar->height);
-      _gml_set_color (cr, &pal->other_processes);
-      cairo_fill (cr);
-    }
+      double my = round (area->y + area->height / 2) + 0.5;
 
-  if (data->other_in_use > 0)
+      cairo_move_to (cr, x + 0.5, my - 4);
+      cairo_line_to (cr, x + 0.5, my + 4);
+      cairo_move_to (cr, x + 0.5, my);
+      cairo_line_to (cr, x + w - 0.5, my);
+      cairo_move_to (cr, x + w - 0.5, my - 4);
+      cairo_line_to (cr, x + w - 0.5, my + 4);
+      _gml_set_color (cr, &pal->foreground);
+      cairo_set_line_width (cr, 1);
+      cairo_stroke (cr);
+      _gml_label_try (cr, style, size, x + w + 6, area->y + (area->height - th) / 2, 0.85, 0,
+                      &pal->foreground, 0, area);
+      x += w + 6 + tw + 16;
+    }
+  order = data->by_size ? _("Segments largest first") : _("Segments in address order");
+  if (layout->n_unplaced > 0)
     {
-      g_autofree char *t_other = gml_format_size_short (data->other_in_use);
-      /* Translators: device name, then sizes. */
-      line = g_strdup_printf (_("%s · total %s · reserved %s · allocated %s · other processes %s"),
-                              data->device_name ? data->device_name : "", t_total, t_res, t_alloc,
-                              t_other);
+      /* Translators: %u segments did not fit the picture. */
+      note = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s; %u segment not shown",
+                                           "%s; %u segments not shown", layout->n_unplaced),
+                              order, layout->n_unplaced);
+      order = note;
     }
-  else
-    line = g_strdup_printf (_("%s · total %s · reserved %s · allocated %s"),
-                            data->device_name ? data->device_name : "", t_total, t_res, t_alloc);
-  w = _gml_text (cr, style, line, bar->x, bar->y + bar->height + 3, 0.95, 0, &pal->foreground, 0);
-
-  if (data->failed_request > 0)
-    {
-      g_autofree char *req = gml_format_size_short (data->failed_request);
-      g_autofree char *text = g_strdup_printf (_("Failed request: %s"), req);
-      double tw;
-
-      /* Where the line is too narrow for both, the description still says it. */
-      _gml_text_size (cr, style, text, 0.95, GML_TEXT_BOLD, &tw, NULL);
-      if (w + tw + 16 <= bar->width)
-        _gml_text (cr, style, text, bar->x + bar->width, bar->y + bar->height + 3, 0.95,
-                 GML_TEXT_BOLD, &pal->oom, 1.0);
-    }
+  _gml_text_size (cr, style, order, 0.85, 0, &tw, &th);
+  _gml_label_try (cr, style, order, area->x + area->width, area->y + (area->height - th) / 2, 0.85, 0,
+                  &pal->dim, 1.0, area);
 }
 
 /* A premultiplied ARGB32 buffer over the map, written directly. */
@@ -770,6 +1078,7 @@ raster_paint (cairo_t *cr,
   g_clear_pointer (&r->surface, cairo_surface_destroy);
 }
 
+
 void
 gml_render_memory_map (cairo_t                *cr,
                        const GmlMemoryMapData *data,
@@ -779,22 +1088,28 @@ gml_render_memory_map (cairo_t                *cr,
 {
   GmlMapLayout layout = { 0 };
   MapDraw d = { 0 };
+  GmlLegendItem items[GML_N_MEMORY_KINDS + 1];
+  guint n_items;
 
   _gml_background (cr, style, width, height);
-  gml_map_layout_compute (&layout, data, style, width, height);
+  layout_compute (&layout, data, style, cr, width, height);
   draw_device_bar (cr, data, style, &layout);
+  header (cr, data, style, &layout.header, TRUE);
 
   if (layout.pieces->len == 0)
     {
-      _gml_text (cr, style, _("No memory reserved yet"), layout.map.x + layout.map.width / 2,
-                 layout.map.y + layout.map.height / 2 - style->font_size, 1.1, 0,
-                 &style->palette.dim, 0.5);
+      double tw, th;
+
+      _gml_text_size (cr, style, _("No memory reserved yet"), 1.1, 0, &tw, &th);
+      _gml_label_try (cr, style, _("No memory reserved yet"), layout.map.x + layout.map.width / 2,
+                      layout.map.y + (layout.map.height - th) / 2, 1.1, 0, &style->palette.dim, 0.5,
+                      &layout.map);
     }
   else
     {
-      /* Segment boxes: the background every block is drawn on, as one path.
-       * Rectangles here are filled without antialiasing: they are
-       * pixel-aligned vertically, and sub-pixel runs are already aggregated. */
+      /* Segment boxes: the ground every block is drawn on. Rectangles here
+       * are filled without antialiasing: they are pixel-aligned vertically,
+       * and sub-pixel runs are already aggregated. */
       Raster raster = { NULL };
       gboolean dense_boxes = layout.pieces->len > DENSE_BOXES;
       guint n_pix_runs = 0;
@@ -804,10 +1119,25 @@ gml_render_memory_map (cairo_t                *cr,
       cairo_set_line_width (cr, style->line_width);
       if (dense_boxes)
         {
+          GmlRect ground = { 0, 0, 0, 0 };
+
+          /* Boxes that touch on one row are filled as one. */
           raster_init (&raster, &layout.map);
           for (guint i = 0; i < layout.pieces->len; i++)
-            raster_fill (&raster, &g_array_index (layout.pieces, GmlMapPiece, i).rect,
-                         &style->palette.free_fill, 1.0);
+            {
+              const GmlRect *r = &g_array_index (layout.pieces, GmlMapPiece, i).rect;
+
+              if (r->y == ground.y && r->height == ground.height && fabs (r->x - (ground.x + ground.width)) < 0.5)
+                ground.width = r->x + r->width - ground.x;
+              else
+                {
+                  if (ground.width > 0)
+                    raster_fill (&raster, &ground, &style->palette.free_fill, 1.0);
+                  ground = *r;
+                }
+            }
+          if (ground.width > 0)
+            raster_fill (&raster, &ground, &style->palette.free_fill, 1.0);
         }
       else
         {
@@ -827,40 +1157,41 @@ gml_render_memory_map (cairo_t                *cr,
       d.layout = &layout;
       d.agg_x = G_MININT;
       d.run_kind = -1;
-      for (int k = 0; k < N_KINDS; k++)
+      for (int k = 0; k < GML_N_MEMORY_KINDS; k++)
         {
-          d.runs[k] = g_array_new (FALSE, FALSE, sizeof (GmlRect));
+          d.wide[k] = g_array_new (FALSE, FALSE, sizeof (GmlRect));
           d.pix_runs[k] = g_array_new (FALSE, FALSE, sizeof (GmlRect));
-          d.hatched[k] = g_array_new (FALSE, FALSE, sizeof (GmlRect));
         }
       d.overlays = g_array_new (FALSE, FALSE, sizeof (Overlay));
       draw_blocks (&d);
       flush_pixel (&d);
       flush_run (&d);
-      for (int k = 0; k < N_KINDS; k++)
+      for (int k = 0; k < GML_N_MEMORY_KINDS; k++)
         n_pix_runs += d.pix_runs[k]->len;
 
       /* The aggregated runs lie on whole pixels inside the segment boxes and
        * under nothing else, so they go first, into the buffer when there are
-       * many (the same pixels cairo would fill) or as one path per kind. */
+       * many (the same pixels cairo would fill) or as one path per kind. A
+       * run of sub-pixel free pieces is too thin for a pattern: it is drawn
+       * in its kind's ink, lighter. */
       if (n_pix_runs > DENSE_BOXES && raster.surface == NULL)
         raster_init (&raster, &layout.map);
-      for (int k = 0; k < N_KINDS; k++)
+      for (int k = 0; k < GML_N_MEMORY_KINDS; k++)
         {
-          double alpha = k == KIND_FREE || k == KIND_INACTIVE ? 0.55 : k == KIND_PENDING ? 0.5 : 1.0;
+          double alpha = k < GML_N_CATEGORIES ? 1.0 : 0.55;
 
           for (guint i = 0; i < d.pix_runs[k]->len; i++)
             {
               const GmlRect *r = &g_array_index (d.pix_runs[k], GmlRect, i);
 
               if (raster.surface != NULL)
-                raster_fill (&raster, r, kind_color (style, k), alpha);
+                raster_fill (&raster, r, _gml_kind_color (style, k), alpha);
               else
                 cairo_rectangle (cr, r->x, r->y, r->width, r->height);
             }
           if (raster.surface == NULL && d.pix_runs[k]->len > 0)
             {
-              _gml_set_color_alpha (cr, kind_color (style, k), alpha);
+              _gml_set_color_alpha (cr, _gml_kind_color (style, k), alpha);
               cairo_fill (cr);
             }
           g_array_unref (d.pix_runs[k]);
@@ -868,37 +1199,31 @@ gml_render_memory_map (cairo_t                *cr,
       if (raster.surface != NULL)
         raster_paint (cr, &raster);
 
-      /* Sub-pixel blocks, aggregated into runs: one fill per kind. Runs never
-       * overlap the blocks drawn one by one, so the order does not matter. */
-      for (int k = 0; k < N_KINDS; k++)
+      /* Blocks wide enough to be drawn one by one: one fill per kind, in the
+       * colour or pattern the legend shows. They never overlap the runs. */
+      for (int k = 0; k < GML_N_MEMORY_KINDS; k++)
         {
-          for (guint i = 0; i < d.runs[k]->len; i++)
+          for (guint i = 0; i < d.wide[k]->len; i++)
             {
-              const GmlRect *r = &g_array_index (d.runs[k], GmlRect, i);
+              const GmlRect *r = &g_array_index (d.wide[k], GmlRect, i);
 
               cairo_rectangle (cr, r->x, r->y, r->width, r->height);
             }
-          _gml_set_color_alpha (cr, kind_color (style, k),
-                                k == KIND_FREE || k == KIND_INACTIVE ? 0.55 : k == KIND_PENDING ? 0.5 : 1.0);
-          cairo_fill (cr);
-          g_array_unref (d.runs[k]);
+          if (d.wide[k]->len > 0)
+            gml_render_memory_kind_fill (cr, style, k);
+          g_array_unref (d.wide[k]);
+        }
+      for (guint i = 0; i < d.overlays->len; i++)
+        {
+          const Overlay *o = &g_array_index (d.overlays, Overlay, i);
 
-          for (guint i = 0; i < d.hatched[k]->len; i++)
+          if (o->waste.width > 0)
             {
-              const GmlRect *r = &g_array_index (d.hatched[k], GmlRect, i);
-
-              cairo_rectangle (cr, r->x, r->y, r->width, r->height);
+              cairo_rectangle (cr, o->waste.x, o->waste.y, o->waste.width, o->waste.height);
+              gml_render_memory_kind_fill (cr, style, GML_MEMORY_KIND_ROUNDING_WASTE);
             }
-          if (d.hatched[k]->len > 0)
-            _gml_fill_hatched (cr, &style->palette.free_fill,
-                               k == KIND_INACTIVE ? &style->palette.inactive : &style->palette.hatch,
-                               style->line_width);
-          g_array_unref (d.hatched[k]);
         }
       cairo_restore (cr);
-      for (guint i = 0; i < d.overlays->len; i++)
-        draw_overlay (cr, style, &g_array_index (d.overlays, Overlay, i));
-      g_array_unref (d.overlays);
 
       _gml_set_color (cr, &style->palette.segment_border);
       cairo_set_line_width (cr, style->line_width);
@@ -911,31 +1236,23 @@ gml_render_memory_map (cairo_t                *cr,
             cairo_rectangle (cr, p->rect.x + 0.5, p->rect.y + 0.5, p->rect.width - 1, p->rect.height - 1);
         }
       cairo_stroke (cr);
+
+      for (guint i = 0; i < d.overlays->len; i++)
+        {
+          const Overlay *o = &g_array_index (d.overlays, Overlay, i);
+
+          if (o->highlight)
+            _gml_draw_mark (cr, style, &o->rect);
+          if (o->label)
+            draw_block_label (cr, style, data->state, o);
+        }
+      g_array_unref (d.overlays);
     }
 
-  draw_legend (cr, data, style, &layout.legend);
+  draw_scale (cr, data, style, &layout);
+  n_items = legend_items (data, &layout, items);
+  _gml_legend (cr, style, items, n_items, &layout.legend, TRUE);
   gml_map_layout_clear (&layout);
-}
-
-typedef struct
-{
-  guint64       address;
-  gboolean      found;
-  GmlBlockInfo *out;
-} HitData;
-
-static void
-hit_block_cb (const GmlSegmentInfo *segment,
-              const GmlBlockInfo   *block,
-              gpointer              user_data)
-{
-  HitData *h = user_data;
-
-  if (!h->found && h->address >= block->address && h->address < block->address + block->size)
-    {
-      *h->out = *block;
-      h->found = TRUE;
-    }
 }
 
 gboolean
@@ -948,25 +1265,31 @@ gml_render_memory_map_hit (const GmlMemoryMapData *data,
                            GmlBlockInfo           *block)
 {
   GmlMapLayout layout = { 0 };
-  HitData h = { 0 };
+  gboolean found = FALSE;
 
   gml_map_layout_compute (&layout, data, style, width, height);
-  for (guint i = 0; i < layout.pieces->len; i++)
+  for (guint i = 0; i < layout.pieces->len && !found; i++)
     {
       const GmlMapPiece *p = &g_array_index (layout.pieces, GmlMapPiece, i);
+      const SegEntry *e;
+      guint64 address;
 
-      if (x >= p->rect.x && x < p->rect.x + p->rect.width &&
-          y >= p->rect.y && y < p->rect.y + p->rect.height)
+      if (x < p->rect.x || x >= p->rect.x + p->rect.width || y < p->rect.y || y >= p->rect.y + p->rect.height)
+        continue;
+      e = &g_array_index (layout.segments, SegEntry, p->segment);
+      address = p->address + (guint64) ((x - p->rect.x) / p->rect.width * p->length);
+      for (gint32 b = e->first; b >= 0 && !found;)
         {
-          h.address = p->address + p->offset
-            + (guint64) ((x - p->rect.x) / p->rect.width * p->length);
-          h.out = block;
-          gml_mem_state_foreach_block (data->state, hit_block_cb, &h);
-          break;
+          const GmlBlock *blk = gml_mem_state_get_block (data->state, b);
+
+          if (address >= blk->address && address < blk->address + blk->size)
+            found = gml_mem_state_get_block_info (data->state, b, block);
+          b = blk->next;
         }
+      break;
     }
   gml_map_layout_clear (&layout);
-  return h.found;
+  return found;
 }
 
 char *

@@ -30,33 +30,39 @@ gml_render_style_init (GmlRenderStyle *style,
   style->font_family = "Cantarell, Noto Sans, DejaVu Sans, Sans";
   style->font_size = 12.0;
   style->line_width = theme == GML_THEME_HIGH_CONTRAST ? 2.0 : 1.0;
+  style->label_log = NULL;
 
-  /* GNOME's palette, so the pictures sit well beside libadwaita's widgets. */
+  /* The neutrals are GNOME's, so the pictures sit well beside libadwaita's
+   * widgets. The six category colours were chosen to stay apart under
+   * simulated deuteranopia, protanopia and tritanopia (Machado, Oliveira and
+   * Fernandes 2009) as well as in normal vision; tests/render/test-palette.c
+   * measures it. Black or white text is chosen per fill (_gml_ink_on). The
+   * question's mark is the foreground colour, never the colour of failure. */
   switch (theme)
     {
     case GML_THEME_DARK:
       p->background = hex (0x242424);
       p->foreground = hex (0xffffff);
       p->dim = hex (0xc0bfbc);
-      p->grid = hex (0x3d3846);
+      p->grid = hex (0x4a4a4a);
       p->segment_border = hex (0x9a9996);
       p->free_fill = hex (0x303030);
-      p->hatch = hex (0x77767b);
-      p->inactive = hex (0xffa348);
-      p->waste = hex (0xdeddda);
-      p->category[GML_CATEGORY_NONE] = hex (0x9a9996);
-      p->category[GML_CATEGORY_WEIGHTS] = hex (0x62a0ea);
-      p->category[GML_CATEGORY_ACTIVATIONS] = hex (0x57e389);
-      p->category[GML_CATEGORY_GRADIENTS] = hex (0xc061cb);
-      p->category[GML_CATEGORY_OPTIMIZER_STATE] = hex (0xf8e45c);
-      p->category[GML_CATEGORY_TEMPORARY] = hex (0xcdab8f);
+      p->hatch = hex (0x8a8a8a);
+      p->inactive = hex (0xdeddda);
+      p->waste = hex (0xe5d94a);
+      p->category[GML_CATEGORY_NONE] = hex (0xc0c0c0);
+      p->category[GML_CATEGORY_WEIGHTS] = hex (0x5570dd);
+      p->category[GML_CATEGORY_ACTIVATIONS] = hex (0x1aa882);
+      p->category[GML_CATEGORY_GRADIENTS] = hex (0xb38ab5);
+      p->category[GML_CATEGORY_OPTIMIZER_STATE] = hex (0xe58a1f);
+      p->category[GML_CATEGORY_TEMPORARY] = hex (0x9ad8ff);
       p->other_processes = hex (0x5e5c64);
       p->allocated = hex (0x99c1f1);
-      p->reserved = hex (0xffa348);
-      p->oom = hex (0xff7b63);
+      p->reserved = hex (0xffffff);
+      p->oom = hex (0xfe426e);
       p->empty_cache = hex (0x8ff0a4);
       p->cursor = hex (0xffffff);
-      p->highlight = hex (0xff7800);
+      p->highlight = hex (0xffffff);
       break;
 
     case GML_THEME_HIGH_CONTRAST:
@@ -66,22 +72,22 @@ gml_render_style_init (GmlRenderStyle *style,
       p->grid = hex (0x767676);
       p->segment_border = hex (0x000000);
       p->free_fill = hex (0xffffff);
-      p->hatch = hex (0x000000);
-      p->inactive = hex (0xd40000);
-      p->waste = hex (0xffff00);
-      p->category[GML_CATEGORY_NONE] = hex (0x555555);
-      p->category[GML_CATEGORY_WEIGHTS] = hex (0x0033cc);
-      p->category[GML_CATEGORY_ACTIVATIONS] = hex (0x006b00);
-      p->category[GML_CATEGORY_GRADIENTS] = hex (0x8800aa);
-      p->category[GML_CATEGORY_OPTIMIZER_STATE] = hex (0xb35900);
-      p->category[GML_CATEGORY_TEMPORARY] = hex (0x00707a);
+      p->hatch = hex (0x555555);
+      p->inactive = hex (0x000000);
+      p->waste = hex (0xfff000);
+      p->category[GML_CATEGORY_NONE] = hex (0xc4c4c4);
+      p->category[GML_CATEGORY_WEIGHTS] = hex (0x2a44a8);
+      p->category[GML_CATEGORY_ACTIVATIONS] = hex (0x00664e);
+      p->category[GML_CATEGORY_GRADIENTS] = hex (0xa58bb0);
+      p->category[GML_CATEGORY_OPTIMIZER_STATE] = hex (0xe8891a);
+      p->category[GML_CATEGORY_TEMPORARY] = hex (0x8fd3ff);
       p->other_processes = hex (0x404040);
       p->allocated = hex (0x0033cc);
-      p->reserved = hex (0xb35900);
-      p->oom = hex (0xd40000);
+      p->reserved = hex (0x000000);
+      p->oom = hex (0xb00000);
       p->empty_cache = hex (0x006b00);
       p->cursor = hex (0x000000);
-      p->highlight = hex (0xd40000);
+      p->highlight = hex (0x000000);
       break;
 
     case GML_THEME_LIGHT:
@@ -93,21 +99,21 @@ gml_render_style_init (GmlRenderStyle *style,
       p->segment_border = hex (0x77767b);
       p->free_fill = hex (0xf6f5f4);
       p->hatch = hex (0x9a9996);
-      p->inactive = hex (0xe66100);
-      p->waste = hex (0xf9f06b);
-      p->category[GML_CATEGORY_NONE] = hex (0x9a9996);
-      p->category[GML_CATEGORY_WEIGHTS] = hex (0x3584e4);
-      p->category[GML_CATEGORY_ACTIVATIONS] = hex (0x2ec27e);
-      p->category[GML_CATEGORY_GRADIENTS] = hex (0x9141ac);
-      p->category[GML_CATEGORY_OPTIMIZER_STATE] = hex (0xe5a50a);
-      p->category[GML_CATEGORY_TEMPORARY] = hex (0x865e3c);
+      p->inactive = hex (0x3d3846);
+      p->waste = hex (0xf0e442);
+      p->category[GML_CATEGORY_NONE] = hex (0xb6b6b6);
+      p->category[GML_CATEGORY_WEIGHTS] = hex (0x3552c1);
+      p->category[GML_CATEGORY_ACTIVATIONS] = hex (0x009270);
+      p->category[GML_CATEGORY_GRADIENTS] = hex (0x9980a4);
+      p->category[GML_CATEGORY_OPTIMIZER_STATE] = hex (0xdf7f0e);
+      p->category[GML_CATEGORY_TEMPORARY] = hex (0x7ecafd);
       p->other_processes = hex (0x5e5c64);
       p->allocated = hex (0x1c71d8);
-      p->reserved = hex (0xe66100);
+      p->reserved = hex (0x241f31);
       p->oom = hex (0xc01c28);
       p->empty_cache = hex (0x26a269);
       p->cursor = hex (0x241f31);
-      p->highlight = hex (0xc01c28);
+      p->highlight = hex (0x241f31);
       break;
     }
 }
@@ -158,6 +164,47 @@ _gml_set_color_alpha (cairo_t        *cr,
   cairo_set_source_rgba (cr, color->red, color->green, color->blue, color->alpha * alpha);
 }
 
+
+double
+_gml_line_height (const GmlRenderStyle *style)
+{
+  return ceil (style->font_size * 1.45);
+}
+
+static double
+luminance (const GmlColor *c)
+{
+  double v[3] = { c->red, c->green, c->blue };
+
+  for (int i = 0; i < 3; i++)
+    v[i] = v[i] <= 0.04045 ? v[i] / 12.92 : pow ((v[i] + 0.055) / 1.055, 2.4);
+  return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2];
+}
+
+const GmlColor *
+_gml_ink_on (const GmlRenderStyle *style,
+             const GmlColor       *fill)
+{
+  static const GmlColor black = { 0.08, 0.07, 0.1, 1 };
+  static const GmlColor white = { 1, 1, 1, 1 };
+  double l = luminance (fill);
+
+  /* WCAG contrast of each against the fill: (L1 + 0.05) / (L2 + 0.05). */
+  return (1.05 / (l + 0.05)) >= ((l + 0.05) / (luminance (&black) + 0.05)) ? &white : &black;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Per-picture cache: one PangoLayout, the patterns, and the labels drawn.   */
+
+typedef enum
+{
+  PATTERN_DIAGONAL,        /* "/" : free, cached */
+  PATTERN_CROSS,           /* "×" : inactive split */
+  PATTERN_BACK_DIAGONAL,   /* "\" dense: rounding waste */
+  PATTERN_DOTS,            /* pending free */
+  PATTERN_HORIZONTAL,      /* other processes */
+} PatternKind;
+
 /* One layout and a few patterns per cairo_t, kept in its user data: creating a
  * PangoLayout or stroking hatch lines per block would dominate a frame. */
 typedef struct
@@ -166,12 +213,16 @@ typedef struct
   PangoFontDescription *base;
   struct
   {
+    PatternKind      kind;
     GmlColor         fill;
-    GmlColor         hatch;
+    GmlColor         ink;
     double           width;
     cairo_pattern_t *pattern;
-  } hatches[8];
-  guint                 n_hatches;
+  } patterns[12];
+  guint                 n_patterns;
+  GmlRect               canvas;
+  GArray               *placed;     /* GmlRect of every label's ink, device space */
+  GHashTable           *sizes;      /* "size|scale|flags|text" → measured size: sizes repeat */
 } DrawCache;
 
 static cairo_user_data_key_t cache_key;
@@ -183,8 +234,10 @@ draw_cache_free (gpointer data)
 
   g_clear_object (&c->layout);
   pango_font_description_free (c->base);
-  for (guint i = 0; i < c->n_hatches; i++)
-    cairo_pattern_destroy (c->hatches[i].pattern);
+  for (guint i = 0; i < c->n_patterns; i++)
+    cairo_pattern_destroy (c->patterns[i].pattern);
+  g_array_unref (c->placed);
+  g_hash_table_unref (c->sizes);
   g_free (c);
 }
 
@@ -196,12 +249,36 @@ get_cache (cairo_t              *cr,
 
   if (c == NULL)
     {
+      cairo_font_options_t *options = cairo_font_options_create ();
+      PangoContext *context;
+
       c = g_new0 (DrawCache, 1);
       c->layout = pango_cairo_create_layout (cr);
+      /* Unhinted metrics: text measures the same on every surface, so a
+       * layout computed on a scratch surface (hit tests, tests) is the one
+       * drawn in the window, in a PNG and in a PDF. */
+      context = pango_layout_get_context (c->layout);
+      cairo_font_options_set_hint_metrics (options, CAIRO_HINT_METRICS_OFF);
+      pango_cairo_context_set_font_options (context, options);
+      pango_layout_context_changed (c->layout);
+      cairo_font_options_destroy (options);
       c->base = pango_font_description_from_string (style->font_family);
+      c->placed = g_array_new (FALSE, FALSE, sizeof (GmlRect));
+      c->sizes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      c->canvas = (GmlRect) { 0, 0, 0, 0 };
       cairo_set_user_data (cr, &cache_key, c, draw_cache_free);
     }
   return c;
+}
+
+cairo_t *
+_gml_scratch_cr (void)
+{
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *cr = cairo_create (surface);
+
+  cairo_surface_destroy (surface);
+  return cr;
 }
 
 static PangoLayout *
@@ -209,7 +286,8 @@ make_layout (cairo_t              *cr,
              const GmlRenderStyle *style,
              const char           *text,
              double                scale,
-             guint                 flags)
+             guint                 flags,
+             double                wrap_width)
 {
   DrawCache *c = get_cache (cr, style);
   PangoFontDescription *font = pango_font_description_copy_static (c->base);
@@ -217,9 +295,131 @@ make_layout (cairo_t              *cr,
   pango_font_description_set_absolute_size (font, style->font_size * scale * PANGO_SCALE);
   pango_font_description_set_weight (font, (flags & GML_TEXT_BOLD) ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
   pango_layout_set_font_description (c->layout, font);
+  if (wrap_width > 0)
+    {
+      pango_layout_set_width (c->layout, (int) floor (wrap_width * PANGO_SCALE));
+      /* Whole words only: a word longer than the line sticks out, and the
+       * label log reports it, rather than being cut. */
+      pango_layout_set_wrap (c->layout, PANGO_WRAP_WORD);
+    }
+  else
+    pango_layout_set_width (c->layout, -1);
   pango_layout_set_text (c->layout, text, -1);
   pango_font_description_free (font);
   return g_object_ref (c->layout);
+}
+
+static void
+user_rect_to_device (cairo_t       *cr,
+                     const GmlRect *in,
+                     GmlRect       *out)
+{
+  double x0 = in->x, y0 = in->y, x1 = in->x + in->width, y1 = in->y + in->height;
+
+  cairo_user_to_device (cr, &x0, &y0);
+  cairo_user_to_device (cr, &x1, &y1);
+  *out = (GmlRect) { MIN (x0, x1), MIN (y0, y1), fabs (x1 - x0), fabs (y1 - y0) };
+}
+
+gboolean
+_gml_rect_contains (const GmlRect *outer,
+                    const GmlRect *inner,
+                    double         slack)
+{
+  return inner->x >= outer->x - slack && inner->y >= outer->y - slack &&
+         inner->x + inner->width <= outer->x + outer->width + slack &&
+         inner->y + inner->height <= outer->y + outer->height + slack;
+}
+
+gboolean
+_gml_rects_overlap (const GmlRect *a,
+                    const GmlRect *b,
+                    double         slack)
+{
+  return a->x + a->width > b->x + slack && b->x + b->width > a->x + slack &&
+         a->y + a->height > b->y + slack && b->y + b->height > a->y + slack;
+}
+
+static gboolean
+is_word_char (gunichar c)
+{
+  return g_unichar_isalnum (c) || c == '_';
+}
+
+/* The ink of each line of @layout drawn at (@x, @y), in device space. */
+static void
+for_each_line (cairo_t              *cr,
+               DrawCache            *c,
+               GArray               *log,
+               PangoLayout          *layout,
+               double                x,
+               double                y,
+               const GmlRect        *owner,
+               GArray               *inks)
+{
+  PangoLayoutIter *iter = pango_layout_get_iter (layout);
+  const char *text = pango_layout_get_text (layout);
+  GmlRect owner_dev, clip_dev, canvas_dev;
+  double cx0, cy0, cx1, cy1;
+
+  if (log != NULL)
+    {
+      user_rect_to_device (cr, owner != NULL ? owner : &c->canvas, &owner_dev);
+      user_rect_to_device (cr, &c->canvas, &canvas_dev);
+      cairo_clip_extents (cr, &cx0, &cy0, &cx1, &cy1);
+      user_rect_to_device (cr, &(GmlRect) { cx0, cy0, cx1 - cx0, cy1 - cy0 }, &clip_dev);
+    }
+
+  do
+    {
+      PangoLayoutLine *line = pango_layout_iter_get_line_readonly (iter);
+      PangoRectangle ink;
+      GmlRect rect;
+
+      pango_layout_iter_get_line_extents (iter, &ink, NULL);
+      pango_extents_to_pixels (&ink, NULL);
+      if (ink.width <= 0 || ink.height <= 0)
+        continue;
+      user_rect_to_device (cr, &(GmlRect) { x + ink.x, y + ink.y, ink.width, ink.height }, &rect);
+      if (inks != NULL)
+        g_array_append_val (inks, rect);
+      if (log != NULL)
+        {
+          GmlLabel label = { 0 };
+          int end = line->start_index + line->length;
+
+          label.text = g_strndup (text + line->start_index, line->length);
+          label.ink = rect;
+          label.owner = owner_dev;
+          label.clip = clip_dev;
+          label.canvas = canvas_dev;
+          /* A break between two letters of one word: a word was cut. */
+          if (text[end] != '\0' && end > 0)
+            {
+              const char *prev = g_utf8_find_prev_char (text, text + end);
+
+              label.split_word = prev != NULL && is_word_char (g_utf8_get_char (prev)) &&
+                                 is_word_char (g_utf8_get_char (text + end));
+            }
+          g_array_append_val (log, label);
+        }
+    }
+  while (pango_layout_iter_next_line (iter));
+  pango_layout_iter_free (iter);
+}
+
+/* The logical size, made taller where glyphs reach below it (a cedilla, a
+ * comma): a box of this height holds the ink too. */
+static void
+layout_size (PangoLayout *layout,
+             int         *width,
+             int         *height)
+{
+  PangoRectangle ink, logical;
+
+  pango_layout_get_pixel_extents (layout, &ink, &logical);
+  *width = logical.width;
+  *height = MAX (logical.y + logical.height, ink.y + ink.height) - MIN (logical.y, 0);
 }
 
 void
@@ -231,15 +431,114 @@ _gml_text_size (cairo_t              *cr,
                 double               *width,
                 double               *height)
 {
-  PangoLayout *layout = make_layout (cr, style, text, scale, flags);
+  DrawCache *c = get_cache (cr, style);
+  g_autofree char *key = g_strdup_printf ("%g|%g|%u|%s", style->font_size, scale, flags, text);
+  int *size = g_hash_table_lookup (c->sizes, key);
+
+  if (size == NULL)
+    {
+      PangoLayout *layout = make_layout (cr, style, text, scale, flags, -1);
+
+      size = g_new (int, 2);
+      layout_size (layout, &size[0], &size[1]);
+      g_object_unref (layout);
+      g_hash_table_insert (c->sizes, g_steal_pointer (&key), size);
+    }
+  if (width)
+    *width = size[0];
+  if (height)
+    *height = size[1];
+}
+
+static double
+draw_label (cairo_t              *cr,
+            const GmlRenderStyle *style,
+            const char           *text,
+            double                x,
+            double                y,
+            double                scale,
+            guint                 flags,
+            const GmlColor       *color,
+            double                align,
+            const GmlRect        *owner,
+            gboolean              only_if_free,
+            gboolean             *drawn)
+{
+  DrawCache *c = get_cache (cr, style);
+  PangoLayout *layout = make_layout (cr, style, text, scale, flags, -1);
+  g_autoptr(GArray) inks = g_array_new (FALSE, FALSE, sizeof (GmlRect));
   int w, h;
 
   pango_layout_get_pixel_size (layout, &w, &h);
-  if (width)
-    *width = w;
-  if (height)
-    *height = h;
+  x -= align * w;
+  if (only_if_free)
+    {
+      GmlRect owner_dev;
+
+      /* Measure first, without logging. */
+      for_each_line (cr, c, NULL, layout, x, y, owner, inks);
+      user_rect_to_device (cr, owner != NULL ? owner : &c->canvas, &owner_dev);
+      for (guint i = 0; i < inks->len; i++)
+        {
+          const GmlRect *r = &g_array_index (inks, GmlRect, i);
+
+          if (!_gml_rect_contains (&owner_dev, r, 0))
+            goto refuse;
+          for (guint j = 0; j < c->placed->len; j++)
+            if (_gml_rects_overlap (r, &g_array_index (c->placed, GmlRect, j), 0))
+              goto refuse;
+        }
+      g_array_set_size (inks, 0);
+    }
+
+  _gml_set_color (cr, color);
+  cairo_move_to (cr, x, y);
+  pango_cairo_show_layout (cr, layout);
+  for_each_line (cr, c, style->label_log, layout, x, y, owner, inks);
+  g_array_append_vals (c->placed, inks->data, inks->len);
   g_object_unref (layout);
+  if (drawn)
+    *drawn = TRUE;
+  return w;
+
+refuse:
+  g_object_unref (layout);
+  if (drawn)
+    *drawn = FALSE;
+  return 0;
+}
+
+double
+_gml_label (cairo_t              *cr,
+            const GmlRenderStyle *style,
+            const char           *text,
+            double                x,
+            double                y,
+            double                scale,
+            guint                 flags,
+            const GmlColor       *color,
+            double                align,
+            const GmlRect        *owner)
+{
+  return draw_label (cr, style, text, x, y, scale, flags, color, align, owner, FALSE, NULL);
+}
+
+gboolean
+_gml_label_try (cairo_t              *cr,
+                const GmlRenderStyle *style,
+                const char           *text,
+                double                x,
+                double                y,
+                double                scale,
+                guint                 flags,
+                const GmlColor       *color,
+                double                align,
+                const GmlRect        *owner)
+{
+  gboolean drawn = FALSE;
+
+  draw_label (cr, style, text, x, y, scale, flags, color, align, owner, TRUE, &drawn);
+  return drawn;
 }
 
 double
@@ -253,16 +552,63 @@ _gml_text (cairo_t              *cr,
            const GmlColor       *color,
            double                align)
 {
-  PangoLayout *layout = make_layout (cr, style, text, scale, flags);
+  return draw_label (cr, style, text, x, y, scale, flags, color, align, NULL, FALSE, NULL);
+}
+
+double
+_gml_paragraph (cairo_t              *cr,
+                const GmlRenderStyle *style,
+                const char           *text,
+                double                x,
+                double                y,
+                double                width,
+                double                scale,
+                guint                 flags,
+                const GmlColor       *color,
+                const GmlRect        *owner,
+                double               *used_width)
+{
+  DrawCache *c = get_cache (cr, style);
+  PangoLayout *layout = make_layout (cr, style, text, scale, flags, MAX (width, 1));
   int w, h;
 
-  pango_layout_get_pixel_size (layout, &w, &h);
-  _gml_set_color (cr, color);
-  cairo_move_to (cr, x - align * w, y);
-  pango_cairo_show_layout (cr, layout);
+  layout_size (layout, &w, &h);
+  if (used_width)
+    *used_width = w;
+  if (color != NULL)
+    {
+      g_autoptr(GArray) inks = g_array_new (FALSE, FALSE, sizeof (GmlRect));
+
+      _gml_set_color (cr, color);
+      cairo_move_to (cr, x, y);
+      pango_cairo_show_layout (cr, layout);
+      for_each_line (cr, c, style->label_log, layout, x, y, owner, inks);
+      g_array_append_vals (c->placed, inks->data, inks->len);
+    }
+  pango_layout_set_width (layout, -1);
   g_object_unref (layout);
-  return w;
+  return h;
 }
+
+static void
+label_clear (gpointer data)
+{
+  GmlLabel *label = data;
+
+  g_clear_pointer (&label->text, g_free);
+}
+
+GArray *
+gml_label_log_new (void)
+{
+  GArray *log = g_array_new (FALSE, TRUE, sizeof (GmlLabel));
+
+  g_array_set_clear_func (log, label_clear);
+  return log;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Patterns and kinds of memory                                              */
 
 static gboolean
 same_color (const GmlColor *a,
@@ -271,48 +617,85 @@ same_color (const GmlColor *a,
   return a->red == b->red && a->green == b->green && a->blue == b->blue && a->alpha == b->alpha;
 }
 
-/* A 6×6 tile with one 45° line, repeated: the same hatching in PNG, SVG and PDF. */
+/* A small tile repeated: the same pattern in PNG, SVG and PDF. */
 static cairo_pattern_t *
-hatch_pattern (cairo_t        *cr,
-               const GmlColor *fill,
-               const GmlColor *hatch,
-               double          line_width)
+make_pattern (cairo_t        *cr,
+              PatternKind     kind,
+              const GmlColor *fill,
+              const GmlColor *ink,
+              double          line_width)
 {
   DrawCache *c = cairo_get_user_data (cr, &cache_key);
+  int size = kind == PATTERN_CROSS ? 8 : kind == PATTERN_BACK_DIAGONAL ? 5 : kind == PATTERN_DOTS ? 5
+             : kind == PATTERN_HORIZONTAL ? 4 : 6;
+  double lw = kind == PATTERN_CROSS ? MIN (MAX (line_width, 1.0), 1.5) : MAX (line_width, 1.5);
   cairo_surface_t *tile;
   cairo_t *tcr;
   cairo_pattern_t *pattern;
 
-  for (guint i = 0; c != NULL && i < c->n_hatches; i++)
-    if (same_color (&c->hatches[i].fill, fill) && same_color (&c->hatches[i].hatch, hatch) &&
-        c->hatches[i].width == line_width)
-      return c->hatches[i].pattern;
+  for (guint i = 0; c != NULL && i < c->n_patterns; i++)
+    if (c->patterns[i].kind == kind && same_color (&c->patterns[i].fill, fill) &&
+        same_color (&c->patterns[i].ink, ink) && c->patterns[i].width == line_width)
+      return c->patterns[i].pattern;
 
-  tile = cairo_surface_create_similar_image (cairo_get_target (cr), CAIRO_FORMAT_ARGB32, 6, 6);
+  tile = cairo_surface_create_similar_image (cairo_get_target (cr), CAIRO_FORMAT_ARGB32, size, size);
   tcr = cairo_create (tile);
   _gml_set_color (tcr, fill);
   cairo_paint (tcr);
-  _gml_set_color (tcr, hatch);
-  cairo_set_line_width (tcr, MAX (line_width, 1.5));
-  for (int k = -1; k <= 1; k++)
+  _gml_set_color (tcr, ink);
+  cairo_set_line_width (tcr, lw);
+  switch (kind)
     {
-      cairo_move_to (tcr, k * 6 - 1, 7);
-      cairo_line_to (tcr, k * 6 + 7, -1);
+    case PATTERN_CROSS:
+      for (int k = -1; k <= 1; k++)
+        {
+          cairo_move_to (tcr, k * size - 1, size + 1);
+          cairo_line_to (tcr, k * size + size + 1, -1);
+          cairo_move_to (tcr, k * size - 1, -1);
+          cairo_line_to (tcr, k * size + size + 1, size + 1);
+        }
+      cairo_stroke (tcr);
+      break;
+    case PATTERN_BACK_DIAGONAL:
+      for (int k = -1; k <= 1; k++)
+        {
+          cairo_move_to (tcr, k * size - 1, -1);
+          cairo_line_to (tcr, k * size + size + 1, size + 1);
+        }
+      cairo_stroke (tcr);
+      break;
+    case PATTERN_DOTS:
+      cairo_arc (tcr, size / 2.0, size / 2.0, 1.1 * MAX (line_width, 1.0), 0, 2 * G_PI);
+      cairo_fill (tcr);
+      break;
+    case PATTERN_HORIZONTAL:
+      cairo_rectangle (tcr, 0, 0, size, MAX (line_width, 1.0));
+      cairo_fill (tcr);
+      break;
+    case PATTERN_DIAGONAL:
+    default:
+      for (int k = -1; k <= 1; k++)
+        {
+          cairo_move_to (tcr, k * size - 1, size + 1);
+          cairo_line_to (tcr, k * size + size + 1, -1);
+        }
+      cairo_stroke (tcr);
+      break;
     }
-  cairo_stroke (tcr);
   cairo_destroy (tcr);
   pattern = cairo_pattern_create_for_surface (tile);
   cairo_surface_destroy (tile);
   cairo_pattern_set_extend (pattern, CAIRO_EXTEND_REPEAT);
   cairo_pattern_set_filter (pattern, CAIRO_FILTER_NEAREST);
 
-  if (c != NULL && c->n_hatches < G_N_ELEMENTS (c->hatches))
+  if (c != NULL && c->n_patterns < G_N_ELEMENTS (c->patterns))
     {
-      c->hatches[c->n_hatches].fill = *fill;
-      c->hatches[c->n_hatches].hatch = *hatch;
-      c->hatches[c->n_hatches].width = line_width;
-      c->hatches[c->n_hatches].pattern = pattern;
-      c->n_hatches++;
+      c->patterns[c->n_patterns].kind = kind;
+      c->patterns[c->n_patterns].fill = *fill;
+      c->patterns[c->n_patterns].ink = *ink;
+      c->patterns[c->n_patterns].width = line_width;
+      c->patterns[c->n_patterns].pattern = pattern;
+      c->n_patterns++;
       return pattern;
     }
   /* No cache: hand out a pattern that dies with the cairo_t's next source. */
@@ -327,8 +710,231 @@ _gml_fill_hatched (cairo_t        *cr,
                    const GmlColor *hatch,
                    double          line_width)
 {
-  cairo_set_source (cr, hatch_pattern (cr, fill, hatch, line_width));
+  cairo_set_source (cr, make_pattern (cr, PATTERN_DIAGONAL, fill, hatch, line_width));
   cairo_fill (cr);
+}
+
+/* Stripes of rounding waste are dark on its yellow ground in every theme. */
+static const GmlColor waste_ink = { 0.14, 0.12, 0.19, 1 };
+
+const GmlColor *
+_gml_kind_color (const GmlRenderStyle *style,
+                 GmlMemoryKind         kind)
+{
+  const GmlPalette *p = &style->palette;
+
+  switch (kind)
+    {
+    case GML_MEMORY_KIND_FREE_CACHED: return &p->hatch;
+    case GML_MEMORY_KIND_INACTIVE_SPLIT: return &p->inactive;
+    case GML_MEMORY_KIND_PENDING_FREE: return &p->dim;
+    case GML_MEMORY_KIND_ROUNDING_WASTE: return &p->waste;
+    case GML_MEMORY_KIND_NOT_RESERVED: return &p->background;
+    case GML_MEMORY_KIND_OTHER_PROCESSES: return &p->other_processes;
+    case GML_N_MEMORY_KINDS: return &p->foreground;
+    default: return &p->category[MIN ((guint) kind, GML_N_CATEGORIES - 1)];
+    }
+}
+
+void
+_gml_kind_source (cairo_t              *cr,
+                  const GmlRenderStyle *style,
+                  GmlMemoryKind         kind)
+{
+  const GmlPalette *p = &style->palette;
+  double lw = style->line_width;
+
+  get_cache (cr, style);
+  switch (kind)
+    {
+    case GML_MEMORY_KIND_FREE_CACHED:
+      cairo_set_source (cr, make_pattern (cr, PATTERN_DIAGONAL, &p->free_fill, &p->hatch, lw));
+      break;
+    case GML_MEMORY_KIND_INACTIVE_SPLIT:
+      cairo_set_source (cr, make_pattern (cr, PATTERN_CROSS, &p->free_fill, &p->inactive, lw));
+      break;
+    case GML_MEMORY_KIND_PENDING_FREE:
+      cairo_set_source (cr, make_pattern (cr, PATTERN_DOTS, &p->free_fill, &p->dim, lw));
+      break;
+    case GML_MEMORY_KIND_ROUNDING_WASTE:
+      cairo_set_source (cr, make_pattern (cr, PATTERN_BACK_DIAGONAL, &p->waste, &waste_ink, lw));
+      break;
+    case GML_MEMORY_KIND_OTHER_PROCESSES:
+      cairo_set_source (cr, make_pattern (cr, PATTERN_HORIZONTAL, &p->other_processes, &p->background, lw));
+      break;
+    case GML_MEMORY_KIND_NOT_RESERVED:
+    case GML_N_MEMORY_KINDS:
+    default:
+      _gml_set_color (cr, _gml_kind_color (style, kind));
+      break;
+    }
+}
+
+void
+gml_render_memory_kind_fill (cairo_t              *cr,
+                             const GmlRenderStyle *style,
+                             GmlMemoryKind         kind)
+{
+  _gml_kind_source (cr, style, kind);
+  cairo_fill (cr);
+}
+
+const char *
+gml_memory_kind_name (GmlMemoryKind kind)
+{
+  switch (kind)
+    {
+    case GML_MEMORY_KIND_FREE_CACHED: return _("Free, cached");
+    case GML_MEMORY_KIND_INACTIVE_SPLIT: return _("Inactive split");
+    case GML_MEMORY_KIND_PENDING_FREE: return _("Pending free");
+    case GML_MEMORY_KIND_ROUNDING_WASTE: return _("Rounding waste");
+    case GML_MEMORY_KIND_NOT_RESERVED: return _("Not reserved");
+    case GML_MEMORY_KIND_OTHER_PROCESSES: return _("Other processes");
+    case GML_N_MEMORY_KINDS: return "";
+    default: return gml_category_display_name ((GmlCategory) kind);
+    }
+}
+
+GmlMemoryKind
+gml_memory_state_block_kind (const GmlMemState *state,
+                             guint              block)
+{
+  const GmlBlock *b = gml_mem_state_get_block (state, block);
+  const GmlSegment *seg;
+  gboolean active = FALSE;
+
+  if (b == NULL)
+    return GML_MEMORY_KIND_FREE_CACHED;
+  if (b->state == GML_BLOCK_ALLOCATED)
+    return (GmlMemoryKind) MIN (b->category, GML_N_CATEGORIES - 1);
+  if (b->state == GML_BLOCK_PENDING_FREE)
+    return GML_MEMORY_KIND_PENDING_FREE;
+  seg = gml_mem_state_get_segment (state, b->segment);
+  for (gint32 i = seg != NULL ? seg->first_block : -1; i >= 0 && !active;
+       i = gml_mem_state_get_block (state, i)->next)
+    {
+      const GmlBlock *o = gml_mem_state_get_block (state, i);
+
+      active = o->state == GML_BLOCK_ALLOCATED || o->state == GML_BLOCK_PENDING_FREE;
+    }
+  /* PyTorch's "inactive split": free, but its segment cannot be given back. */
+  return active ? GML_MEMORY_KIND_INACTIVE_SPLIT : GML_MEMORY_KIND_FREE_CACHED;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The question's mark and legends                                           */
+
+const char *
+_gml_mark_text (void)
+{
+  /* Translators: legend of the outline drawn around what the question is about. */
+  return _("Outlined: what the question is about");
+}
+
+void
+_gml_draw_mark (cairo_t              *cr,
+                const GmlRenderStyle *style,
+                const GmlRect        *rect)
+{
+  double w = MAX (rect->width - 3, 1), h = MAX (rect->height - 3, 1);
+
+  /* A thick line of the foreground colour with a thin one of the background
+   * inside it, so it shows on every fill; never the colour of failure. */
+  cairo_save (cr);
+  cairo_set_dash (cr, NULL, 0, 0);
+  cairo_rectangle (cr, rect->x + 1.5, rect->y + 1.5, w, h);
+  _gml_set_color (cr, &style->palette.highlight);
+  cairo_set_line_width (cr, 3.0);
+  cairo_stroke (cr);
+  if (rect->width > 8 && rect->height > 8)
+    {
+      cairo_rectangle (cr, rect->x + 3.5, rect->y + 3.5, rect->width - 7, rect->height - 7);
+      _gml_set_color (cr, &style->palette.background);
+      cairo_set_line_width (cr, 1.0);
+      cairo_stroke (cr);
+    }
+  cairo_restore (cr);
+}
+
+void
+_gml_swatch_kind (cairo_t              *cr,
+                  const GmlRenderStyle *style,
+                  const GmlRect        *box,
+                  gconstpointer         data)
+{
+  cairo_rectangle (cr, box->x, box->y, box->width, box->height);
+  gml_render_memory_kind_fill (cr, style, GPOINTER_TO_INT (data));
+  cairo_rectangle (cr, box->x + 0.5, box->y + 0.5, box->width - 1, box->height - 1);
+  _gml_set_color_alpha (cr, &style->palette.segment_border, 0.8);
+  cairo_set_line_width (cr, 1);
+  cairo_stroke (cr);
+}
+
+void
+_gml_swatch_mark (cairo_t              *cr,
+                  const GmlRenderStyle *style,
+                  const GmlRect        *box,
+                  gconstpointer         data)
+{
+  cairo_rectangle (cr, box->x, box->y, box->width, box->height);
+  _gml_set_color (cr, &style->palette.free_fill);
+  cairo_fill (cr);
+  _gml_draw_mark (cr, style, box);
+}
+
+double
+_gml_legend (cairo_t              *cr,
+             const GmlRenderStyle *style,
+             const GmlLegendItem  *items,
+             guint                 n_items,
+             const GmlRect        *area,
+             gboolean              draw)
+{
+  double lh = _gml_line_height (style);
+  double sw = round (style->font_size);
+  double x = area->x, y = area->y, bottom = area->y;
+  double scale = 0.9;
+  /* The words belong in the legend's box: the caller measures it first
+   * (draw FALSE) and gives its height when drawing. */
+  const GmlRect *owner = area;
+
+  for (guint i = 0; i < n_items; i++)
+    {
+      double tw, th, item_w, text_h;
+      double text_w_max = area->width - sw - 5;
+
+      _gml_text_size (cr, style, items[i].text, scale, 0, &tw, &th);
+      item_w = sw + 5 + tw;
+      if (x > area->x && x + item_w > area->x + area->width)
+        {
+          x = area->x;
+          y = bottom;
+        }
+      if (tw <= text_w_max)
+        {
+          text_h = lh;
+          if (draw)
+            {
+              if (items[i].swatch != NULL)
+                items[i].swatch (cr, style, &(GmlRect) { x, y + (lh - sw) / 2, sw, sw }, items[i].data);
+              _gml_label (cr, style, items[i].text, x + sw + 5, y + (lh - th) / 2, scale, 0,
+                          &style->palette.foreground, 0, owner);
+            }
+          x += item_w + 14;
+        }
+      else
+        {
+          /* Longer than a whole line: its words wrap beside the swatch. */
+          text_h = MAX (_gml_paragraph (cr, style, items[i].text, x + sw + 5, y + (lh - th) / 2,
+                                        text_w_max, scale, 0, draw ? &style->palette.foreground : NULL,
+                                        owner, &tw) + (lh - th), lh);
+          if (draw && items[i].swatch != NULL)
+            items[i].swatch (cr, style, &(GmlRect) { x, y + (lh - sw) / 2, sw, sw }, items[i].data);
+          x = area->x + area->width;   /* nothing beside it */
+        }
+      bottom = MAX (bottom, y + text_h);
+    }
+  return bottom - area->y;
 }
 
 void
@@ -337,7 +943,10 @@ _gml_background (cairo_t              *cr,
                  int                   width,
                  int                   height)
 {
-  get_cache (cr, style);
+  DrawCache *c = get_cache (cr, style);
+
+  c->canvas = (GmlRect) { 0, 0, width, height };
+  g_array_set_size (c->placed, 0);
   _gml_set_color (cr, &style->palette.background);
   cairo_rectangle (cr, 0, 0, width, height);
   cairo_fill (cr);

@@ -31,6 +31,10 @@ typedef struct
   double red, green, blue, alpha;
 } GmlColor;
 
+/* One palette per theme. Every kind of memory has one look everywhere it is
+ * drawn (overview bar, map, fragmentation rows, legend): a solid colour for
+ * allocated memory by category, a pattern over a ground for the rest, so that
+ * no state is told by colour alone. */
 typedef struct
 {
   GmlColor background;
@@ -38,18 +42,18 @@ typedef struct
   GmlColor dim;              /* secondary text, axes */
   GmlColor grid;
   GmlColor segment_border;
-  GmlColor free_fill;        /* cached free block, under its hatching */
-  GmlColor hatch;
-  GmlColor inactive;         /* hatching of an inactive split piece */
-  GmlColor waste;            /* rounding waste inside an allocated block */
+  GmlColor free_fill;        /* ground of free memory, under its pattern */
+  GmlColor hatch;            /* diagonal lines of a free, cached block */
+  GmlColor inactive;         /* cross-hatching of an inactive split block */
+  GmlColor waste;            /* ground of rounding waste, under dark back-diagonals */
   GmlColor category[GML_N_CATEGORIES];
   GmlColor other_processes;
   GmlColor allocated;        /* timeline lines */
   GmlColor reserved;
-  GmlColor oom;
+  GmlColor oom;              /* failure only: a failed request, an out-of-memory step */
   GmlColor empty_cache;
   GmlColor cursor;
-  GmlColor highlight;
+  GmlColor highlight;        /* the outline of what the question is about (not a failure) */
 } GmlPalette;
 
 typedef struct
@@ -59,12 +63,58 @@ typedef struct
   const char *font_family;
   double      font_size;       /* pixels */
   double      line_width;      /* 1 normally, 2 in high contrast */
+  /* When not NULL, every line of text drawn is appended here as a GmlLabel
+   * (gml_label_log_new()): tests read where the labels went. NULL normally. */
+  GArray     *label_log;
 } GmlRenderStyle;
 
 typedef struct
 {
   double x, y, width, height;
 } GmlRect;
+
+/* One line of text as drawn, in canvas pixels (device space). */
+typedef struct
+{
+  char     *text;
+  GmlRect   ink;             /* the glyphs' ink */
+  GmlRect   owner;           /* the box the label was placed in (a block, a legend, the canvas) */
+  GmlRect   clip;            /* the clip in force */
+  GmlRect   canvas;          /* the picture's whole area */
+  gboolean  split_word;      /* a wrapped line that ends inside a word */
+} GmlLabel;
+
+/* A GArray of GmlLabel that frees their text. */
+GArray      *gml_label_log_new          (void);
+
+/* Every kind of memory the pictures show. The first GML_N_CATEGORIES values
+ * are allocated memory by category, equal to GmlCategory. */
+typedef enum
+{
+  GML_MEMORY_KIND_OTHER = GML_CATEGORY_NONE,
+  GML_MEMORY_KIND_WEIGHTS = GML_CATEGORY_WEIGHTS,
+  GML_MEMORY_KIND_ACTIVATIONS = GML_CATEGORY_ACTIVATIONS,
+  GML_MEMORY_KIND_GRADIENTS = GML_CATEGORY_GRADIENTS,
+  GML_MEMORY_KIND_OPTIMIZER_STATE = GML_CATEGORY_OPTIMIZER_STATE,
+  GML_MEMORY_KIND_TEMPORARY = GML_CATEGORY_TEMPORARY,
+  GML_MEMORY_KIND_FREE_CACHED = GML_N_CATEGORIES,  /* free, in a segment with nothing active */
+  GML_MEMORY_KIND_INACTIVE_SPLIT,   /* free, in a segment that still holds a tensor */
+  GML_MEMORY_KIND_PENDING_FREE,     /* freed, waiting for its stream */
+  GML_MEMORY_KIND_ROUNDING_WASTE,   /* bytes of an allocated block beyond the request */
+  GML_MEMORY_KIND_NOT_RESERVED,     /* within the capacity, not reserved by the allocator */
+  GML_MEMORY_KIND_OTHER_PROCESSES,  /* other processes and the CUDA context */
+  GML_N_MEMORY_KINDS
+} GmlMemoryKind;
+
+/* The legend's words for @kind (translated). */
+const char  *gml_memory_kind_name       (GmlMemoryKind   kind);
+/* Fills the current path the way every picture draws @kind, and clears the path. */
+void         gml_render_memory_kind_fill (cairo_t              *cr,
+                                          const GmlRenderStyle *style,
+                                          GmlMemoryKind         kind);
+/* The kind of the block in slot @block of @state, as the map draws it. */
+GmlMemoryKind gml_memory_state_block_kind (const GmlMemState *state,
+                                           guint              block);
 
 void         gml_render_style_init      (GmlRenderStyle *style,
                                          GmlTheme        theme);
@@ -83,16 +133,20 @@ typedef struct
   const char        *device_name;
   gboolean           by_size;         /* pack segments largest first, not in address order */
   GmlCategory        highlight;       /* blocks of this category are outlined; NONE = none */
-  guint64            failed_request;  /* drawn in the legend line; 0 = none */
+  guint64            failed_request;  /* said after the device line; 0 = none */
 } GmlMemoryMapData;
 
-/* One row span of a segment box (a segment wider than a row continues on the next). */
+/* The box of one segment. Every segment is one box, never split: a segment
+ * wider than a row is drawn as a taller box over several rows, its area still
+ * proportional to its bytes, and its blocks are columns of it. (offset is
+ * always 0 and length the segment's size; the fields stay for callers that
+ * read them.) */
 typedef struct
 {
   guint   segment;                    /* index in address order */
   guint64 address;                    /* segment address */
-  guint64 offset;                     /* first byte of the segment in this span */
-  guint64 length;
+  guint64 offset;                     /* 0 */
+  guint64 length;                     /* the segment's size */
   GmlRect rect;
 } GmlMapPiece;
 
@@ -101,12 +155,17 @@ typedef struct
   GmlRect  device_bar;
   GmlRect  map;
   GmlRect  legend;
-  double   bytes_per_px;
+  double   bytes_per_px;              /* along a row, in a box one row high */
   double   row_height;
-  GArray  *pieces;                    /* GmlMapPiece, in drawing order */
-  GArray  *first_piece;               /* guint per segment (address order) */
+  GArray  *pieces;                    /* GmlMapPiece, one per segment, in drawing order */
+  GArray  *first_piece;               /* guint per segment (address order): its piece */
   GArray  *segments;                  /* private: the segments in address order */
   double   gap;                       /* pixels between segment boxes */
+  GmlRect  header;                    /* the device line (and the failed request) */
+  GmlRect  scale;                     /* the scale bar's line under the map */
+  guint    n_rows;
+  guint64  kind_bytes[GML_N_MEMORY_KINDS]; /* bytes of each kind in the state (and the bar) */
+  guint    n_unplaced;                /* segments that did not fit (absurdly many); 0 normally */
 } GmlMapLayout;
 
 void         gml_map_layout_compute     (GmlMapLayout           *layout,
@@ -239,6 +298,13 @@ void         gml_picture_set_by_size    (GmlPicture           *self,
 void         gml_picture_set_pointing   (GmlPicture           *self,
                                          gboolean              pointing);
 const GmlMemState *gml_picture_get_state (GmlPicture          *self);
+/* Whether @view has something to show for this picture's data: the
+ * checkpointing chart only for data with checkpointing strategies, the
+ * fragmentation gauge only where memory is cached free or a request fails at
+ * some step, the timeline only with more than one step. The app offers only
+ * these views. */
+gboolean     gml_picture_offers_view    (GmlPicture           *self,
+                                         GmlView               view);
 void         gml_picture_memory_map_data (GmlPicture          *self,
                                           GmlMemoryMapData    *data);
 void         gml_picture_timeline_data  (GmlPicture           *self,

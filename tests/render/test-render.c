@@ -14,6 +14,7 @@
 
 #define W 900
 #define H 560
+#define CK_H 900
 
 typedef struct
 {
@@ -314,9 +315,13 @@ test_checkpointing_layers (void)
 
       gml_render_style_init (&style, theme);
       fixture_open (&f, "checkpointing", 0);
+      /* The strategies are stacked under their names and figures: a taller
+       * picture gives each layer's band room to be sampled. */
+      cairo_surface_destroy (f.surface);
+      f.surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, W, CK_H);
       data = (GmlCheckpointData) { f.scenario, 0, FALSE };
       cr = cairo_create (f.surface);
-      gml_render_checkpointing (cr, &data, &style, W, H);
+      gml_render_checkpointing (cr, &data, &style, W, CK_H);
       cairo_destroy (cr);
       n_layers = gml_scenario_get_n_layers (f.scenario);
       g_assert_cmpuint (n_layers, >=, 4);
@@ -328,7 +333,7 @@ test_checkpointing_layers (void)
           guint64 top;
 
           st = gml_scenario_get_strategy (f.scenario, s);
-          g_assert_true (gml_checkpointing_layout (&data, &style, W, H, s, &plot, &top));
+          g_assert_true (gml_checkpointing_layout (&data, &style, W, CK_H, s, &plot, &top));
           g_assert_cmpuint (st->layer_live->len, ==, st->other->len * n_layers);
           for (guint i = 0; i < st->other->len; i++)
             {
@@ -433,6 +438,351 @@ test_descriptions (void)
   frag = gml_picture_describe (f.picture, GML_VIEW_FRAGMENTATION);
   g_assert_nonnull (strstr (frag, largest));
   fixture_close (&f);
+}
+
+
+/* ------------------------------------------------------------------------- */
+/* The memory map's layout: one box per segment, one rectangle per block.    */
+
+typedef struct
+{
+  const GmlMapLayout     *layout;
+  const GmlMemoryMapData *data;
+  guint                   n_blocks;
+  gboolean                ok;
+} WholeCheck;
+
+static void
+whole_block_cb (const GmlSegmentInfo *segment,
+                const GmlBlockInfo   *block,
+                gpointer              user_data)
+{
+  WholeCheck *w = user_data;
+  GmlRect rect;
+  gboolean in_one = FALSE;
+
+  w->n_blocks++;
+  g_assert_true (gml_map_layout_block_rect (w->layout, w->data, block->address, block->size, &rect));
+  /* The block's rectangle lies inside exactly one segment box. */
+  for (guint i = 0; i < w->layout->pieces->len; i++)
+    {
+      const GmlMapPiece *p = &g_array_index (w->layout->pieces, GmlMapPiece, i);
+
+      if (p->address == segment->address)
+        {
+          g_assert_false (in_one);
+          in_one = rect.x >= p->rect.x - 0.01 && rect.x + rect.width <= p->rect.x + p->rect.width + 0.01 &&
+                   rect.y >= p->rect.y && rect.y + rect.height <= p->rect.y + p->rect.height;
+          g_assert_true (in_one);
+        }
+    }
+  g_assert_true (in_one);
+}
+
+/* Pixel centres covered by more than one segment box: none. */
+static void
+assert_no_overlap (const GmlMapLayout *layout)
+{
+  int w = (int) ceil (layout->map.x + layout->map.width) + 2;
+  int h = (int) ceil (layout->map.y + layout->map.height) + 2;
+  guint8 *count = g_new0 (guint8, (gsize) w * h);
+
+  for (guint i = 0; i < layout->pieces->len; i++)
+    {
+      const GmlRect *r = &g_array_index (layout->pieces, GmlMapPiece, i).rect;
+
+      g_assert_cmpfloat (r->x, >=, layout->map.x - 0.01);
+      g_assert_cmpfloat (r->y, >=, layout->map.y - 1);
+      g_assert_cmpfloat (r->x + r->width, <=, layout->map.x + layout->map.width + 0.01);
+      g_assert_cmpfloat (r->y + r->height, <=, layout->map.y + layout->map.height + 0.01);
+      for (int y = (int) ceil (r->y - 0.5); y + 0.5 < r->y + r->height; y++)
+        for (int x = (int) ceil (r->x - 0.5); x + 0.5 < r->x + r->width; x++)
+          {
+            g_assert_cmpuint (count[(gsize) y * w + x], ==, 0);
+            count[(gsize) y * w + x] = 1;
+          }
+    }
+  g_free (count);
+}
+
+/* Area per byte is the same for every box wider than its least width. */
+static void
+assert_areas_proportional (const GmlMapLayout *layout)
+{
+  double ref = 0;
+
+  for (guint i = 0; i < layout->pieces->len; i++)
+    {
+      const GmlMapPiece *p = &g_array_index (layout->pieces, GmlMapPiece, i);
+      double per_byte = p->rect.width * p->rect.height / p->length;
+
+      if (p->rect.width < 8 || p->rect.height < 8)
+        continue;   /* a least width, or whole-pixel rows, dominate */
+      if (ref == 0)
+        ref = per_byte;
+      /* Rows are whole pixels high: a row can be a pixel shorter than another. */
+      g_assert_cmpfloat (fabs (per_byte / ref - 1), <, 0.12);
+    }
+}
+
+static void
+check_layout (const GmlMemoryMapData *data,
+              const GmlRenderStyle   *style,
+              int                     width,
+              int                     height)
+{
+  GmlMapLayout layout = { 0 };
+  WholeCheck w = { &layout, data, 0, TRUE };
+
+  gml_map_layout_compute (&layout, data, style, width, height);
+  g_assert_cmpuint (layout.n_unplaced, ==, 0);
+  g_assert_cmpuint (layout.pieces->len, ==, gml_mem_state_get_n_segments (data->state));
+  assert_no_overlap (&layout);
+  assert_areas_proportional (&layout);
+  gml_mem_state_foreach_block (data->state, whole_block_cb, &w);
+  g_assert_cmpuint (w.n_blocks, ==, gml_mem_state_get_n_blocks (data->state));
+  gml_map_layout_clear (&layout);
+}
+
+static void
+test_map_whole_blocks (void)
+{
+  static const int sizes[][2] = { { 447, 498 }, { 553, 544 }, { W, H }, { 1920, 1080 } };
+  const char * const *names = gml_scenario_names ();
+  GmlRenderStyle style;
+
+  gml_render_style_init (&style, GML_THEME_LIGHT);
+  for (guint n = 0; names[n] != NULL; n++)
+    {
+      Fixture f = { 0 };
+
+      fixture_open (&f, names[n], 0);
+      for (guint step = 0; step < gml_scenario_get_n_steps (f.scenario); step++)
+        for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+          for (int by_size = 0; by_size <= 1; by_size++)
+            {
+              GmlMemoryMapData data;
+
+              gml_picture_set_step (f.picture, step);
+              gml_picture_set_by_size (f.picture, by_size);
+              gml_picture_memory_map_data (f.picture, &data);
+              check_layout (&data, &style, sizes[i][0], sizes[i][1]);
+            }
+      fixture_close (&f);
+    }
+}
+
+/* One 2 GiB segment beside two hundred 2 MiB ones: every segment whole, the
+ * big one a taller box of the same bytes per pixel, the small ones visible. */
+static void
+test_map_big_and_small (void)
+{
+  GmlDevice *device = gml_device_sim_new (G_GUINT64_CONSTANT (8) << 30, 0);
+  GmlAllocator *alloc = gml_allocator_new (device, NULL);
+  const GmlMemState *state;
+  GmlMemoryMapData data;
+  GmlRenderStyle style;
+  GmlMapLayout layout = { 0 };
+  gint32 id;
+  const GmlMapPiece *big = NULL, *small = NULL;
+  GmlBlockInfo hit;
+
+  gml_render_style_init (&style, GML_THEME_LIGHT);
+  for (guint i = 0; i < 200; i++)
+    {
+      /* Two 1 MiB tensors fill one 2 MiB segment of the small pool. */
+      g_assert_true (gml_allocator_malloc (alloc, 1 << 20, 0, "small", GML_CATEGORY_TEMPORARY, &id, NULL));
+      g_assert_true (gml_allocator_malloc (alloc, 1 << 20, 0, "small", GML_CATEGORY_TEMPORARY, &id, NULL));
+      if (i == 100)
+        g_assert_true (gml_allocator_malloc (alloc, G_GUINT64_CONSTANT (2) << 30, 0, "big",
+                                             GML_CATEGORY_WEIGHTS, &id, NULL));
+    }
+  state = gml_allocator_get_state (alloc);
+  g_assert_cmpuint (gml_mem_state_get_n_segments (state), ==, 201);
+  data = (GmlMemoryMapData) { state, G_GUINT64_CONSTANT (8) << 30, 0, "test", FALSE, GML_CATEGORY_NONE, 0 };
+
+  for (int by_size = 0; by_size <= 1; by_size++)
+    {
+      data.by_size = by_size;
+      check_layout (&data, &style, 447, 498);
+      check_layout (&data, &style, 1280, 800);
+    }
+
+  data.by_size = FALSE;
+  gml_map_layout_compute (&layout, &data, &style, 447, 498);
+  for (guint i = 0; i < layout.pieces->len; i++)
+    {
+      const GmlMapPiece *p = &g_array_index (layout.pieces, GmlMapPiece, i);
+
+      if (p->length == G_GUINT64_CONSTANT (2) << 30)
+        big = p;
+      else
+        small = p;
+      /* Small segments stay visible boxes. */
+      if (p->length == 2 << 20)
+        g_assert_cmpfloat (p->rect.width, >=, 1.0);
+    }
+  g_assert_nonnull (big);
+  g_assert_nonnull (small);
+  /* Taller than a row: one box over several rows, not pieces on each. */
+  g_assert_cmpfloat (big->rect.height, >, 1.5 * layout.row_height);
+  /* A tooltip finds the big tensor anywhere in its box, its last row too. */
+  g_assert_true (gml_render_memory_map_hit (&data, &style, 447, 498, big->rect.x + big->rect.width / 2,
+                                            big->rect.y + big->rect.height - 3, &hit));
+  g_assert_cmpstr (hit.label, ==, "big");
+  gml_map_layout_clear (&layout);
+  gml_allocator_destroy (alloc);
+  gml_device_destroy (device);
+}
+
+/* The benchmark's 100 000 blocks (about 15 000 segments): every segment
+ * placed whole, none over another, in a window's picture and a whole window. */
+static void
+test_map_dense (void)
+{
+  GmlDevice *device = gml_device_sim_new (G_GUINT64_CONSTANT (1) << 42, 0);
+  GmlAllocator *alloc = gml_allocator_new (device, NULL);
+  GRand *rand = g_rand_new_with_seed (4);
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint32));
+  GmlRenderStyle style;
+  GmlMemoryMapData data;
+
+  gml_render_style_init (&style, GML_THEME_LIGHT);
+  for (guint i = 0; i < 100000; i++)
+    {
+      guint64 size = g_rand_int_range (rand, 0, 10) < 8
+        ? (guint64) g_rand_int_range (rand, 512, 400 * 1024)
+        : (guint64) g_rand_int_range (rand, 1 << 20, 12 << 20);
+      gint32 id;
+
+      if (gml_allocator_malloc (alloc, size, 0, NULL, 1 + i % 5, &id, NULL))
+        g_array_append_val (ids, id);
+    }
+  for (guint i = 0; i < ids->len; i += 3)
+    gml_allocator_free (alloc, g_array_index (ids, gint32, i), NULL);
+  data = (GmlMemoryMapData) { gml_allocator_get_state (alloc), G_GUINT64_CONSTANT (1) << 42, 0, "test",
+                              FALSE, GML_CATEGORY_NONE, 0 };
+  g_assert_cmpuint (gml_mem_state_get_n_blocks (data.state), >, 90000);
+  check_layout (&data, &style, 447, 498);
+  check_layout (&data, &style, 1280, 800);
+  g_array_unref (ids);
+  g_rand_free (rand);
+  gml_allocator_destroy (alloc);
+  gml_device_destroy (device);
+}
+
+/* After an answer, the blocks the question is about carry the mark: an
+ * outline of the highlight colour (not the colour of failure), explained in
+ * the legend. */
+static void
+test_map_mark (void)
+{
+  for (GmlTheme theme = 0; theme < GML_N_THEMES; theme++)
+    {
+      Fixture f = { 0 };
+      GmlRenderStyle style;
+      FindBlock find = { GML_BLOCK_ALLOCATED, GML_CATEGORY_ACTIVATIONS };
+      GmlRect rect;
+      g_autoptr(GArray) log = gml_label_log_new ();
+      gboolean legend = FALSE;
+
+      gml_render_style_init (&style, theme);
+      style.label_log = log;
+      fixture_open (&f, "oom", 0);
+      gml_picture_set_step (f.picture, gml_scenario_get_focus_step (f.scenario));
+      g_assert_cmpint (gml_scenario_get_focus_category (f.scenario), ==, GML_CATEGORY_ACTIVATIONS);
+      gml_picture_set_pointing (f.picture, TRUE);
+      draw (&f, GML_VIEW_MEMORY_MAP, &style);
+      block_rect (&f, &style, &find, &rect);
+      /* The outline runs along the block's edge, inside it. */
+      g_assert_true (pixel_is (f.surface, (int) (rect.x + rect.width / 2), (int) rect.y + 1, &style.palette.highlight));
+      g_assert_true (pixel_is (f.surface, (int) rect.x + 1, (int) (rect.y + rect.height / 2), &style.palette.highlight));
+      g_assert_false (pixel_is (f.surface, (int) rect.x + 1, (int) (rect.y + rect.height / 2), &style.palette.oom));
+      for (guint i = 0; i < log->len; i++)
+        legend = legend || strstr (g_array_index (log, GmlLabel, i).text, "Outlined") != NULL;
+      g_assert_true (legend);
+
+      /* Not pointing: no outline, no legend entry. */
+      g_array_set_size (log, 0);
+      gml_picture_set_pointing (f.picture, FALSE);
+      draw (&f, GML_VIEW_MEMORY_MAP, &style);
+      g_assert_false (pixel_is (f.surface, (int) rect.x + 1, (int) (rect.y + rect.height / 2), &style.palette.highlight));
+      for (guint i = 0; i < log->len; i++)
+        g_assert_null (strstr (g_array_index (log, GmlLabel, i).text, "Outlined"));
+      fixture_close (&f);
+    }
+}
+
+/* The overview bar draws free cached memory and inactive splits as the map
+ * does: the pattern's ink and its ground both show in the bar's part of it. */
+static void
+test_bar_matches_map (void)
+{
+  static const struct { const char *scenario; guint step; GmlMemoryKind kind; } cases[] = {
+    { "batch-size", 10, GML_MEMORY_KIND_FREE_CACHED },
+    { "fragmentation", 3, GML_MEMORY_KIND_INACTIVE_SPLIT },
+  };
+  static const GmlMemoryKind order[] = {
+    GML_MEMORY_KIND_WEIGHTS, GML_MEMORY_KIND_ACTIVATIONS, GML_MEMORY_KIND_GRADIENTS,
+    GML_MEMORY_KIND_OPTIMIZER_STATE, GML_MEMORY_KIND_TEMPORARY, GML_MEMORY_KIND_OTHER,
+    GML_MEMORY_KIND_ROUNDING_WASTE, GML_MEMORY_KIND_PENDING_FREE, GML_MEMORY_KIND_INACTIVE_SPLIT,
+    GML_MEMORY_KIND_FREE_CACHED, GML_MEMORY_KIND_NOT_RESERVED,
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      Fixture f = { 0 };
+      GmlRenderStyle style;
+      GmlMemoryMapData data;
+      GmlMapLayout layout = { 0 };
+      const GmlColor *ink;
+      guint64 before = 0, total = 0;
+      GmlRect part;
+      guint area;
+
+      gml_render_style_init (&style, GML_THEME_LIGHT);
+      ink = cases[c].kind == GML_MEMORY_KIND_FREE_CACHED ? &style.palette.hatch : &style.palette.inactive;
+      fixture_open (&f, cases[c].scenario, cases[c].step);
+      draw (&f, GML_VIEW_MEMORY_MAP, &style);
+      gml_picture_memory_map_data (f.picture, &data);
+      gml_map_layout_compute (&layout, &data, &style, W, H);
+      for (guint i = 0; i < G_N_ELEMENTS (order); i++)
+        {
+          if (order[i] == cases[c].kind)
+            before = total;
+          total += layout.kind_bytes[order[i]];
+        }
+      g_assert_cmpuint (layout.kind_bytes[cases[c].kind], >, 0);
+      part = (GmlRect) { layout.device_bar.x + layout.device_bar.width * before / total, layout.device_bar.y,
+                         layout.device_bar.width * layout.kind_bytes[cases[c].kind] / total,
+                         layout.device_bar.height };
+      area = (guint) ((part.width - 4) * (part.height - 4));
+      g_assert_cmpuint (count_nearer (f.surface, &part, ink, &style.palette.free_fill), >, area / 20);
+      g_assert_cmpuint (count_color (f.surface, &part, &style.palette.free_fill), >, area / 5);
+      gml_map_layout_clear (&layout);
+      fixture_close (&f);
+    }
+}
+
+static void
+test_offers_view (void)
+{
+  const char * const *names = gml_scenario_names ();
+
+  for (guint n = 0; names[n] != NULL; n++)
+    {
+      Fixture f = { 0 };
+
+      fixture_open (&f, names[n], 0);
+      g_assert_true (gml_picture_offers_view (f.picture, GML_VIEW_MEMORY_MAP));
+      g_assert_true (gml_picture_offers_view (f.picture, GML_VIEW_TIMELINE));
+      g_assert_cmpint (gml_picture_offers_view (f.picture, GML_VIEW_CHECKPOINTING), ==,
+                       g_str_equal (names[n], "checkpointing"));
+      if (g_str_equal (names[n], "fragmentation") || g_str_equal (names[n], "empty-cache"))
+        g_assert_true (gml_picture_offers_view (f.picture, GML_VIEW_FRAGMENTATION));
+      g_assert_false (gml_picture_offers_view (f.picture, GML_N_VIEWS));
+      fixture_close (&f);
+    }
 }
 
 /* The render verb, as a lecturer runs it. */
@@ -550,6 +900,12 @@ main (int    argc,
   g_test_add_func ("/render/memory-map/block-colour", test_block_colour);
   g_test_add_func ("/render/memory-map/cached-hatched", test_cached_block_hatched);
   g_test_add_func ("/render/memory-map/hit", test_hit);
+  g_test_add_func ("/render/memory-map/whole-blocks", test_map_whole_blocks);
+  g_test_add_func ("/render/memory-map/big-and-small", test_map_big_and_small);
+  g_test_add_func ("/render/memory-map/dense", test_map_dense);
+  g_test_add_func ("/render/memory-map/mark", test_map_mark);
+  g_test_add_func ("/render/memory-map/bar-matches-map", test_bar_matches_map);
+  g_test_add_func ("/render/picture/offers-view", test_offers_view);
   g_test_add_func ("/render/timeline/reserved-height", test_timeline_reserved_height);
   g_test_add_func ("/render/checkpointing/layers", test_checkpointing_layers);
   g_test_add_func ("/render/descriptions", test_descriptions);
