@@ -110,6 +110,7 @@ gml_picture_memory_map_data (GmlPicture       *self,
 {
   const GmlScenarioStep *step = gml_scenario_get_step (self->scenario, self->step);
 
+  memset (data, 0, sizeof *data);
   data->state = self->state;
   data->capacity = gml_scenario_get_capacity (self->scenario);
   data->other_in_use = gml_scenario_get_other_in_use (self->scenario);
@@ -123,6 +124,7 @@ void
 gml_picture_timeline_data (GmlPicture      *self,
                            GmlTimelineData *data)
 {
+  memset (data, 0, sizeof *data);
   data->n_points = self->allocated->len;
   data->allocated = (const guint64 *) self->allocated->data;
   data->reserved = (const guint64 *) self->reserved->data;
@@ -140,6 +142,7 @@ fragmentation_data (GmlPicture           *self,
   guint64 failed = 0;
   guint failed_step = 0;
 
+  memset (data, 0, sizeof *data);
   data->state = self->state;
   data->device_free = step->device_free;
   data->request = step->request;

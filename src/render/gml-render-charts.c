@@ -244,7 +244,9 @@ gml_render_fragmentation (cairo_t                    *cr,
   labels[3] = _("Request");
   values[0] = g_strdup (t_total);
   values[1] = g_strdup (t_largest);
-  values[2] = gml_format_size_short (data->device_free);
+  /* Translators: what the GPU had left is not in the file. */
+  values[2] = data->device_free_unknown ? g_strdup (_("not recorded"))
+                                        : gml_format_size_short (data->device_free);
   values[3] = gml_format_size_short (data->request);
   for (guint i = 0; i < n_rows; i++)
     {
@@ -263,7 +265,7 @@ gml_render_fragmentation (cairo_t                    *cr,
   bar_h = MIN (MAX ((footer.y - 16 - legend_h - y) / n_rows - row_gap, 8), 44);
   /* The legend right under the rows, the summary at the bottom. */
   legend.y = y + n_rows * (bar_h + row_gap) + 4;
-  top = MAX (MAX (h.total, data->request), data->device_free);
+  top = MAX (MAX (h.total, data->request), data->device_free_unknown ? 0 : data->device_free);
   scale = top > 0 ? bar_w / top : 0;
 
   for (guint row = 0; row < n_rows; row++)
@@ -302,6 +304,8 @@ gml_render_fragmentation (cairo_t                    *cr,
           gml_render_memory_kind_fill (cr, style, h.largest.kind);
           break;
         case 2:
+          if (data->device_free_unknown)
+            break;
           cairo_rectangle (cr, x0 + 1, ry + 1, MAX (data->device_free * scale - 2, 0), bar_h - 2);
           _gml_set_color (cr, &pal->segment_border);
           cairo_set_line_width (cr, 2 * style->line_width);
@@ -670,7 +674,12 @@ gml_render_timeline (cairo_t               *cr,
     g_autofree char *axis = NULL;
     GmlRect axis_box = { plot.x, plot.y + plot.height + 2, plot.width, height - MARGIN - plot.y - plot.height };
 
-    if (data->cursor < data->n_points)
+    if (data->cursor < data->n_points && data->trace_entries)
+      /* Translators: the position in a snapshot's trace: "After trace entry 3 of 12". */
+      axis = g_strdup_printf (_("After trace entry %u of %u"), (guint) data->cursor, (guint) data->n_points - 1);
+    else if (data->trace_entries)
+      axis = g_strdup (_("Trace entries"));
+    else if (data->cursor < data->n_points)
       /* Translators: the position on the timeline: "Step 3 of 12". */
       axis = g_strdup_printf (_("Step %u of %u"), (guint) data->cursor, (guint) data->n_points - 1);
     else

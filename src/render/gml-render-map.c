@@ -398,6 +398,14 @@ legend_items (const GmlMemoryMapData *data,
         continue;
       if (kind == GML_MEMORY_KIND_OTHER_PROCESSES && data->other_in_use == 0)
         continue;
+      if (data->uncategorised && kind > GML_MEMORY_KIND_OTHER && kind < GML_MEMORY_KIND_FREE_CACHED)
+        continue;
+      if (data->uncategorised && kind == GML_MEMORY_KIND_OTHER)
+        {
+          /* A snapshot does not say what a tensor was for: one neutral kind. */
+          items[n++] = (GmlLegendItem) { C_("memory kind", "Allocated"), _gml_swatch_kind, GINT_TO_POINTER (kind) };
+          continue;
+        }
       items[n++] = (GmlLegendItem) { gml_memory_kind_name (kind), _gml_swatch_kind, GINT_TO_POINTER (kind) };
     }
   if (data->highlight != GML_CATEGORY_NONE)

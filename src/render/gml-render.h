@@ -134,6 +134,8 @@ typedef struct
   gboolean           by_size;         /* pack segments largest first, not in address order */
   GmlCategory        highlight;       /* blocks of this category are outlined; NONE = none */
   guint64            failed_request;  /* said after the device line; 0 = none */
+  gboolean           uncategorised;   /* blocks carry no category (a snapshot): the legend
+                                       * says "Allocated", not the five categories */
 } GmlMemoryMapData;
 
 /* The box of one segment. Every segment is one box, never split: a segment
@@ -204,6 +206,7 @@ typedef struct
   guint64            device_free;     /* what the device could still give */
   guint64            request;         /* the request to compare with, 0 = none */
   gboolean           request_failed;
+  gboolean           device_free_unknown; /* nothing recorded what the GPU had left */
 } GmlFragmentationData;
 
 void         gml_render_fragmentation   (cairo_t                    *cr,
@@ -228,6 +231,7 @@ typedef struct
   gsize          cursor;              /* G_MAXSIZE = none */
   guint64        capacity;            /* top of the scale; 0 = the largest value */
   gboolean       highlight;           /* emphasise the cursor's markers */
+  gboolean       trace_entries;       /* the points are a snapshot's trace entries, not steps */
 } GmlTimelineData;
 
 void         gml_timeline_layout        (const GmlTimelineData *data,

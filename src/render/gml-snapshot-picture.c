@@ -225,6 +225,7 @@ map_data (GmlSnapshotPicture *self,
   data->by_size = FALSE;
   data->highlight = GML_CATEGORY_NONE;
   data->failed_request = oom ? oom->size : 0;
+  data->uncategorised = TRUE;
 }
 
 static void
@@ -239,6 +240,7 @@ timeline_data (GmlSnapshotPicture *self,
   data->cursor = self->at;
   data->capacity = 0;
   data->highlight = gml_snapshot_picture_get_oom_at (self) != NULL;
+  data->trace_entries = TRUE;
 }
 
 static void
@@ -249,7 +251,9 @@ fragmentation_data (GmlSnapshotPicture   *self,
 
   memset (data, 0, sizeof *data);
   data->state = self->state;
+  /* Only an OOM entry records what the GPU had left. */
   data->device_free = oom ? oom->device_free : 0;
+  data->device_free_unknown = oom == NULL;
   data->request = oom ? oom->size : 0;
   data->request_failed = oom != NULL;
 }

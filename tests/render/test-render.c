@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 
 #include "gml-render.h"
+#include "gml-snapshot-picture.h"
 
 #define W 900
 #define H 560
@@ -150,7 +151,7 @@ block_rect (Fixture            *f,
             FindBlock          *find,
             GmlRect            *rect)
 {
-  GmlMemoryMapData data;
+  GmlMemoryMapData data = { 0 };
   GmlMapLayout layout = { 0 };
 
   gml_picture_memory_map_data (f->picture, &data);
@@ -238,7 +239,7 @@ test_timeline_reserved_height (void)
 {
   Fixture f = { 0 };
   GmlRenderStyle style;
-  GmlTimelineData data;
+  GmlTimelineData data = { 0 };
   GmlRect plot;
   guint64 top;
   cairo_t *cr;
@@ -398,7 +399,7 @@ test_hit (void)
   Fixture f = { 0 };
   GmlRenderStyle style;
   FindBlock find = { GML_BLOCK_ALLOCATED, GML_CATEGORY_WEIGHTS };
-  GmlMemoryMapData data;
+  GmlMemoryMapData data = { 0 };
   GmlBlockInfo hit;
   GmlRect rect;
 
@@ -561,7 +562,7 @@ test_map_whole_blocks (void)
         for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
           for (int by_size = 0; by_size <= 1; by_size++)
             {
-              GmlMemoryMapData data;
+              GmlMemoryMapData data = { 0 };
 
               gml_picture_set_step (f.picture, step);
               gml_picture_set_by_size (f.picture, by_size);
@@ -580,7 +581,7 @@ test_map_big_and_small (void)
   GmlDevice *device = gml_device_sim_new (G_GUINT64_CONSTANT (8) << 30, 0);
   GmlAllocator *alloc = gml_allocator_new (device, NULL);
   const GmlMemState *state;
-  GmlMemoryMapData data;
+  GmlMemoryMapData data = { 0 };
   GmlRenderStyle style;
   GmlMapLayout layout = { 0 };
   gint32 id;
@@ -645,7 +646,7 @@ test_map_dense (void)
   GRand *rand = g_rand_new_with_seed (4);
   GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint32));
   GmlRenderStyle style;
-  GmlMemoryMapData data;
+  GmlMemoryMapData data = { 0 };
 
   gml_render_style_init (&style, GML_THEME_LIGHT);
   for (guint i = 0; i < 100000; i++)
@@ -733,7 +734,7 @@ test_bar_matches_map (void)
     {
       Fixture f = { 0 };
       GmlRenderStyle style;
-      GmlMemoryMapData data;
+      GmlMemoryMapData data = { 0 };
       GmlMapLayout layout = { 0 };
       const GmlColor *ink;
       guint64 before = 0, total = 0;
@@ -889,6 +890,66 @@ test_cli_errors (void)
     }
 }
 
+static gboolean
+log_has (GArray     *log,
+         const char *text)
+{
+  for (guint i = 0; i < log->len; i++)
+    if (g_strcmp0 (g_array_index (log, GmlLabel, i).text, text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* A real snapshot's pictures: its blocks carry no category, so the map's
+ * legend says "Allocated" and names none of the five categories; nothing in
+ * the file says what the GPU had left outside an OOM; the timeline counts
+ * trace entries, not steps. */
+static void
+test_snapshot_pictures (void)
+{
+  const char *path = g_getenv ("GML_SNAPSHOT_FIXTURE");
+  g_autoptr(GError) error = NULL;
+  GmlSnapshot *snapshot;
+  GmlSnapshotTimeline *timeline;
+  g_autoptr(GmlSnapshotPicture) picture = NULL;
+  g_autoptr(GArray) log = gml_label_log_new ();
+  GmlRenderStyle style;
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 960, 600);
+  cairo_t *cr = cairo_create (surface);
+
+  g_assert_nonnull (path);
+  snapshot = gml_snapshot_load (path, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  timeline = gml_snapshot_timeline_new (snapshot, 0, NULL, &error);
+  g_assert_no_error (error);
+  picture = gml_snapshot_picture_new (timeline);
+  gml_snapshot_picture_set_at (picture, 2000);
+  gml_render_style_init (&style, GML_THEME_LIGHT);
+  style.label_log = log;
+
+  gml_render_snapshot (cr, picture, GML_SNAPSHOT_VIEW_MEMORY_MAP, &style, 960, 600);
+  g_assert_true (log_has (log, "Allocated"));
+  g_assert_false (log_has (log, "Weights"));
+  g_assert_false (log_has (log, "Activations"));
+  g_assert_false (log_has (log, "Other"));
+  g_assert_true (log_has (log, "Free, cached"));
+
+  g_array_set_size (log, 0);
+  gml_render_snapshot (cr, picture, GML_SNAPSHOT_VIEW_FRAGMENTATION, &style, 960, 600);
+  g_assert_true (log_has (log, "not recorded"));
+  g_assert_false (log_has (log, "0 B"));
+
+  g_array_set_size (log, 0);
+  gml_render_snapshot (cr, picture, GML_SNAPSHOT_VIEW_TIMELINE, &style, 960, 600);
+  g_assert_true (log_has (log, "After trace entry 2000 of 5163"));
+
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+  g_clear_pointer (&picture, gml_snapshot_picture_free);
+  gml_snapshot_timeline_free (timeline);
+  gml_snapshot_free (snapshot);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -909,6 +970,7 @@ main (int    argc,
   g_test_add_func ("/render/timeline/reserved-height", test_timeline_reserved_height);
   g_test_add_func ("/render/checkpointing/layers", test_checkpointing_layers);
   g_test_add_func ("/render/descriptions", test_descriptions);
+  g_test_add_func ("/render/snapshot/pictures", test_snapshot_pictures);
   g_test_add_func ("/render/cli/files", test_cli_files);
   g_test_add_func ("/render/cli/errors", test_cli_errors);
 
