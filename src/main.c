@@ -14,6 +14,7 @@
 #include "gml-render-cli.h"
 #include "gml-replay.h"
 #include "gml-snapshot-cli.h"
+#include "gml-watch-cli.h"
 
 int
 main (int    argc,
@@ -40,6 +41,8 @@ main (int    argc,
     return gml_moodle_import_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "snapshot"))
     return gml_snapshot_main (argc - 1, argv + 1);
+  if (argc > 1 && g_str_equal (argv[1], "watch"))
+    return gml_watch_main (argc - 1, argv + 1);
 
   app = gml_application_new ();
   return g_application_run (G_APPLICATION (app), argc, argv);

@@ -524,6 +524,8 @@ gml_snapshot_main (int    argc,
       g_printerr ("gpu-memory-lab snapshot: %s\n", error->message);
       return 1;
     }
+  if (gpu_memory > 0)
+    gml_snapshot_timeline_set_gpu_memory (tl, gpu_memory);
   if (check)
     {
       GmlSnapshotCheck result;

@@ -1214,6 +1214,20 @@ gml_snapshot_timeline_get_n_ooms (GmlSnapshotTimeline *self)
   return self->ooms->len;
 }
 
+void
+gml_snapshot_timeline_set_gpu_memory (GmlSnapshotTimeline *self,
+                                      guint64              total)
+{
+  for (guint k = 0; k < self->ooms->len; k++)
+    {
+      GmlSnapshotOom *oom = &g_array_index (self->ooms, GmlSnapshotOom, k);
+
+      g_free (oom->message);
+      oom->message = gml_snapshot_format_oom_message (self->device, oom->alloc_size, oom->device_free, total,
+                                                      oom->stats.allocated_bytes, oom->stats.reserved_bytes);
+    }
+}
+
 const GmlSnapshotOom *
 gml_snapshot_timeline_get_oom (GmlSnapshotTimeline *self,
                                guint                index)

@@ -144,6 +144,10 @@ const gsize       *gml_snapshot_timeline_get_action_counts (GmlSnapshotTimeline 
  * the walk goes on past them; 0 for a consistent file. */
 guint              gml_snapshot_timeline_get_n_inconsistencies (GmlSnapshotTimeline *self);
 guint              gml_snapshot_timeline_get_n_ooms (GmlSnapshotTimeline     *self);
+/* The GPU's total memory, when known from elsewhere (the file does not record
+ * it): the ooms' messages then say it. */
+void               gml_snapshot_timeline_set_gpu_memory (GmlSnapshotTimeline *self,
+                                                         guint64              total);
 const GmlSnapshotOom *gml_snapshot_timeline_get_oom (GmlSnapshotTimeline     *self,
                                                      guint                    index);
 /* The block size the walk found (or estimated) for an alloc or free entry, 0
