@@ -7,6 +7,8 @@
 
 #include <gio/gio.h>
 
+#include "gml-experiment.h"
+
 G_BEGIN_DECLS
 
 #define GML_N_OPTIONS 4
@@ -32,6 +34,7 @@ typedef struct
   char      *id;
   char      *topic;
   char      *scenario;
+  GmlExperiment *experiment; /* the question's own; its scenario's default when the bank names none */
   char      *source;
   char      *text;
   char      *explanation;   /* may name options as {a}..{d} */

@@ -34,7 +34,7 @@ struct _GmlScenario
   GPtrArray     *runs;           /* GmlScenarioRun* */
   GArray        *steps;          /* GmlScenarioStep */
   GPtrArray     *strategies;     /* GmlCheckpointStrategy*, checkpointing only */
-  GArray        *bars;           /* GmlBar */
+  GPtrArray     *bars;           /* GmlBar*, owned */
   GArray        *marks;          /* GmlMark */
   GArray        *keys;           /* GmlKeyFigure */
   char          *device_name;
@@ -78,6 +78,11 @@ GmlScenario    *_gml_scenario_create    (const char         *name,
 GmlScenario    *_gml_scenario_finish    (GmlScenario        *sc,
                                          GmlScript          *r,
                                          GError            **error);
+
+/* The capacity that asks _gml_script_begin_run() for the lab's usual arena: the
+ * device's free memory (within the budget), at most the default simulated GPU,
+ * measured once the previous run has given its memory back. */
+#define GML_SCRIPT_LAB_ARENA G_MAXUINT64
 
 /* Starts a new allocator. The previous run's tensors are freed and its cache
  * emptied first, so runs never hold device memory at the same time unless
@@ -130,6 +135,14 @@ void            _gml_script_mark        (GmlScript          *r,
                                          const char         *label,
                                          gboolean            segment,
                                          char               *text);
+void            _gml_script_mark_at     (GmlScript          *r,
+                                         guint64             address,
+                                         gboolean            segment,
+                                         char               *text);
+/* Replaces a step's caption. Takes @caption. */
+void            _gml_script_set_caption (GmlScript          *r,
+                                         guint               step,
+                                         char               *caption);
 /* A figure the focus step is about; tests check the description names it. */
 void            _gml_script_key         (GmlScript          *r,
                                          const char         *name,
@@ -144,6 +157,12 @@ void            _gml_script_bar_measure (GmlScript          *r,
                                          GmlBar             *bar,
                                          gboolean            requested);
 
+/* A bar measured at an earlier step, from the trace (same rules as above). */
+GmlBar         *_gml_script_bar_at_step (GmlScript          *r,
+                                         char               *label,
+                                         guint               step,
+                                         gboolean            requested);
+
 /* Sizes for captions: "3 MiB" (the engine's bytes × the scenario's scale, in GB
  * where the scenario counts decimally). */
 char           *_gml_script_size        (GmlScript          *r,
@@ -153,9 +172,11 @@ char           *_gml_script_scale_note  (GmlScript          *r);
 
 /* The six named scenarios' scripts, reused by the experiments built on them. */
 void            _gml_script_oom              (GmlScript *r);
+/* @sizes (may be NULL) receives each batch's activation bytes per layer. */
 void            _gml_script_batch_size       (GmlScript *r,
                                               guint      from,
-                                              guint      to);
+                                              guint      to,
+                                              guint64    sizes[2]);
 void            _gml_script_empty_cache_story (GmlScript *r);
 void            _gml_script_precision        (GmlScript *r);
 void            _gml_script_checkpointing    (GmlScript *r,

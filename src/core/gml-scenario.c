@@ -219,6 +219,8 @@ _gml_script_begin_run (GmlScript          *r,
   /* Unless kept (GPUs side by side), the old run's memory goes back first. */
   if (!keep_previous)
     release_run (r->run);
+  if (capacity == GML_SCRIPT_LAB_ARENA)
+    capacity = MIN (gml_device_available (sc->device), GML_SCENARIO_SIM_CAPACITY);
 
   run->name = name;
   if (capacity > 0)
@@ -372,7 +374,7 @@ _gml_script_segment_of (GmlScript  *r,
     {
       const GmlSegment *seg = gml_mem_state_get_segment (state, i);
 
-      if (seg->first_block >= 0 && info.address >= seg->address &&
+      if (seg != NULL && info.address >= seg->address &&
           info.address < seg->address + seg->size)
         return seg->size;
     }
@@ -440,9 +442,33 @@ _gml_script_mark (GmlScript  *r,
                   gboolean    segment,
                   char       *text)
 {
-  GmlMark mark = { g_strdup (label), segment, text };
+  GmlMark mark = { g_strdup (label), 0, segment, text };
 
   g_array_append_val (r->sc->marks, mark);
+}
+
+void
+_gml_script_mark_at (GmlScript *r,
+                     guint64    address,
+                     gboolean   segment,
+                     char      *text)
+{
+  GmlMark mark = { NULL, address, segment, text };
+
+  g_array_append_val (r->sc->marks, mark);
+}
+
+void
+_gml_script_set_caption (GmlScript *r,
+                         guint      step,
+                         char      *caption)
+{
+  GmlScenarioStep *s;
+
+  g_return_if_fail (step < r->sc->steps->len);
+  s = &g_array_index (r->sc->steps, GmlScenarioStep, step);
+  g_free (s->caption);
+  s->caption = caption;
 }
 
 void
@@ -459,39 +485,49 @@ GmlBar *
 _gml_script_bar (GmlScript *r,
                  char      *label)
 {
-  GmlBar bar = { 0 };
+  GmlBar *bar = g_new0 (GmlBar, 1);
 
-  bar.label = label;
-  bar.step = _gml_script_last_step (r);
-  g_array_append_val (r->sc->bars, bar);
+  bar->label = label;
+  bar->step = _gml_script_last_step (r);
+  bar->until = G_MAXUINT;
+  g_ptr_array_add (r->sc->bars, bar);
   r->sc->views |= 1u << GML_VIEW_COMPARISON;
-  return &g_array_index (r->sc->bars, GmlBar, r->sc->bars->len - 1);
+  return bar;
+}
+
+typedef struct
+{
+  GmlCategory category;
+  guint64     sum;
+} RequestedSum;
+
+static void
+requested_cb (const GmlSegmentInfo *segment,
+              const GmlBlockInfo   *block,
+              gpointer              user_data)
+{
+  RequestedSum *d = user_data;
+
+  if (block->state == GML_BLOCK_ALLOCATED && block->category == d->category)
+    d->sum += block->requested_size;
 }
 
 guint64
 _gml_mem_state_requested_by_category (const GmlMemState *state,
                                       GmlCategory        category)
 {
-  guint64 sum = 0;
+  RequestedSum d = { category, 0 };
 
-  for (guint i = 0; i < gml_mem_state_get_n_blocks (state); i++)
-    {
-      GmlBlockInfo info;
-
-      if (gml_mem_state_get_block_info (state, i, &info) && info.state == GML_BLOCK_ALLOCATED &&
-          info.category == category)
-        sum += info.requested_size;
-    }
-  return sum;
+  gml_mem_state_foreach_block (state, requested_cb, &d);
+  return d.sum;
 }
 
-void
-_gml_script_bar_measure (GmlScript *r,
-                         GmlBar    *bar,
-                         gboolean   requested)
+static void
+measure_state (const GmlMemState *state,
+               GmlBar            *bar,
+               gboolean           requested)
 {
-  const GmlMemState *state = _gml_script_state (r);
-  const GmlStats *st = _gml_script_stats (r);
+  const GmlStats *st = gml_mem_state_get_stats (state);
   guint64 allocated = 0;
 
   for (guint c = 0; c < GML_N_CATEGORIES; c++)
@@ -502,6 +538,28 @@ _gml_script_bar_measure (GmlScript *r,
     }
   if (!requested)
     bar->parts[GML_BAR_CACHED] = st->reserved_bytes[GML_STAT_ALL].current - allocated;
+}
+
+void
+_gml_script_bar_measure (GmlScript *r,
+                         GmlBar    *bar,
+                         gboolean   requested)
+{
+  measure_state (_gml_script_state (r), bar, requested);
+}
+
+GmlBar *
+_gml_script_bar_at_step (GmlScript *r,
+                         char      *label,
+                         guint      step,
+                         gboolean   requested)
+{
+  GmlBar *bar = _gml_script_bar (r, label);
+  g_autoptr(GmlMemState) state = gml_scenario_state_at (r->sc, step);
+
+  bar->step = step;
+  measure_state (state, bar, requested);
+  return bar;
 }
 
 char *
@@ -594,7 +652,8 @@ _gml_script_oom (GmlScript *r)
 void
 _gml_script_batch_size (GmlScript *r,
                         guint      from,
-                        guint      to)
+                        guint      to,
+                        guint64    sizes[2])
 {
   guint64 unit = arena_unit (r);
   /* Per example and layer: 5/128 of the unit (1.25 MiB on a 1 GiB arena) at
@@ -617,6 +676,8 @@ _gml_script_batch_size (GmlScript *r,
       guint64 size = batches[b] * per_example;
       g_autofree char *size_str = gml_format_size_short (size);
 
+      if (sizes != NULL)
+        sizes[b] = size;
       for (guint i = 1; i <= n_layers; i++)
         {
           g_autofree char *label = g_strdup_printf ("b%u.layer%u.out", batches[b], i);
@@ -1089,9 +1150,12 @@ step_clear (gpointer data)
 }
 
 static void
-bar_clear (gpointer data)
+bar_free (gpointer data)
 {
-  g_free (((GmlBar *) data)->label);
+  GmlBar *bar = data;
+
+  g_free (bar->label);
+  g_free (bar);
 }
 
 static void
@@ -1123,8 +1187,7 @@ _gml_scenario_create (const char *name,
   sc->steps = g_array_new (FALSE, TRUE, sizeof (GmlScenarioStep));
   g_array_set_clear_func (sc->steps, step_clear);
   sc->strategies = g_ptr_array_new_with_free_func (strategy_free);
-  sc->bars = g_array_new (FALSE, TRUE, sizeof (GmlBar));
-  g_array_set_clear_func (sc->bars, bar_clear);
+  sc->bars = g_ptr_array_new_with_free_func (bar_free);
   sc->marks = g_array_new (FALSE, TRUE, sizeof (GmlMark));
   g_array_set_clear_func (sc->marks, mark_clear);
   sc->keys = g_array_new (FALSE, TRUE, sizeof (GmlKeyFigure));
@@ -1206,7 +1269,7 @@ gml_scenario_new (const char  *name,
   if (g_str_equal (name, "oom"))
     _gml_script_oom (&r);
   else if (g_str_equal (name, "batch-size"))
-    _gml_script_batch_size (&r, 32, 128);
+    _gml_script_batch_size (&r, 32, 128, NULL);
   else if (g_str_equal (name, "empty-cache"))
     _gml_script_empty_cache_story (&r);
   else if (g_str_equal (name, "precision"))
@@ -1227,7 +1290,7 @@ gml_scenario_free (GmlScenario *self)
   g_clear_pointer (&self->runs, g_ptr_array_unref);
   g_clear_pointer (&self->steps, g_array_unref);
   g_clear_pointer (&self->strategies, g_ptr_array_unref);
-  g_clear_pointer (&self->bars, g_array_unref);
+  g_clear_pointer (&self->bars, g_ptr_array_unref);
   g_clear_pointer (&self->marks, g_array_unref);
   g_clear_pointer (&self->keys, g_array_unref);
   g_free (self->bar_unit);
@@ -1401,7 +1464,7 @@ gml_scenario_get_bar (GmlScenario *self,
                       guint        index)
 {
   g_return_val_if_fail (index < self->bars->len, NULL);
-  return &g_array_index (self->bars, GmlBar, index);
+  return g_ptr_array_index (self->bars, index);
 }
 
 const char *

@@ -52,6 +52,11 @@ typedef enum
   GML_BAR_OTHER,                     /* outside PyTorch's allocator: the CUDA context, others */
   GML_BAR_PINNED,                    /* page-locked host memory */
   GML_BAR_MANAGED,                   /* unified (managed) memory pages */
+  GML_BAR_REQUESTED,                 /* what the program asked for */
+  GML_BAR_BLOCK,                     /* the block it got (after rounding) */
+  GML_BAR_SEGMENT,                   /* the segment asked of the device */
+  GML_BAR_DEVICE_FREE,               /* what the device could still give */
+  GML_BAR_ALLOCATED,                 /* allocated by PyTorch, whatever the tensors are */
   GML_N_BAR_PARTS
 } GmlBarPart;
 
@@ -59,15 +64,18 @@ typedef struct
 {
   char       *label;           /* translated: "Batch 32", "GPU 3", "Host RAM" */
   guint       step;            /* measured at this step; drawn empty before it */
+  guint       until;           /* last step it stands for; G_MAXUINT: to the end */
   guint64     parts[GML_N_BAR_PARTS]; /* the engine's bytes (not scaled) */
   gboolean    marked;          /* the bar the question is about */
+  gboolean    reveal;          /* before the answer, only its total (no breakdown) */
 } GmlBar;
 
 /* Something the picture outlines when it points at the focus step. */
 typedef struct
 {
-  char       *label;           /* the tensor's label in the focus step's state */
-  gboolean    segment;         /* outline its whole segment, not only its block */
+  char       *label;           /* a tensor's label in the focus step's state, or NULL */
+  guint64     address;         /* else the block or segment at this address */
+  gboolean    segment;         /* outline the whole segment, not only the block */
   char       *text;            /* translated, short, with the numbers */
 } GmlMark;
 
