@@ -32,6 +32,7 @@
 #include <glib/gi18n.h>
 
 #include "gml-experiment-private.h"
+#include "gml-i18n.h"
 
 #define MiB GML_MiB
 #define GiB GML_GiB
@@ -104,6 +105,15 @@ exact_size (GmlScript *r,
   return _gml_script_size (r, bytes);
 }
 
+/* A decimal comma in Turkish prose, as gml_format_size_short() writes sizes. */
+static char *
+localise_point (char *buf)
+{
+  if (g_strcmp0 (gml_i18n_get_language (), "tr") == 0 && strchr (buf, '.') != NULL)
+    *strchr (buf, '.') = ',';
+  return buf;
+}
+
 /* "7 billion", "33.6 million": a parameter count in words. */
 static char *
 format_count (guint64 n)
@@ -117,7 +127,7 @@ format_count (guint64 n)
       if ((end = strstr (buf, ".0")) != NULL && end[2] == '\0')
         *end = '\0';
       /* Translators: %s is a number such as 7 or 1.5. */
-      return g_strdup_printf (_("%s billion"), buf);
+      return g_strdup_printf (_("%s billion"), localise_point (buf));
     }
   if (n >= 1000000)
     {
@@ -125,7 +135,7 @@ format_count (guint64 n)
       if ((end = strstr (buf, ".0")) != NULL && end[2] == '\0')
         *end = '\0';
       /* Translators: %s is a number such as 33.6. */
-      return g_strdup_printf (_("%s million"), buf);
+      return g_strdup_printf (_("%s million"), localise_point (buf));
     }
   return g_strdup_printf ("%" G_GUINT64_FORMAT, n);
 }
@@ -140,7 +150,7 @@ format_ratio (double ratio)
   g_ascii_formatd (buf, sizeof buf, "%.1f", ratio);
   if ((end = strstr (buf, ".0")) != NULL && end[2] == '\0')
     *end = '\0';
-  return g_strdup (buf);
+  return g_strdup (localise_point (buf));
 }
 
 static const GmlScenarioStep *
@@ -834,14 +844,12 @@ script_segment_size (GmlScript           *r,
   filler = round_up (MAX (2 * segment, 16 * MiB), 2 * MiB);
   req = _gml_script_size (r, request);
 
-  start (r, _("Why the message says 20.00 MiB for a 3 MiB tensor"), GML_VIEW_COMPARISON);
   {
     g_autofree char *title = NULL;
 
     /* Translators: %s is a size such as "3 MiB". */
     title = g_strdup_printf (_("What “Tried to allocate” means for a %s tensor"), req);
-    g_free (r->sc->title);
-    r->sc->title = g_steal_pointer (&title);
+    start (r, title, GML_VIEW_COMPARISON);
   }
   _gml_script_begin_run (r, NULL, filler + spare, 0, NULL, FALSE);
   first_step (r);
@@ -2522,7 +2530,7 @@ script_held_references (GmlScript           *r,
         _gml_script_begin_run (r, g_strdup (name), GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
         if (run == 0)
           first_step (r);
-        _gml_script_alloc (r, "model", GML_CATEGORY_WEIGHTS, weight);
+        _gml_script_alloc (r, "model", GML_CATEGORY_WEIGHTS, V ("model"));
         for (guint b = 1; b <= n_batches && r->fatal == NULL; b++)
           {
             g_autofree char *act = g_strdup_printf ("batch%u saved activations", b);
@@ -2952,9 +2960,10 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
                  SIZE ("activation", "40 MiB", 2 * MiB, 64 * MiB) },
     script_no_grad, NULL },
   { "held-references", { POINT ("loss", "loss|outputs"),
-                         SIZE ("weight", "256 MiB", 2 * MiB, 512 * MiB),
-                         COUNT ("steps", "8192", 16, 65536),
+                         SIZE ("weight", "16 MiB", 2 * MiB, 512 * MiB),
+                         COUNT ("steps", "32768", 16, 65536),
                          COUNT ("batches", "24", 2, 256),
+                         SIZE ("model", "256 MiB", 2 * MiB, 512 * MiB),
                          SIZE ("saved", "48 MiB", 2 * MiB, 128 * MiB),
                          SIZE ("output", "4 MiB", 512, 32 * MiB) },
     script_held_references, NULL },

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <glib/gi18n.h>
 
+#include "gml-i18n.h"
 #include "gml-scenario-private.h"
 
 #define MiB GML_MiB
@@ -100,10 +101,11 @@ gml_view_from_string (const char *str,
   return FALSE;
 }
 
+/* 64.00 → 64, 1.50 → 1.5; and a decimal comma in Turkish ("1,5"), as Turkish
+ * prose writes numbers. PyTorch's own message (gml_format_size) keeps its style. */
 static char *
 drop_trailing_zeros (char *buf)
 {
-  /* 64.00 → 64, 1.50 → 1.5. */
   if (strchr (buf, '.') != NULL)
     {
       char *end = buf + strlen (buf) - 1;
@@ -113,11 +115,13 @@ drop_trailing_zeros (char *buf)
       if (*end == '.')
         *end = '\0';
     }
+  if (g_strcmp0 (gml_i18n_get_language (), "tr") == 0 && strchr (buf, '.') != NULL)
+    *strchr (buf, '.') = ',';
   return buf;
 }
 
 /* Sizes in captions: "64 MiB", "1.25 MiB" — the same units as PyTorch's message,
- * without its trailing zeros. */
+ * without its trailing zeros, with a decimal comma in Turkish ("1,25 MiB"). */
 char *
 gml_format_size_short (guint64 size)
 {

@@ -136,9 +136,13 @@ gml_picture_timeline_data (GmlPicture      *self,
   data->reserved = (const guint64 *) self->reserved->data;
   data->marks = self->marks->data;
   data->cursor = self->step;
+  /* The device's size is the ceiling a story about running out of memory
+   * needs; elsewhere it would flatten what grows, so the scale fits the data. */
   data->capacity = 0;
-  for (guint r = 0; r < gml_scenario_get_n_runs (self->scenario); r++)
-    data->capacity = MAX (data->capacity, gml_scenario_get_run_capacity (self->scenario, r));
+  if (gml_scenario_get_failed_request (self->scenario, NULL, NULL) ||
+      gml_scenario_name_is_known (gml_scenario_get_name (self->scenario)))
+    for (guint r = 0; r < gml_scenario_get_n_runs (self->scenario); r++)
+      data->capacity = MAX (data->capacity, gml_scenario_get_run_capacity (self->scenario, r));
   data->highlight = self->pointing;
 }
 
