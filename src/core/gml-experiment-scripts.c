@@ -57,6 +57,15 @@ round_down (guint64 value,
   return value / multiple * multiple;
 }
 
+static gint
+compare_guint64 (gconstpointer a,
+                 gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
 /* What an experiment's arena may take: the device's free memory within the
  * budget, and never more than the lab's default simulated GPU, so that the
  * window and the render verb tell the same story on every machine. */
@@ -66,8 +75,10 @@ lab_arena (GmlScript *r)
   return MIN (gml_device_available (r->sc->device), GML_SCENARIO_SIM_CAPACITY);
 }
 
-/* The smallest power-of-two scale at which @needed bytes fit in @available and,
- * if possible, every value of @exact divides into whole @quantum units. */
+/* The smallest round scale (1, 2, 4, 5, 8, 10, 16, 20, 25, …: powers of two
+ * times powers of five) at which @needed bytes fit in @available and, if
+ * possible, every value of @exact divides into whole @quantum units, so that
+ * the engine's figures times the scale are the question's exactly. */
 static guint64
 choose_scale (guint64        needed,
               guint64        available,
@@ -75,13 +86,24 @@ choose_scale (guint64        needed,
               guint          n_exact,
               guint64        quantum)
 {
+  g_autoptr(GArray) candidates = g_array_new (FALSE, FALSE, sizeof (guint64));
   guint64 first_fit = 0;
 
-  for (guint64 s = 1; s <= (G_GUINT64_CONSTANT (1) << 40); s *= 2)
+  for (guint64 two = 1; two <= (G_GUINT64_CONSTANT (1) << 40); two *= 2)
+    for (guint64 five = 1; five <= G_GUINT64_CONSTANT (1000000000000) / two; five *= 5)
+      {
+        guint64 c = two * five;
+        g_array_append_val (candidates, c);
+      }
+  g_array_sort (candidates, compare_guint64);
+
+  for (guint c = 0; c < candidates->len; c++)
     {
+      guint64 s = g_array_index (candidates, guint64, c);
       gboolean whole = TRUE;
 
-      if (needed / s > available)
+      /* A sixteenth is left for rounding: each tensor may take up to 2 MiB more. */
+      if (needed / s > available - available / 16)
         continue;
       if (first_fit == 0)
         first_fit = s;
@@ -1805,7 +1827,8 @@ script_zero (GmlScript           *r,
           /* Translators: %u is a GPU's number. */
           g_autofree char *name = g_strdup_printf (_("GPU %u"), g);
 
-          _gml_script_begin_run (r, g_strdup (name), capacity / gpus, 0, NULL, FALSE);
+          /* Each GPU is a device of its own: one at a time, on the lab's arena. */
+          _gml_script_begin_run (r, g_strdup (name), capacity, 0, NULL, FALSE);
           for (guint i = 0; i < G_N_ELEMENTS (mixed_parts); i++)
             {
               g_autofree char *label = g_strdup_printf ("%s shard", mixed_parts[i].label);
