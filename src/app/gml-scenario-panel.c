@@ -608,6 +608,12 @@ set_accessible_labels (GmlScenarioPanel *self)
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Export picture…"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->speed_dropdown),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Playback speed"), -1);
+  /* GTK 4.8's drop-down shows the accessibility tree its own toggle button, unnamed. */
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->speed_dropdown));
+       child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_TOGGLE_BUTTON (child))
+      gtk_accessible_update_property (GTK_ACCESSIBLE (child),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, _("Playback speed"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->step_scale),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step of the experiment"), -1);
 }

@@ -31,6 +31,14 @@ def app_env(home, lang):
     return env
 
 
+def render_describe(lang, question, *extra):
+    """The render verb's description of a question's picture (simulated, as the tests' app)."""
+    env = app_env(tempfile.mkdtemp(), lang)
+    env['GML_LIBCUDA'] = '/nonexistent/libcuda.so.1'
+    return subprocess.run([APP, 'render', '--question', question, '--describe', '--lang', lang, *extra],
+                          env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+
 def bank(lang):
     """The bank as the app shows it, in source order without shuffling."""
     out = subprocess.run([APP, 'questions', '--json', '--no-shuffle', '--lang', lang],
@@ -133,6 +141,40 @@ class App:
                 best, best_area = wid, area
         assert best is not None, 'the application has no X window'
         return best
+
+    def resize(self, width, height):
+        """No window manager runs under Xvfb: place and size the window as a person would."""
+        wid = self.window_id()
+        subprocess.run(['xdotool', 'windowmove', '--sync', wid, '0', '0'], check=False)
+        subprocess.run(['xdotool', 'windowsize', '--sync', wid, str(width), str(height)], check=False)
+        time.sleep(1.0)
+
+    def window_size(self):
+        geo = subprocess.run(['xdotool', 'getwindowgeometry', '--shell', self.window_id()],
+                             capture_output=True, text=True).stdout
+        fields = dict(l.split('=', 1) for l in geo.split() if '=' in l)
+        return int(fields['WIDTH']), int(fields['HEIGHT'])
+
+    @staticmethod
+    def extents(node):
+        """(x, y, width, height) of a widget inside its window."""
+        e = node.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        return e.x, e.y, e.width, e.height
+
+    def image_names(self):
+        """The accessible descriptions of the pictures shown."""
+        return [name for role, name, text, showing, node in self.nodes() if role == 'image' and name]
+
+    def wait_image(self, predicate, what, timeout=10):
+        deadline = time.time() + timeout
+        seen = []
+        while time.time() < deadline:
+            seen = self.image_names()
+            for name in seen:
+                if predicate(name):
+                    return name
+            time.sleep(0.3)
+        raise AssertionError(f'no picture {what}; pictures shown: {seen}')
 
     def key(self, keysym):
         subprocess.run(['xdotool', 'windowfocus', '--sync', self.window_id(), 'key', keysym],
