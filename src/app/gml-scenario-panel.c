@@ -107,14 +107,18 @@ update_source_label (GmlScenarioPanel *self)
                                "budget of %s."), budget);
       gtk_label_set_label (self->source_label, text);
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->source_label), tip);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->source_label),
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, tip, -1);
     }
   else
     {
+      const char *why = reason != NULL ? reason : _("The simulator was chosen in the preferences.");
+
       gtk_label_set_label (self->source_label, gml_device_get_name (device));
-      gtk_widget_set_tooltip_text (GTK_WIDGET (self->source_label),
-                                   reason != NULL ? reason
-                                                  : _("The simulator was chosen in the "
-                                                      "preferences."));
+      /* A screen reader gets the tooltip's sentence too. */
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->source_label), why);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->source_label),
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, why, -1);
     }
 }
 

@@ -161,6 +161,13 @@ class App:
         e = node.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
         return e.x, e.y, e.width, e.height
 
+    def label_description(self, text):
+        """The accessible description (what its tooltip says) of the label showing @text."""
+        for role, name, label, showing, node in self.nodes():
+            if role == 'label' and showing and (name or label) == text:
+                return node.description or ''
+        return None
+
     def image_names(self):
         """The accessible descriptions of the pictures shown."""
         return [name for role, name, text, showing, node in self.nodes() if role == 'image' and name]
