@@ -242,7 +242,6 @@ render_question (const char *id,
                  const char *output,
                  const char *theme_name,
                  const char *backend,
-                 const char *lang,
                  int         width,
                  int         height,
                  int         step,
@@ -270,6 +269,9 @@ render_question (const char *id,
       return 1;
     }
   gml_question_bank_load_user_dir (bank, user_dir, errors);
+  /* A broken bank of the user's is skipped, and said so, as `questions` does. */
+  for (guint i = 0; i < errors->len; i++)
+    g_printerr ("gpu-memory-lab render: %s\n", (char *) g_ptr_array_index (errors, i));
   q = gml_question_bank_lookup (bank, id);
   if (q == NULL)
     {
@@ -359,7 +361,6 @@ render_question (const char *id,
       g_printerr ("gpu-memory-lab render: %s\n", error->message);
       return 1;
     }
-  (void) lang;
   return 0;
 }
 
@@ -421,8 +422,8 @@ gml_render_main (int    argc,
           g_printerr (_("gpu-memory-lab render: give a scenario or --question, not both\n"));
           return 2;
         }
-      return render_question (question_id, view_name, output, theme_name, backend, lang, width,
-                              height, step, by_size, describe, before, json);
+      return render_question (question_id, view_name, output, theme_name, backend, width, height,
+                              step, by_size, describe, before, json);
     }
   if (before || json)
     {
