@@ -239,7 +239,7 @@ gml_scenario_panel_set_question (GmlScenarioPanel  *self,
   gtk_label_set_label (self->title_label, gml_scenario_get_title (sc));
   gml_picture_set_pointing (self->picture, FALSE);
   gml_picture_set_step (self->picture, gml_scenario_get_setup_step (sc));
-  show_views (self, sc, gml_scenario_get_focus_view (sc));
+  show_views (self, sc, gml_scenario_get_setup_view (sc));
   update (self);
 }
 

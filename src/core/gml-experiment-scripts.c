@@ -506,6 +506,8 @@ script_checkpointing (GmlScript           *r,
   _gml_script_key (r, "peak_sqrt_n", sqrt_n->peak_bytes);
   _gml_script_key (r, "peak_none", none->peak_bytes);
   sc->setup_step = none->first_step + sc->n_layers - 1;
+  /* The chart compares the strategies: that is the answer. Before it, the map. */
+  sc->setup_view = GML_VIEW_MEMORY_MAP;
 }
 
 static void
@@ -737,21 +739,18 @@ script_oom_message (GmlScript           *r,
       g_autofree char *label = g_strdup_printf ("tensor%u", i + 1);
       _gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, live);
     }
-  {
-    const GmlStats *st = _gml_script_stats (r);
-    g_autofree char *a = _gml_script_size (r, st->allocated_bytes[GML_STAT_ALL].current);
-    g_autofree char *res = _gml_script_size (r, st->reserved_bytes[GML_STAT_ALL].current);
-
-    /* Translators: %u segments; both %s are sizes. */
-    _gml_script_end_step (r, with_scale (r, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                                          "Training has left %u segment "
-                                                                          "with live tensors of %s in "
-                                                                          "all; PyTorch holds %s.",
-                                                                          "Training has left %u segments "
-                                                                          "with live tensors of %s in "
-                                                                          "all; PyTorch holds %s.", n),
-                                                             n, a, res)));
-  }
+  /* No totals here: what memory_reserved() returns may be the question. */
+  /* Translators: %u is a number of segments. */
+  _gml_script_end_step (r, with_scale (r, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                                        "Training has left %u segment "
+                                                                        "that holds live tensors and a "
+                                                                        "free piece; another tensor is "
+                                                                        "requested.",
+                                                                        "Training has left %u segments, "
+                                                                        "each holding live tensors and a "
+                                                                        "free piece; another tensor is "
+                                                                        "requested.", n),
+                                                           n)));
   setup = _gml_script_last_step (r);
 
   request = _gml_experiment_given (e, "request")
@@ -818,10 +817,13 @@ script_oom_message (GmlScript           *r,
     guint64 alloc = st->allocated_bytes[GML_STAT_ALL].current;
     guint64 res_b = st->reserved_bytes[GML_STAT_ALL].current;
 
+    /* The message's own figures are there before the answer; their sums come with it. */
     bar = _gml_script_bar (r, g_strdup (_("Allocated by PyTorch")));
     bar->parts[GML_BAR_ALLOCATED] = alloc;
+    bar->step = setup;
     bar = _gml_script_bar (r, g_strdup (_("Reserved but unallocated")));
     bar->parts[GML_BAR_CACHED] = res_b - alloc;
+    bar->step = setup;
     bar = _gml_script_bar (r, g_strdup ("memory_reserved()"));
     bar->parts[GML_BAR_ALLOCATED] = alloc;
     bar->parts[GML_BAR_CACHED] = res_b - alloc;
@@ -870,7 +872,7 @@ script_segment_size (GmlScript           *r,
     g_autofree char *title = NULL;
 
     /* Translators: %s is a size such as "3 MiB". */
-    title = g_strdup_printf (_("What “Tried to allocate” means for a %s tensor"), req);
+    title = g_strdup_printf (_("What “Tried to allocate” means for a tensor of %s"), req);
     start (r, title, GML_VIEW_COMPARISON);
   }
   _gml_script_begin_run (r, NULL, filler + spare, 0, NULL, FALSE);
@@ -952,14 +954,14 @@ script_rounding (GmlScript           *r,
     g_autofree char *title = NULL;
 
     /* Translators: %s is a size such as "1000 B". */
-    title = g_strdup_printf (_("Rounding: what a %s tensor really takes"), req);
+    title = g_strdup_printf (_("Rounding: what a tensor of %s really takes"), req);
     start (r, title, GML_VIEW_COMPARISON);
   }
   _gml_script_begin_run (r, NULL, MAX (64 * MiB, 2 * round_up (gml_allocation_size (rounded), 2 * MiB)),
                          0, NULL, FALSE);
   /* Translators: %s is a size. */
-  _gml_script_end_step (r, g_strdup_printf (_("A fresh process: nothing is reserved yet, and a %s "
-                                               "tensor is created."), req));
+  _gml_script_end_step (r, g_strdup_printf (_("A fresh process: nothing is reserved yet, and a tensor "
+                                               "of %s is created."), req));
   bar = _gml_script_bar (r, g_strdup (_("Requested")));
   bar->parts[GML_BAR_REQUESTED] = request;
 
@@ -1344,25 +1346,27 @@ script_context (GmlScript           *r,
 
     _gml_script_block (r, "tiny", &block);
     blk = exact_size (r, block.size);
+    /* Translators: %s is a size. */
+    _gml_script_end_step (r, g_strdup_printf (_("The first CUDA operation creates a tiny tensor, and "
+                                                 "nvidia-smi shows the process using %s."), all));
+    r->sc->setup_step = _gml_script_last_step (r);
+    bar = _gml_script_bar (r, g_strdup (_("nvidia-smi: the process")));
+    _gml_script_bar_measure (r, bar, FALSE);
+    bar->parts[GML_BAR_OTHER] = context;
+    bar->marked = TRUE;
+    bar->reveal = TRUE;
     /* Translators: all %s are sizes. */
     _gml_script_end_step (r, g_strdup_printf (_("Most of the %s nvidia-smi shows is the CUDA context "
                                                  "(%s here), which the process needs before anything "
                                                  "runs on the GPU; the tiny tensor takes a %s block in "
                                                  "one %s small-pool segment."),
                                                all, ctx, blk, seg));
-    bar = _gml_script_bar (r, g_strdup (_("nvidia-smi: the process")));
-    _gml_script_bar_measure (r, bar, FALSE);
-    bar->parts[GML_BAR_OTHER] = context;
-    bar->marked = TRUE;
-    bar->reveal = TRUE;
     bar = _gml_script_bar (r, g_strdup ("memory_reserved()"));
     _gml_script_bar_measure (r, bar, FALSE);
-    bar->reveal = TRUE;
     _gml_script_key (r, "context", context);
     _gml_script_key (r, "memory_reserved", res);
   }
-  r->sc->setup_step = 1;
-  r->sc->focus_step = 1;
+  r->sc->focus_step = _gml_script_last_step (r);
 }
 
 static gboolean
@@ -1406,7 +1410,7 @@ max_split_run (GmlScript           *r,
   _gml_script_alloc (r, "cached", GML_CATEGORY_TEMPORARY, cached);
   _gml_script_free (r, "cached");
   /* Translators: %s is a size. */
-  _gml_script_end_step (r, g_strdup_printf (_("A %s tensor is freed: its block is the only free "
+  _gml_script_end_step (r, g_strdup_printf (_("A tensor of %s is freed: its block is the only free "
                                                "cached block."), c));
   r->sc->setup_step = _gml_script_last_step (r);
   before = _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current;
@@ -1552,7 +1556,7 @@ script_streams (GmlScript           *r,
   _gml_script_alloc_on (r, 1, "x", GML_CATEGORY_TEMPORARY, cached);
   _gml_script_free (r, "x");
   /* Translators: %s is a size. */
-  _gml_script_end_step (r, g_strdup_printf (_("A %s tensor allocated on stream A is freed: its "
+  _gml_script_end_step (r, g_strdup_printf (_("A tensor of %s allocated on stream A is freed: its "
                                                "block is the only free cached block."), c));
   r->sc->setup_step = _gml_script_last_step (r);
   {

@@ -41,6 +41,7 @@ struct _GmlScenario
   guint          focus_step;
   guint          setup_step;
   GmlView        focus_view;
+  GmlView        setup_view;     /* GML_N_VIEWS: the focus view */
   guint          views;          /* 1 << GmlView for each view that shows something */
   GmlCategory    focus_category;
   gboolean       has_failed_request;

@@ -1198,6 +1198,7 @@ _gml_scenario_create (const char *name,
   g_array_set_clear_func (sc->keys, key_clear);
   sc->device_name = g_strdup (gml_device_get_name (device));
   sc->focus_category = GML_CATEGORY_NONE;
+  sc->setup_view = GML_N_VIEWS;
   sc->scale = 1;
   /* Every scenario has a memory map and a timeline; the rest say when they apply. */
   sc->views = (1u << GML_VIEW_MEMORY_MAP) | (1u << GML_VIEW_TIMELINE);
@@ -1346,6 +1347,13 @@ GmlView
 gml_scenario_get_focus_view (GmlScenario *self)
 {
   return self->focus_view;
+}
+
+GmlView
+gml_scenario_get_setup_view (GmlScenario *self)
+{
+  return self->setup_view < GML_N_VIEWS && gml_scenario_has_view (self, self->setup_view)
+         ? self->setup_view : self->focus_view;
 }
 
 gboolean

@@ -153,6 +153,8 @@ guint               gml_scenario_get_focus_step   (GmlScenario   *self);
 guint               gml_scenario_get_setup_step   (GmlScenario   *self);
 /* The view that shows the point best, and whether @view shows anything at all. */
 GmlView             gml_scenario_get_focus_view   (GmlScenario   *self);
+/* The view shown before the answer (the focus view unless that would give it away). */
+GmlView             gml_scenario_get_setup_view   (GmlScenario   *self);
 gboolean            gml_scenario_has_view         (GmlScenario   *self,
                                                    GmlView        view);
 /* Translated one-line title. */

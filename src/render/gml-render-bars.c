@@ -65,6 +65,17 @@ part_color (const GmlRenderStyle *style,
     }
 }
 
+/* Stacking order, left to right: what tensors hold, then what only looks
+ * taken (cached free memory), then what is not PyTorch's, then what is free. */
+static const guint part_order[] = {
+  GML_CATEGORY_WEIGHTS, GML_CATEGORY_GRADIENTS, GML_CATEGORY_OPTIMIZER_STATE,
+  GML_CATEGORY_ACTIVATIONS, GML_CATEGORY_TEMPORARY, GML_CATEGORY_NONE, GML_BAR_ALLOCATED,
+  GML_BAR_REQUESTED, GML_BAR_BLOCK, GML_BAR_SEGMENT, GML_BAR_MANAGED, GML_BAR_PINNED,
+  GML_BAR_CACHED, GML_BAR_OTHER, GML_BAR_DEVICE_FREE, TOTAL_PART,
+};
+
+G_STATIC_ASSERT (G_N_ELEMENTS (part_order) == GML_N_BAR_PARTS + 1);
+
 /* Which bars stand for @step: a bar is shown from its step to its last one;
  * one not measured yet is drawn empty, unless a shown bar has its label. */
 typedef enum
@@ -194,9 +205,10 @@ gml_render_bars (cairo_t              *cr,
     double lx = MARGIN;
     guint lines = n_legend > 0 ? 1 : 0;
 
-    for (guint p = 0; p <= GML_N_BAR_PARTS; p++)
-      if (used[p])
+    for (guint o = 0; o < G_N_ELEMENTS (part_order); o++)
+      if (used[part_order[o]])
         {
+          guint p = part_order[o];
           double tw;
 
           _gml_text_size (cr, style, gml_bar_part_display_name (p), 0.92, 0, &tw, NULL);
@@ -256,8 +268,9 @@ gml_render_bars (cairo_t              *cr,
         _gml_text_size (cr, style, value, 1.0, GML_TEXT_BOLD, &value_w, NULL);
         bw = MAX (full_w - value_w - 10, 20);
       }
-      for (guint p = 0; p <= GML_N_BAR_PARTS; p++)
+      for (guint o = 0; o < G_N_ELEMENTS (part_order); o++)
         {
+          guint p = part_order[o];
           double w;
 
           if (parts[p] == 0)
@@ -289,8 +302,9 @@ gml_render_bars (cairo_t              *cr,
   {
     double lx = MARGIN, ly = height - MARGIN - legend_h;
 
-    for (guint p = 0; p <= GML_N_BAR_PARTS; p++)
+    for (guint o = 0; o < G_N_ELEMENTS (part_order); o++)
       {
+        guint p = part_order[o];
         double tw;
 
         if (!used[p])
@@ -350,9 +364,10 @@ gml_describe_bars (const GmlBarsData *data)
       bar_parts (data, bar, parts);
       total = format_value (data->scenario, bar_sum (bar));
       detail = g_string_new (NULL);
-      for (guint p = 0; p <= GML_N_BAR_PARTS; p++)
-        if (parts[p] > 0 && p != TOTAL_PART)
+      for (guint o = 0; o < G_N_ELEMENTS (part_order); o++)
+        if (parts[part_order[o]] > 0 && part_order[o] != TOTAL_PART)
           {
+            guint p = part_order[o];
             g_autofree char *size = format_value (data->scenario, parts[p]);
 
             if (detail->len > 0)

@@ -190,6 +190,8 @@ print_question_json (const GmlQuestion *q,
   json_builder_end_array (b);
   json_builder_set_member_name (b, "focus_view");
   json_builder_add_string_value (b, gml_view_to_string (gml_scenario_get_focus_view (sc)));
+  json_builder_set_member_name (b, "setup_view");
+  json_builder_add_string_value (b, gml_view_to_string (gml_scenario_get_setup_view (sc)));
   json_builder_set_member_name (b, "setup_step");
   json_builder_add_int_value (b, gml_scenario_get_setup_step (sc));
   json_builder_set_member_name (b, "focus_step");
@@ -316,7 +318,7 @@ render_question (const char *id,
       return 1;
     }
 
-  view = gml_scenario_get_focus_view (sc);
+  view = before ? gml_scenario_get_setup_view (sc) : gml_scenario_get_focus_view (sc);
   if (view_name != NULL && !gml_view_from_string (view_name, &view))
     {
       g_printerr (_("gpu-memory-lab render: unknown view “%s” (use memory-map, fragmentation, "
