@@ -56,6 +56,8 @@ add_question_json (JsonBuilder       *builder,
   json_builder_add_string_value (builder, explanation);
   json_builder_set_member_name (builder, "scenario");
   json_builder_add_string_value (builder, q->scenario);
+  json_builder_set_member_name (builder, "experiment");
+  gml_experiment_to_json (q->experiment, builder);
   json_builder_end_object (builder);
 }
 
