@@ -241,7 +241,14 @@ set_scale (GmlScript *r,
 {
   r->sc->scale = MAX (scale, 1);
   g_clear_pointer (&r->sc->bar_unit, g_free);
-  r->sc->bar_unit = _gml_script_scale_note (r);
+  if (r->sc->scale > 1)
+    {
+      g_autofree char *n = g_strdup_printf ("%" G_GUINT64_FORMAT, r->sc->scale);
+
+      /* Translators: both %s are a number such as 64. */
+      r->sc->bar_unit = g_strdup_printf (_("Run at 1:%s scale: the bars show the engine’s figures "
+                                           "× %s."), n, n);
+    }
 }
 
 /* Adds the scale to a caption that ran scaled down. Takes @caption. */

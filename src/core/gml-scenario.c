@@ -582,8 +582,9 @@ _gml_script_scale_note (GmlScript *r)
     return NULL;
   scale = g_strdup_printf ("%" G_GUINT64_FORMAT, r->sc->scale);
   /* Translators: both %s are a number such as 64: the experiment ran 64 times smaller. */
-  return g_strdup_printf (_("The lab ran this at 1:%s scale; the sizes shown are the engine’s "
-                            "figures × %s."), scale, scale);
+  return g_strdup_printf (_("The lab ran this at 1:%s scale: the figures in this sentence and in "
+                            "the bars are the engine’s × %s; the memory map shows the engine’s "
+                            "own."), scale, scale);
 }
 
 /* The arena's unit: 1/32 of it, in whole 2 MiB pages (32 MiB on a 1 GiB budget). */
