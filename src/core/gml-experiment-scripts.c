@@ -226,6 +226,26 @@ last_oom (GmlScript *r,
   return FALSE;
 }
 
+static char *
+category_size (GmlScript         *r,
+               const GmlMemState *state,
+               GmlCategory        category)
+{
+  return _gml_script_size (r, gml_mem_state_allocated_by_category (state, category));
+}
+
+static guint64
+allocated_now (GmlScript *r)
+{
+  return _gml_script_stats (r)->allocated_bytes[GML_STAT_ALL].current;
+}
+
+static guint64
+requested_now (GmlScript *r)
+{
+  return _gml_script_stats (r)->requested_bytes[GML_STAT_ALL].current;
+}
+
 static void
 start (GmlScript  *r,
        const char *title,
@@ -296,10 +316,10 @@ script_oom (GmlScript           *r,
   {
     g_autofree char *req = _gml_script_size (r, request);
     g_autofree char *free_ = _gml_script_size (r, device_free);
-    g_autofree char *w = _gml_script_size (r, gml_mem_state_allocated_by_category (state, GML_CATEGORY_WEIGHTS));
-    g_autofree char *g = _gml_script_size (r, gml_mem_state_allocated_by_category (state, GML_CATEGORY_GRADIENTS));
-    g_autofree char *o = _gml_script_size (r, gml_mem_state_allocated_by_category (state, GML_CATEGORY_OPTIMIZER_STATE));
-    g_autofree char *a = _gml_script_size (r, gml_mem_state_allocated_by_category (state, GML_CATEGORY_ACTIVATIONS));
+    g_autofree char *w = category_size (r, state, GML_CATEGORY_WEIGHTS);
+    g_autofree char *g = category_size (r, state, GML_CATEGORY_GRADIENTS);
+    g_autofree char *o = category_size (r, state, GML_CATEGORY_OPTIMIZER_STATE);
+    g_autofree char *a = category_size (r, state, GML_CATEGORY_ACTIVATIONS);
 
     /* Translators: all %s are sizes. */
     _gml_script_set_caption (r, focus,
@@ -340,8 +360,8 @@ script_batch_size (GmlScript           *r,
     g_autofree char *big = _gml_script_size (r, sizes[1]);
     g_autofree char *small = _gml_script_size (r, sizes[0]);
     g_autofree char *ratio = format_ratio ((double) sizes[1] / MAX (sizes[0], 1));
-    g_autofree char *w = _gml_script_size (r, gml_mem_state_allocated_by_category (state, GML_CATEGORY_WEIGHTS));
-    g_autofree char *a = _gml_script_size (r, gml_mem_state_allocated_by_category (state, GML_CATEGORY_ACTIVATIONS));
+    g_autofree char *w = category_size (r, state, GML_CATEGORY_WEIGHTS);
+    g_autofree char *a = category_size (r, state, GML_CATEGORY_ACTIVATIONS);
 
     if (step->oom)
       /* Translators: batch size, size, ratio, size, batch size, size, size. */
@@ -620,7 +640,7 @@ script_free_to_cache (GmlScript           *r,
   sx = _gml_script_size (r, size);
   sy = _gml_script_size (r, keep);
   {
-    g_autofree char *a = _gml_script_size (r, _gml_script_stats (r)->allocated_bytes[GML_STAT_ALL].current);
+    g_autofree char *a = _gml_script_size (r, allocated_now (r));
     g_autofree char *res = _gml_script_size (r, _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current);
 
     /* Translators: x and y are tensor names; all %s are sizes. */
@@ -772,7 +792,8 @@ script_oom_message (GmlScript           *r,
     g_autofree char *u = _gml_script_size (r, res_b - alloc);
     g_autofree char *res = _gml_script_size (r, res_b);
     g_autofree char *req = _gml_script_size (r, request);
-    g_autofree char *piece = _gml_script_size (r, gml_mem_state_get_largest_free_block (_gml_script_state (r)));
+    g_autofree char *piece = _gml_script_size (r, gml_mem_state_get_largest_free_block (
+                                                       _gml_script_state (r)));
     g_autofree char *cap = _gml_script_size (r, r->run->capacity);
     g_autofree char *free_ = _gml_script_size (r, _gml_script_device_free (r));
     g_autofree char *in_use = _gml_script_size (r, res_b + other);
@@ -1823,7 +1844,7 @@ script_zero (GmlScript           *r,
         _gml_script_alloc (r, mixed_parts[i].label, mixed_parts[i].category, p * mixed_parts[i].bytes);
       /* Translators: %s is a parameter count, the second a size. */
       {
-        g_autofree char *t = _gml_script_size (r, _gml_script_stats (r)->requested_bytes[GML_STAT_ALL].current);
+        g_autofree char *t = _gml_script_size (r, requested_now (r));
 
         _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("%s parameters, 16 B each by the "
                                                                    "ZeRO accounting: %s of model "
@@ -1846,7 +1867,7 @@ script_zero (GmlScript           *r,
               _gml_script_alloc (r, label, mixed_parts[i].category, p / gpus * mixed_parts[i].bytes);
             }
           {
-            g_autofree char *sh = _gml_script_size (r, _gml_script_stats (r)->requested_bytes[GML_STAT_ALL].current);
+            g_autofree char *sh = _gml_script_size (r, requested_now (r));
 
             /* Translators: a GPU's name, then a size. */
             _gml_script_end_step (r, g_strdup_printf (_("%s holds its shard: %s."), name, sh));
@@ -1899,7 +1920,7 @@ script_zero (GmlScript           *r,
                                (sharded ? p / gpus : p) * part->bytes);
           }
         {
-          g_autofree char *t = _gml_script_size (r, _gml_script_stats (r)->requested_bytes[GML_STAT_ALL].current);
+          g_autofree char *t = _gml_script_size (r, requested_now (r));
 
           /* Translators: a stage's name, a size. */
           _gml_script_end_step (r, g_strdup_printf (_("%s: GPU 0 holds %s of model state."),
@@ -1973,7 +1994,7 @@ script_fsdp_gather (GmlScript           *r,
       _gml_script_alloc (r, out, GML_CATEGORY_ACTIVATIONS, act);
       if (i == focus_layer)
         {
-          g_autofree char *peak = _gml_script_size (r, _gml_script_stats (r)->allocated_bytes[GML_STAT_ALL].current);
+          g_autofree char *peak = _gml_script_size (r, allocated_now (r));
 
           /* Translators: layer, size, GPUs, size, size. */
           _gml_script_end_step (r, g_strdup_printf (_("For layer %u’s forward pass GPU 0 gathers the "
@@ -2123,12 +2144,6 @@ backward (GmlScript  *r,
         _gml_script_alloc (r, grad, GML_CATEGORY_GRADIENTS, weight);
       _gml_script_free (r, act);
     }
-}
-
-static guint64
-allocated_now (GmlScript *r)
-{
-  return _gml_script_stats (r)->allocated_bytes[GML_STAT_ALL].current;
 }
 
 static void
