@@ -67,11 +67,16 @@ longest = max(range(2, len(questions)), key=lambda i: length(questions[i]))
 pictured = {0, 1, 9, 20, 33, 45, len(questions) - 1, longest}
 
 
+picture_widths = {}
+
+
 def check_picture(index):
     q = questions[index]
     expected = render_describe(lang, q['id'])
     app.wait_image(lambda n: n == expected, f'for question {index + 1} saying “{expected}”')
     check(True, f'after answering question {index + 1} ({q["id"]}), the picture is its own experiment')
+    node = next(node for role, name, text, showing, node in app.nodes() if role == 'image' and name == expected)
+    picture_widths[index + 1] = app.extents(node)[2]
 
 
 def check_next_reachable(index):
@@ -153,6 +158,8 @@ for i, q in enumerate(questions[2:], start=3):
     if i - 1 == longest:
         check_next_reachable(i - 1)
         app.screenshot(os.path.join(shots, f'quiz-longest-{lang}.png'))
+check(max(picture_widths.values()) - min(picture_widths.values()) <= 1,
+      f'the picture keeps its width from question to question: {picture_widths}')
 app.key('space')
 score = T['score'].format(right=n_right, total=len(questions))
 app.wait_label(lambda t: t == score, f'with the score “{score}”')
