@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 from gmltest import APP, BUILD, App, app_env, bank, check
 
@@ -95,5 +96,18 @@ check(True, '→ still moves to the next question, not the picture')
 next_start = describe(shown_bank[next_text], '--before')
 app.wait_image(lambda n: n == next_start, f'for the next question, saying “{next_start}”')
 check(True, 'the next question brings its own experiment, set up again')
+
+# Play: the whole experiment in about 15 s at 1×, whatever its number of steps.
+next_info = json.loads(cli('render', '--question', shown_bank[next_text], '--json'))
+last = len(next_info['steps']) - 1
+end = describe(shown_bank[next_text], '--before', '--step', str(last))
+app.key('ctrl+Home')
+first = describe(shown_bank[next_text], '--before', '--step', '0')
+app.wait_image(lambda n: n == first, 'at step 0 after Ctrl+Home')
+started = time.monotonic()
+app.key('ctrl+period')
+app.wait_image(lambda n: n == end, f'at the last step ({last}) after Play', timeout=40)
+elapsed = time.monotonic() - started
+check(8 <= elapsed <= 30, f'Play runs the {last + 1} steps in about 15 s ({elapsed:.1f} s)')
 app.quit()
 print('all picture checks passed')
