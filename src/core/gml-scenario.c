@@ -76,8 +76,6 @@ gml_scenario_focus_view (const char *name)
     return GML_VIEW_CHECKPOINTING;
   if (g_strcmp0 (name, "fragmentation") == 0)
     return GML_VIEW_FRAGMENTATION;
-  if (g_strcmp0 (name, "precision") == 0)
-    return GML_VIEW_COMPARISON;
   return GML_VIEW_MEMORY_MAP;
 }
 
