@@ -504,7 +504,8 @@ gml_render_main (int    argc,
 
   if (describe)
     {
-      g_autofree char *text = gml_picture_describe_full (picture, view);
+      /* As it always was for a named scenario: the picture's own description. */
+      g_autofree char *text = gml_picture_describe (picture, view);
 
       g_print ("%s\n", text);
     }
