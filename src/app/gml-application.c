@@ -48,6 +48,47 @@ gml_application_new (void)
                        NULL);
 }
 
+/* About › Troubleshooting: what a bug report needs, and why no GPU is used. */
+static char *
+debug_info (GmlApplication *self)
+{
+  GString *out = g_string_new (NULL);
+  const char *reason = NULL;
+  GmlDevice *device = gml_application_get_device (self, &reason);
+  g_autofree char *backend = g_settings_get_string (self->settings, "backend");
+  guint64 free_bytes = 0, total = 0;
+
+  g_string_append_printf (out, "GPU Memory Lab %s\n", PACKAGE_VERSION);
+  g_string_append_printf (out, "GTK %u.%u.%u, libadwaita %u.%u.%u, GLib %u.%u.%u\n",
+                          gtk_get_major_version (), gtk_get_minor_version (), gtk_get_micro_version (),
+                          adw_get_major_version (), adw_get_minor_version (), adw_get_micro_version (),
+                          glib_major_version, glib_minor_version, glib_micro_version);
+  g_string_append_printf (out, "%s: %s\n", _("Backend setting"), backend);
+  g_string_append_printf (out, "%s: %s (%s)\n", _("Device"), gml_device_get_name (device),
+                          gml_device_get_id (device));
+  if (gml_device_mem_get_info (device, &free_bytes, &total, NULL))
+    {
+      g_autofree char *t = gml_format_size_short (total);
+      g_autofree char *f = gml_format_size_short (free_bytes);
+
+      g_string_append_printf (out, "%s: %s, %s: %s\n", _("Total memory"), t, _("free"), f);
+    }
+  if (gml_device_get_budget (device) > 0)
+    {
+      g_autofree char *b = gml_format_size_short (gml_device_get_budget (device));
+
+      g_string_append_printf (out, "%s: %s\n", _("The lab’s budget"), b);
+    }
+  if (g_str_equal (gml_device_get_id (device), "cuda"))
+    g_string_append_printf (out, "%s\n", _("The pictures run on this GPU’s real memory."));
+  else
+    g_string_append_printf (out, "%s: %s\n", _("Why the GPU is simulated"),
+                            reason != NULL ? reason : _("The simulator was chosen in the preferences."));
+  g_string_append_printf (out, "LANGUAGE=%s LANG=%s\n", g_getenv ("LANGUAGE") ? g_getenv ("LANGUAGE") : "",
+                          g_getenv ("LANG") ? g_getenv ("LANG") : "");
+  return g_string_free (out, FALSE);
+}
+
 static void
 gml_application_about_cb (GSimpleAction *action,
                           GVariant      *parameter,
@@ -56,6 +97,7 @@ gml_application_about_cb (GSimpleAction *action,
   GmlApplication *self = user_data;
   static const char *developers[] = { "The GPU Memory Lab developers", NULL };
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
+  g_autofree char *debug = debug_info (self);
 
   adw_show_about_window (window,
                          "application-name", _("GPU Memory Lab"),
@@ -71,6 +113,8 @@ gml_application_about_cb (GSimpleAction *action,
                          "license-type", GTK_LICENSE_GPL_3_0,
                          /* Translators: put your names here, one per line. */
                          "translator-credits", _("translator-credits"),
+                         "debug-info", debug,
+                         "debug-info-filename", "gpu-memory-lab-troubleshooting.txt",
                          NULL);
 }
 

@@ -181,7 +181,7 @@ gml_picture_view_changed (GmlPictureView *self)
 
   g_clear_pointer (&self->description, g_free);
   if (self->picture != NULL)
-    self->description = gml_picture_describe (self->picture, self->view);
+    self->description = gml_picture_describe_full (self->picture, self->view);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   self->description != NULL ? self->description : "",

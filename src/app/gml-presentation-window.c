@@ -52,6 +52,7 @@ struct _GmlPresentationWindow
   GtkCssProvider  *scale_provider;
   GArray          *slides;          /* GmlSlide */
   GmlScenario     *scenario;        /* the revealed question's, run on demand */
+  char            *scenario_key;    /* its experiment's string */
   GmlPicture      *picture;
   GmlDevice       *fallback;        /* the simulator, after the GPU failed */
 
@@ -209,33 +210,40 @@ drop_picture (GmlPresentationWindow *self)
   gml_picture_view_set_picture (self->picture_view, NULL);
   g_clear_pointer (&self->picture, gml_picture_free);
   g_clear_pointer (&self->scenario, gml_scenario_free);
+  g_clear_pointer (&self->scenario_key, g_free);
 }
 
 static GmlScenario *
 scenario_for (GmlPresentationWindow *self,
-              const char            *name)
+              const GmlQuestion     *q)
 {
   g_autoptr(GError) error = NULL;
+  g_autofree char *key = gml_experiment_to_string (q->experiment);
   const char *reason = NULL;
   GmlDevice *device;
 
-  if (self->scenario != NULL && g_str_equal (gml_scenario_get_name (self->scenario), name))
+  if (self->scenario != NULL && g_strcmp0 (self->scenario_key, key) == 0)
     return self->scenario;
 
   drop_picture (self);
   device = self->fallback != NULL ? self->fallback : gml_application_get_device (self->app, &reason);
-  self->scenario = gml_scenario_new (name, device, &error);
+  self->scenario = gml_scenario_new_experiment (q->experiment, device, &error);
   if (self->scenario == NULL && self->fallback == NULL
       && g_error_matches (error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_DEVICE))
     {
       /* A CUDA call failed in the middle: the class still gets a (simulated) picture. */
-      g_message ("Scenario %s on the GPU: %s; simulating it", name, error->message);
+      g_message ("Experiment %s on the GPU: %s; simulating it", key, error->message);
       g_clear_error (&error);
       self->fallback = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
-      self->scenario = gml_scenario_new (name, self->fallback, &error);
+      self->scenario = gml_scenario_new_experiment (q->experiment, self->fallback, &error);
     }
   if (self->scenario == NULL)
-    g_message ("Scenario %s: %s", name, error->message);
+    g_message ("Experiment %s: %s", key, error->message);
+  else
+    {
+      g_free (self->scenario_key);
+      self->scenario_key = g_steal_pointer (&key);
+    }
   return self->scenario;
 }
 
@@ -248,8 +256,8 @@ show_picture (GmlPresentationWindow *self,
   guint step;
 
   /* Before the reveal the picture would give the answer away. */
-  if (revealed && q->scenario != NULL && gml_scenario_is_known (q->scenario))
-    sc = scenario_for (self, q->scenario);
+  if (revealed && q->experiment != NULL)
+    sc = scenario_for (self, q);
   gtk_widget_set_visible (self->picture_box, sc != NULL);
   if (sc == NULL)
     {
@@ -265,7 +273,7 @@ show_picture (GmlPresentationWindow *self,
   step = gml_scenario_get_focus_step (sc);
   gml_picture_set_step (self->picture, step);
   gml_picture_view_set_picture (self->picture_view, self->picture);
-  gml_picture_view_set_view (self->picture_view, gml_scenario_focus_view (q->scenario));
+  gml_picture_view_set_view (self->picture_view, gml_scenario_get_focus_view (sc));
   gtk_label_set_label (self->picture_caption_label, gml_scenario_get_step (sc, step)->caption);
 }
 
@@ -635,6 +643,7 @@ gml_presentation_window_finalize (GObject *object)
   g_clear_pointer (&self->slides, g_array_unref);
   g_clear_pointer (&self->picture, gml_picture_free);
   g_clear_pointer (&self->scenario, gml_scenario_free);
+  g_clear_pointer (&self->scenario_key, g_free);
   g_clear_pointer (&self->fallback, gml_device_destroy);
 
   G_OBJECT_CLASS (gml_presentation_window_parent_class)->finalize (object);

@@ -54,6 +54,7 @@ struct _GmlQuizPage
   GtkBox          *wrong_box;
   GtkButton       *review_button;
   GtkWidget       *paned;            /* the template's root: question | picture */
+  GtkScrolledWindow *question_scroller;
   GtkWidget       *scenario_panel;
 
   GtkWidget       *option_buttons[GML_N_OPTIONS];
@@ -71,6 +72,7 @@ struct _GmlQuizPage
   guint            current;
   GRand           *rand;
   guint            picture_idle;
+  guint            split_idle;
 };
 
 enum {
@@ -223,7 +225,7 @@ update_picture (GmlQuizPage *self)
   if (item == NULL)
     return;
   q = gml_question_bank_get (self->bank, item->question);
-  gml_scenario_panel_set_scenario (GML_SCENARIO_PANEL (self->scenario_panel), q->scenario);
+  gml_scenario_panel_set_question (GML_SCENARIO_PANEL (self->scenario_panel), q);
   if (item->answered)
     gml_scenario_panel_point (GML_SCENARIO_PANEL (self->scenario_panel));
 }
@@ -474,6 +476,13 @@ choose (GmlQuizPage *self,
   show_current (self);
 }
 
+/* Another question starts at its top, not where the last one was scrolled to. */
+static void
+scroll_to_top (GmlQuizPage *self)
+{
+  gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (self->question_scroller), 0);
+}
+
 static void
 go_next (GmlQuizPage *self)
 {
@@ -483,6 +492,7 @@ go_next (GmlQuizPage *self)
     return;
   self->current++;
   show_current (self);
+  scroll_to_top (self);
 }
 
 static void
@@ -492,6 +502,7 @@ go_previous (GmlQuizPage *self)
     return;
   self->current--;
   show_current (self);
+  scroll_to_top (self);
 }
 
 static void
@@ -660,6 +671,7 @@ gml_quiz_page_start_round (GmlQuizPage *self,
     }
   self->current = 0;
   show_current (self);
+  scroll_to_top (self);
 }
 
 /* Shows the current question again, e.g. after the language changed. */
@@ -753,12 +765,46 @@ gml_quiz_page_set_sources (GmlQuizPage     *self,
                              G_CONNECT_SWAPPED);
 }
 
+/* The divider between the question and its picture stays where it is from one
+ * question to the next: GtkPaned follows its children's natural widths until a
+ * position is set, so set one (half and half) once the page has its width. The
+ * user can still drag it. */
+static gboolean
+paned_position_set (GmlQuizPage *self)
+{
+  gboolean set = FALSE;
+
+  g_object_get (self->paned, "position-set", &set, NULL);
+  return set;
+}
+
+static gboolean
+split_idle_cb (gpointer user_data)
+{
+  GmlQuizPage *self = user_data;
+  int max = 0;
+
+  self->split_idle = 0;
+  g_object_get (self->paned, "max-position", &max, NULL);
+  if (max > 0 && !paned_position_set (self))
+    gtk_paned_set_position (GTK_PANED (self->paned), max / 2);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+paned_max_position_cb (GmlQuizPage *self)
+{
+  if (self->split_idle == 0 && !paned_position_set (self))
+    self->split_idle = g_idle_add (split_idle_cb, self);
+}
+
 static void
 gml_quiz_page_dispose (GObject *object)
 {
   GmlQuizPage *self = GML_QUIZ_PAGE (object);
 
   g_clear_handle_id (&self->picture_idle, g_source_remove);
+  g_clear_handle_id (&self->split_idle, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_QUIZ_PAGE);
   g_clear_object (&self->settings);
 
@@ -807,6 +853,7 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
 
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, stack);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, paned);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, question_scroller);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, scenario_panel);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, topic_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, difficulty_label);
@@ -848,6 +895,8 @@ gml_quiz_page_init (GmlQuizPage *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->rand = g_rand_new ();
+  g_signal_connect_object (self->paned, "notify::max-position", G_CALLBACK (paned_max_position_cb),
+                           self, G_CONNECT_SWAPPED);
 
   for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
     {

@@ -1,4 +1,9 @@
-/* gml-scenario-panel.c — a scenario's picture with its controls, beside a question.
+/* gml-scenario-panel.c — a question's experiment with its controls, beside the question.
+ *
+ * Each question names its own experiment; the panel runs it once (on the
+ * application's device, live or simulated), shows its setup before the answer
+ * and the state the question is about after it. Only the views that show
+ * something for this experiment are offered, so no state leaves a blank card.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -7,39 +12,50 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <glib/gi18n.h>
 
 #include "gml-application.h"
 #include "gml-picture-view.h"
 #include "gml-scenario-panel.h"
 
-#define PLAY_INTERVAL_MS 700
+/* Any experiment plays in about this long at 1×, whatever its number of steps. */
+#define PLAY_DURATION_MS 15000.0
+#define MIN_TICK_MS      40.0
+
+static const double speeds[] = { 0.5, 1.0, 2.0, 4.0 };
 
 struct _GmlScenarioPanel
 {
-  GtkWidget       parent_instance;
+  GtkWidget        parent_instance;
 
   /* Template widgets */
-  GtkWidget      *box;
-  GtkLabel       *title_label;
-  GtkLabel       *source_label;
+  GtkWidget       *box;
+  GtkLabel        *title_label;
+  GtkLabel        *source_label;
   GtkToggleButton *view_buttons[GML_N_VIEWS];
-  GmlPictureView *picture_view;
-  GtkLabel       *caption_label;
-  GtkLabel       *step_label;
-  GtkButton      *play_button;
+  GmlPictureView  *picture_view;
+  GtkLabel        *caption_label;
+  GtkScale        *step_scale;
+  GtkAdjustment   *step_adjustment;
+  GtkLabel        *step_label;
+  GtkButton       *play_button;
+  GtkDropDown     *speed_dropdown;
   GtkToggleButton *by_size_button;
 
   /* Owned */
-  GHashTable     *scenarios;          /* name -> GmlScenario, run once each */
-  GmlPicture     *picture;
-  GmlDevice      *fallback;           /* the simulator, after a CUDA failure */
-  char           *fallback_reason;
+  GHashTable      *scenarios;          /* experiment string -> GmlScenario, run once each */
+  GmlPicture      *picture;
+  GmlDevice       *fallback;           /* the simulator, after a CUDA failure */
+  char            *fallback_reason;
   GtkFileChooserNative *chooser;
 
   /* State */
-  char           *name;
-  guint           play_source;
+  const GmlQuestion *question;         /* borrowed from the bank */
+  char            *key;                /* the shown experiment's string */
+  guint            play_source;
+  guint            play_stride;        /* steps per tick */
+  gboolean         updating_scale;
 };
 
 G_DEFINE_FINAL_TYPE (GmlScenarioPanel, gml_scenario_panel, GTK_TYPE_WIDGET)
@@ -70,25 +86,40 @@ current_device (GmlScenarioPanel  *self,
   return self->fallback;
 }
 
+/* One short line a learner can read ("Simulated GPU", "NVIDIA H200 — live");
+ * why no GPU was used is for the curious, in the tooltip and in About. */
 static void
 update_source_label (GmlScenarioPanel *self)
 {
   const char *reason = NULL;
   GmlDevice *device = current_device (self, &reason);
-  g_autofree char *text = NULL;
 
   if (g_str_equal (gml_device_get_id (device), "cuda"))
     {
+      g_autofree char *text = NULL;
       g_autofree char *budget = gml_format_size_short (gml_device_get_budget (device));
-      /* Translators: e.g. "NVIDIA H200 — live, budget 1 GiB". */
-      text = g_strdup_printf (_("%s — live, budget %s"), gml_device_get_name (device), budget);
+      g_autofree char *tip = NULL;
+
+      /* Translators: %s is the GPU's name, e.g. "NVIDIA H200 — live". */
+      text = g_strdup_printf (_("%s — live"), gml_device_get_name (device));
+      /* Translators: %s is a size such as "1 GiB". */
+      tip = g_strdup_printf (_("The experiments run on this GPU’s real memory, within the lab’s "
+                               "budget of %s."), budget);
+      gtk_label_set_label (self->source_label, text);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->source_label), tip);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->source_label),
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, tip, -1);
     }
-  else if (reason != NULL)
-    /* Translators: e.g. "Simulated GPU — No NVIDIA driver found (…)". */
-    text = g_strdup_printf (_("%s — %s"), gml_device_get_name (device), reason);
   else
-    text = g_strdup_printf (_("%s — simulated"), gml_device_get_name (device));
-  gtk_label_set_label (self->source_label, text);
+    {
+      const char *why = reason != NULL ? reason : _("The simulator was chosen in the preferences.");
+
+      gtk_label_set_label (self->source_label, gml_device_get_name (device));
+      /* A screen reader gets the tooltip's sentence too. */
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->source_label), why);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->source_label),
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, why, -1);
+    }
 }
 
 static void
@@ -104,15 +135,17 @@ update (GmlScenarioPanel *self)
   step = gml_picture_get_step (self->picture);
   n = gml_scenario_get_n_steps (sc);
 
-  /* Translators: the scenario's position, e.g. "Step 3 of 12". */
+  /* Translators: the experiment's position, e.g. "Step 3 of 12". */
   position = g_strdup_printf (_("Step %u of %u"), step, n - 1);
   gtk_label_set_label (self->step_label, position);
   gtk_label_set_label (self->caption_label, gml_scenario_get_step (sc, step)->caption);
+  self->updating_scale = TRUE;
+  gtk_adjustment_configure (self->step_adjustment, step, 0, MAX (n - 1, 1), 1, 1, 0);
+  self->updating_scale = FALSE;
+  gtk_widget_set_sensitive (GTK_WIDGET (self->step_scale), n > 1);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "scenario.back", step > 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "scenario.restart", step > 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "scenario.forward", step + 1 < n);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->view_buttons[GML_VIEW_CHECKPOINTING]),
-                            gml_scenario_get_n_strategies (sc) > 0);
   gml_picture_view_changed (self->picture_view);
 }
 
@@ -124,68 +157,89 @@ stop_playing (GmlScenarioPanel *self)
 }
 
 static GmlScenario *
-get_scenario (GmlScenarioPanel *self,
-              const char       *name)
+get_scenario (GmlScenarioPanel  *self,
+              const GmlQuestion *q,
+              const char        *key)
 {
-  GmlScenario *sc = g_hash_table_lookup (self->scenarios, name);
+  GmlScenario *sc = g_hash_table_lookup (self->scenarios, key);
   g_autoptr(GError) error = NULL;
   const char *reason = NULL;
 
   if (sc != NULL)
     return sc;
 
-  sc = gml_scenario_new (name, current_device (self, &reason), &error);
+  sc = gml_scenario_new_experiment (q->experiment, current_device (self, &reason), &error);
   if (sc == NULL && g_error_matches (error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_DEVICE)
       && self->fallback == NULL)
     {
       /* A CUDA call failed in the middle: tell why, and go on simulated. */
-      self->fallback_reason = g_strdup_printf (_("the GPU failed (%s), so the pictures are "
-                                                 "simulated"), error->message);
+      self->fallback_reason = g_strdup_printf (_("The GPU failed (%s), so the pictures are "
+                                                 "simulated."), error->message);
       self->fallback = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
       g_hash_table_remove_all (self->scenarios);
       g_clear_error (&error);
-      sc = gml_scenario_new (name, self->fallback, &error);
+      sc = gml_scenario_new_experiment (q->experiment, self->fallback, &error);
     }
   if (sc == NULL)
     {
-      g_warning ("Scenario %s: %s", name, error->message);
+      g_warning ("Experiment %s: %s", key, error->message);
       return NULL;
     }
-  g_hash_table_insert (self->scenarios, g_strdup (name), sc);
+  g_hash_table_insert (self->scenarios, g_strdup (key), sc);
   return sc;
 }
 
-void
-gml_scenario_panel_set_scenario (GmlScenarioPanel *self,
-                                 const char       *name)
+/* Offers the views that show something for @sc, and selects @view. */
+static void
+show_views (GmlScenarioPanel *self,
+            GmlScenario      *sc,
+            GmlView           view)
 {
+  for (guint v = 0; v < GML_N_VIEWS; v++)
+    gtk_widget_set_visible (GTK_WIDGET (self->view_buttons[v]), gml_picture_offers_view (self->picture, v));
+  if (!gml_picture_offers_view (self->picture, view))
+    view = gml_scenario_get_focus_view (sc);
+  /* The toggle's notify handler changes the picture's view; set it in any case,
+   * since the toggle may already be active. */
+  gtk_toggle_button_set_active (self->view_buttons[view], TRUE);
+  gml_picture_view_set_view (self->picture_view, view);
+}
+
+void
+gml_scenario_panel_set_question (GmlScenarioPanel  *self,
+                                 const GmlQuestion *question)
+{
+  g_autofree char *key = NULL;
   GmlScenario *sc;
 
   g_return_if_fail (GML_IS_SCENARIO_PANEL (self));
+  g_return_if_fail (question != NULL);
 
-  if (self->picture != NULL && g_strcmp0 (self->name, name) == 0)
+  key = gml_experiment_to_string (question->experiment);
+  self->question = question;
+  stop_playing (self);
+
+  if (self->picture == NULL || g_strcmp0 (self->key, key) != 0)
     {
-      /* The same scenario for another question: start over, unmarked. */
-      gml_picture_set_pointing (self->picture, FALSE);
-      gml_picture_set_step (self->picture, 0);
-      update (self);
-      return;
+      sc = get_scenario (self, question, key);
+      update_source_label (self);
+      gml_picture_view_set_picture (self->picture_view, NULL);
+      g_clear_pointer (&self->picture, gml_picture_free);
+      g_free (self->key);
+      self->key = g_steal_pointer (&key);
+      if (sc == NULL)
+        return;
+      self->picture = gml_picture_new (sc);
+      gml_picture_set_by_size (self->picture, gtk_toggle_button_get_active (self->by_size_button));
+      gml_picture_view_set_picture (self->picture_view, self->picture);
     }
 
-  stop_playing (self);
-  sc = get_scenario (self, name);
-  update_source_label (self);
-  gml_picture_view_set_picture (self->picture_view, NULL);
-  g_clear_pointer (&self->picture, gml_picture_free);
-  g_free (self->name);
-  self->name = g_strdup (name);
-  if (sc == NULL)
-    return;
-
-  self->picture = gml_picture_new (sc);
-  gml_picture_set_by_size (self->picture, gtk_toggle_button_get_active (self->by_size_button));
-  gtk_label_set_label (self->title_label, gml_scenario_title (name));
-  gml_picture_view_set_picture (self->picture_view, self->picture);
+  /* The setup, unmarked: what the question is about comes with the answer. */
+  sc = gml_picture_get_scenario (self->picture);
+  gtk_label_set_label (self->title_label, gml_scenario_get_title (sc));
+  gml_picture_set_pointing (self->picture, FALSE);
+  gml_picture_set_step (self->picture, gml_scenario_get_setup_step (sc));
+  show_views (self, sc, gml_scenario_get_setup_view (sc));
   update (self);
 }
 
@@ -202,9 +256,7 @@ gml_scenario_panel_point (GmlScenarioPanel *self)
   sc = gml_picture_get_scenario (self->picture);
   gml_picture_set_pointing (self->picture, TRUE);
   gml_picture_set_step (self->picture, gml_scenario_get_focus_step (sc));
-  /* Setting the toggle changes the view through its notify handler. */
-  gtk_toggle_button_set_active (self->view_buttons[gml_scenario_focus_view (gml_scenario_get_name (sc))],
-                                TRUE);
+  show_views (self, sc, gml_scenario_get_focus_view (sc));
   update (self);
 }
 
@@ -225,14 +277,28 @@ gml_scenario_panel_step (GmlScenarioPanel *self,
 void
 gml_scenario_panel_reload (GmlScenarioPanel *self)
 {
-  g_autofree char *name = g_steal_pointer (&self->name);
+  const GmlQuestion *question = self->question;
+  gboolean pointing = self->picture != NULL && gml_picture_get_pointing (self->picture);
 
   stop_playing (self);
   gml_picture_view_set_picture (self->picture_view, NULL);
   g_clear_pointer (&self->picture, gml_picture_free);
+  g_clear_pointer (&self->key, g_free);
   g_hash_table_remove_all (self->scenarios);
-  if (name != NULL)
-    gml_scenario_panel_set_scenario (self, name);
+  if (question != NULL)
+    {
+      gml_scenario_panel_set_question (self, question);
+      if (pointing)
+        gml_scenario_panel_point (self);
+    }
+}
+
+static double
+current_speed (GmlScenarioPanel *self)
+{
+  guint selected = gtk_drop_down_get_selected (self->speed_dropdown);
+
+  return speeds[MIN (selected, G_N_ELEMENTS (speeds) - 1)];
 }
 
 static gboolean
@@ -247,8 +313,34 @@ play_tick_cb (gpointer user_data)
       stop_playing (self);
       return G_SOURCE_REMOVE;
     }
-  gml_scenario_panel_step (self, 1);
+  gml_scenario_panel_step (self, (int) self->play_stride);
   return G_SOURCE_CONTINUE;
+}
+
+/* About PLAY_DURATION_MS for the whole experiment at 1×: long experiments move
+ * several steps a tick rather than ticking faster than the eye follows. */
+static void
+start_playing (GmlScenarioPanel *self)
+{
+  guint n = gml_scenario_get_n_steps (gml_picture_get_scenario (self->picture));
+  double interval = PLAY_DURATION_MS / current_speed (self) / MAX (n - 1, 1);
+
+  self->play_stride = 1;
+  if (interval < MIN_TICK_MS)
+    {
+      self->play_stride = (guint) ceil (MIN_TICK_MS / interval);
+      interval *= self->play_stride;
+    }
+  g_clear_handle_id (&self->play_source, g_source_remove);
+  self->play_source = g_timeout_add ((guint) MIN (interval, 2000), play_tick_cb, self);
+  gtk_button_set_icon_name (self->play_button, "media-playback-pause-symbolic");
+}
+
+static void
+speed_changed_cb (GmlScenarioPanel *self)
+{
+  if (self->play_source != 0)
+    start_playing (self);
 }
 
 static void
@@ -289,10 +381,25 @@ scenario_action (GtkWidget  *widget,
               gml_picture_set_step (self->picture, 0);
               update (self);
             }
-          self->play_source = g_timeout_add (PLAY_INTERVAL_MS, play_tick_cb, self);
-          gtk_button_set_icon_name (self->play_button, "media-playback-pause-symbolic");
+          start_playing (self);
         }
     }
+}
+
+static void
+step_scale_changed_cb (GmlScenarioPanel *self,
+                       GtkAdjustment    *adjustment)
+{
+  guint step;
+
+  if (self->updating_scale || self->picture == NULL)
+    return;
+  step = (guint) round (gtk_adjustment_get_value (adjustment));
+  if (step == gml_picture_get_step (self->picture))
+    return;
+  stop_playing (self);
+  gml_picture_set_step (self->picture, step);
+  update (self);
 }
 
 static void
@@ -337,6 +444,7 @@ export_action (GtkWidget  *widget,
 {
   GmlScenarioPanel *self = GML_SCENARIO_PANEL (widget);
   GtkRoot *root = gtk_widget_get_root (widget);
+  const char *pictures = g_get_user_special_dir (G_USER_DIRECTORY_PICTURES);
   g_autofree char *name = NULL;
 
   if (self->picture == NULL || self->chooser != NULL)
@@ -345,9 +453,17 @@ export_action (GtkWidget  *widget,
                                                GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
                                                GTK_FILE_CHOOSER_ACTION_SAVE,
                                                _("_Export"), _("_Cancel"));
-  name = g_strdup_printf ("%s-%s-%u.png", self->name,
-                          gml_view_to_string (gml_picture_view_get_view (self->picture_view)),
-                          gml_picture_get_step (self->picture));
+  /* The XDG Pictures folder, and a name that says which question and view. */
+  if (pictures != NULL && g_file_test (pictures, G_FILE_TEST_IS_DIR))
+    {
+      g_autoptr(GFile) folder = g_file_new_for_path (pictures);
+
+      gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (self->chooser), folder, NULL);
+    }
+  name = g_strdup_printf ("%s-%s.png",
+                          self->question != NULL ? self->question->id
+                                                 : gml_scenario_get_name (gml_picture_get_scenario (self->picture)),
+                          gml_view_to_string (gml_picture_view_get_view (self->picture_view)));
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->chooser), name);
   g_signal_connect_object (self->chooser, "response", G_CALLBACK (export_response_cb), self,
                            G_CONNECT_SWAPPED);
@@ -411,7 +527,7 @@ gml_scenario_panel_finalize (GObject *object)
   g_clear_pointer (&self->scenarios, g_hash_table_unref);
   g_clear_pointer (&self->fallback, gml_device_destroy);
   g_clear_pointer (&self->fallback_reason, g_free);
-  g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->key, g_free);
 
   G_OBJECT_CLASS (gml_scenario_panel_parent_class)->finalize (object);
 }
@@ -439,10 +555,15 @@ gml_scenario_panel_class_init (GmlScenarioPanelClass *klass)
                                              G_STRUCT_OFFSET (GmlScenarioPanel, view_buttons[GML_VIEW_TIMELINE]));
   gtk_widget_class_bind_template_child_full (widget_class, "checkpointing_button", FALSE,
                                              G_STRUCT_OFFSET (GmlScenarioPanel, view_buttons[GML_VIEW_CHECKPOINTING]));
+  gtk_widget_class_bind_template_child_full (widget_class, "comparison_button", FALSE,
+                                             G_STRUCT_OFFSET (GmlScenarioPanel, view_buttons[GML_VIEW_COMPARISON]));
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, picture_view);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, caption_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, step_scale);
+  gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, step_adjustment);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, step_label);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, play_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, speed_dropdown);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, by_size_button);
 
   gtk_widget_class_install_action (widget_class, "scenario.forward", NULL, scenario_action);
@@ -470,7 +591,8 @@ static void
 set_accessible_labels (GmlScenarioPanel *self)
 {
   static const char *view_labels[GML_N_VIEWS] = {
-    N_("Memory map view"), N_("Fragmentation view"), N_("Timeline view"), N_("Checkpointing view")
+    N_("Memory map view"), N_("Fragmentation view"), N_("Timeline view"), N_("Checkpointing view"),
+    N_("Comparison view")
   };
 
   for (guint v = 0; v < GML_N_VIEWS; v++)
@@ -479,19 +601,29 @@ set_accessible_labels (GmlScenarioPanel *self)
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->by_size_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Pack segments by size"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->play_button),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Play or pause the scenario"), -1);
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Play or pause the experiment"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_next_sibling (GTK_WIDGET (self->play_button))),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step forward"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_prev_sibling (GTK_WIDGET (self->play_button))),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step back"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_first_child (gtk_widget_get_parent (GTK_WIDGET (self->play_button)))),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Restart the scenario"), -1);
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Restart the experiment"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_last_child (gtk_widget_get_parent (GTK_WIDGET (self->play_button)))),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Export picture…"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->speed_dropdown),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Playback speed"), -1);
+  /* GTK 4.8's drop-down shows the accessibility tree its own toggle button, unnamed. */
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->speed_dropdown));
+       child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_TOGGLE_BUTTON (child))
+      gtk_accessible_update_property (GTK_ACCESSIBLE (child),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, _("Playback speed"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->step_scale),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step of the experiment"), -1);
 }
 
 /* Captions, titles and the pictures' own text are translated when they are made:
- * rebuild the scenario (its steps are cheap to replay) and draw again. */
+ * rebuild the experiment (its steps are cheap to replay) and draw again. */
 static void
 language_changed_cb (GmlScenarioPanel *self)
 {
@@ -505,6 +637,8 @@ gml_scenario_panel_init (GmlScenarioPanel *self)
   GtkEventController *shortcuts;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* 1×: the model is set after any "selected" a template could hold. */
+  gtk_drop_down_set_selected (self->speed_dropdown, 1);
   self->scenarios = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                            (GDestroyNotify) gml_scenario_free);
 
@@ -515,6 +649,10 @@ gml_scenario_panel_init (GmlScenarioPanel *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->picture_view, "step-activated", G_CALLBACK (step_activated_cb), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->step_adjustment, "value-changed", G_CALLBACK (step_scale_changed_cb),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->speed_dropdown, "notify::selected", G_CALLBACK (speed_changed_cb),
+                           self, G_CONNECT_SWAPPED);
 
   /* Global scope: the keys step the picture wherever the focus is, and none of
    * them is a quiz key (1–4, a–d, Enter, Space, ←, →). */
@@ -534,7 +672,7 @@ gml_scenario_panel_init (GmlScenarioPanel *self)
     {
       g_signal_connect_object (g_application_get_default (), "language-changed",
                                G_CALLBACK (language_changed_cb), self, G_CONNECT_SWAPPED);
-      /* Another backend in the preferences: the scenarios run again on it. */
+      /* Another backend in the preferences: the experiments run again on it. */
       g_signal_connect_object (g_application_get_default (), "device-changed",
                                G_CALLBACK (gml_scenario_panel_reload), self, G_CONNECT_SWAPPED);
     }

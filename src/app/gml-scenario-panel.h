@@ -1,4 +1,4 @@
-/* gml-scenario-panel.h — a scenario's picture with its controls, beside a question.
+/* gml-scenario-panel.h — a question's experiment with its controls, beside the question.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -7,6 +7,7 @@
 
 #include <gtk/gtk.h>
 
+#include "gml-question-bank.h"
 #include "gml-render.h"
 
 G_BEGIN_DECLS
@@ -16,15 +17,16 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GmlScenarioPanel, gml_scenario_panel, GML, SCENARIO_PANEL, GtkWidget)
 
 GtkWidget  *gml_scenario_panel_new          (void);
-/* Shows @name's scenario from its start (unchanged if it is already shown). */
-void        gml_scenario_panel_set_scenario (GmlScenarioPanel *self,
-                                             const char       *name);
+/* Shows @question's experiment at its setup, in the view that shows it best,
+ * without giving the answer away (@question is borrowed: the bank outlives it). */
+void        gml_scenario_panel_set_question (GmlScenarioPanel  *self,
+                                             const GmlQuestion *question);
 /* After an answer: jump to the step the question is about, in the view that
  * shows it best, and outline what it was about. */
 void        gml_scenario_panel_point        (GmlScenarioPanel *self);
 void        gml_scenario_panel_step         (GmlScenarioPanel *self,
                                              int               delta);
-/* Runs the scenarios again, e.g. after the language changed. */
+/* Runs the experiments again, e.g. after the language changed. */
 void        gml_scenario_panel_reload       (GmlScenarioPanel *self);
 
 G_END_DECLS

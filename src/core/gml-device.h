@@ -117,6 +117,14 @@ GmlDevice      *gml_device_sim_new       (guint64          capacity,
                                           guint64          other_in_use);
 GmlDevice      *gml_device_cuda_new      (guint64          budget,
                                           GError         **error);
+/* A smaller device of @capacity bytes inside @base (borrowed; must outlive it):
+ * allocations go to @base, the arena refuses what exceeds its capacity, and
+ * @other_in_use of it is held by someone else (a CUDA context, other programs). */
+GmlDevice      *gml_device_arena_new     (GmlDevice       *base,
+                                          guint64          capacity,
+                                          guint64          other_in_use);
+/* What @base could still give, within the lab's budget. */
+guint64         gml_device_available     (GmlDevice       *base);
 
 /* Opens the backend asked for. For GML_BACKEND_AUTO it tries CUDA and falls back
  * to the simulator; *reason (may be NULL) then receives a translated sentence

@@ -71,6 +71,8 @@ add_question_json (JsonBuilder       *builder,
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
+  json_builder_set_member_name (builder, "experiment");
+  gml_experiment_to_json (q->experiment, builder);
   json_builder_end_object (builder);
 }
 

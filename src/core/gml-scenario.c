@@ -1,10 +1,14 @@
-/* gml-scenario.c — scripted teaching experiments that drive the allocator.
+/* gml-scenario.c — teaching experiments that drive the allocator.
  *
  * Every figure a scenario shows comes from the allocator it drives: the sizes
  * below are what the script asks for, never what it expects to get.  Sizes
  * scale with the memory the lab may use (the "arena": the CUDA budget, or the
  * simulated device), so the story is the same on every device: what fails on
  * a 1 GiB budget fails at the same step on a 512 MiB one.
+ *
+ * This file holds the machinery every script uses (runs, steps, bars, marks)
+ * and the six named scenarios; the questions' own experiments are in
+ * gml-experiment.c.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -19,50 +23,17 @@
 #include <glib/gi18n.h>
 
 #include "gml-i18n.h"
-#include "gml-scenario.h"
+#include "gml-scenario-private.h"
 
-#define MiB (G_GUINT64_CONSTANT (1048576))
+#define MiB GML_MiB
 
 static const char * const scenario_names[] = {
   "oom", "batch-size", "empty-cache", "precision", "checkpointing", "fragmentation", NULL
 };
 
 static const char * const view_names[GML_N_VIEWS] = {
-  "memory-map", "fragmentation", "timeline", "checkpointing"
+  "memory-map", "fragmentation", "timeline", "checkpointing", "comparison"
 };
-
-struct _GmlScenario
-{
-  char          *name;
-  GmlDevice     *device;          /* borrowed */
-  GmlAllocator  *allocator;       /* owns the trace; holds no device memory once run */
-  GArray        *steps;           /* GmlScenarioStep */
-  GPtrArray     *strategies;      /* GmlCheckpointStrategy*, checkpointing only */
-  char          *device_name;
-  guint64        capacity;
-  guint64        other_in_use;
-  guint          focus_step;
-  GmlCategory    focus_category;
-  gboolean       has_failed_request;
-  guint64        failed_request;
-  guint          failed_step;
-  guint          n_layers;
-  guint64        layer_bytes;
-};
-
-/* The script's bookkeeping while it runs. */
-typedef struct
-{
-  GmlScenario  *sc;
-  GHashTable   *live;             /* label -> block id + 1 */
-  GError       *fatal;            /* a device failure other than out of memory */
-  guint64       last_request;
-  gboolean      oom;
-  char         *oom_message;
-  gboolean      emptied;
-  int           strategy;
-  guint64       peak;             /* allocated peak since the strategy began */
-} Run;
 
 G_DEFINE_QUARK (gml-scenario-error-quark, gml_scenario_error)
 
@@ -128,26 +99,11 @@ gml_view_from_string (const char *str,
   return FALSE;
 }
 
-/* Sizes in captions: "64 MiB", "1.25 MiB" — the same units as PyTorch's message,
- * without its trailing zeros, and with a decimal comma in Turkish ("1,25 MiB"), as
- * Turkish prose writes numbers (po/glossary.md). */
-char *
-gml_format_size_short (guint64 size)
+/* 64.00 → 64, 1.50 → 1.5; and a decimal comma in Turkish ("1,5"), as Turkish
+ * prose writes numbers. PyTorch's own message (gml_format_size) keeps its style. */
+static char *
+drop_trailing_zeros (char *buf)
 {
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  static const char *units[] = { "KiB", "MiB", "GiB" };
-  double value = size;
-  int unit = -1;
-
-  if (size < 1024)
-    return g_strdup_printf ("%u B", (guint) size);
-  while (value >= 1024.0 && unit < 2)
-    {
-      value /= 1024.0;
-      unit++;
-    }
-  g_ascii_formatd (buf, sizeof buf, "%.2f", value);
-  /* Drop trailing zeros: 64.00 → 64, 1.50 → 1.5. */
   if (strchr (buf, '.') != NULL)
     {
       char *end = buf + strlen (buf) - 1;
@@ -159,6 +115,48 @@ gml_format_size_short (guint64 size)
     }
   if (g_strcmp0 (gml_i18n_get_language (), "tr") == 0 && strchr (buf, '.') != NULL)
     *strchr (buf, '.') = ',';
+  return buf;
+}
+
+/* Sizes in captions: "64 MiB", "1.25 MiB" — the same units as PyTorch's message,
+ * without its trailing zeros, with a decimal comma in Turkish ("1,25 MiB"). */
+char *
+gml_format_size_short (guint64 size)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  static const char *units[] = { "KiB", "MiB", "GiB", "TiB" };
+  double value = size;
+  int unit = -1;
+
+  if (size < 1024)
+    return g_strdup_printf ("%u B", (guint) size);
+  while (value >= 1024.0 && unit < 3)
+    {
+      value /= 1024.0;
+      unit++;
+    }
+  g_ascii_formatd (buf, sizeof buf, "%.2f", value);
+  drop_trailing_zeros (buf);
+  return g_strdup_printf ("%s %s", buf, units[unit]);
+}
+
+char *
+gml_format_size_decimal (guint64 size)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  static const char *units[] = { "kB", "MB", "GB", "TB" };
+  double value = size;
+  int unit = -1;
+
+  if (size < 1000)
+    return g_strdup_printf ("%u B", (guint) size);
+  while (value >= 1000.0 && unit < 3)
+    {
+      value /= 1000.0;
+      unit++;
+    }
+  g_ascii_formatd (buf, sizeof buf, "%.2f", value);
+  drop_trailing_zeros (buf);
   return g_strdup_printf ("%s %s", buf, units[unit]);
 }
 
@@ -176,20 +174,102 @@ round_up (guint64 value,
   return (value + multiple - 1) / multiple * multiple;
 }
 
-static const GmlStats *
-run_stats (Run *r)
+/* ------------------------------------------------------------------------- */
+/* Runs and steps                                                            */
+
+static void
+run_free_func (gpointer data)
 {
-  return gml_allocator_get_stats (r->sc->allocator);
+  GmlScenarioRun *run = data;
+
+  g_clear_pointer (&run->live, g_hash_table_unref);
+  g_clear_pointer (&run->allocator, gml_allocator_destroy);
+  g_clear_pointer (&run->arena, gml_device_destroy);
+  g_free (run->name);
+  g_free (run);
+}
+
+/* Frees the run's live tensors and empties its cache: its trace stays, its device
+ * memory goes back. */
+static void
+release_run (GmlScenarioRun *run)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  if (run == NULL || run->live == NULL)
+    return;
+  g_hash_table_iter_init (&iter, run->live);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    gml_allocator_free (run->allocator, GPOINTER_TO_INT (value) - 1, NULL);
+  g_clear_pointer (&run->live, g_hash_table_unref);
+  gml_allocator_empty_cache (run->allocator);
+}
+
+GmlScenarioRun *
+_gml_script_begin_run (GmlScript          *r,
+                       char               *name,
+                       guint64             capacity,
+                       guint64             other_in_use,
+                       const GmlAllocConf *conf,
+                       gboolean            keep_previous)
+{
+  GmlScenario *sc = r->sc;
+  GmlScenarioRun *run = g_new0 (GmlScenarioRun, 1);
+  GmlDevice *device = sc->device;
+
+  /* Unless kept (GPUs side by side), the old run's memory goes back first. */
+  if (!keep_previous)
+    release_run (r->run);
+  if (capacity == GML_SCRIPT_LAB_ARENA)
+    capacity = MIN (gml_device_available (sc->device), GML_SCENARIO_SIM_CAPACITY);
+
+  run->name = name;
+  if (capacity > 0)
+    {
+      run->arena = gml_device_arena_new (sc->device, capacity, other_in_use);
+      device = run->arena;
+      run->capacity = capacity;
+      run->other_in_use = other_in_use;
+    }
+  else
+    {
+      guint64 free_bytes = 0, total = 0;
+
+      if (!gml_device_mem_get_info (device, &free_bytes, &total, NULL))
+        total = 0;
+      run->capacity = gml_device_get_budget (device) > 0 ? gml_device_get_budget (device) : total;
+      run->other_in_use = device->other_in_use;
+    }
+  run->allocator = gml_allocator_new (device, conf);
+  run->live = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_ptr_array_add (sc->runs, run);
+  r->run = run;
+  r->live = run->live;
+  r->peak = 0;
+  return run;
+}
+
+const GmlStats *
+_gml_script_stats (GmlScript *r)
+{
+  return gml_allocator_get_stats (r->run->allocator);
+}
+
+const GmlMemState *
+_gml_script_state (GmlScript *r)
+{
+  return gml_allocator_get_state (r->run->allocator);
 }
 
 /* What the device could still give the allocator, within the lab's budget. */
-static guint64
-run_device_free (Run *r)
+guint64
+_gml_script_device_free (GmlScript *r)
 {
-  GmlDevice *device = r->sc->device;
+  GmlDevice *device = gml_allocator_get_device (r->run->allocator);
   guint64 free_bytes = 0, total = 0;
   guint64 budget = gml_device_get_budget (device);
-  guint64 reserved = run_stats (r)->reserved_bytes[GML_STAT_ALL].current;
+  guint64 reserved = _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current;
 
   if (!gml_device_mem_get_info (device, &free_bytes, &total, NULL))
     free_bytes = 0;
@@ -200,11 +280,12 @@ run_device_free (Run *r)
 
 /* Allocates a named tensor. FALSE when it did not fit (the step records the
  * out of memory) or when the device failed otherwise (r->fatal). */
-static gboolean
-run_alloc (Run         *r,
-           const char  *label,
-           GmlCategory  category,
-           guint64      size)
+gboolean
+_gml_script_alloc_on (GmlScript   *r,
+                      guint32      stream,
+                      const char  *label,
+                      GmlCategory  category,
+                      guint64      size)
 {
   g_autoptr(GError) error = NULL;
   gint32 id = -1;
@@ -213,7 +294,7 @@ run_alloc (Run         *r,
     return FALSE;
 
   r->last_request = size;
-  if (!gml_allocator_malloc (r->sc->allocator, size, 0, label, category, &id, &error))
+  if (!gml_allocator_malloc (r->run->allocator, size, stream, label, category, &id, &error))
     {
       if (g_error_matches (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY))
         {
@@ -227,58 +308,100 @@ run_alloc (Run         *r,
     }
 
   g_hash_table_replace (r->live, g_strdup (label), GINT_TO_POINTER (id + 1));
-  r->peak = MAX (r->peak, (guint64) run_stats (r)->allocated_bytes[GML_STAT_ALL].current);
+  r->peak = MAX (r->peak, (guint64) _gml_script_stats (r)->allocated_bytes[GML_STAT_ALL].current);
   return TRUE;
 }
 
-static gboolean
-run_is_live (Run        *r,
-             const char *label)
+gboolean
+_gml_script_alloc (GmlScript   *r,
+                   const char  *label,
+                   GmlCategory  category,
+                   guint64      size)
+{
+  return _gml_script_alloc_on (r, 0, label, category, size);
+}
+
+gboolean
+_gml_script_is_live (GmlScript  *r,
+                     const char *label)
 {
   return g_hash_table_contains (r->live, label);
 }
 
-static void
-run_free (Run        *r,
-          const char *label)
+void
+_gml_script_free (GmlScript  *r,
+                  const char *label)
 {
   gpointer value;
   g_autoptr(GError) error = NULL;
 
   if (r->fatal != NULL || !g_hash_table_lookup_extended (r->live, label, NULL, &value))
     return;
-  if (!gml_allocator_free (r->sc->allocator, GPOINTER_TO_INT (value) - 1, &error))
+  if (!gml_allocator_free (r->run->allocator, GPOINTER_TO_INT (value) - 1, &error))
     r->fatal = g_steal_pointer (&error);
   g_hash_table_remove (r->live, label);
 }
 
-static void
-run_empty_cache (Run *r)
+void
+_gml_script_empty_cache (GmlScript *r)
 {
   if (r->fatal != NULL)
     return;
-  gml_allocator_empty_cache (r->sc->allocator);
+  gml_allocator_empty_cache (r->run->allocator);
   r->emptied = TRUE;
 }
 
+gboolean
+_gml_script_block (GmlScript    *r,
+                   const char   *label,
+                   GmlBlockInfo *info)
+{
+  gpointer value;
+
+  if (!g_hash_table_lookup_extended (r->live, label, NULL, &value))
+    return FALSE;
+  return gml_mem_state_get_block_info (_gml_script_state (r), GPOINTER_TO_INT (value) - 1, info);
+}
+
+guint64
+_gml_script_segment_of (GmlScript  *r,
+                        const char *label)
+{
+  GmlBlockInfo info;
+  const GmlMemState *state = _gml_script_state (r);
+
+  if (!_gml_script_block (r, label, &info))
+    return 0;
+  for (guint i = 0; i < gml_mem_state_get_n_segment_slots (state); i++)
+    {
+      const GmlSegment *seg = gml_mem_state_get_segment (state, i);
+
+      if (seg != NULL && info.address >= seg->address &&
+          info.address < seg->address + seg->size)
+        return seg->size;
+    }
+  return 0;
+}
+
 /* Closes a step: where the trace is, and the engine's figures there. */
-static void
-run_end_step (Run  *r,
-              char *caption)
+void
+_gml_script_end_step (GmlScript *r,
+                      char      *caption)
 {
   GmlScenarioStep step = { 0 };
-  const GmlMemState *state = gml_allocator_get_state (r->sc->allocator);
+  const GmlMemState *state = _gml_script_state (r);
 
   step.caption = caption;
-  step.n_events = gml_trace_get_n_events (gml_allocator_get_trace (r->sc->allocator));
+  step.n_events = gml_trace_get_n_events (gml_allocator_get_trace (r->run->allocator));
   step.oom = r->oom;
   step.empty_cache = r->emptied;
   step.request = r->last_request;
   step.oom_message = g_steal_pointer (&r->oom_message);
-  step.stats = *run_stats (r);
+  step.stats = *_gml_script_stats (r);
   step.largest_free = gml_mem_state_get_largest_free_block (state);
-  step.device_free = run_device_free (r);
+  step.device_free = _gml_script_device_free (r);
   step.strategy = r->strategy;
+  step.run = r->sc->runs->len - 1;
   g_array_append_val (r->sc->steps, step);
 
   if (step.oom && !r->sc->has_failed_request)
@@ -293,26 +416,189 @@ run_end_step (Run  *r,
   r->last_request = 0;
 }
 
-static guint
-last_step (Run *r)
+guint
+_gml_script_last_step (GmlScript *r)
 {
   return r->sc->steps->len - 1;
 }
 
+void
+_gml_script_setup_here (GmlScript *r)
+{
+  r->sc->setup_step = _gml_script_last_step (r);
+}
+
+void
+_gml_script_focus_here (GmlScript   *r,
+                        GmlView      view,
+                        GmlCategory  category)
+{
+  r->sc->focus_step = _gml_script_last_step (r);
+  r->sc->focus_view = view;
+  r->sc->focus_category = category;
+}
+
+void
+_gml_script_mark (GmlScript  *r,
+                  const char *label,
+                  gboolean    segment,
+                  char       *text)
+{
+  GmlMark mark = { g_strdup (label), 0, segment, text };
+
+  g_array_append_val (r->sc->marks, mark);
+}
+
+void
+_gml_script_mark_at (GmlScript *r,
+                     guint64    address,
+                     gboolean   segment,
+                     char      *text)
+{
+  GmlMark mark = { NULL, address, segment, text };
+
+  g_array_append_val (r->sc->marks, mark);
+}
+
+void
+_gml_script_set_caption (GmlScript *r,
+                         guint      step,
+                         char      *caption)
+{
+  GmlScenarioStep *s;
+
+  g_return_if_fail (step < r->sc->steps->len);
+  s = &g_array_index (r->sc->steps, GmlScenarioStep, step);
+  g_free (s->caption);
+  s->caption = caption;
+}
+
+void
+_gml_script_key (GmlScript  *r,
+                 const char *name,
+                 guint64     bytes)
+{
+  GmlKeyFigure key = { g_strdup (name), bytes * r->sc->scale };
+
+  g_array_append_val (r->sc->keys, key);
+}
+
+GmlBar *
+_gml_script_bar (GmlScript *r,
+                 char      *label)
+{
+  GmlBar *bar = g_new0 (GmlBar, 1);
+
+  bar->label = label;
+  bar->step = _gml_script_last_step (r);
+  bar->until = G_MAXUINT;
+  g_ptr_array_add (r->sc->bars, bar);
+  r->sc->views |= 1u << GML_VIEW_COMPARISON;
+  return bar;
+}
+
+typedef struct
+{
+  GmlCategory category;
+  guint64     sum;
+} RequestedSum;
+
+static void
+requested_cb (const GmlSegmentInfo *segment,
+              const GmlBlockInfo   *block,
+              gpointer              user_data)
+{
+  RequestedSum *d = user_data;
+
+  if (block->state == GML_BLOCK_ALLOCATED && block->category == d->category)
+    d->sum += block->requested_size;
+}
+
+guint64
+_gml_mem_state_requested_by_category (const GmlMemState *state,
+                                      GmlCategory        category)
+{
+  RequestedSum d = { category, 0 };
+
+  gml_mem_state_foreach_block (state, requested_cb, &d);
+  return d.sum;
+}
+
+static void
+measure_state (const GmlMemState *state,
+               GmlBar            *bar,
+               gboolean           requested)
+{
+  const GmlStats *st = gml_mem_state_get_stats (state);
+  guint64 allocated = 0;
+
+  for (guint c = 0; c < GML_N_CATEGORIES; c++)
+    {
+      bar->parts[c] = requested ? _gml_mem_state_requested_by_category (state, c)
+                                : gml_mem_state_allocated_by_category (state, c);
+      allocated += bar->parts[c];
+    }
+  if (!requested)
+    bar->parts[GML_BAR_CACHED] = st->reserved_bytes[GML_STAT_ALL].current - allocated;
+}
+
+void
+_gml_script_bar_measure (GmlScript *r,
+                         GmlBar    *bar,
+                         gboolean   requested)
+{
+  measure_state (_gml_script_state (r), bar, requested);
+}
+
+GmlBar *
+_gml_script_bar_at_step (GmlScript *r,
+                         char      *label,
+                         guint      step,
+                         gboolean   requested)
+{
+  GmlBar *bar = _gml_script_bar (r, label);
+  g_autoptr(GmlMemState) state = gml_scenario_state_at (r->sc, step);
+
+  bar->step = step;
+  measure_state (state, bar, requested);
+  return bar;
+}
+
+char *
+_gml_script_size (GmlScript *r,
+                  guint64    engine_bytes)
+{
+  return gml_scenario_format_size (r->sc, engine_bytes);
+}
+
+char *
+_gml_script_scale_note (GmlScript *r)
+{
+  g_autofree char *scale = NULL;
+
+  if (r->sc->scale <= 1)
+    return NULL;
+  scale = g_strdup_printf ("%" G_GUINT64_FORMAT, r->sc->scale);
+  /* Translators: both %s are a number such as 64: the experiment ran 64 times smaller. */
+  return g_strdup_printf (_("The lab ran this at 1:%s scale: the figures in this sentence and in "
+                            "the bars are the engine’s × %s; the memory map shows the engine’s "
+                            "own."), scale, scale);
+}
+
 /* The arena's unit: 1/32 of it, in whole 2 MiB pages (32 MiB on a 1 GiB budget). */
 static guint64
-arena_unit (GmlScenario *sc)
+arena_unit (GmlScript *r)
 {
-  return MAX (round_down (sc->capacity / 32, 2 * MiB), 2 * MiB);
+  return MAX (round_down (r->run->capacity / 32, 2 * MiB), 2 * MiB);
 }
 
 /* ------------------------------------------------------------------------- */
 /* The scripts                                                               */
 
-static void
-script_oom (Run *r)
+void
+_gml_script_oom (GmlScript *r)
 {
-  guint64 unit = arena_unit (r->sc);
+  guint64 unit = arena_unit (r);
   guint64 act = 2 * unit;
   g_autofree char *w = gml_format_size_short (4 * unit);
   g_autofree char *o = gml_format_size_short (8 * unit);
@@ -320,26 +606,26 @@ script_oom (Run *r)
   for (guint i = 1; i <= 4; i++)
     {
       g_autofree char *label = g_strdup_printf ("layer%u.weight", i);
-      run_alloc (r, label, GML_CATEGORY_WEIGHTS, unit);
+      _gml_script_alloc (r, label, GML_CATEGORY_WEIGHTS, unit);
     }
   /* Translators: %s is a size such as "128 MiB". */
-  run_end_step (r, g_strdup_printf (_("The model’s weights are loaded: %s."), w));
+  _gml_script_end_step (r, g_strdup_printf (_("The model’s weights are loaded: %s."), w));
 
   for (guint i = 1; i <= 4; i++)
     {
       g_autofree char *label = g_strdup_printf ("layer%u.weight.grad", i);
-      run_alloc (r, label, GML_CATEGORY_GRADIENTS, unit);
+      _gml_script_alloc (r, label, GML_CATEGORY_GRADIENTS, unit);
     }
-  run_end_step (r, g_strdup_printf (_("The backward pass keeps one gradient per weight: %s more."), w));
+  _gml_script_end_step (r, g_strdup_printf (_("The backward pass keeps one gradient per weight: %s more."), w));
 
   for (guint i = 1; i <= 4; i++)
     {
       g_autofree char *avg = g_strdup_printf ("adam.exp_avg%u", i);
       g_autofree char *avg_sq = g_strdup_printf ("adam.exp_avg_sq%u", i);
-      run_alloc (r, avg, GML_CATEGORY_OPTIMIZER_STATE, unit);
-      run_alloc (r, avg_sq, GML_CATEGORY_OPTIMIZER_STATE, unit);
+      _gml_script_alloc (r, avg, GML_CATEGORY_OPTIMIZER_STATE, unit);
+      _gml_script_alloc (r, avg_sq, GML_CATEGORY_OPTIMIZER_STATE, unit);
     }
-  run_end_step (r, g_strdup_printf (_("Adam keeps two moments for every weight: %s more."), o));
+  _gml_script_end_step (r, g_strdup_printf (_("Adam keeps two moments for every weight: %s more."), o));
 
   /* The forward pass of the next batch stores activations until one does not fit. */
   for (guint i = 1; i <= 64 && r->fatal == NULL; i++)
@@ -347,60 +633,66 @@ script_oom (Run *r)
       g_autofree char *label = g_strdup_printf ("act%u", i);
       g_autofree char *size = gml_format_size_short (act);
 
-      if (run_alloc (r, label, GML_CATEGORY_ACTIVATIONS, act))
+      if (_gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, act))
         {
           /* Translators: %u is a layer number, %s a size. */
-          run_end_step (r, g_strdup_printf (_("Forward pass, layer %u: its activations take %s."),
+          _gml_script_end_step (r, g_strdup_printf (_("Forward pass, layer %u: its activations take %s."),
                                             i, size));
         }
       else
         {
           if (r->fatal == NULL)
             /* Translators: %u is a layer number, %s a size. */
-            run_end_step (r, g_strdup_printf (_("Layer %u’s activations (%s) do not fit: "
+            _gml_script_end_step (r, g_strdup_printf (_("Layer %u’s activations (%s) do not fit: "
                                                 "CUDA out of memory."), i, size));
           break;
         }
     }
-  r->sc->focus_step = last_step (r);
+  r->sc->focus_step = _gml_script_last_step (r);
   r->sc->focus_category = GML_CATEGORY_ACTIVATIONS;
 }
 
-static void
-script_batch_size (Run *r)
+void
+_gml_script_batch_size (GmlScript *r,
+                        guint      from,
+                        guint      to,
+                        guint64    sizes[2])
 {
-  guint64 unit = arena_unit (r->sc);
-  /* Per example and layer: 5/128 of the unit (1.25 MiB on a 1 GiB arena), so
-   * batch 32 fits beside the weights and batch 128 needs four times as much. */
-  guint64 per_example = round_up (unit * 5 / 128, GML_MIN_BLOCK_SIZE);
+  guint64 unit = arena_unit (r);
+  /* Per example and layer: 5/128 of the unit (1.25 MiB on a 1 GiB arena) at
+   * batch 32, so the smaller batch fits beside the weights and one four times
+   * larger does not. */
+  guint64 per_example = round_up (unit * 5 / (4 * (guint64) MAX (from, 1)), GML_MIN_BLOCK_SIZE);
   const guint n_layers = 8;
-  static const guint batches[] = { 32, 128 };
+  const guint batches[] = { from, to };
   g_autofree char *w = gml_format_size_short (n_layers * unit);
 
   for (guint i = 1; i <= n_layers; i++)
     {
       g_autofree char *label = g_strdup_printf ("layer%u.weight", i);
-      run_alloc (r, label, GML_CATEGORY_WEIGHTS, unit);
+      _gml_script_alloc (r, label, GML_CATEGORY_WEIGHTS, unit);
     }
-  run_end_step (r, g_strdup_printf (_("The model’s weights are loaded: %s."), w));
+  _gml_script_end_step (r, g_strdup_printf (_("The model’s weights are loaded: %s."), w));
 
   for (guint b = 0; b < G_N_ELEMENTS (batches) && r->fatal == NULL; b++)
     {
       guint64 size = batches[b] * per_example;
       g_autofree char *size_str = gml_format_size_short (size);
 
+      if (sizes != NULL)
+        sizes[b] = size;
       for (guint i = 1; i <= n_layers; i++)
         {
           g_autofree char *label = g_strdup_printf ("b%u.layer%u.out", batches[b], i);
 
-          if (run_alloc (r, label, GML_CATEGORY_ACTIVATIONS, size))
+          if (_gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, size))
             /* Translators: batch size, layer number, size. */
-            run_end_step (r, g_strdup_printf (_("Batch %u, layer %u: the activations take %s."),
+            _gml_script_end_step (r, g_strdup_printf (_("Batch %u, layer %u: the activations take %s."),
                                               batches[b], i, size_str));
           else
             {
               if (r->fatal == NULL)
-                run_end_step (r, g_strdup_printf (_("Batch %u, layer %u: %s do not fit — CUDA out "
+                _gml_script_end_step (r, g_strdup_printf (_("Batch %u, layer %u: %s do not fit — CUDA out "
                                                     "of memory. The weights did not grow."),
                                                   batches[b], i, size_str));
               break;
@@ -413,87 +705,88 @@ script_batch_size (Run *r)
           for (guint i = 1; i <= n_layers; i++)
             {
               g_autofree char *label = g_strdup_printf ("b%u.layer%u.out", batches[b], i);
-              run_free (r, label);
+              _gml_script_free (r, label);
             }
           total = gml_format_size_short (n_layers * size);
-          run_end_step (r, g_strdup_printf (_("The batch-32 activations (%s) are freed; their "
-                                              "segments stay cached."), total));
+          /* Translators: %u is a batch size, %s a size. */
+          _gml_script_end_step (r, g_strdup_printf (_("The batch-%u activations (%s) are freed; their "
+                                                      "segments stay cached."), from, total));
         }
     }
-  r->sc->focus_step = last_step (r);
+  r->sc->focus_step = _gml_script_last_step (r);
   r->sc->focus_category = GML_CATEGORY_ACTIVATIONS;
 }
 
-static void
-script_empty_cache (Run *r)
+void
+_gml_script_empty_cache_story (GmlScript *r)
 {
-  guint64 unit = arena_unit (r->sc);
-  guint64 request = r->sc->capacity - 8 * unit;
+  guint64 unit = arena_unit (r);
+  guint64 request = r->run->capacity - 8 * unit;
   g_autofree char *req = gml_format_size_short (request);
   const GmlStats *st;
 
   for (guint i = 1; i <= 4; i++)
     {
       g_autofree char *label = g_strdup_printf ("layer%u.weight", i);
-      run_alloc (r, label, GML_CATEGORY_WEIGHTS, 2 * unit);
+      _gml_script_alloc (r, label, GML_CATEGORY_WEIGHTS, 2 * unit);
     }
   {
     g_autofree char *w = gml_format_size_short (8 * unit);
-    run_end_step (r, g_strdup_printf (_("The model’s weights are loaded: %s."), w));
+    _gml_script_end_step (r, g_strdup_printf (_("The model’s weights are loaded: %s."), w));
   }
 
   for (guint i = 1; i <= 4; i++)
     {
       g_autofree char *label = g_strdup_printf ("act%u", i);
-      run_alloc (r, label, GML_CATEGORY_ACTIVATIONS, 4 * unit);
+      _gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, 4 * unit);
     }
   /* Two small tensors share one 20 MiB segment of the large pool. */
-  run_alloc (r, "loss", GML_CATEGORY_TEMPORARY, 6 * MiB);
-  run_alloc (r, "logits", GML_CATEGORY_TEMPORARY, 6 * MiB);
+  _gml_script_alloc (r, "loss", GML_CATEGORY_TEMPORARY, 6 * MiB);
+  _gml_script_alloc (r, "logits", GML_CATEGORY_TEMPORARY, 6 * MiB);
   {
     g_autofree char *a = gml_format_size_short (16 * unit);
-    run_end_step (r, g_strdup_printf (_("Forward pass: the activations take %s; the loss and "
+    _gml_script_end_step (r, g_strdup_printf (_("Forward pass: the activations take %s; the loss and "
                                         "the logits share one segment."), a));
   }
 
-  run_alloc (r, "next_batch", GML_CATEGORY_ACTIVATIONS, request);
-  run_end_step (r, g_strdup_printf (_("The next batch asks for %s: CUDA out of memory."), req));
+  _gml_script_alloc (r, "next_batch", GML_CATEGORY_ACTIVATIONS, request);
+  _gml_script_end_step (r, g_strdup_printf (_("The next batch asks for %s: CUDA out of memory."), req));
 
   for (guint i = 1; i <= 4; i++)
     {
       g_autofree char *label = g_strdup_printf ("act%u", i);
-      run_free (r, label);
+      _gml_script_free (r, label);
     }
-  run_free (r, "logits");
-  st = run_stats (r);
+  _gml_script_free (r, "logits");
+  st = _gml_script_stats (r);
   {
     g_autofree char *a = gml_format_size_short (st->allocated_bytes[GML_STAT_ALL].current);
     g_autofree char *res = gml_format_size_short (st->reserved_bytes[GML_STAT_ALL].current);
     /* Translators: both %s are sizes. */
-    run_end_step (r, g_strdup_printf (_("The activations are freed: allocated drops to %s, "
+    _gml_script_end_step (r, g_strdup_printf (_("The activations are freed: allocated drops to %s, "
                                         "reserved stays at %s."), a, res));
   }
 
-  run_empty_cache (r);
-  st = run_stats (r);
+  _gml_script_empty_cache (r);
+  st = _gml_script_stats (r);
   {
     g_autofree char *res = gml_format_size_short (st->reserved_bytes[GML_STAT_ALL].current);
-    run_end_step (r, g_strdup_printf (_("empty_cache() returns the whole free segments: reserved "
+    _gml_script_end_step (r, g_strdup_printf (_("empty_cache() returns the whole free segments: reserved "
                                         "drops to %s. The segment with the live loss tensor "
                                         "stays, and so do the weights."), res));
   }
-  r->sc->focus_step = last_step (r);
+  r->sc->focus_step = _gml_script_last_step (r);
 
-  run_alloc (r, "next_batch", GML_CATEGORY_ACTIVATIONS, request);
-  run_end_step (r, g_strdup_printf (_("The same request for %s fails again: the live tensors "
+  _gml_script_alloc (r, "next_batch", GML_CATEGORY_ACTIVATIONS, request);
+  _gml_script_end_step (r, g_strdup_printf (_("The same request for %s fails again: the live tensors "
                                       "still hold their memory."), req));
   r->sc->focus_category = GML_CATEGORY_NONE;
 }
 
-static void
-script_precision (Run *r)
+void
+_gml_script_precision (GmlScript *r)
 {
-  guint64 unit = arena_unit (r->sc);
+  guint64 unit = arena_unit (r);
   guint64 params = unit / 4;              /* values per weight tensor */
   guint64 values = unit * 3 / 16;         /* values per activation tensor */
   static const struct { const char *dtype; guint bytes; } formats[] = {
@@ -508,33 +801,39 @@ script_precision (Run *r)
       for (guint i = 1; i <= 4; i++)
         {
           g_autofree char *label = g_strdup_printf ("%s.layer%u.weight", formats[f].dtype, i);
-          run_alloc (r, label, GML_CATEGORY_WEIGHTS, params * formats[f].bytes);
+          _gml_script_alloc (r, label, GML_CATEGORY_WEIGHTS, params * formats[f].bytes);
         }
       /* Translators: %s is fp32 or bf16, %u bytes per value, the last %s a size. */
-      run_end_step (r, g_strdup_printf (_("%s weights, %u bytes per value: %s."),
+      _gml_script_end_step (r, g_strdup_printf (_("%s weights, %u bytes per value: %s."),
                                         formats[f].dtype, formats[f].bytes, w));
       for (guint i = 1; i <= 4; i++)
         {
           g_autofree char *label = g_strdup_printf ("%s.layer%u.out", formats[f].dtype, i);
-          run_alloc (r, label, GML_CATEGORY_ACTIVATIONS, values * formats[f].bytes);
+          _gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, values * formats[f].bytes);
         }
-      run_end_step (r, g_strdup_printf (_("%s activations, %u bytes per value: %s."),
+      _gml_script_end_step (r, g_strdup_printf (_("%s activations, %u bytes per value: %s."),
                                         formats[f].dtype, formats[f].bytes, a));
+      {
+        GmlBar *bar = _gml_script_bar (r, g_strdup (formats[f].dtype));
+
+        _gml_script_bar_measure (r, bar, FALSE);
+        bar->marked = f == 1;
+      }
       if (f == 0)
         {
           for (guint i = 1; i <= 4; i++)
             {
               g_autofree char *wl = g_strdup_printf ("%s.layer%u.weight", formats[f].dtype, i);
               g_autofree char *al = g_strdup_printf ("%s.layer%u.out", formats[f].dtype, i);
-              run_free (r, wl);
-              run_free (r, al);
+              _gml_script_free (r, wl);
+              _gml_script_free (r, al);
             }
-          run_empty_cache (r);
-          run_end_step (r, g_strdup (_("Everything is freed and the cache emptied, to start "
+          _gml_script_empty_cache (r);
+          _gml_script_end_step (r, g_strdup (_("Everything is freed and the cache emptied, to start "
                                        "again in bf16.")));
         }
     }
-  r->sc->focus_step = last_step (r);
+  r->sc->focus_step = _gml_script_last_step (r);
   r->sc->focus_category = GML_CATEGORY_NONE;
 }
 
@@ -564,17 +863,17 @@ layer_live_cb (const GmlSegmentInfo *segment,
 }
 
 static void
-strategy_sample (Run                   *r,
+strategy_sample (GmlScript                   *r,
                  GmlCheckpointStrategy *s)
 {
   guint n_layers = r->sc->n_layers;
   guint at = s->layer_live->len;
   LayerData layers;
 
-  const GmlMemState *state = gml_allocator_get_state (r->sc->allocator);
+  const GmlMemState *state = _gml_script_state (r);
   guint64 stored = gml_mem_state_allocated_by_category (state, GML_CATEGORY_ACTIVATIONS);
   guint64 recomputed = gml_mem_state_allocated_by_category (state, GML_CATEGORY_TEMPORARY);
-  guint64 all = run_stats (r)->allocated_bytes[GML_STAT_ALL].current;
+  guint64 all = _gml_script_stats (r)->allocated_bytes[GML_STAT_ALL].current;
   guint64 other = all - stored - recomputed;
 
   g_array_append_val (s->other, other);
@@ -589,11 +888,11 @@ strategy_sample (Run                   *r,
 }
 
 static void
-strategy_end_step (Run                   *r,
+strategy_end_step (GmlScript                   *r,
                    GmlCheckpointStrategy *s,
                    char                  *caption)
 {
-  run_end_step (r, caption);
+  _gml_script_end_step (r, caption);
   strategy_sample (r, s);
 }
 
@@ -608,25 +907,25 @@ act_label (guint layer)
  * last output); the backward pass recomputes a segment's activations from its
  * checkpoint when it reaches the segment, then frees each as it goes down. */
 static void
-run_strategy (Run                   *r,
+run_strategy (GmlScript                   *r,
               GmlCheckpointStrategy *s)
 {
   GmlScenario *sc = r->sc;
   guint n = sc->n_layers, k = s->segment;
   g_autofree gboolean *recomputed = g_new0 (gboolean, n);
 
-  r->peak = run_stats (r)->allocated_bytes[GML_STAT_ALL].current;
+  r->peak = _gml_script_stats (r)->allocated_bytes[GML_STAT_ALL].current;
   s->first_step = sc->steps->len;
 
   for (guint i = 0; i < n && r->fatal == NULL; i++)
     {
       g_autofree char *label = act_label (i + 1);
 
-      run_alloc (r, label, GML_CATEGORY_ACTIVATIONS, sc->layer_bytes);
+      _gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, sc->layer_bytes);
       if (i > 0 && (i - 1) % k != 0)
         {
           g_autofree char *prev = act_label (i);
-          run_free (r, prev);
+          _gml_script_free (r, prev);
           /* Translators: %s names a strategy, %u is a layer number. */
           strategy_end_step (r, s, g_strdup_printf (_("%s — forward, layer %u: layer %u’s "
                                                       "activation is dropped, not stored."),
@@ -645,7 +944,7 @@ run_strategy (Run                   *r,
     {
       g_autofree char *label = act_label (i + 1);
 
-      if (!run_is_live (r, label))
+      if (!_gml_script_is_live (r, label))
         {
           guint first = i / k * k;   /* the checkpoint this segment starts from */
           guint count = 0;
@@ -654,9 +953,9 @@ run_strategy (Run                   *r,
             {
               g_autofree char *again = act_label (j + 1);
 
-              if (!run_is_live (r, again))
+              if (!_gml_script_is_live (r, again))
                 {
-                  run_alloc (r, again, GML_CATEGORY_TEMPORARY, sc->layer_bytes);
+                  _gml_script_alloc (r, again, GML_CATEGORY_TEMPORARY, sc->layer_bytes);
                   recomputed[j] = TRUE;
                   count++;
                 }
@@ -672,7 +971,7 @@ run_strategy (Run                   *r,
                                                                  count),
                                                     s->name, i + 1, count, first + 1));
         }
-      run_free (r, label);
+      _gml_script_free (r, label);
       strategy_end_step (r, s, g_strdup_printf (_("%s — backward through layer %u: its "
                                                   "activation is freed."), s->name, i + 1));
     }
@@ -699,68 +998,82 @@ strategy_free (gpointer data)
   g_free (s);
 }
 
-static void
-script_checkpointing (Run *r)
+/* Runs one forward and backward pass with a checkpoint every @segment layers
+ * (sc->n_layers layers of sc->layer_bytes each) and keeps it as a strategy. */
+GmlCheckpointStrategy *
+_gml_script_checkpoint_strategy (GmlScript *r,
+                                 guint      segment,
+                                 char      *name)
+{
+  GmlCheckpointStrategy *st = g_new0 (GmlCheckpointStrategy, 1);
+
+  st->other = g_array_new (FALSE, FALSE, sizeof (guint64));
+  st->stored = g_array_new (FALSE, FALSE, sizeof (guint64));
+  st->recomputed = g_array_new (FALSE, FALSE, sizeof (guint64));
+  st->layer_live = g_array_new (FALSE, TRUE, sizeof (guint64));
+  st->layer_recomputed = g_array_new (FALSE, TRUE, sizeof (guint8));
+  st->segment = MAX (segment, 1);
+  st->name = name;
+  g_ptr_array_add (r->sc->strategies, st);
+  r->strategy = r->sc->strategies->len - 1;
+  run_strategy (r, st);
+  r->strategy = -1;
+  return st;
+}
+
+void
+_gml_script_checkpointing (GmlScript *r,
+                           guint      n_layers)
 {
   GmlScenario *sc = r->sc;
-  guint64 unit = arena_unit (sc);
+  guint64 unit = arena_unit (r);
   guint every = 2;
   guint sqrt_n;
 
-  sc->n_layers = 16;
-  sc->layer_bytes = unit / 2;
+  sc->n_layers = n_layers;
+  /* Half a unit per layer for 16 layers: the widest strategy then fills 8 units. */
+  sc->layer_bytes = round_up (unit * 8 / MAX (n_layers, 1), GML_MIN_BLOCK_SIZE);
   sqrt_n = (guint) ceil (sqrt ((double) sc->n_layers));
 
-  run_alloc (r, "weights", GML_CATEGORY_WEIGHTS, 2 * unit);
+  _gml_script_alloc (r, "weights", GML_CATEGORY_WEIGHTS, 2 * unit);
   {
     g_autofree char *w = gml_format_size_short (2 * unit);
     g_autofree char *a = gml_format_size_short (sc->layer_bytes);
     /* Translators: %u is the number of layers, the %s are sizes. */
-    run_end_step (r, g_strdup_printf (_("A %u-layer network: weights %s, each layer’s "
+    _gml_script_end_step (r, g_strdup_printf (_("A %u-layer network: weights %s, each layer’s "
                                         "activation %s."), sc->n_layers, w, a));
   }
 
   for (guint s = 0; s < 3 && r->fatal == NULL; s++)
     {
-      GmlCheckpointStrategy *st = g_new0 (GmlCheckpointStrategy, 1);
-
-      st->other = g_array_new (FALSE, FALSE, sizeof (guint64));
-      st->stored = g_array_new (FALSE, FALSE, sizeof (guint64));
-      st->recomputed = g_array_new (FALSE, FALSE, sizeof (guint64));
-      st->layer_live = g_array_new (FALSE, TRUE, sizeof (guint64));
-      st->layer_recomputed = g_array_new (FALSE, TRUE, sizeof (guint8));
       switch (s)
         {
         case 0:
-          st->segment = 1;
-          st->name = g_strdup (_("No checkpointing"));
+          _gml_script_checkpoint_strategy (r, 1, g_strdup (_("No checkpointing")));
           break;
         case 1:
-          st->segment = every;
-          st->name = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Every %u layer",
-                                                   "Every %u layers", every), every);
+          _gml_script_checkpoint_strategy (r, every,
+                                           g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                                         "Every %u layer",
+                                                                         "Every %u layers", every),
+                                                            every));
           break;
         default:
-          st->segment = sqrt_n;
           /* Translators: %u is √N, the number of segments. */
-          st->name = g_strdup_printf (_("√N segments (%u)"), sqrt_n);
+          _gml_script_checkpoint_strategy (r, sqrt_n, g_strdup_printf (_("√N segments (%u)"), sqrt_n));
           break;
         }
-      g_ptr_array_add (sc->strategies, st);
-      r->strategy = s;
-      run_strategy (r, st);
     }
-  r->strategy = -1;
   sc->focus_step = sc->strategies->len > 0
     ? ((GmlCheckpointStrategy *) g_ptr_array_index (sc->strategies, sc->strategies->len - 1))->first_step
       + sc->n_layers
-    : last_step (r);
-  sc->focus_step = MIN (sc->focus_step, last_step (r));
+    : _gml_script_last_step (r);
+  sc->focus_step = MIN (sc->focus_step, _gml_script_last_step (r));
   sc->focus_category = GML_CATEGORY_TEMPORARY;
 }
 
-static void
-script_fragmentation (Run *r)
+void
+_gml_script_fragmentation (GmlScript *r)
 {
   const guint64 tensor = 5 * MiB;   /* four fill one 20 MiB segment exactly */
   const guint64 request = 8 * MiB;  /* more than one hole, less than all of them */
@@ -771,25 +1084,25 @@ script_fragmentation (Run *r)
   for (; n < 4; n++)
     {
       g_autofree char *label = g_strdup_printf ("t%03u", n + 1);
-      run_alloc (r, label, n % 2 == 0 ? GML_CATEGORY_TEMPORARY : GML_CATEGORY_ACTIVATIONS, tensor);
+      _gml_script_alloc (r, label, n % 2 == 0 ? GML_CATEGORY_TEMPORARY : GML_CATEGORY_ACTIVATIONS, tensor);
     }
-  run_end_step (r, g_strdup_printf (_("Four tensors of %s fill one 20 MiB segment."), t));
+  _gml_script_end_step (r, g_strdup_printf (_("Four tensors of %s fill one 20 MiB segment."), t));
 
   /* Fill while the device could still give a whole segment, so that the final
    * request can only be served from the holes. */
-  while (r->fatal == NULL && run_device_free (r) >= GML_LARGE_BUFFER && n < 100000)
+  while (r->fatal == NULL && _gml_script_device_free (r) >= GML_LARGE_BUFFER && n < 100000)
     {
       for (guint j = 0; j < 4 && r->fatal == NULL; j++, n++)
         {
           g_autofree char *label = g_strdup_printf ("t%03u", n + 1);
-          run_alloc (r, label, n % 2 == 0 ? GML_CATEGORY_TEMPORARY : GML_CATEGORY_ACTIVATIONS,
+          _gml_script_alloc (r, label, n % 2 == 0 ? GML_CATEGORY_TEMPORARY : GML_CATEGORY_ACTIVATIONS,
                      tensor);
         }
     }
-  st = run_stats (r);
+  st = _gml_script_stats (r);
   {
     g_autofree char *res = gml_format_size_short (st->reserved_bytes[GML_STAT_ALL].current);
-    run_end_step (r, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+    _gml_script_end_step (r, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                                    "More of them, until no segment fits: %u "
                                                    "tensor, %s reserved.",
                                                    "More of them, until no segment fits: %u "
@@ -800,31 +1113,31 @@ script_fragmentation (Run *r)
   for (guint i = 0; i < n; i += 2)
     {
       g_autofree char *label = g_strdup_printf ("t%03u", i + 1);
-      run_free (r, label);
+      _gml_script_free (r, label);
     }
   {
-    const GmlMemState *state = gml_allocator_get_state (r->sc->allocator);
+    const GmlMemState *state = _gml_script_state (r);
     g_autofree char *largest = gml_format_size_short (gml_mem_state_get_largest_free_block (state));
-    st = run_stats (r);
+    st = _gml_script_stats (r);
     g_autofree char *free_ = gml_format_size_short (st->reserved_bytes[GML_STAT_ALL].current
                                         - st->allocated_bytes[GML_STAT_ALL].current);
     /* Translators: both %s are sizes. */
-    run_end_step (r, g_strdup_printf (_("Every other tensor is freed: %s free in the cache, in "
+    _gml_script_end_step (r, g_strdup_printf (_("Every other tensor is freed: %s free in the cache, in "
                                         "holes of at most %s."), free_, largest));
   }
 
   {
-    const GmlMemState *state = gml_allocator_get_state (r->sc->allocator);
+    const GmlMemState *state = _gml_script_state (r);
     g_autofree char *req = gml_format_size_short (request);
     g_autofree char *largest = gml_format_size_short (gml_mem_state_get_largest_free_block (state));
 
-    run_alloc (r, "big", GML_CATEGORY_ACTIVATIONS, request);
+    _gml_script_alloc (r, "big", GML_CATEGORY_ACTIVATIONS, request);
     /* Translators: both %s are sizes. */
-    run_end_step (r, g_strdup_printf (_("A request for %s fails: no hole is larger than %s, "
+    _gml_script_end_step (r, g_strdup_printf (_("A request for %s fails: no hole is larger than %s, "
                                         "and the GPU has no room for a new segment."),
                                       req, largest));
   }
-  r->sc->focus_step = last_step (r);
+  r->sc->focus_step = _gml_script_last_step (r);
   r->sc->focus_category = GML_CATEGORY_NONE;
 }
 
@@ -839,16 +1152,102 @@ step_clear (gpointer data)
   g_free (step->oom_message);
 }
 
+static void
+bar_free (gpointer data)
+{
+  GmlBar *bar = data;
+
+  g_free (bar->label);
+  g_free (bar);
+}
+
+static void
+mark_clear (gpointer data)
+{
+  GmlMark *mark = data;
+
+  g_free (mark->label);
+  g_free (mark->text);
+}
+
+static void
+key_clear (gpointer data)
+{
+  g_free (((GmlKeyFigure *) data)->name);
+}
+
+/* A scenario with nothing run yet, and the script's bookkeeping for it. */
+GmlScenario *
+_gml_scenario_create (const char *name,
+                      GmlDevice  *device,
+                      GmlScript  *r)
+{
+  GmlScenario *sc = g_new0 (GmlScenario, 1);
+
+  sc->name = g_strdup (name);
+  sc->device = device;
+  sc->runs = g_ptr_array_new_with_free_func (run_free_func);
+  sc->steps = g_array_new (FALSE, TRUE, sizeof (GmlScenarioStep));
+  g_array_set_clear_func (sc->steps, step_clear);
+  sc->strategies = g_ptr_array_new_with_free_func (strategy_free);
+  sc->bars = g_ptr_array_new_with_free_func (bar_free);
+  sc->marks = g_array_new (FALSE, TRUE, sizeof (GmlMark));
+  g_array_set_clear_func (sc->marks, mark_clear);
+  sc->keys = g_array_new (FALSE, TRUE, sizeof (GmlKeyFigure));
+  g_array_set_clear_func (sc->keys, key_clear);
+  sc->device_name = g_strdup (gml_device_get_name (device));
+  sc->focus_category = GML_CATEGORY_NONE;
+  sc->setup_view = GML_N_VIEWS;
+  sc->scale = 1;
+  /* Every scenario has a memory map and a timeline; the rest say when they apply. */
+  sc->views = (1u << GML_VIEW_MEMORY_MAP) | (1u << GML_VIEW_TIMELINE);
+
+  memset (r, 0, sizeof *r);
+  r->sc = sc;
+  r->strategy = -1;
+  return sc;
+}
+
+/* Gives the device everything back (the pictures only need the traces) and checks
+ * the result. Frees @sc on failure. */
+GmlScenario *
+_gml_scenario_finish (GmlScenario  *sc,
+                      GmlScript    *r,
+                      GError      **error)
+{
+  for (guint i = 0; i < sc->runs->len; i++)
+    release_run (g_ptr_array_index (sc->runs, i));
+  r->live = NULL;
+  g_free (r->oom_message);
+
+  if (r->fatal != NULL)
+    {
+      g_set_error (error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_DEVICE, "%s", r->fatal->message);
+      g_error_free (r->fatal);
+      gml_scenario_free (sc);
+      return NULL;
+    }
+  if (sc->steps->len == 0)
+    {
+      g_set_error (error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_UNKNOWN,
+                   "Scenario %s has no steps", sc->name);
+      gml_scenario_free (sc);
+      return NULL;
+    }
+  if (sc->n_layers > 0 && sc->strategies->len > 0)
+    sc->views |= 1u << GML_VIEW_CHECKPOINTING;
+  sc->focus_step = MIN (sc->focus_step, sc->steps->len - 1);
+  sc->setup_step = MIN (sc->setup_step, sc->focus_step);
+  return sc;
+}
+
 GmlScenario *
 gml_scenario_new (const char  *name,
                   GmlDevice   *device,
                   GError     **error)
 {
-  g_autoptr(GmlScenario) sc = NULL;
-  Run r = { 0 };
-  guint64 free_bytes = 0, total = 0;
-  GHashTableIter iter;
-  gpointer value;
+  GmlScenario *sc;
+  GmlScript r;
 
   g_return_val_if_fail (device != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -862,57 +1261,29 @@ gml_scenario_new (const char  *name,
       return NULL;
     }
 
-  sc = g_new0 (GmlScenario, 1);
-  sc->name = g_strdup (name);
-  sc->device = device;
-  sc->steps = g_array_new (FALSE, TRUE, sizeof (GmlScenarioStep));
-  g_array_set_clear_func (sc->steps, step_clear);
-  sc->strategies = g_ptr_array_new_with_free_func (strategy_free);
-  sc->device_name = g_strdup (gml_device_get_name (device));
-  sc->focus_category = GML_CATEGORY_NONE;
+  sc = _gml_scenario_create (name, device, &r);
+  sc->title = g_strdup (gml_scenario_title (name));
+  sc->focus_view = gml_scenario_focus_view (name);
+  if (g_str_equal (name, "fragmentation") || g_str_equal (name, "empty-cache"))
+    sc->views |= 1u << GML_VIEW_FRAGMENTATION;
+  _gml_script_begin_run (&r, NULL, 0, 0, NULL, FALSE);
 
-  if (!gml_device_mem_get_info (device, &free_bytes, &total, error))
-    return NULL;
-  sc->capacity = gml_device_get_budget (device) > 0 ? gml_device_get_budget (device) : total;
-  sc->other_in_use = device->other_in_use;
-  sc->allocator = gml_allocator_new (device, NULL);
-
-  r.sc = sc;
-  r.live = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  r.strategy = -1;
-
-  run_end_step (&r, g_strdup (_("Start: nothing is allocated yet.")));
+  _gml_script_end_step (&r, g_strdup (_("Start: nothing is allocated yet.")));
 
   if (g_str_equal (name, "oom"))
-    script_oom (&r);
+    _gml_script_oom (&r);
   else if (g_str_equal (name, "batch-size"))
-    script_batch_size (&r);
+    _gml_script_batch_size (&r, 32, 128, NULL);
   else if (g_str_equal (name, "empty-cache"))
-    script_empty_cache (&r);
+    _gml_script_empty_cache_story (&r);
   else if (g_str_equal (name, "precision"))
-    script_precision (&r);
+    _gml_script_precision (&r);
   else if (g_str_equal (name, "checkpointing"))
-    script_checkpointing (&r);
+    _gml_script_checkpointing (&r, 16);
   else
-    script_fragmentation (&r);
+    _gml_script_fragmentation (&r);
 
-  /* Give the device everything back: the pictures only need the trace. */
-  g_hash_table_iter_init (&iter, r.live);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    gml_allocator_free (sc->allocator, GPOINTER_TO_INT (value) - 1, NULL);
-  gml_allocator_empty_cache (sc->allocator);
-  g_hash_table_unref (r.live);
-  g_free (r.oom_message);
-
-  if (r.fatal != NULL)
-    {
-      g_set_error (error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_DEVICE, "%s", r.fatal->message);
-      g_error_free (r.fatal);
-      return NULL;
-    }
-
-  sc->focus_step = MIN (sc->focus_step, sc->steps->len - 1);
-  return g_steal_pointer (&sc);
+  return _gml_scenario_finish (sc, &r, error);
 }
 
 void
@@ -920,10 +1291,15 @@ gml_scenario_free (GmlScenario *self)
 {
   if (self == NULL)
     return;
-  g_clear_pointer (&self->allocator, gml_allocator_destroy);
+  g_clear_pointer (&self->runs, g_ptr_array_unref);
   g_clear_pointer (&self->steps, g_array_unref);
   g_clear_pointer (&self->strategies, g_ptr_array_unref);
+  g_clear_pointer (&self->bars, g_ptr_array_unref);
+  g_clear_pointer (&self->marks, g_array_unref);
+  g_clear_pointer (&self->keys, g_array_unref);
+  g_free (self->bar_unit);
   g_free (self->device_name);
+  g_free (self->title);
   g_free (self->name);
   g_free (self);
 }
@@ -932,6 +1308,12 @@ const char *
 gml_scenario_get_name (GmlScenario *self)
 {
   return self->name;
+}
+
+const char *
+gml_scenario_get_title (GmlScenario *self)
+{
+  return self->title;
 }
 
 guint
@@ -954,25 +1336,89 @@ gml_scenario_get_focus_step (GmlScenario *self)
   return self->focus_step;
 }
 
+guint
+gml_scenario_get_setup_step (GmlScenario *self)
+{
+  return self->setup_step;
+}
+
+GmlView
+gml_scenario_get_focus_view (GmlScenario *self)
+{
+  return self->focus_view;
+}
+
+GmlView
+gml_scenario_get_setup_view (GmlScenario *self)
+{
+  return self->setup_view < GML_N_VIEWS && gml_scenario_has_view (self, self->setup_view)
+         ? self->setup_view : self->focus_view;
+}
+
+gboolean
+gml_scenario_has_view (GmlScenario *self,
+                       GmlView      view)
+{
+  return view < GML_N_VIEWS && (self->views & (1u << view)) != 0;
+}
+
 GmlCategory
 gml_scenario_get_focus_category (GmlScenario *self)
 {
   return self->focus_category;
 }
 
+static GmlScenarioRun *
+get_run (GmlScenario *self,
+         guint        run)
+{
+  g_return_val_if_fail (run < self->runs->len, NULL);
+  return g_ptr_array_index (self->runs, run);
+}
+
 GmlTrace *
 gml_scenario_get_trace (GmlScenario *self)
 {
-  return gml_allocator_get_trace (self->allocator);
+  return gml_allocator_get_trace (get_run (self, 0)->allocator);
+}
+
+guint
+gml_scenario_get_n_runs (GmlScenario *self)
+{
+  return self->runs->len;
+}
+
+const char *
+gml_scenario_get_run_name (GmlScenario *self,
+                           guint        run)
+{
+  return get_run (self, run)->name;
+}
+
+guint64
+gml_scenario_get_run_capacity (GmlScenario *self,
+                               guint        run)
+{
+  return get_run (self, run)->capacity;
+}
+
+guint64
+gml_scenario_get_run_other_in_use (GmlScenario *self,
+                                   guint        run)
+{
+  return get_run (self, run)->other_in_use;
 }
 
 GmlMemState *
 gml_scenario_state_at (GmlScenario *self,
                        guint        step)
 {
+  const GmlScenarioStep *s;
+
   g_return_val_if_fail (step < self->steps->len, NULL);
-  return gml_trace_state_at (gml_scenario_get_trace (self),
-                             gml_scenario_get_step (self, step)->n_events);
+  s = gml_scenario_get_step (self, step);
+  return gml_trace_state_at (gml_allocator_get_trace (get_run (self, s->run)->allocator),
+                             s->n_events);
 }
 
 void
@@ -980,21 +1426,24 @@ gml_scenario_state_at_into (GmlScenario *self,
                             guint        step,
                             GmlMemState *dest)
 {
+  const GmlScenarioStep *s;
+
   g_return_if_fail (step < self->steps->len);
-  gml_trace_state_at_into (gml_scenario_get_trace (self),
-                           gml_scenario_get_step (self, step)->n_events, dest);
+  s = gml_scenario_get_step (self, step);
+  gml_trace_state_at_into (gml_allocator_get_trace (get_run (self, s->run)->allocator),
+                           s->n_events, dest);
 }
 
 guint64
 gml_scenario_get_capacity (GmlScenario *self)
 {
-  return self->capacity;
+  return get_run (self, 0)->capacity;
 }
 
 guint64
 gml_scenario_get_other_in_use (GmlScenario *self)
 {
-  return self->other_in_use;
+  return get_run (self, 0)->other_in_use;
 }
 
 const char *
@@ -1013,6 +1462,69 @@ gml_scenario_get_failed_request (GmlScenario *self,
   if (step)
     *step = self->failed_step;
   return self->has_failed_request;
+}
+
+guint
+gml_scenario_get_n_bars (GmlScenario *self)
+{
+  return self->bars->len;
+}
+
+const GmlBar *
+gml_scenario_get_bar (GmlScenario *self,
+                      guint        index)
+{
+  g_return_val_if_fail (index < self->bars->len, NULL);
+  return g_ptr_array_index (self->bars, index);
+}
+
+const char *
+gml_scenario_get_bar_note (GmlScenario *self)
+{
+  return self->bar_unit;
+}
+
+guint
+gml_scenario_get_n_marks (GmlScenario *self)
+{
+  return self->marks->len;
+}
+
+const GmlMark *
+gml_scenario_get_mark (GmlScenario *self,
+                       guint        index)
+{
+  g_return_val_if_fail (index < self->marks->len, NULL);
+  return &g_array_index (self->marks, GmlMark, index);
+}
+
+guint
+gml_scenario_get_n_keys (GmlScenario *self)
+{
+  return self->keys->len;
+}
+
+const GmlKeyFigure *
+gml_scenario_get_key (GmlScenario *self,
+                      guint        index)
+{
+  g_return_val_if_fail (index < self->keys->len, NULL);
+  return &g_array_index (self->keys, GmlKeyFigure, index);
+}
+
+guint64
+gml_scenario_get_scale (GmlScenario *self)
+{
+  return self->scale;
+}
+
+char *
+gml_scenario_format_size (GmlScenario *self,
+                          guint64      bytes)
+{
+  guint64 real = bytes > G_MAXUINT64 / MAX (self->scale, 1) ? G_MAXUINT64 : bytes * self->scale;
+
+  return self->decimal ? gml_format_size_decimal (real) : gml_format_size_short (real);
 }
 
 guint

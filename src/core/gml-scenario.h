@@ -39,8 +39,52 @@ typedef enum
   GML_VIEW_FRAGMENTATION,
   GML_VIEW_TIMELINE,
   GML_VIEW_CHECKPOINTING,
+  GML_VIEW_COMPARISON,
   GML_N_VIEWS
 } GmlView;
+
+/* What a bar of the comparison view is made of: the categories of allocated
+ * memory (GmlCategory values), then memory the allocator holds free, memory
+ * outside it, and host memory. */
+typedef enum
+{
+  GML_BAR_CACHED = GML_N_CATEGORIES, /* reserved but unallocated: free cached blocks */
+  GML_BAR_OTHER,                     /* outside PyTorch's allocator: the CUDA context, others */
+  GML_BAR_PINNED,                    /* page-locked host memory */
+  GML_BAR_MANAGED,                   /* unified (managed) memory pages */
+  GML_BAR_REQUESTED,                 /* what the program asked for */
+  GML_BAR_BLOCK,                     /* the block it got (after rounding) */
+  GML_BAR_SEGMENT,                   /* the segment asked of the device */
+  GML_BAR_DEVICE_FREE,               /* what the device could still give */
+  GML_BAR_ALLOCATED,                 /* allocated by PyTorch, whatever the tensors are */
+  GML_N_BAR_PARTS
+} GmlBarPart;
+
+typedef struct
+{
+  char       *label;           /* translated: "Batch 32", "GPU 3", "Host RAM" */
+  guint       step;            /* measured at this step; drawn empty before it */
+  guint       until;           /* last step it stands for; G_MAXUINT: to the end */
+  guint64     parts[GML_N_BAR_PARTS]; /* the engine's bytes (not scaled) */
+  gboolean    marked;          /* the bar the question is about */
+  gboolean    reveal;          /* before the answer, only its total (no breakdown) */
+} GmlBar;
+
+/* Something the picture outlines when it points at the focus step. */
+typedef struct
+{
+  char       *label;           /* a tensor's label in the focus step's state, or NULL */
+  guint64     address;         /* else the block or segment at this address */
+  gboolean    segment;         /* outline the whole segment, not only the block */
+  char       *text;            /* translated, short, with the numbers */
+} GmlMark;
+
+/* A figure the focus step is about (the question's scale). */
+typedef struct
+{
+  char       *name;            /* "memory_reserved", "segment" … (not translated) */
+  guint64     bytes;
+} GmlKeyFigure;
 
 typedef struct
 {
@@ -54,6 +98,7 @@ typedef struct
   guint64     largest_free;    /* largest cached free block after the step */
   guint64     device_free;     /* what the device (within the lab's budget) could still give */
   int         strategy;        /* checkpointing: the strategy the step belongs to, else -1 */
+  guint       run;             /* the allocator (setting, strategy, GPU) the step ran on */
 } GmlScenarioStep;
 
 /* One gradient-checkpointing strategy for the N-layer network. */
@@ -104,9 +149,28 @@ const GmlScenarioStep *gml_scenario_get_step      (GmlScenario   *self,
                                                    guint          step);
 /* The step the question is about (the failure, the comparison). */
 guint               gml_scenario_get_focus_step   (GmlScenario   *self);
+/* The step shown before answering: the experiment set up, the answer not yet shown. */
+guint               gml_scenario_get_setup_step   (GmlScenario   *self);
+/* The view that shows the point best, and whether @view shows anything at all. */
+GmlView             gml_scenario_get_focus_view   (GmlScenario   *self);
+/* The view shown before the answer (the focus view unless that would give it away). */
+GmlView             gml_scenario_get_setup_view   (GmlScenario   *self);
+gboolean            gml_scenario_has_view         (GmlScenario   *self,
+                                                   GmlView        view);
+/* Translated one-line title. */
+const char         *gml_scenario_get_title        (GmlScenario   *self);
 /* The category the focus points at, GML_CATEGORY_NONE for none. */
 GmlCategory         gml_scenario_get_focus_category (GmlScenario *self);
+/* The trace of the first run; gml_scenario_state_at() picks the step's own. */
 GmlTrace           *gml_scenario_get_trace        (GmlScenario   *self);
+guint               gml_scenario_get_n_runs       (GmlScenario   *self);
+/* Translated name of a run ("bf16", "GPU 2"), or NULL. */
+const char         *gml_scenario_get_run_name     (GmlScenario   *self,
+                                                   guint          run);
+guint64             gml_scenario_get_run_capacity (GmlScenario   *self,
+                                                   guint          run);
+guint64             gml_scenario_get_run_other_in_use (GmlScenario *self,
+                                                       guint        run);
 GmlMemState        *gml_scenario_state_at         (GmlScenario   *self,
                                                    guint          step);
 void                gml_scenario_state_at_into    (GmlScenario   *self,
@@ -121,6 +185,24 @@ gboolean            gml_scenario_get_failed_request (GmlScenario *self,
                                                      guint64     *size,
                                                      guint       *step);
 
+/* The comparison view's bars (none for most scenarios). */
+guint               gml_scenario_get_n_bars       (GmlScenario   *self);
+const GmlBar       *gml_scenario_get_bar          (GmlScenario   *self,
+                                                   guint          index);
+/* A translated note on the bars' units or scale, or NULL. */
+const char         *gml_scenario_get_bar_note     (GmlScenario   *self);
+guint               gml_scenario_get_n_marks      (GmlScenario   *self);
+const GmlMark      *gml_scenario_get_mark         (GmlScenario   *self,
+                                                   guint          index);
+guint               gml_scenario_get_n_keys       (GmlScenario   *self);
+const GmlKeyFigure *gml_scenario_get_key          (GmlScenario   *self,
+                                                   guint          index);
+/* The engine's figures are the question's divided by the scale (1 = real size). */
+guint64             gml_scenario_get_scale        (GmlScenario   *self);
+/* Formats the engine's @bytes at the question's scale, as captions do. */
+char               *gml_scenario_format_size      (GmlScenario   *self,
+                                                   guint64        bytes);
+
 /* Checkpointing only (0 strategies elsewhere). */
 guint               gml_scenario_get_n_layers     (GmlScenario   *self);
 guint64             gml_scenario_get_layer_bytes  (GmlScenario   *self);
@@ -130,6 +212,8 @@ const GmlCheckpointStrategy *gml_scenario_get_strategy (GmlScenario *self,
 
 /* "64 MiB", "1.25 MiB": PyTorch's units without trailing zeros. */
 char               *gml_format_size_short         (guint64        size);
+/* "112 GB", "38.5 GB": decimal units (10⁹ bytes), as the ZeRO paper counts. */
+char               *gml_format_size_decimal       (guint64        size);
 
 /* Sums of allocated blocks in @state by category, and of those whose label is
  * @label (NULL: all). */

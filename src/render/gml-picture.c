@@ -7,6 +7,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <glib/gi18n.h>
@@ -98,6 +99,12 @@ gml_picture_set_pointing (GmlPicture *self,
   self->pointing = pointing;
 }
 
+gboolean
+gml_picture_get_pointing (GmlPicture *self)
+{
+  return self->pointing;
+}
+
 const GmlMemState *
 gml_picture_get_state (GmlPicture *self)
 {
@@ -112,8 +119,9 @@ gml_picture_memory_map_data (GmlPicture       *self,
 
   memset (data, 0, sizeof *data);
   data->state = self->state;
-  data->capacity = gml_scenario_get_capacity (self->scenario);
-  data->other_in_use = gml_scenario_get_other_in_use (self->scenario);
+  /* Each run has its own device: a setting, a GPU of several, an arena. */
+  data->capacity = gml_scenario_get_run_capacity (self->scenario, step->run);
+  data->other_in_use = gml_scenario_get_run_other_in_use (self->scenario, step->run);
   data->device_name = gml_scenario_get_device_name (self->scenario);
   data->by_size = self->by_size;
   data->highlight = self->pointing ? gml_scenario_get_focus_category (self->scenario) : GML_CATEGORY_NONE;
@@ -130,7 +138,13 @@ gml_picture_timeline_data (GmlPicture      *self,
   data->reserved = (const guint64 *) self->reserved->data;
   data->marks = self->marks->data;
   data->cursor = self->step;
-  data->capacity = gml_scenario_get_capacity (self->scenario);
+  /* The device's size is the ceiling a story about running out of memory
+   * needs; elsewhere it would flatten what grows, so the scale fits the data. */
+  data->capacity = 0;
+  if (gml_scenario_get_failed_request (self->scenario, NULL, NULL) ||
+      gml_scenario_name_is_known (gml_scenario_get_name (self->scenario)))
+    for (guint r = 0; r < gml_scenario_get_n_runs (self->scenario); r++)
+      data->capacity = MAX (data->capacity, gml_scenario_get_run_capacity (self->scenario, r));
   data->highlight = self->pointing;
 }
 
@@ -151,6 +165,135 @@ fragmentation_data (GmlPicture           *self,
   if (data->request == 0 && gml_scenario_get_failed_request (self->scenario, &failed, &failed_step)
       && self->step < failed_step)
     data->request = failed;
+}
+
+/* The marks the scenario asks for, as rectangles of the memory map: only when
+ * the picture points at the step the question is about. */
+typedef struct
+{
+  guint64      address;
+  guint64      size;
+  const char  *text;
+} MarkPlace;
+
+typedef struct
+{
+  const GmlMark *mark;
+  MarkPlace     *place;
+  gboolean       found;
+} FindMark;
+
+static void
+find_mark_cb (const GmlSegmentInfo *segment,
+              const GmlBlockInfo   *block,
+              gpointer              user_data)
+{
+  FindMark *d = user_data;
+  const GmlMark *mark = d->mark;
+
+  if (d->found)
+    return;
+  if ((mark->label != NULL && block->state == GML_BLOCK_ALLOCATED &&
+       g_strcmp0 (block->label, mark->label) == 0) ||
+      (mark->label == NULL && block->address == mark->address))
+    {
+      d->found = TRUE;
+      d->place->address = mark->segment ? segment->address : block->address;
+      d->place->size = mark->segment ? segment->size : block->size;
+    }
+}
+
+static gboolean
+find_mark (GmlPicture    *self,
+           const GmlMark *mark,
+           MarkPlace     *place)
+{
+  FindMark d = { mark, place, FALSE };
+
+  place->text = mark->text;
+  gml_mem_state_foreach_block (self->state, find_mark_cb, &d);
+  return d.found;
+}
+
+static gboolean
+marks_apply (GmlPicture *self)
+{
+  return self->pointing && self->step == gml_scenario_get_focus_step (self->scenario) &&
+         gml_scenario_get_n_marks (self->scenario) > 0;
+}
+
+static void
+draw_marks (cairo_t              *cr,
+            GmlPicture           *self,
+            const GmlRenderStyle *style,
+            int                   width,
+            int                   height)
+{
+  GmlMemoryMapData data;
+  GmlMapLayout layout = { 0 };
+  const GmlPalette *pal = &style->palette;
+  double label_bottom = 0;
+
+  if (!marks_apply (self))
+    return;
+  gml_picture_memory_map_data (self, &data);
+  gml_map_layout_compute (&layout, &data, style, width, height);
+  for (guint i = 0; i < gml_scenario_get_n_marks (self->scenario); i++)
+    {
+      MarkPlace place;
+      GmlRect rect;
+      double tw, th, tx, ty;
+
+      if (!find_mark (self, gml_scenario_get_mark (self->scenario, i), &place) ||
+          !gml_map_layout_block_rect (&layout, &data, place.address, place.size, &rect))
+        continue;
+      cairo_save (cr);
+      cairo_set_line_width (cr, 3 * style->line_width);
+      _gml_set_color (cr, &pal->highlight);
+      cairo_rectangle (cr, rect.x + 1.5, rect.y + 1.5, MAX (rect.width - 3, 1), MAX (rect.height - 3, 1));
+      cairo_stroke (cr);
+
+      /* The label: inside the box's top if it fits there, else just below its top
+       * edge, kept inside the map and clear of the previous label. */
+      _gml_text_size (cr, style, place.text, 1.0, GML_TEXT_BOLD, &tw, &th);
+      tx = CLAMP (rect.x + 6, layout.map.x + 2, MAX (layout.map.x + layout.map.width - tw - 10, layout.map.x + 2));
+      ty = MAX (rect.y + 6, label_bottom + 4);
+      ty = MIN (ty, layout.map.y + layout.map.height - th - 6);
+      _gml_set_color (cr, &pal->background);
+      cairo_rectangle (cr, tx - 4, ty - 2, tw + 8, th + 4);
+      cairo_fill_preserve (cr);
+      cairo_set_line_width (cr, 1.5 * style->line_width);
+      _gml_set_color (cr, &pal->highlight);
+      cairo_stroke (cr);
+      _gml_text (cr, style, place.text, tx, ty, 1.0, GML_TEXT_BOLD, &pal->foreground, 0);
+      label_bottom = ty + th + 2;
+      cairo_restore (cr);
+    }
+  gml_map_layout_clear (&layout);
+}
+
+static char *
+describe_marks (GmlPicture *self)
+{
+  GString *out;
+
+  if (!marks_apply (self))
+    return NULL;
+  out = g_string_new (NULL);
+  for (guint i = 0; i < gml_scenario_get_n_marks (self->scenario); i++)
+    {
+      MarkPlace place;
+
+      if (!find_mark (self, gml_scenario_get_mark (self->scenario, i), &place))
+        continue;
+      g_string_append_printf (out, "%s%s", out->len > 0 ? "; " : "", place.text);
+    }
+  if (out->len == 0)
+    {
+      g_string_free (out, TRUE);
+      return NULL;
+    }
+  return g_string_free (out, FALSE);
 }
 
 void
@@ -186,6 +329,13 @@ gml_render_picture (cairo_t              *cr,
         gml_render_checkpointing (cr, &d, style, width, height);
       }
       break;
+    case GML_VIEW_COMPARISON:
+      {
+        GmlBarsData d = { self->scenario, self->step, self->pointing };
+
+        gml_render_bars (cr, &d, style, width, height);
+      }
+      break;
     case GML_VIEW_MEMORY_MAP:
     case GML_N_VIEWS:
     default:
@@ -194,6 +344,7 @@ gml_render_picture (cairo_t              *cr,
 
         gml_picture_memory_map_data (self, &d);
         gml_render_memory_map (cr, &d, style, width, height);
+        draw_marks (cr, self, style, width, height);
       }
       break;
     }
@@ -225,16 +376,38 @@ gml_picture_describe (GmlPicture *self,
 
         return gml_describe_checkpointing (&d);
       }
+    case GML_VIEW_COMPARISON:
+      {
+        GmlBarsData d = { self->scenario, self->step, self->pointing };
+
+        return gml_describe_bars (&d);
+      }
     case GML_VIEW_MEMORY_MAP:
     case GML_N_VIEWS:
     default:
       {
         GmlMemoryMapData d;
+        g_autofree char *map = NULL;
+        g_autofree char *marks = describe_marks (self);
 
         gml_picture_memory_map_data (self, &d);
-        return gml_describe_memory_map (&d);
+        map = gml_describe_memory_map (&d);
+        if (marks == NULL)
+          return g_steal_pointer (&map);
+        /* Translators: the map's description, then what it outlines. */
+        return g_strdup_printf (_("%s Marked: %s."), map, marks);
       }
     }
+}
+
+char *
+gml_picture_describe_full (GmlPicture *self,
+                           GmlView     view)
+{
+  g_autofree char *picture = gml_picture_describe (self, view);
+  const char *caption = gml_scenario_get_step (self->scenario, self->step)->caption;
+
+  return g_strdup_printf ("%s %s", caption, picture);
 }
 
 gboolean
@@ -306,6 +479,10 @@ gboolean
 gml_picture_offers_view (GmlPicture *self,
                          GmlView     view)
 {
+  /* The experiment names the views it means to show; of those, only the ones
+   * its data fills are offered. */
+  if (!gml_scenario_has_view (self->scenario, view))
+    return FALSE;
   switch (view)
     {
     case GML_VIEW_MEMORY_MAP:
@@ -326,6 +503,8 @@ gml_picture_offers_view (GmlPicture *self,
       return gml_scenario_get_n_steps (self->scenario) > 1;
     case GML_VIEW_CHECKPOINTING:
       return gml_scenario_get_n_strategies (self->scenario) > 0;
+    case GML_VIEW_COMPARISON:
+      return gml_scenario_get_n_bars (self->scenario) > 0;
     case GML_N_VIEWS:
       return FALSE;
     default:

@@ -286,6 +286,25 @@ void         gml_render_checkpointing   (cairo_t                 *cr,
 char        *gml_describe_checkpointing (const GmlCheckpointData *data);
 
 /* ------------------------------------------------------------------------- */
+/* Comparison bars                                                           */
+
+typedef struct
+{
+  GmlScenario *scenario;              /* its bars */
+  guint        step;                  /* cursor: bars measured later are drawn empty */
+  gboolean     pointing;              /* after the answer: breakdowns and the marked bar */
+} GmlBarsData;
+
+/* The legend's name of a bar part (a GmlCategory or a GmlBarPart). */
+const char  *gml_bar_part_display_name  (guint                    part);
+void         gml_render_bars            (cairo_t                 *cr,
+                                         const GmlBarsData       *data,
+                                         const GmlRenderStyle    *style,
+                                         int                      width,
+                                         int                      height);
+char        *gml_describe_bars          (const GmlBarsData       *data);
+
+/* ------------------------------------------------------------------------- */
 /* A scenario at a step, ready for any view                                  */
 
 typedef struct _GmlPicture GmlPicture;
@@ -321,6 +340,11 @@ void         gml_render_picture         (cairo_t              *cr,
                                          int                   height);
 char        *gml_picture_describe       (GmlPicture           *self,
                                          GmlView               view);
+/* The step's caption, then the view's description: what a screen reader gets,
+ * and what `render --describe` prints. */
+char        *gml_picture_describe_full  (GmlPicture           *self,
+                                         GmlView               view);
+gboolean     gml_picture_get_pointing   (GmlPicture           *self);
 
 typedef enum
 {

@@ -18,6 +18,8 @@
 #include <gmodule.h>
 
 #include "gml-device.h"
+#include "gml-experiment.h"
+#include "gml-question-bank.h"
 
 #define MIB (G_GUINT64_CONSTANT (1024) * 1024)
 #define GIB (MIB * 1024)
@@ -590,6 +592,54 @@ test_reopen (void)
     }
 }
 
+/* Every question's experiment on the (fake) GPU: real device allocations within the
+ * budget, every one given back, and the same figures as on the simulator. */
+static void
+test_experiments (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("GML_SOURCE_ROOT"), "data", "questions",
+                                            "gpu-memory.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GmlQuestionBank) bank = gml_question_bank_new ();
+  g_autoptr(GmlDevice) sim = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
+  g_autoptr(GError) error = NULL;
+  GmlDevice *device;
+
+  if (!in_subprocess ())
+    return;
+
+  setenv_u64 ("FAKE_CUDA_TOTAL", 80 * GIB);
+  setenv_u64 ("FAKE_CUDA_FREE", 79 * GIB);
+  open_fake ();
+  g_assert_true (gml_question_bank_load_file (bank, file, TRUE, &error));
+  g_assert_no_error (error);
+
+  device = gml_device_cuda_new (GML_SCENARIO_SIM_CAPACITY, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < gml_question_bank_get_n_questions (bank); i++)
+    {
+      const GmlQuestion *q = gml_question_bank_get (bank, i);
+      g_autoptr(GmlScenario) live = gml_scenario_new_experiment (q->experiment, device, &error);
+      g_autoptr(GmlScenario) simulated = NULL;
+
+      g_assert_no_error (error);
+      g_assert_nonnull (live);
+      g_assert_cmpuint (fake.live_allocations (), ==, 0);
+      g_assert_cmpuint (device->in_use, ==, 0);
+      simulated = gml_scenario_new_experiment (q->experiment, sim, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (gml_scenario_get_n_keys (live), ==, gml_scenario_get_n_keys (simulated));
+      for (guint k = 0; k < gml_scenario_get_n_keys (live); k++)
+        if (gml_scenario_get_key (live, k)->bytes != gml_scenario_get_key (simulated, k)->bytes &&
+            !g_str_has_prefix (gml_scenario_get_key (live, k)->name, "device_free"))
+          g_error ("%s: %s is %" G_GUINT64_FORMAT " live, %" G_GUINT64_FORMAT " simulated", q->id,
+                   gml_scenario_get_key (live, k)->name, gml_scenario_get_key (live, k)->bytes,
+                   gml_scenario_get_key (simulated, k)->bytes);
+    }
+  gml_device_destroy (device);
+  g_assert_cmpuint (fake.live_allocations (), ==, 0);
+}
+
 /* Only with GML_TEST_REAL_CUDA=1 and GML_LIBCUDA unset, on a machine with an NVIDIA GPU
  * (tests/device/run-device-checks.sh): the same backend against the real driver. */
 static void
@@ -714,6 +764,7 @@ main (int   argc,
   g_test_add_func ("/cuda/budget", test_budget_enforced);
   g_test_add_func ("/cuda/destroy-frees-everything", test_destroy_frees_everything);
   g_test_add_func ("/cuda/reopen", test_reopen);
+  g_test_add_func ("/cuda/experiments", test_experiments);
 #else
   g_test_add_func ("/cuda/built-without-cuda", test_built_without_cuda);
 #endif

@@ -290,6 +290,42 @@ if [ -n "$GML" ]; then
   say ''
 fi
 
+# Every question's own experiment on the real GPU: it must run, give every byte back
+# and report the same figures as the simulator (render --question --json, keys).
+if [ -n "$GML" ]; then
+  if step experiments-cuda 300 "$PYTHON" - "$GML" <<'PY'
+import json, subprocess, sys
+gml = sys.argv[1]
+bank = json.loads(subprocess.run([gml, 'questions', '--json', '--no-shuffle'], check=True,
+                                 capture_output=True, text=True).stdout)
+bad = 0
+for q in bank:
+    keys = {}
+    for backend in ('sim', 'cuda'):
+        r = subprocess.run([gml, 'render', '--question', q['id'], '--json', '--backend', backend],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            print(q['id'], backend, 'failed:', r.stderr.strip())
+            bad += 1
+            break
+        keys[backend] = {k: v for k, v in json.loads(r.stdout)['keys'].items() if 'free' not in k}
+    else:
+        if keys['sim'] != keys['cuda']:
+            print(q['id'], 'differs:', keys)
+            bad += 1
+print(f'{len(bank)} experiments, {bad} failed or differed')
+sys.exit(1 if bad else 0)
+PY
+  then
+    say '- Every question'"'"'s experiment on the GPU (`render --question ID --backend cuda`): same figures as simulated.'
+  else
+    say '- Every question'"'"'s experiment on the GPU: **failed or differed**:'
+    tail_log experiments-cuda 15
+    fail
+  fi
+  say ''
+fi
+
 compare_args=(--traces tests/device/traces --results "$RESULTS" --json "$OUT/compare.json")
 [ -n "$GML" ] && compare_args+=(--gml "$GML")
 step compare 600 "$PYTHON" tests/device/compare_with_torch.py "${compare_args[@]}"

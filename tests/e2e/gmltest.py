@@ -53,6 +53,12 @@ def install_browser(home):
         f.write('[Default Applications]\nx-scheme-handler/https=gml-test-browser.desktop\n'
                 'x-scheme-handler/http=gml-test-browser.desktop\n')
     return opened
+def render_describe(lang, question, *extra):
+    """The render verb's description of a question's picture (simulated, as the tests' app)."""
+    env = app_env(tempfile.mkdtemp(), lang)
+    env['GML_LIBCUDA'] = '/nonexistent/libcuda.so.1'
+    return subprocess.run([APP, 'render', '--question', question, '--describe', '--lang', lang, *extra],
+                          env=env, check=True, capture_output=True, text=True).stdout.strip()
 
 
 def bank(lang):
@@ -157,6 +163,47 @@ class App:
                 best, best_area = wid, area
         assert best is not None, 'the application has no X window'
         return best
+
+    def resize(self, width, height):
+        """No window manager runs under Xvfb: place and size the window as a person would."""
+        wid = self.window_id()
+        subprocess.run(['xdotool', 'windowmove', '--sync', wid, '0', '0'], check=False)
+        subprocess.run(['xdotool', 'windowsize', '--sync', wid, str(width), str(height)], check=False)
+        time.sleep(1.0)
+
+    def window_size(self):
+        geo = subprocess.run(['xdotool', 'getwindowgeometry', '--shell', self.window_id()],
+                             capture_output=True, text=True).stdout
+        fields = dict(l.split('=', 1) for l in geo.split() if '=' in l)
+        return int(fields['WIDTH']), int(fields['HEIGHT'])
+
+    @staticmethod
+    def extents(node):
+        """(x, y, width, height) of a widget inside its window."""
+        e = node.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        return e.x, e.y, e.width, e.height
+
+    def label_description(self, text):
+        """The accessible description (what its tooltip says) of the label showing @text."""
+        for role, name, label, showing, node in self.nodes():
+            if role == 'label' and showing and (name or label) == text:
+                return node.description or ''
+        return None
+
+    def image_names(self):
+        """The accessible descriptions of the pictures shown."""
+        return [name for role, name, text, showing, node in self.nodes() if role == 'image' and name]
+
+    def wait_image(self, predicate, what, timeout=10):
+        deadline = time.time() + timeout
+        seen = []
+        while time.time() < deadline:
+            seen = self.image_names()
+            for name in seen:
+                if predicate(name):
+                    return name
+            time.sleep(0.3)
+        raise AssertionError(f'no picture {what}; pictures shown: {seen}')
 
     def key(self, keysym):
         subprocess.run(['xdotool', 'windowfocus', '--sync', self.window_id(), 'key', keysym],

@@ -46,26 +46,16 @@ TR = bank('tr')
 # The render verb simulates; the app must too, for the numbers to be comparable.
 os.environ['GML_LIBCUDA'] = '/nonexistent/libcuda.so.1'
 
-SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'data', 'questions',
-                      'gpu-memory.json')
-with open(SOURCE, encoding='utf-8') as f:
-    SCENARIO_OF = {q['id']: q['scenario'] for q in json.load(f)['questions']}
-
-
 def cli(lang, *args):
     return subprocess.run([APP, *args, '--lang', lang], env=app_env(tempfile.mkdtemp(), lang),
                           check=True, capture_output=True, text=True).stdout
 
 
 def expected_picture(q, lang):
-    """What the revealed picture of q must say, and the caption under it: its scenario
-    at the step the question is about, in the view that shows it best, pointed at."""
-    scenario = SCENARIO_OF[q['id']]
-    info = next(s for s in json.loads(cli(lang, 'scenarios', '--json')) if s['name'] == scenario)
-    step = info['focus_step']
-    return (cli(lang, 'render', scenario, '--step', str(step), '--view', info['focus_view'],
-                '--describe', '--point').strip(),
-            info['steps'][step]['caption'])
+    """What the revealed picture of q must say, and the caption under it: the question's
+    own experiment at the step it is about, in the view that shows it best, pointed at."""
+    info = json.loads(cli(lang, 'render', '--question', q['id'], '--json'))
+    return info['description'], info['steps'][info['focus_step']]['caption']
 
 
 def pictures(node):

@@ -1,15 +1,17 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The picture beside a question, read through the accessibility tree.
 
-Answer the question shown; the picture then points at what the answer was
-about, and its accessible description must say the numbers that the render
-verb computes for that scenario and step (the same engine, run headless).
-Then step the scenario with the keyboard and see the description change to
-the numbers of the neighbouring step.
+Every question has its own experiment. Before the answer the picture shows its
+setup; once answered, it points at what the answer was about, and its accessible
+description must say what the render verb says for that question (the same
+engine, run headless). Only the views that show something for this experiment
+are offered. Then step the experiment with the keyboard and see the description
+change to the numbers of the neighbouring step.
 
     test_pictures.py LANG SCREENSHOT_DIR
 """
 
+import gettext
 import json
 import os
 import subprocess
@@ -17,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from gmltest import APP, App, app_env, bank, check
+from gmltest import APP, BUILD, App, app_env, bank, check
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else None
@@ -26,74 +28,86 @@ shots = sys.argv[2] if len(sys.argv) > 2 else None
 # simulates by default, and so must the app for the numbers to be comparable.
 os.environ['GML_LIBCUDA'] = '/nonexistent/libcuda.so.1'
 
-SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'data', 'questions',
-                      'gpu-memory.json')
+# The view buttons' accessible names, in the language of the test (the built catalogue).
+_ = gettext.translation('gpu-memory-lab', localedir=os.path.join(BUILD, 'po', 'locale'),
+                        languages=[lang], fallback=True).gettext
+VIEW_LABELS = {'memory-map': _('Memory map view'), 'fragmentation': _('Fragmentation view'),
+               'timeline': _('Timeline view'), 'checkpointing': _('Checkpointing view'),
+               'comparison': _('Comparison view')}
 
 
 def cli(*args):
-    out = subprocess.run([APP, *args, '--lang', lang], env=app_env(tempfile.mkdtemp(), lang),
-                         check=True, capture_output=True, text=True).stdout
-    return out
+    return subprocess.run([APP, *args, '--lang', lang], env=app_env(tempfile.mkdtemp(), lang),
+                          check=True, capture_output=True, text=True).stdout
 
 
-def describe(scenario, step, view, point=False):
-    args = ['render', scenario, '--step', str(step), '--view', view, '--describe']
-    if point:
-        args.append('--point')
-    return cli(*args).strip()
+def describe(question, *extra):
+    return cli('render', '--question', question, '--describe', *extra).strip()
 
 
-def wait_image(app, predicate, what, timeout=10):
-    deadline = time.time() + timeout
-    seen = []
-    while time.time() < deadline:
-        seen = [name for role, name, text, showing, node in app.nodes() if role == 'image' and name]
-        for name in seen:
-            if predicate(name):
-                return name
-        time.sleep(0.3)
-    raise AssertionError(f'no picture {what}; pictures shown: {seen}')
-
-
-with open(SOURCE, encoding='utf-8') as f:
-    scenario_of = {q['id']: q['scenario'] for q in json.load(f)['questions']}
 shown_bank = {q['text']: q['id'] for q in bank(lang)}
-scenarios = {s['name']: s for s in json.loads(cli('scenarios', '--json'))}
 
 home = tempfile.mkdtemp()
 app = App(home, lang)
 
 question_text = app.wait_label(lambda t: t in shown_bank, 'with a question of the bank')
-scenario = scenario_of[shown_bank[question_text]]
-info = scenarios[scenario]
-focus, view = info['focus_step'], info['focus_view']
-check(focus > 0, f'the scenario “{scenario}” has a step the question is about ({focus})')
+qid = shown_bank[question_text]
+info = json.loads(cli('render', '--question', qid, '--json'))
+focus = info['focus_step']
+check(focus > 0, f'question “{qid}” has a step its experiment is about ({focus})')
 
-start = describe(scenario, 0, 'memory-map')
-wait_image(app, lambda n: n == start, f'saying “{start}” before the answer')
-check(True, 'before answering, the picture shows the scenario’s start')
+start = describe(qid, '--before')
+app.wait_image(lambda n: n == start, f'saying “{start}” before the answer')
+check(True, 'before answering, the picture shows the question’s own experiment set up')
+
+# The views offered are the experiment's own; the others are not there to click.
+labels = VIEW_LABELS
+buttons = [name for role, name, text, showing, node in app.nodes()
+           if role in ('toggle button', 'push button') and showing and name in labels.values()]
+check(sorted(buttons) == sorted(labels[v] for v in info['views']),
+      f'the views offered are the experiment’s: {buttons} for {info["views"]}')
+unnamed = [role for role, name, text, showing, node in app.nodes()
+           if showing and role in ('push button', 'toggle button', 'combo box', 'slider') and not name]
+check(not unnamed, f'every control has an accessible name (unnamed: {unnamed})')
 
 app.key('1')
-expected = describe(scenario, focus, view, point=True)
-wait_image(app, lambda n: n == expected, f'saying “{expected}”')
-check(True, f'after answering, the picture points at step {focus} of “{scenario}” ({view}): {expected}')
+expected = describe(qid)
+app.wait_image(lambda n: n == expected, f'saying “{expected}”')
+check(True, f'after answering, the picture points at step {focus} of “{qid}”: {expected}')
 if shots:
     os.makedirs(shots, exist_ok=True)
     app.screenshot(os.path.join(shots, f'pictures-{lang}.png'))
 
-before = describe(scenario, focus - 1, view, point=True)
+before = describe(qid, '--step', str(focus - 1))
 check(before != expected, 'the step before says other numbers')
 app.key('ctrl+Left')
-wait_image(app, lambda n: n == before, f'saying “{before}” after Ctrl+←')
-check(True, 'Ctrl+← steps the scenario back, and the description follows')
+app.wait_image(lambda n: n == before, f'saying “{before}” after Ctrl+←')
+check(True, 'Ctrl+← steps the experiment back, and the description follows')
 
 app.key('bracketright')
-wait_image(app, lambda n: n == expected, f'saying “{expected}” after ]')
+app.wait_image(lambda n: n == expected, f'saying “{expected}” after ]')
 check(True, '] steps it forward again')
 
-# The quiz keys still belong to the quiz: → goes to the next question.
+# The quiz keys still belong to the quiz: → goes to the next question, whose
+# picture is its own experiment, set up.
 app.key('Right')
-app.wait_label(lambda t: t in shown_bank and t != question_text, 'with the next question')
+next_text = app.wait_label(lambda t: t in shown_bank and t != question_text, 'with the next question')
 check(True, '→ still moves to the next question, not the picture')
+next_start = describe(shown_bank[next_text], '--before')
+app.wait_image(lambda n: n == next_start, f'for the next question, saying “{next_start}”')
+check(True, 'the next question brings its own experiment, set up again')
+
+# Play: the whole experiment in about 15 s at 1×, whatever its number of steps.
+next_info = json.loads(cli('render', '--question', shown_bank[next_text], '--json'))
+last = len(next_info['steps']) - 1
+end = describe(shown_bank[next_text], '--before', '--step', str(last))
+app.key('ctrl+Home')
+first = describe(shown_bank[next_text], '--before', '--step', '0')
+app.wait_image(lambda n: n == first, 'at step 0 after Ctrl+Home')
+started = time.monotonic()
+app.key('ctrl+period')
+app.wait_image(lambda n: n == end, f'at the last step ({last}) after Play', timeout=40)
+elapsed = time.monotonic() - started
+check(8 <= elapsed <= 30, f'Play runs the {last + 1} steps in about 15 s ({elapsed:.1f} s)')
 app.quit()
 print('all picture checks passed')

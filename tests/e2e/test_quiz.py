@@ -4,7 +4,10 @@
 answer question 1 right and question 2 wrong with the keyboard, read the feedback,
 the explanation and the sources, open a source (the desktop's default https handler
 is called with its address), quit, reopen and find the results kept; then damage the
-answer log and see it set aside with a message.
+answer log and see it set aside with a message. The window is 1024×768 all along:
+after the longest question is answered, Next is still inside the window, and for
+several questions the picture beside them describes that question's own
+experiment at the state it is about, as `render --question ID` does.
 
     test_quiz.py LANG SCREENSHOT_DIR"""
 
@@ -14,23 +17,27 @@ import os
 import re
 import sys
 import tempfile
-
 import time
 
-from gmltest import App, bank, check, install_browser
+from gmltest import App, bank, check, install_browser, render_describe
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
 os.makedirs(shots, exist_ok=True)
 
 T = {
-    'tr': dict(sources='Kaynaklar', right='Doğru!', wrong='Yanlış.', yours='Sizin cevabınız', correct='Doğru cevap',
+    'tr': dict(sources='Kaynaklar', next='_Sonraki', finish='_Bitir', right='Doğru!', wrong='Yanlış.',
+               yours='Sizin cevabınız', correct='Doğru cevap',
                difficulty='Zorluk', last_right='Geçen sefer: doğru', damaged='Cevap kaydınız bozulmuştu',
                score='{total} sorudan {right} doğru', review='Bunları _Tekrarla'),
-    'en': dict(sources='Sources', right='Right!', wrong='Wrong.', yours='Your answer', correct='The right answer',
+    'en': dict(sources='Sources', next='_Next', finish='_Finish', right='Right!', wrong='Wrong.',
+               yours='Your answer', correct='The right answer',
                difficulty='Difficulty', last_right='Last time: right', damaged='Your answer log was damaged',
                score='{right} of {total} right', review='_Review These'),
 }[lang]
+
+# The pictures are simulated here whatever the machine has, like the render verb's.
+os.environ['GML_LIBCUDA'] = '/nonexistent/libcuda.so.1'
 
 questions = bank(lang)
 home = tempfile.mkdtemp(prefix='gml-e2e-')
@@ -53,10 +60,48 @@ def expected_explanation(question, mapping):
 
 
 opened_links = install_browser(home)
+def length(q):
+    return len(q['text']) + len(q['explanation']) + sum(len(o['text']) + len(o['feedback'])
+                                                          for o in q['options'])
+
+
+# The longest question (text, options, feedback and explanation), answered from the
+# third question on.
+longest = max(range(2, len(questions)), key=lambda i: length(questions[i]))
+# The picture is checked against the render verb for these (and the longest).
+pictured = {0, 1, 9, 20, 33, 45, len(questions) - 1, longest}
+
+
+picture_widths = {}
+
+
+def check_picture(index):
+    q = questions[index]
+    expected = render_describe(lang, q['id'])
+    app.wait_image(lambda n: n == expected, f'for question {index + 1} saying “{expected}”')
+    check(True, f'after answering question {index + 1} ({q["id"]}), the picture is its own experiment')
+    node = next(node for role, name, text, showing, node in app.nodes() if role == 'image' and name == expected)
+    picture_widths[index + 1] = app.extents(node)[2]
+
+
+def check_next_reachable(index):
+    width, height = app.window_size()
+    hits = app.find('push button', prefix=T['next']) + app.find('push button', prefix=T['finish'])
+    check(len(hits) == 1, 'one Next button')
+    x, y, w, h = app.extents(hits[0][1])
+    check(w > 0 and h > 0 and x >= 0 and y >= 0 and x + w <= width and y + h <= height,
+          f'after question {index + 1}, Next ({x},{y} {w}×{h}) is inside the {width}×{height} window')
+
+
 app = App(home, lang)
 q1, q2 = questions[0], questions[1]
 
 app.wait_label(lambda t: t == q1['text'], 'with question 1')
+app.resize(1024, 768)
+check(app.window_size() == (1024, 768), 'the window is 1024×768')
+before = render_describe(lang, q1['id'], '--before')
+app.wait_image(lambda n: n == before, f'before the answer, saying “{before}”')
+check(True, 'before the answer, the picture shows question 1’s experiment set up')
 check(True, f'question 1 is shown in {lang}')
 app.wait_label(lambda t: t == f"{T['difficulty']} {q1['difficulty']}", 'with the difficulty')
 app.wait_label(lambda t: t == q1['topic'], 'with the topic')
@@ -74,6 +119,7 @@ app.wait_label(lambda t: t == f"{T['yours']} ({m1[right1['letter']]}): {right1['
 check(True, 'the right option’s feedback is shown')
 app.wait_label(lambda t: t == expected_explanation(q1, m1), 'with the explanation and on-screen letters')
 check(True, 'the explanation names the options by their on-screen letters')
+check_picture(0)
 
 app.key('Return')
 app.wait_label(lambda t: t == q2['text'], 'with question 2')
@@ -97,6 +143,7 @@ app.wait_label(lambda t: t == T['sources'], f'with the heading “{T["sources"]}
 for source in q2['sources']:
     links = app.find('link', equals=source['title'])
     check(len(links) == 1, f'the source “{source["title"][:50]}” is shown as a link')
+check_picture(1)
 app.screenshot(os.path.join(shots, f'quiz-{lang}.png'))
 
 # Opening a source calls the desktop's handler for https links with its address.
@@ -125,6 +172,13 @@ for i, q in enumerate(questions[2:], start=3):
     n_right += shown_first['correct']
     app.key('1')
     app.wait_label(lambda t: t in (T['right'], T['wrong']), f'with a verdict on question {i}')
+    if i - 1 in pictured:
+        check_picture(i - 1)
+    if i - 1 == longest:
+        check_next_reachable(i - 1)
+        app.screenshot(os.path.join(shots, f'quiz-longest-{lang}.png'))
+check(max(picture_widths.values()) - min(picture_widths.values()) <= 1,
+      f'the picture keeps its width from question to question: {picture_widths}')
 app.key('space')
 score = T['score'].format(right=n_right, total=len(questions))
 app.wait_label(lambda t: t == score, f'with the score “{score}”')

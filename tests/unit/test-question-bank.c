@@ -141,7 +141,112 @@ static const InvalidCase invalid_cases[] = {
     "\"explanation\":\"y\",\"options\":[" OPTION ("a", "true") "," OPTION ("b", "false") ","
     OPTION ("c", "false") ",{\"id\":\"d\",\"text\":\"t\",\"feedback\":\"\",\"correct\":false}]}]}",
     { "q12", "options[3].feedback", NULL } },
+  /* The experiment beside a question: its kind and every parameter are checked. */
+  { "experiment-not-object", "{\"questions\":[" QUESTION ("e1", ",\"experiment\":\"rounding\"") "]}",
+    { "bad.json", "e1", "experiment", NULL } },
+  { "experiment-bad-kind",
+    "{\"questions\":[" QUESTION ("e2", ",\"experiment\":{\"kind\":\"lasers\"}") "]}",
+    { "e2", "experiment.kind", "lasers", "segment-size" } },
+  { "experiment-no-kind",
+    "{\"questions\":[" QUESTION ("e3", ",\"experiment\":{\"request\":\"3 MiB\"}") "]}",
+    { "e3", "experiment.kind", NULL } },
+  { "experiment-missing-parameter",
+    "{\"questions\":[" QUESTION ("e4", ",\"experiment\":{\"kind\":\"rounding\"}") "]}",
+    { "e4", "experiment.request", NULL } },
+  { "experiment-size-wrong-type",
+    "{\"questions\":[" QUESTION ("e5", ",\"experiment\":{\"kind\":\"rounding\",\"request\":true}") "]}",
+    { "e5", "experiment.request", "3 MiB", NULL } },
+  { "experiment-size-bad-unit",
+    "{\"questions\":[" QUESTION ("e6", ",\"experiment\":{\"kind\":\"rounding\",\"request\":\"3 parsecs\"}") "]}",
+    { "e6", "experiment.request", NULL } },
+  { "experiment-size-negative",
+    "{\"questions\":[" QUESTION ("e7", ",\"experiment\":{\"kind\":\"segment-size\",\"request\":\"-3 MiB\"}") "]}",
+    { "e7", "experiment.request", NULL } },
+  { "experiment-size-too-large",
+    "{\"questions\":[" QUESTION ("e8", ",\"experiment\":{\"kind\":\"rounding\",\"request\":\"900 GiB\"}") "]}",
+    { "e8", "experiment.request", "256 MiB", NULL } },
+  { "experiment-count-not-whole",
+    "{\"questions\":[" QUESTION ("e9", ",\"experiment\":{\"kind\":\"batch-size\",\"from\":\"32\"}") "]}",
+    { "e9", "experiment.from", NULL } },
+  { "experiment-count-out-of-range",
+    "{\"questions\":[" QUESTION ("e10", ",\"experiment\":{\"kind\":\"zero\",\"gpus\":1}") "]}",
+    { "e10", "experiment.gpus", "2", "64" } },
+  { "experiment-bad-choice",
+    "{\"questions\":[" QUESTION ("e11", ",\"experiment\":{\"kind\":\"streams\",\"point\":\"sideways\"}") "]}",
+    { "e11", "experiment.point", "sideways", "free-too-early" } },
+  { "experiment-unknown-parameter",
+    "{\"questions\":[" QUESTION ("e12", ",\"experiment\":{\"kind\":\"rounding\",\"request\":512,\"reqest\":1}") "]}",
+    { "e12", "experiment.reqest", "request", NULL } },
+  { "experiment-bool-wrong-type",
+    "{\"questions\":[" QUESTION ("e13", ",\"experiment\":{\"kind\":\"max-split\",\"compare\":\"yes\"}") "]}",
+    { "e13", "experiment.compare", NULL } },
+  { "experiment-rule-between-parameters",
+    "{\"questions\":[" QUESTION ("e14", ",\"experiment\":{\"kind\":\"new-segment\",\"first\":\"9 MiB\",\"second\":\"12 MiB\"}") "]}",
+    { "e14", "experiment.second", NULL } },
+  { "experiment-max-split-not-whole-mib",
+    "{\"questions\":[" QUESTION ("e15", ",\"experiment\":{\"kind\":\"max-split\",\"max_split\":\"64.5 MiB\"}") "]}",
+    { "e15", "experiment.max_split", NULL } },
 };
+
+/* A question without an experiment gets its scenario's; one with an experiment keeps
+ * its own numbers, whatever way they are written. */
+static void
+test_experiment_field (void)
+{
+  static const char *bank_json =
+    "{\"questions\":["
+    QUESTION ("plain", ",\"scenario\":\"fragmentation\"") ","
+    QUESTION ("sized", ",\"experiment\":{\"kind\":\"rounding\",\"request\":\"11 MiB\"}") ","
+    QUESTION ("bytes", ",\"experiment\":{\"kind\":\"rounding\",\"request\":1000}") ","
+    QUESTION ("decimal", ",\"experiment\":{\"kind\":\"oom-message\",\"allocated\":\"30.00 GiB\","
+                          "\"unallocated\":\"6 GB\",\"point\":\"unallocated\"}") "]}";
+  g_autoptr(GmlQuestionBank) bank = gml_question_bank_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *plain = NULL;
+  g_autofree char *sized = NULL;
+  g_autofree char *bytes = NULL;
+  g_autofree char *decimal = NULL;
+
+  g_assert_true (gml_question_bank_load_data (bank, bank_json, strlen (bank_json), "e.json", FALSE, &error));
+  g_assert_no_error (error);
+  plain = gml_experiment_to_string (gml_question_bank_lookup (bank, "plain")->experiment);
+  sized = gml_experiment_to_string (gml_question_bank_lookup (bank, "sized")->experiment);
+  bytes = gml_experiment_to_string (gml_question_bank_lookup (bank, "bytes")->experiment);
+  decimal = gml_experiment_to_string (gml_question_bank_lookup (bank, "decimal")->experiment);
+  g_assert_cmpstr (plain, ==, "fragmentation point=meaning");
+  g_assert_cmpstr (sized, ==, "rounding request=11534336");
+  g_assert_cmpstr (bytes, ==, "rounding request=1000");
+  g_assert_true (g_str_has_prefix (decimal, "oom-message point=unallocated allocated=32212254720 "
+                                            "unallocated=6000000000 "));
+  g_assert_true (g_str_has_suffix (decimal, " units=decimal"));
+}
+
+static void
+test_parse_size (void)
+{
+  static const struct { const char *text; guint64 bytes; gboolean ok; gboolean decimal; } cases[] = {
+    { "3 MiB", 3145728, TRUE, FALSE }, { "20.00 MiB", 20971520, TRUE, FALSE },
+    { "1.5 GiB", 1610612736, TRUE, FALSE }, { "6 GB", 6000000000, TRUE, TRUE },
+    { "1000", 1000, TRUE, FALSE }, { "1000 B", 1000, TRUE, FALSE }, { " 512 bytes ", 512, TRUE, FALSE },
+    { "10.40 GiB", 11166914970, TRUE, FALSE },
+    { "", 0, FALSE, FALSE }, { "MiB", 0, FALSE, FALSE }, { "-3 MiB", 0, FALSE, FALSE },
+    { "3 mib", 0, FALSE, FALSE }, { "1e9", 0, FALSE, FALSE }, { "2.5", 0, FALSE, FALSE },
+    { "inf GiB", 0, FALSE, FALSE }, { "99999999999 TiB", 0, FALSE, FALSE }, { ".5 MiB", 0, FALSE, FALSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      guint64 bytes = 0;
+      gboolean decimal = FALSE;
+
+      g_assert_cmpint (gml_parse_size (cases[i].text, &bytes, &decimal), ==, cases[i].ok);
+      if (cases[i].ok)
+        {
+          g_assert_cmpuint (bytes, ==, cases[i].bytes);
+          g_assert_cmpint (decimal, ==, cases[i].decimal);
+        }
+    }
+}
 
 static void
 test_invalid (gconstpointer data)
@@ -385,6 +490,8 @@ main (int    argc,
   g_test_add_func ("/core/bank/invalid-utf8", test_invalid_utf8);
   g_test_add_func ("/core/bank/sources", test_sources);
   g_test_add_func ("/core/bank/builtin-needs-sources", test_builtin_needs_sources);
+  g_test_add_func ("/core/bank/experiment", test_experiment_field);
+  g_test_add_func ("/core/bank/parse-size", test_parse_size);
   g_test_add_func ("/core/bank/user-dir", test_user_dir);
   g_test_add_func ("/core/bank/shuffle", test_shuffle_is_permutation);
   g_test_add_func ("/core/bank/placeholders", test_placeholders_follow_letters);

@@ -1,0 +1,65 @@
+/* gml-experiment-private.h — the kinds' table and their parameters.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "gml-experiment.h"
+#include "gml-scenario-private.h"
+
+G_BEGIN_DECLS
+
+#define GML_EXPERIMENT_MAX_PARAMS 8
+
+typedef enum
+{
+  GML_PARAM_SIZE,     /* bytes: a number, or a string with a unit */
+  GML_PARAM_COUNT,    /* a whole number */
+  GML_PARAM_CHOICE,   /* one of the words in choices, "a|b|c" */
+  GML_PARAM_BOOL,
+} GmlParamType;
+
+typedef struct
+{
+  const char   *name;
+  GmlParamType  type;
+  const char   *def;       /* the default, as the bank would write it; NULL: required */
+  guint64       min;       /* sizes and counts */
+  guint64       max;
+  const char   *choices;
+} GmlParamDef;
+
+typedef struct _GmlKindDef GmlKindDef;
+
+struct _GmlKindDef
+{
+  const char  *name;
+  GmlParamDef  params[GML_EXPERIMENT_MAX_PARAMS];
+  void       (*script) (GmlScript *r, const GmlExperiment *e);
+  /* Rules between parameters; sets *field and *reason and returns FALSE. */
+  gboolean   (*check)  (const GmlExperiment *e, char **field, char **reason);
+};
+
+struct _GmlExperiment
+{
+  const GmlKindDef *kind;
+  guint64           values[GML_EXPERIMENT_MAX_PARAMS];   /* choices: the word's index */
+  gboolean          given[GML_EXPERIMENT_MAX_PARAMS];    /* written in the bank, not defaulted */
+  gboolean          decimal;                             /* a size was written in kB, MB, GB */
+};
+
+guint64      _gml_experiment_value  (const GmlExperiment *e,
+                                     const char          *name);
+gboolean     _gml_experiment_given  (const GmlExperiment *e,
+                                     const char          *name);
+/* The chosen word of a choice parameter. */
+gboolean     _gml_experiment_is     (const GmlExperiment *e,
+                                     const char          *name,
+                                     const char          *word);
+
+/* The scripts (gml-experiment-scripts.c). */
+extern const GmlKindDef _gml_experiment_kind_defs[];
+extern const guint      _gml_experiment_n_kind_defs;
+
+G_END_DECLS

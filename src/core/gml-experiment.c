@@ -1,0 +1,519 @@
+/* gml-experiment.c — reading and checking a question's experiment.
+ *
+ * The kinds and their scripts are in gml-experiment-scripts.c; this file reads
+ * "experiment" objects from a bank, says precisely what is wrong with a bad one,
+ * and runs the script of a good one.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-experiment"
+
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <glib/gi18n.h>
+
+#include "gml-experiment-private.h"
+
+static const char * const *
+kind_names (void)
+{
+  static gsize once = 0;
+  static const char **names = NULL;
+
+  if (g_once_init_enter (&once))
+    {
+      names = g_new0 (const char *, _gml_experiment_n_kind_defs + 1);
+      for (guint i = 0; i < _gml_experiment_n_kind_defs; i++)
+        names[i] = _gml_experiment_kind_defs[i].name;
+      g_once_init_leave (&once, 1);
+    }
+  return names;
+}
+
+const char * const *
+gml_experiment_kinds (void)
+{
+  return kind_names ();
+}
+
+static const GmlKindDef *
+find_kind (const char *name)
+{
+  for (guint i = 0; i < _gml_experiment_n_kind_defs; i++)
+    if (g_strcmp0 (_gml_experiment_kind_defs[i].name, name) == 0)
+      return &_gml_experiment_kind_defs[i];
+  return NULL;
+}
+
+gboolean
+gml_experiment_kind_is_known (const char *kind)
+{
+  return find_kind (kind) != NULL;
+}
+
+static guint
+n_params (const GmlKindDef *kind)
+{
+  guint n = 0;
+
+  while (n < GML_EXPERIMENT_MAX_PARAMS && kind->params[n].name != NULL)
+    n++;
+  return n;
+}
+
+static int
+param_index (const GmlKindDef *kind,
+             const char       *name)
+{
+  for (guint i = 0; i < n_params (kind); i++)
+    if (g_str_equal (kind->params[i].name, name))
+      return (int) i;
+  return -1;
+}
+
+guint64
+_gml_experiment_value (const GmlExperiment *e,
+                       const char          *name)
+{
+  int i = param_index (e->kind, name);
+
+  g_return_val_if_fail (i >= 0, 0);
+  return e->values[i];
+}
+
+gboolean
+_gml_experiment_given (const GmlExperiment *e,
+                       const char          *name)
+{
+  int i = param_index (e->kind, name);
+
+  g_return_val_if_fail (i >= 0, FALSE);
+  return e->given[i];
+}
+
+static int
+choice_index (const char *choices,
+              const char *word)
+{
+  g_auto(GStrv) list = g_strsplit (choices, "|", -1);
+
+  for (guint i = 0; list[i] != NULL; i++)
+    if (g_str_equal (list[i], word))
+      return (int) i;
+  return -1;
+}
+
+gboolean
+_gml_experiment_is (const GmlExperiment *e,
+                    const char          *name,
+                    const char          *word)
+{
+  int i = param_index (e->kind, name);
+
+  g_return_val_if_fail (i >= 0 && e->kind->params[i].type == GML_PARAM_CHOICE, FALSE);
+  return choice_index (e->kind->params[i].choices, word) == (int) e->values[i];
+}
+
+/* ------------------------------------------------------------------------- */
+/* Sizes                                                                     */
+
+gboolean
+gml_parse_size (const char *text,
+                guint64    *bytes,
+                gboolean   *decimal)
+{
+  static const struct { const char *unit; double factor; gboolean decimal; } units[] = {
+    { "B", 1, FALSE }, { "bytes", 1, FALSE }, { "byte", 1, FALSE },
+    { "KiB", 1024.0, FALSE }, { "MiB", 1048576.0, FALSE },
+    { "GiB", 1073741824.0, FALSE }, { "TiB", 1099511627776.0, FALSE },
+    { "kB", 1e3, TRUE }, { "KB", 1e3, TRUE }, { "MB", 1e6, TRUE }, { "GB", 1e9, TRUE },
+    { "TB", 1e12, TRUE },
+  };
+  g_autofree char *copy = NULL;
+  char *end = NULL;
+  const char *p;
+  double number;
+
+  if (text == NULL)
+    return FALSE;
+  copy = g_strstrip (g_strdup (text));
+  /* Digits and one point only: no signs, exponents, "inf" or "nan". */
+  for (p = copy; g_ascii_isdigit (*p) || *p == '.'; p++)
+    ;
+  if (p == copy || *copy == '.')
+    return FALSE;
+  number = g_ascii_strtod (copy, &end);
+  if (end != p || !isfinite (number) || number < 0)
+    return FALSE;
+  while (*p == ' ')
+    p++;
+  if (*p == '\0')
+    {
+      if (strchr (copy, '.') != NULL || number > 9.0e18)
+        return FALSE;
+      *bytes = (guint64) number;
+      if (decimal)
+        *decimal = FALSE;
+      return TRUE;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (g_str_equal (p, units[i].unit))
+      {
+        double value = number * units[i].factor;
+
+        if (value > 9.0e18)
+          return FALSE;
+        *bytes = (guint64) llround (value);
+        if (decimal)
+          *decimal = units[i].decimal;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Reading                                                                   */
+
+static char *
+field_name (const char *param)
+{
+  return param != NULL ? g_strdup_printf ("experiment.%s", param) : g_strdup ("experiment");
+}
+
+static gboolean
+fail (char      **field,
+      char      **reason,
+      const char *param,
+      char       *text)
+{
+  *field = field_name (param);
+  *reason = text;
+  return FALSE;
+}
+
+static gboolean
+read_value (const GmlParamDef *def,
+            JsonNode          *node,
+            guint64           *value,
+            gboolean          *decimal,
+            char             **field,
+            char             **reason)
+{
+  GType type = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
+
+  switch (def->type)
+    {
+    case GML_PARAM_SIZE:
+      {
+        g_autofree char *min = gml_format_size_short (def->min);
+        g_autofree char *max = gml_format_size_short (def->max);
+        gboolean dec = FALSE;
+
+        if (type == G_TYPE_INT64 && json_node_get_int (node) >= 0)
+          *value = (guint64) json_node_get_int (node);
+        else if (type != G_TYPE_STRING || !gml_parse_size (json_node_get_string (node), value, &dec))
+          return fail (field, reason, def->name,
+                       /* Translators: keep “3 MiB” and “6 GB” as written. */
+                       g_strdup (_("must be a size such as “3 MiB” or “6 GB”, or a number of "
+                                   "bytes")));
+        if (*value < def->min || *value > def->max)
+          /* Translators: both %s are sizes. */
+          return fail (field, reason, def->name,
+                       g_strdup_printf (_("must be between %s and %s"), min, max));
+        *decimal = *decimal || dec;
+        return TRUE;
+      }
+
+    case GML_PARAM_COUNT:
+      {
+        g_autofree char *min = g_strdup_printf ("%" G_GUINT64_FORMAT, def->min);
+        g_autofree char *max = g_strdup_printf ("%" G_GUINT64_FORMAT, def->max);
+
+        if (type != G_TYPE_INT64)
+          return fail (field, reason, def->name, g_strdup (_("must be a whole number")));
+        if (json_node_get_int (node) < (gint64) def->min ||
+            (guint64) json_node_get_int (node) > def->max)
+          /* Translators: both %s are numbers. */
+          return fail (field, reason, def->name,
+                       g_strdup_printf (_("must be a whole number from %s to %s"), min, max));
+        *value = (guint64) json_node_get_int (node);
+        return TRUE;
+      }
+
+    case GML_PARAM_CHOICE:
+      {
+        g_auto(GStrv) words = g_strsplit (def->choices, "|", -1);
+        g_autofree char *list = g_strjoinv (", ", words);
+        int index;
+
+        if (type != G_TYPE_STRING)
+          /* Translators: %s is a list of words such as “reserved, unallocated”. */
+          return fail (field, reason, def->name,
+                       g_strdup_printf (_("must be one of: %s"), list));
+        index = choice_index (def->choices, json_node_get_string (node));
+        if (index < 0)
+          /* Translators: the first %s is a word, the second a list of words. */
+          return fail (field, reason, def->name,
+                       g_strdup_printf (_("“%s” is not one of: %s"), json_node_get_string (node),
+                                        list));
+        *value = (guint64) index;
+        return TRUE;
+      }
+
+    case GML_PARAM_BOOL:
+    default:
+      if (type != G_TYPE_BOOLEAN)
+        return fail (field, reason, def->name, g_strdup (_("must be true or false")));
+      *value = json_node_get_boolean (node);
+      return TRUE;
+    }
+}
+
+/* The default of a parameter, read as the bank would write it. */
+static void
+set_default (GmlExperiment *e,
+             guint          i)
+{
+  const GmlParamDef *def = &e->kind->params[i];
+  gboolean dec = FALSE;
+
+  switch (def->type)
+    {
+    case GML_PARAM_SIZE:
+      if (!gml_parse_size (def->def, &e->values[i], &dec))
+        g_error ("bad default %s for %s", def->def, def->name);
+      break;
+    case GML_PARAM_COUNT:
+      e->values[i] = g_ascii_strtoull (def->def, NULL, 10);
+      break;
+    case GML_PARAM_CHOICE:
+      e->values[i] = (guint64) MAX (choice_index (def->choices, def->def), 0);
+      break;
+    case GML_PARAM_BOOL:
+    default:
+      e->values[i] = g_str_equal (def->def, "true");
+      break;
+    }
+}
+
+GmlExperiment *
+gml_experiment_new_from_json (JsonNode  *node,
+                              char     **field,
+                              char     **reason)
+{
+  g_autoptr(GmlExperiment) e = NULL;
+  JsonObject *object;
+  JsonNode *kind_node;
+  const GmlKindDef *kind;
+  g_autoptr(GList) members = NULL;
+
+  g_return_val_if_fail (field != NULL && reason != NULL, NULL);
+  *field = NULL;
+  *reason = NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      fail (field, reason, NULL,
+            g_strdup (_("must be an object such as { \"kind\": \"rounding\", \"request\": \"11 MiB\" }")));
+      return NULL;
+    }
+  object = json_node_get_object (node);
+  kind_node = json_object_get_member (object, "kind");
+  if (kind_node == NULL || JSON_NODE_HOLDS_NULL (kind_node))
+    {
+      fail (field, reason, "kind", g_strdup (_("missing")));
+      return NULL;
+    }
+  if (!JSON_NODE_HOLDS_VALUE (kind_node) || json_node_get_value_type (kind_node) != G_TYPE_STRING)
+    {
+      fail (field, reason, "kind", g_strdup (_("must be a string")));
+      return NULL;
+    }
+  kind = find_kind (json_node_get_string (kind_node));
+  if (kind == NULL)
+    {
+      g_autofree char *list = g_strjoinv (", ", (char **) kind_names ());
+
+      fail (field, reason, "kind", g_strdup_printf (_("“%s” is not one of: %s"),
+                                                    json_node_get_string (kind_node), list));
+      return NULL;
+    }
+
+  e = g_new0 (GmlExperiment, 1);
+  e->kind = kind;
+
+  /* Every member must be a parameter of this kind: a misspelt one would
+   * otherwise be ignored in silence. */
+  members = json_object_get_members (object);
+  for (GList *l = members; l != NULL; l = l->next)
+    if (!g_str_equal (l->data, "kind") && param_index (kind, l->data) < 0)
+      {
+        g_autoptr(GPtrArray) names = g_ptr_array_new ();
+        g_autofree char *list = NULL;
+
+        for (guint i = 0; i < n_params (kind); i++)
+          g_ptr_array_add (names, (char *) kind->params[i].name);
+        g_ptr_array_add (names, NULL);
+        list = names->len > 1 ? g_strjoinv (", ", (char **) names->pdata) : g_strdup ("—");
+        /* Translators: %s is the experiment's kind, the second %s a list of names. */
+        fail (field, reason, l->data,
+              g_strdup_printf (_("the “%s” experiment has no such parameter (it has: %s)"),
+                               kind->name, list));
+        return NULL;
+      }
+
+  for (guint i = 0; i < n_params (kind); i++)
+    {
+      const GmlParamDef *def = &kind->params[i];
+      JsonNode *member = json_object_get_member (object, def->name);
+
+      if (member == NULL || JSON_NODE_HOLDS_NULL (member))
+        {
+          if (def->def == NULL)
+            {
+              fail (field, reason, def->name, g_strdup (_("missing")));
+              return NULL;
+            }
+          set_default (e, i);
+          continue;
+        }
+      if (!read_value (def, member, &e->values[i], &e->decimal, field, reason))
+        return NULL;
+      e->given[i] = TRUE;
+    }
+
+  if (kind->check != NULL && !kind->check (e, field, reason))
+    return NULL;
+
+  return g_steal_pointer (&e);
+}
+
+GmlExperiment *
+gml_experiment_new_default (const char *scenario)
+{
+  const GmlKindDef *kind = find_kind (scenario);
+  GmlExperiment *e;
+
+  /* Only a kind whose every parameter has a default can stand for a scenario. */
+  for (guint i = 0; kind != NULL && i < n_params (kind); i++)
+    if (kind->params[i].def == NULL)
+      kind = NULL;
+  if (kind == NULL)
+    kind = find_kind ("oom");
+  e = g_new0 (GmlExperiment, 1);
+  e->kind = kind;
+  for (guint i = 0; i < n_params (kind); i++)
+    set_default (e, i);
+  return e;
+}
+
+GmlExperiment *
+gml_experiment_copy (const GmlExperiment *self)
+{
+  return self != NULL ? g_memdup2 (self, sizeof *self) : NULL;
+}
+
+void
+gml_experiment_free (GmlExperiment *self)
+{
+  g_free (self);
+}
+
+const char *
+gml_experiment_get_kind (const GmlExperiment *self)
+{
+  return self->kind->name;
+}
+
+static char *
+value_to_string (const GmlParamDef *def,
+                 guint64            value)
+{
+  switch (def->type)
+    {
+    case GML_PARAM_CHOICE:
+      {
+        g_auto(GStrv) words = g_strsplit (def->choices, "|", -1);
+
+        return g_strdup (value < g_strv_length (words) ? words[value] : "?");
+      }
+    case GML_PARAM_BOOL:
+      return g_strdup (value ? "true" : "false");
+    case GML_PARAM_SIZE:
+    case GML_PARAM_COUNT:
+    default:
+      return g_strdup_printf ("%" G_GUINT64_FORMAT, value);
+    }
+}
+
+char *
+gml_experiment_to_string (const GmlExperiment *self)
+{
+  GString *out = g_string_new (self->kind->name);
+
+  for (guint i = 0; i < n_params (self->kind); i++)
+    {
+      g_autofree char *value = value_to_string (&self->kind->params[i], self->values[i]);
+
+      g_string_append_printf (out, " %s=%s", self->kind->params[i].name, value);
+    }
+  if (self->decimal)
+    g_string_append (out, " units=decimal");
+  return g_string_free (out, FALSE);
+}
+
+void
+gml_experiment_to_json (const GmlExperiment *self,
+                        JsonBuilder         *builder)
+{
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "kind");
+  json_builder_add_string_value (builder, self->kind->name);
+  for (guint i = 0; i < n_params (self->kind); i++)
+    {
+      const GmlParamDef *def = &self->kind->params[i];
+
+      json_builder_set_member_name (builder, def->name);
+      switch (def->type)
+        {
+        case GML_PARAM_CHOICE:
+          {
+            g_autofree char *word = value_to_string (def, self->values[i]);
+
+            json_builder_add_string_value (builder, word);
+          }
+          break;
+        case GML_PARAM_BOOL:
+          json_builder_add_boolean_value (builder, self->values[i] != 0);
+          break;
+        case GML_PARAM_SIZE:
+        case GML_PARAM_COUNT:
+        default:
+          json_builder_add_int_value (builder, (gint64) MIN (self->values[i], (guint64) G_MAXINT64));
+          break;
+        }
+    }
+  json_builder_end_object (builder);
+}
+
+GmlScenario *
+gml_scenario_new_experiment (const GmlExperiment *self,
+                             GmlDevice           *device,
+                             GError             **error)
+{
+  GmlScenario *sc;
+  GmlScript r;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (device != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  sc = _gml_scenario_create (self->kind->name, device, &r);
+  sc->decimal = self->decimal;
+  self->kind->script (&r, self);
+  return _gml_scenario_finish (sc, &r, error);
+}

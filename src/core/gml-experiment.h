@@ -1,0 +1,65 @@
+/* gml-experiment.h — every question's own experiment: a kind and its parameters.
+ *
+ * A question names an experiment in the bank:
+ *
+ *   "experiment": { "kind": "segment-size", "request": "3 MiB" }
+ *
+ * The kind is a script that drives the caching allocator (on the device the lab
+ * has, or an arena of the question's size inside it); the parameters are the
+ * question's own numbers. Everything the picture then says is read from the
+ * engine. Sizes are a number of bytes or a string with a unit ("3 MiB",
+ * "20.00 MiB", "6 GB"); counts are whole numbers; a choice is one of the kind's
+ * words ("point": which moment of the experiment the question is about).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "gml-scenario.h"
+
+G_BEGIN_DECLS
+
+typedef struct _GmlExperiment GmlExperiment;
+
+/* The kinds, in the order the documentation lists them. */
+const char * const *gml_experiment_kinds             (void);
+gboolean            gml_experiment_kind_is_known     (const char          *kind);
+
+/* Reads and validates { "kind": …, parameters… }. On failure returns NULL, with
+ * *field the member at fault ("experiment", "experiment.request") and *reason a
+ * translated sentence saying what is wrong. */
+GmlExperiment      *gml_experiment_new_from_json     (JsonNode            *node,
+                                                      char               **field,
+                                                      char               **reason);
+/* The experiment of a question that names none: its scenario's, with the
+ * defaults (imported GIFT, Moodle XML and Aiken questions, older user banks). */
+GmlExperiment      *gml_experiment_new_default       (const char          *scenario);
+GmlExperiment      *gml_experiment_copy              (const GmlExperiment *self);
+void                gml_experiment_free              (GmlExperiment       *self);
+
+const char         *gml_experiment_get_kind          (const GmlExperiment *self);
+/* "segment-size request=3145728": the kind and every parameter, defaults
+ * included, in a fixed order (equal strings, equal experiments). */
+char               *gml_experiment_to_string         (const GmlExperiment *self);
+/* The parameters as the bank writes them (for export and --json). */
+void                gml_experiment_to_json           (const GmlExperiment *self,
+                                                      JsonBuilder         *builder);
+
+/* Runs the experiment on @device (borrowed; must outlive the scenario). */
+GmlScenario        *gml_scenario_new_experiment      (const GmlExperiment *self,
+                                                      GmlDevice           *device,
+                                                      GError             **error);
+
+/* Parses "3 MiB", "20.00 MiB", "6 GB", "1000 B" or "1000" into bytes; *decimal
+ * says whether the unit was decimal (kB, MB, GB, TB). */
+gboolean            gml_parse_size                   (const char          *text,
+                                                      guint64             *bytes,
+                                                      gboolean            *decimal);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlExperiment, gml_experiment_free)
+
+G_END_DECLS

@@ -1,0 +1,297 @@
+/* test-experiments.c — every question's own experiment runs, and says what it claims.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <locale.h>
+#include <string.h>
+
+#include "gml-experiment.h"
+#include "gml-question-bank.h"
+#include "gml-render.h"
+
+#define MiB (G_GUINT64_CONSTANT (1048576))
+#define GiB (G_GUINT64_CONSTANT (1073741824))
+#define GB  (G_GUINT64_CONSTANT (1000000000))
+
+static GmlQuestionBank *
+load_bank (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("GML_SOURCE_ROOT"), "data", "questions",
+                                            "gpu-memory.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  GmlQuestionBank *bank = gml_question_bank_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (gml_question_bank_load_file (bank, file, TRUE, &error));
+  g_assert_no_error (error);
+  return bank;
+}
+
+static GmlScenario *
+run_on (const GmlExperiment *e,
+        guint64              capacity)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (capacity, 0);
+  g_autoptr(GError) error = NULL;
+  GmlScenario *sc = gml_scenario_new_experiment (e, device, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (sc);
+  /* The experiment holds no device memory once it has run. */
+  g_assert_cmpuint (device->in_use, ==, 0);
+  g_assert_cmpuint (device->n_live, ==, 0);
+  return sc;
+}
+
+static guint64
+key (GmlScenario *sc,
+     const char  *name)
+{
+  for (guint i = 0; i < gml_scenario_get_n_keys (sc); i++)
+    if (g_str_equal (gml_scenario_get_key (sc, i)->name, name))
+      return gml_scenario_get_key (sc, i)->bytes;
+  g_error ("no key %s in %s", name, gml_scenario_get_name (sc));
+  return 0;
+}
+
+typedef struct
+{
+  const GmlMark *mark;
+  gboolean       found;
+} FindMark;
+
+static void
+find_mark_cb (const GmlSegmentInfo *segment,
+              const GmlBlockInfo   *block,
+              gpointer              user_data)
+{
+  FindMark *d = user_data;
+
+  if ((d->mark->label != NULL && block->state == GML_BLOCK_ALLOCATED &&
+       g_strcmp0 (block->label, d->mark->label) == 0) ||
+      (d->mark->label == NULL && block->address == d->mark->address))
+    d->found = TRUE;
+}
+
+static void
+test_every_question (void)
+{
+  g_autoptr(GmlQuestionBank) bank = load_bank ();
+
+  for (guint i = 0; i < gml_question_bank_get_n_questions (bank); i++)
+    {
+      const GmlQuestion *q = gml_question_bank_get (bank, i);
+      g_autoptr(GmlScenario) sc = run_on (q->experiment, GML_SCENARIO_SIM_CAPACITY);
+      guint n = gml_scenario_get_n_steps (sc);
+      guint setup = gml_scenario_get_setup_step (sc), focus = gml_scenario_get_focus_step (sc);
+      g_autoptr(GmlMemState) at_focus = gml_scenario_state_at (sc, focus);
+
+      g_test_message ("%s: %s", q->id, gml_scenario_get_step (sc, focus)->caption);
+      g_assert_nonnull (gml_scenario_get_title (sc));
+      g_assert_cmpuint (n, >=, 2);
+      g_assert_cmpuint (setup, <=, focus);
+      g_assert_cmpuint (focus, <, n);
+      /* The view the question opens in is one the panel offers. */
+      g_assert_true (gml_scenario_has_view (sc, gml_scenario_get_focus_view (sc)));
+      {
+        g_autoptr(GmlPicture) picture = gml_picture_new (sc);
+
+        /* ...and the picture has something to draw in it, before and after. */
+        g_assert_true (gml_picture_offers_view (picture, gml_scenario_get_focus_view (sc)));
+        g_assert_true (gml_picture_offers_view (picture, gml_scenario_get_setup_view (sc)));
+      }
+      if (gml_scenario_has_view (sc, GML_VIEW_COMPARISON))
+        g_assert_cmpuint (gml_scenario_get_n_bars (sc), >, 0);
+      if (gml_scenario_has_view (sc, GML_VIEW_CHECKPOINTING))
+        g_assert_cmpuint (gml_scenario_get_n_strategies (sc), >, 0);
+      /* Something to check in every description. */
+      g_assert_cmpuint (gml_scenario_get_n_keys (sc), >, 0);
+      /* Before and after the answer the picture says different things. */
+      if (setup != focus)
+        g_assert_cmpstr (gml_scenario_get_step (sc, setup)->caption, !=,
+                         gml_scenario_get_step (sc, focus)->caption);
+      else
+        g_assert_true (gml_scenario_get_n_bars (sc) > 0);
+
+      for (guint s = 0; s < n; s++)
+        {
+          const GmlScenarioStep *step = gml_scenario_get_step (sc, s);
+          g_autoptr(GmlMemState) state = gml_scenario_state_at (sc, s);
+          g_autoptr(GError) error = NULL;
+
+          g_assert_nonnull (step->caption);
+          g_assert_true (gml_mem_state_check (state, &error));
+          g_assert_no_error (error);
+          g_assert_cmpint (gml_mem_state_get_stats (state)->allocated_bytes[GML_STAT_ALL].current, ==,
+                           step->stats.allocated_bytes[GML_STAT_ALL].current);
+          g_assert_cmpint (gml_mem_state_get_stats (state)->reserved_bytes[GML_STAT_ALL].current, ==,
+                           step->stats.reserved_bytes[GML_STAT_ALL].current);
+          g_assert_cmpuint (step->run, <, gml_scenario_get_n_runs (sc));
+        }
+      /* Every mark names something the focus state holds. */
+      for (guint m = 0; m < gml_scenario_get_n_marks (sc); m++)
+        {
+          FindMark d = { gml_scenario_get_mark (sc, m), FALSE };
+
+          gml_mem_state_foreach_block (at_focus, find_mark_cb, &d);
+          if (!d.found)
+            g_error ("%s: mark “%s” is not in the focus state", q->id, d.mark->text);
+        }
+      for (guint b = 0; b < gml_scenario_get_n_bars (sc); b++)
+        g_assert_cmpuint (gml_scenario_get_bar (sc, b)->step, <, n);
+    }
+}
+
+static const GmlQuestion *
+question (GmlQuestionBank *bank,
+          const char      *id)
+{
+  const GmlQuestion *q = gml_question_bank_lookup (bank, id);
+
+  g_assert_nonnull (q);
+  return q;
+}
+
+/* The figures each question is about, read from the engine: the answers. */
+static void
+test_teaches (void)
+{
+  g_autoptr(GmlQuestionBank) bank = load_bank ();
+  static const struct { const char *id; const char *key; guint64 bytes; } cases[] = {
+    { "oom-tried-segment-size", "segment", 20 * MiB },
+    { "rounding-small-tensor", "memory_allocated", 1024 },
+    { "rounding-small-tensor", "memory_reserved", 2 * MiB },
+    { "rounding-large-unsplit", "memory_allocated", 12 * MiB },
+    { "empty-cache-live-block", "memory_reserved", 20 * MiB },
+    { "empty-cache-live-block", "inactive_split", 17 * MiB },
+    { "fragmentation-new-segment", "growth", 10 * MiB },
+    { "max-split-small-request", "growth", 20 * MiB },
+    { "max-split-large-request", "growth", 110 * MiB },
+    { "stream-new-segment", "growth", 20 * MiB },
+    { "oom-reserved-total", "reserved", 36 * GiB },
+    { "oom-reserved-unallocated", "unallocated", 6 * GiB },
+    { "oom-reserved-unallocated", "free", 3 * GiB / 2 },
+    { "oom-reserved-unallocated", "capacity", 38 * GiB },
+    { "context-smi-gap", "memory_reserved", 10 * GiB },
+    { "adam-7b-mixed", "total", 112 * GB },
+    { "adam-7b-fp32-grads", "total", 126 * GB },
+    { "mixed-vs-fp32-adam-state", "total", 16 * GB },
+    { "mixed-vs-fp32-adam-state", "total_first", 16 * GB },
+    { "zero3-per-gpu", "per_gpu", 14 * GB },
+    { "zero3-per-gpu", "total", 112 * GB },
+    { "grad-accum-arithmetic", "peak_comparison", 44 * GB },
+    { "grad-accum-arithmetic", "peak_accumulation", 26 * GB },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GmlScenario) sc = run_on (question (bank, cases[i].id)->experiment,
+                                          GML_SCENARIO_SIM_CAPACITY);
+
+      g_test_message ("%s %s", cases[i].id, cases[i].key);
+      g_assert_cmpuint (key (sc, cases[i].key), ==, cases[i].bytes);
+    }
+
+  /* 10.40 GiB is not a whole number of bytes per 2 MiB page: within a page. */
+  {
+    g_autoptr(GmlScenario) sc = run_on (question (bank, "context-oom-arithmetic")->experiment,
+                                        GML_SCENARIO_SIM_CAPACITY);
+    guint64 in_use = key (sc, "in_use"), want = (guint64) (10.40 * GiB);
+
+    g_assert_cmpuint (in_use > want ? in_use - want : want - in_use, <, 2 * MiB);
+  }
+  /* √n checkpoints: four times deeper, about twice the activations; without, four times. */
+  {
+    g_autoptr(GmlScenario) sc = run_on (question (bank, "checkpointing-sqrt-depth")->experiment,
+                                        GML_SCENARIO_SIM_CAPACITY);
+    double ratio = (double) key (sc, "peak_sqrt_deep") / key (sc, "peak_sqrt_small");
+
+    g_assert_cmpfloat (ratio, >=, 1.5);
+    g_assert_cmpfloat (ratio, <, 3.0);
+  }
+  /* The KV cache grows with the sequences in the batch. */
+  {
+    g_autoptr(GmlScenario) sc = run_on (question (bank, "kv-cache-growth")->experiment,
+                                        GML_SCENARIO_SIM_CAPACITY);
+
+    g_assert_cmpuint (key (sc, "kv_batch"), ==, 4 * key (sc, "kv_batch1"));
+  }
+}
+
+/* A smaller GPU runs the same question at a larger scale, and reports the same
+ * figures: the scale is honest, not a story. */
+static void
+test_scale (void)
+{
+  g_autoptr(GmlQuestionBank) bank = load_bank ();
+  const char *ids[] = { "oom-reserved-unallocated", "zero3-per-gpu", "grad-accum-arithmetic" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      const GmlExperiment *e = question (bank, ids[i])->experiment;
+      g_autoptr(GmlScenario) big = run_on (e, GML_SCENARIO_SIM_CAPACITY);
+      g_autoptr(GmlScenario) small = run_on (e, GML_SCENARIO_SIM_CAPACITY / 4);
+
+      g_assert_cmpuint (gml_scenario_get_scale (small), >, gml_scenario_get_scale (big));
+      g_assert_cmpuint (gml_scenario_get_n_keys (small), ==, gml_scenario_get_n_keys (big));
+      for (guint k = 0; k < gml_scenario_get_n_keys (big); k++)
+        g_assert_cmpuint (gml_scenario_get_key (small, k)->bytes, ==, gml_scenario_get_key (big, k)->bytes);
+    }
+}
+
+/* A question that names no experiment gets its scenario's, and every named
+ * scenario is a kind whose defaults run. */
+static void
+test_defaults (void)
+{
+  const char * const *names = gml_scenario_names ();
+
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autoptr(GmlExperiment) e = gml_experiment_new_default (names[i]);
+      g_autoptr(GmlScenario) sc = NULL;
+
+      g_assert_cmpstr (gml_experiment_get_kind (e), ==, names[i]);
+      sc = run_on (e, GML_SCENARIO_SIM_CAPACITY);
+      g_assert_cmpuint (gml_scenario_get_focus_step (sc), >, 0);
+    }
+  {
+    g_autoptr(GmlExperiment) e = gml_experiment_new_default ("rounding");   /* needs a request */
+
+    g_assert_cmpstr (gml_experiment_get_kind (e), ==, "oom");
+  }
+}
+
+/* Out of memory on the device under an experiment is reported, never a crash:
+ * a GPU too small for the arena makes the script's requests fail. */
+static void
+test_tiny_device (void)
+{
+  g_autoptr(GmlQuestionBank) bank = load_bank ();
+
+  for (guint i = 0; i < gml_question_bank_get_n_questions (bank); i++)
+    {
+      g_autoptr(GmlScenario) sc = run_on (gml_question_bank_get (bank, i)->experiment, 64 * MiB);
+
+      g_assert_cmpuint (gml_scenario_get_n_steps (sc), >=, 1);
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  setlocale (LC_ALL, "");
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/experiment/every-question", test_every_question);
+  g_test_add_func ("/experiment/teaches", test_teaches);
+  g_test_add_func ("/experiment/scale", test_scale);
+  g_test_add_func ("/experiment/defaults", test_defaults);
+  g_test_add_func ("/experiment/tiny-device", test_tiny_device);
+
+  return g_test_run ();
+}
