@@ -20,6 +20,7 @@ import gettext
 import json
 import os
 import pickle
+import re
 import subprocess
 import sys
 import tempfile
@@ -123,9 +124,9 @@ def subtree_buttons(node, name, depth=0):
 def press_near_canvas(app, name):
     """Presses the button NAME nearest the snapshot's picture: the quiz's scenario panel
     has buttons with the same names, and its hidden page is still in the tree."""
-    prefix = _('After %zu of %zu trace entries: ').split('%zu')[0]
+    pattern = re.compile(r'\d+'.join(re.escape(p) for p in _('After %zu of %zu trace entries: ').split('%zu')))
     canvas = [node for role, label, text, showing, node in app.nodes()
-              if role == 'image' and label.startswith(prefix)]
+              if role == 'image' and pattern.match(label)]
     assert canvas, 'no snapshot picture'
     node = canvas[0]
     for _up in range(10):
