@@ -422,7 +422,9 @@ gml_snapshot_document_switch_device_async (GmlSnapshotDocument *self,
   g_return_if_fail (GML_IS_SNAPSHOT_DOCUMENT (self));
 
   path = g_file_get_path (self->file);
-  task = new_load_task (self, self->file, path, (int) device, cancellable, NULL, NULL,
+  /* No source object: the task needs only the shared snapshot, and the old
+   * document may go away while the thread walks the new trace. */
+  task = new_load_task (NULL, self->file, path, (int) device, cancellable, NULL, NULL,
                         callback, user_data);
   data = g_task_get_task_data (task);
   data->shared = shared_snapshot_ref (self->shared);
