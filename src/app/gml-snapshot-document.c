@@ -5,7 +5,7 @@
  * the trace of one device and the picture is made at the end of the trace.
  * Only the finished document comes back to the main loop. Progress crosses
  * threads through a mutex-guarded pair of numbers and at most one pending
- * idle callback, so a fast reader cannot flood the main loop.
+ * timeout, so a fast reader cannot flood the main loop with redraws.
  *
  * Documents of the same file for different devices share the snapshot
  * itself through a reference-counted box: switching the device walks
@@ -22,6 +22,8 @@
 
 #include "gml-scenario.h"
 #include "gml-snapshot-document.h"
+
+#define PROGRESS_INTERVAL_MS 100
 
 /* The snapshot, shared by the documents of one file. */
 typedef struct
@@ -270,7 +272,9 @@ report (GTask                *task,
 
   if (schedule)
     {
-      GSource *source = g_idle_source_new ();
+      /* A tenth of a second apart at most: every update redraws the window, and
+       * on a small machine those frames would take the reader's CPU. */
+      GSource *source = g_timeout_source_new (PROGRESS_INTERVAL_MS);
 
       g_source_set_priority (source, G_PRIORITY_DEFAULT_IDLE);
       g_source_set_callback (source, progress_idle_cb, g_object_ref (task), g_object_unref);
@@ -597,7 +601,13 @@ gml_snapshot_document_describe_entry (GmlSnapshotDocument *self,
       g_autofree char *clock = when != NULL ? g_date_time_format (when, "%H:%M:%S") : NULL;
       double seconds = (double) (entry->time_us - entries[0].time_us) / G_USEC_PER_SEC;
 
-      if (clock != NULL)
+      if (clock != NULL && seconds < 1.0)
+        {
+          g_string_append (out, ", ");
+          /* Translators: a clock time, then the milliseconds since the first trace entry. */
+          g_string_append_printf (out, _("at %s (%.3f ms into the trace)"), clock, seconds * 1000.0);
+        }
+      else if (clock != NULL)
         {
           g_string_append (out, ", ");
           /* Translators: a clock time, then the seconds since the first trace entry. */

@@ -29,8 +29,8 @@ typedef enum
   GML_SNAPSHOT_LOAD_WALKING,     /* the trace is walked: no fraction (-1) */
 } GmlSnapshotLoadPhase;
 
-/* Called on the main context of the caller of _load_async(), at most once a
- * frame, never after the load was cancelled. */
+/* Called on the main context of the caller of _load_async(), at most ten
+ * times a second, never after the load was cancelled or its result delivered. */
 typedef void (*GmlSnapshotLoadProgress) (GmlSnapshotLoadPhase phase,
                                          double               fraction,
                                          gpointer             user_data);

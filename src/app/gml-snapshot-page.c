@@ -19,6 +19,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <time.h>
 
 #include <glib/gi18n.h>
 
@@ -57,6 +58,9 @@ struct _GmlSnapshotPage
   GtkLabel             *no_oom_label;
   GtkBox               *oom_box;
   GtkLabel             *about_label;
+  GtkButton            *empty_open_button;
+  GtkButton            *error_open_button;
+  GtkButton            *cancel_button;
 
   /* Owned */
   GmlSnapshotDocument  *document;
@@ -71,6 +75,8 @@ struct _GmlSnapshotPage
   guint                 pulse_source;
   gboolean              switching_device;
   gint64                bench_open_time;
+  gint64                bench_loaded_time;
+  gint64                bench_open_cpu;
 };
 
 enum {
@@ -92,6 +98,7 @@ static guint signals[N_SIGNALS];
 G_DEFINE_FINAL_TYPE (GmlSnapshotPage, gml_snapshot_page, GTK_TYPE_WIDGET)
 
 static void set_document (GmlSnapshotPage *self, GmlSnapshotDocument *document);
+static void map_cb (GmlSnapshotPage *self);
 
 /* ------------------------------------------------------------------------- */
 /* Words that depend on the position or the language                        */
@@ -285,7 +292,7 @@ show_loading (GmlSnapshotPage *self,
   gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
   gtk_progress_bar_set_text (self->progress_bar, NULL);
   gtk_stack_set_visible_child_name (self->stack, "loading");
-  gtk_widget_grab_focus (GTK_WIDGET (gtk_widget_get_last_child (gtk_widget_get_parent (GTK_WIDGET (self->progress_bar)))));
+  gtk_widget_grab_focus (GTK_WIDGET (self->cancel_button));
 }
 
 static void
@@ -311,6 +318,17 @@ show_error (GmlSnapshotPage *self,
   g_free (self->error_message);
   self->error_message = g_strdup (message);
   gtk_stack_set_visible_child_name (self->stack, "error");
+  gtk_widget_grab_focus (GTK_WIDGET (self->error_open_button));
+}
+
+/* The CPU time of all the process's threads, for bench/snapshot. */
+static gint64
+process_cpu_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
 }
 
 /* For bench/snapshot: the first frame with the snapshot on screen, then quit. */
@@ -318,8 +336,10 @@ static void
 bench_frame_painted_cb (GdkFrameClock   *clock,
                         GmlSnapshotPage *self)
 {
-  g_print ("snapshot-open %" G_GINT64_FORMAT "\nsnapshot-frame %" G_GINT64_FORMAT "\n",
-           self->bench_open_time, g_get_monotonic_time ());
+  g_print ("snapshot-open %" G_GINT64_FORMAT "\nsnapshot-loaded %" G_GINT64_FORMAT
+           "\nsnapshot-frame %" G_GINT64_FORMAT "\nsnapshot-cpu %" G_GINT64_FORMAT "\n",
+           self->bench_open_time, self->bench_loaded_time, g_get_monotonic_time (),
+           process_cpu_us () - self->bench_open_cpu);
   g_signal_handlers_disconnect_by_func (clock, bench_frame_painted_cb, self);
   g_application_quit (g_application_get_default ());
 }
@@ -364,13 +384,18 @@ load_done_cb (GObject      *source,
   if (document == NULL)
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        gtk_stack_set_visible_child_name (self->stack, self->document != NULL ? "loaded" : "empty");
+        {
+          gtk_stack_set_visible_child_name (self->stack, self->document != NULL ? "loaded" : "empty");
+          map_cb (self);
+        }
       else
         show_error (self, self->loading_file, error->message);
       g_clear_object (&self->loading_file);
       return;
     }
 
+  if (self->bench_open_time != 0)
+    self->bench_loaded_time = g_get_monotonic_time ();
   if (!self->switching_device)
     add_to_recent (self->loading_file);
   g_clear_object (&self->loading_file);
@@ -402,7 +427,10 @@ gml_snapshot_page_open (GmlSnapshotPage *self,
   g_return_if_fail (G_IS_FILE (file));
 
   if (g_getenv ("GML_BENCH_SNAPSHOT") != NULL)
-    self->bench_open_time = g_get_monotonic_time ();
+    {
+      self->bench_open_time = g_get_monotonic_time ();
+      self->bench_open_cpu = process_cpu_us ();
+    }
 
   start_loading (self);
   self->switching_device = FALSE;
@@ -569,6 +597,7 @@ cancel_action (GtkWidget  *widget,
       g_signal_handlers_unblock_by_func (self->device_dropdown, device_selected_cb, self);
     }
   gtk_stack_set_visible_child_name (self->stack, self->document != NULL ? "loaded" : "empty");
+  map_cb (self);
 }
 
 static void
@@ -634,6 +663,24 @@ export_action (GtkWidget  *widget,
   g_signal_connect_object (self->chooser, "response", G_CALLBACK (export_response_cb), self,
                            G_CONNECT_SWAPPED);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+}
+
+/* Shown again (the view switcher): the focus goes where the keys work, the
+ * picture, or the button that opens a snapshot, rather than to the first
+ * selectable label, which would select all its text. */
+static void
+map_cb (GmlSnapshotPage *self)
+{
+  const char *name = gtk_stack_get_visible_child_name (self->stack);
+
+  if (g_strcmp0 (name, "loaded") == 0)
+    gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+  else if (g_strcmp0 (name, "loading") == 0)
+    gtk_widget_grab_focus (GTK_WIDGET (self->cancel_button));
+  else if (g_strcmp0 (name, "error") == 0)
+    gtk_widget_grab_focus (GTK_WIDGET (self->error_open_button));
+  else
+    gtk_widget_grab_focus (GTK_WIDGET (self->empty_open_button));
 }
 
 /* ------------------------------------------------------------------------- */
@@ -804,6 +851,9 @@ gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, no_oom_label);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, oom_box);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, about_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, empty_open_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, error_open_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, cancel_button);
 
   gtk_widget_class_install_action (widget_class, "snapshot.first", NULL, scrub_action);
   gtk_widget_class_install_action (widget_class, "snapshot.back", NULL, scrub_action);
@@ -843,6 +893,7 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->device_dropdown, "notify::selected", G_CALLBACK (device_selected_cb), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect (self, "map", G_CALLBACK (map_cb), NULL);
 
   /* Global scope, like the scenario panel's: Ctrl+Shift+E exports this page's
    * picture while the page is shown (a hidden page's shortcuts do not run). */
