@@ -158,7 +158,10 @@ fill_recent_menu (GmlWindow *self)
   for (guint i = 0; i < ours->len && i < MAX_RECENT; i++)
     {
       GtkRecentInfo *info = g_ptr_array_index (ours, i);
-      g_autoptr(GMenuItem) item = g_menu_item_new (gtk_recent_info_get_display_name (info), NULL);
+      /* Menu labels take "_" for a mnemonic: "my_run.pickle" must keep its underscores. */
+      g_auto(GStrv) parts = g_strsplit (gtk_recent_info_get_display_name (info), "_", -1);
+      g_autofree char *label = g_strjoinv ("__", parts);
+      g_autoptr(GMenuItem) item = g_menu_item_new (label, NULL);
 
       g_menu_item_set_action_and_target (item, "win.open-recent", "s", gtk_recent_info_get_uri (info));
       g_menu_append_item (self->recent_menu, item);

@@ -198,6 +198,8 @@ update_accessible_labels (GmlWindow *self)
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Difficulty"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->present_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Present"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->open_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Open snapshot…"), -1);
 }
 
 /* The language changed: template strings are looked up again (see gml-language.c),

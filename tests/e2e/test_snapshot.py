@@ -61,13 +61,24 @@ with open(CHECKPOINT, 'wb') as f:
     pickle.dump(collections.OrderedDict(weight=[1.0, 2.0]), f, protocol=2)
 
 
-def cli(*args, check_status=True):
-    return subprocess.run([APP, *args, '--lang', lang], env=app_env(tempfile.mkdtemp(), lang),
+def cli(*args, check_status=True, language=None):
+    language = language or lang
+    return subprocess.run([APP, *args, '--lang', language], env=app_env(tempfile.mkdtemp(), language),
                           check=check_status, capture_output=True, text=True)
 
 
-def describe(path, at, view='memory-map'):
-    return cli('render', path, '--at', str(at), '--view', view, '--describe').stdout.strip()
+def describe(path, at, view='memory-map', language=None):
+    return cli('render', path, '--at', str(at), '--view', view, '--describe', language=language).stdout.strip()
+
+
+APP_ID = 'io.github.gpumemorylab.GpuMemoryLab'
+
+
+def set_language(code):
+    """Switches the language as the main menu's Language items do (app.language)."""
+    subprocess.run(['gdbus', 'call', '--session', '--dest', APP_ID, '--object-path',
+                    '/' + APP_ID.replace('.', '/'), '--method', 'org.gtk.Actions.Activate', 'language',
+                    f"[<'{code}'>]", '{}'], check=True, stdout=subprocess.DEVNULL, timeout=10)
 
 
 def info(path):
@@ -229,6 +240,21 @@ wait_image(app, at_oom, 'after Show')
 check(_('Here a request for %s ran out of memory.').split('%s')[0] in at_oom,
       f'Show moves the picture to the error: “{at_oom}”')
 
+# The language changes live: the picture's words and the explainer follow.
+other = 'en' if lang == 'tr' else 'tr'
+other_catalogue = gettext.translation('gpu-memory-lab', localedir=os.path.join(BUILD, 'po', 'locale'),
+                                      languages=[other], fallback=True)
+set_language(other)
+wait_image(app, describe(OOM, index + 1, language=other), f'after switching to “{other}”')
+other_title = c_format(other_catalogue.gettext('Out of memory at entry %zu of %zu'), index + 1,
+                       oom['trace_entries'])
+app.wait_label(lambda t: t == other_title, f'“{other_title}”')
+check(True, f'switched to “{other}”: the picture says “{describe(OOM, index + 1, language=other)}”')
+set_language(lang)
+wait_image(app, at_oom, f'after switching back to “{lang}”')
+app.wait_label(lambda t: t == title, f'“{title}” again')
+check(True, f'and back to “{lang}”')
+
 # Practise: the number of questions comes from the bank; the button opens the quiz on that topic.
 questions = bank(lang)
 topic = _('Fragmentation')
@@ -252,6 +278,20 @@ for path, what in ((BROKEN, 'a file cut short'), (CHECKPOINT, 'a pickle of Pytho
     check(True, f'{what}: the window says “{heading}” and “{message}”')
 check('GLOBAL' in reader_error(CHECKPOINT), 'the checkpoint is refused at its GLOBAL instruction, not run')
 app.screenshot(os.path.join(shots, f'snapshot-error-{lang}.png'))
+
+# Every file that opened is a recent snapshot (GtkRecentManager), the broken ones are not.
+xbel = os.path.join(home, 'data', 'recently-used.xbel')
+deadline = time.time() + 10
+recent = ''
+while time.time() < deadline:
+    recent = open(xbel, encoding='utf-8').read() if os.path.exists(xbel) else ''
+    if 'oom.pickle' in recent:
+        break
+    time.sleep(0.5)
+check('magma27_memory_snapshot.pickle' in recent and 'oom.pickle' in recent,
+      'the snapshots that opened are in the recent files')
+check('cut-short.pickle' not in recent and 'checkpoint.pkl' not in recent,
+      'the files that did not open are not')
 
 app.quit()
 print('all snapshot view checks passed')
