@@ -307,14 +307,21 @@ gml_application_open (GApplication  *application,
                       const char    *hint)
 {
   GmlApplication *self = GML_APPLICATION (application);
-  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
+  GmlWindow *window = NULL;
 
+  /* The main window, not whichever is active (the preferences, a presentation). */
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l != NULL; l = l->next)
+    if (GML_IS_WINDOW (l->data))
+      {
+        window = l->data;
+        break;
+      }
   if (window == NULL)
-    window = GTK_WINDOW (gml_window_new (self));
-  gtk_window_present (window);
+    window = gml_window_new (self);
+  gtk_window_present (GTK_WINDOW (window));
   if (n_files < 1)
     return;
-  gml_window_open_file (GML_WINDOW (window), files[n_files - 1]);
+  gml_window_open_file (window, files[n_files - 1]);
 }
 
 static void

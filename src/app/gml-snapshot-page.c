@@ -66,7 +66,7 @@ struct _GmlSnapshotPage
   GmlSnapshotDocument  *document;
   GCancellable         *cancellable;      /* the load in progress */
   GFile                *loading_file;
-  char                 *error_message;    /* the last error shown, untranslatable once made */
+  GFile                *error_file;       /* the file the error page is about */
   GtkFileChooserNative *chooser;
   char                 *title;
   char                 *subtitle;
@@ -99,6 +99,23 @@ G_DEFINE_FINAL_TYPE (GmlSnapshotPage, gml_snapshot_page, GTK_TYPE_WIDGET)
 
 static void set_document (GmlSnapshotPage *self, GmlSnapshotDocument *document);
 static void map_cb (GmlSnapshotPage *self);
+
+/* One of the four states. The others stay in the stack but are hidden from
+ * the accessibility tree: a screen reader has no use for the loaded view's
+ * hundred widgets while the page says how to make a snapshot. */
+static void
+show_state (GmlSnapshotPage *self,
+            const char      *name)
+{
+  GtkWidget *visible;
+
+  gtk_stack_set_visible_child_name (self->stack, name);
+  visible = gtk_stack_get_visible_child (self->stack);
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->stack));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    gtk_accessible_update_state (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_STATE_HIDDEN, child != visible, -1);
+}
 
 /* ------------------------------------------------------------------------- */
 /* Words that depend on the position or the language                        */
@@ -291,8 +308,25 @@ show_loading (GmlSnapshotPage *self,
   adw_status_page_set_description (self->loading_page, description);
   gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
   gtk_progress_bar_set_text (self->progress_bar, NULL);
-  gtk_stack_set_visible_child_name (self->stack, "loading");
+  show_state (self, "loading");
   gtk_widget_grab_focus (GTK_WIDGET (self->cancel_button));
+}
+
+static void
+set_error_title (GmlSnapshotPage *self)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *title = NULL;
+
+  if (self->error_file != NULL)
+    {
+      g_autofree char *path = g_file_get_path (self->error_file);
+
+      name = path != NULL ? g_filename_display_basename (path) : g_file_get_basename (self->error_file);
+    }
+  /* Translators: %s is a file name. */
+  title = g_strdup_printf (_("“%s” Could Not Be Opened"), name != NULL ? name : "");
+  adw_status_page_set_title (self->error_page, title);
 }
 
 static void
@@ -300,24 +334,13 @@ show_error (GmlSnapshotPage *self,
             GFile           *file,
             const char      *message)
 {
-  g_autofree char *name = NULL;
-  g_autofree char *title = NULL;
   g_autofree char *escaped = g_markup_escape_text (message, -1);
 
-  if (file != NULL)
-    {
-      g_autofree char *path = g_file_get_path (file);
-
-      name = path != NULL ? g_filename_display_basename (path) : g_file_get_basename (file);
-    }
-  /* Translators: %s is a file name. */
-  title = g_strdup_printf (_("“%s” Could Not Be Opened"), name != NULL ? name : "");
-  adw_status_page_set_title (self->error_page, title);
+  g_set_object (&self->error_file, file);
+  set_error_title (self);
   /* The status page's description is markup. */
   adw_status_page_set_description (self->error_page, escaped);
-  g_free (self->error_message);
-  self->error_message = g_strdup (message);
-  gtk_stack_set_visible_child_name (self->stack, "error");
+  show_state (self, "error");
   gtk_widget_grab_focus (GTK_WIDGET (self->error_open_button));
 }
 
@@ -385,7 +408,7 @@ load_done_cb (GObject      *source,
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
-          gtk_stack_set_visible_child_name (self->stack, self->document != NULL ? "loaded" : "empty");
+          show_state (self, self->document != NULL ? "loaded" : "empty");
           map_cb (self);
         }
       else
@@ -513,7 +536,7 @@ set_document (GmlSnapshotPage     *self,
   update_position (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.export", TRUE);
 
-  gtk_stack_set_visible_child_name (self->stack, "loaded");
+  show_state (self, "loaded");
   gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
 }
@@ -596,7 +619,7 @@ cancel_action (GtkWidget  *widget,
       gtk_drop_down_set_selected (self->device_dropdown, gml_snapshot_document_get_device (self->document));
       g_signal_handlers_unblock_by_func (self->device_dropdown, device_selected_cb, self);
     }
-  gtk_stack_set_visible_child_name (self->stack, self->document != NULL ? "loaded" : "empty");
+  show_state (self, self->document != NULL ? "loaded" : "empty");
   map_cb (self);
 }
 
@@ -693,6 +716,7 @@ static void
 language_changed_cb (GmlSnapshotPage *self)
 {
   set_accessible_labels (self);
+  set_error_title (self);
   if (self->document == NULL)
     return;
   update_header (self);
@@ -764,6 +788,7 @@ gml_snapshot_page_dispose (GObject *object)
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_SNAPSHOT_PAGE);
   g_clear_object (&self->document);
   g_clear_object (&self->loading_file);
+  g_clear_object (&self->error_file);
   g_clear_object (&self->chooser);
 
   G_OBJECT_CLASS (gml_snapshot_page_parent_class)->dispose (object);
@@ -776,7 +801,6 @@ gml_snapshot_page_finalize (GObject *object)
 
   g_clear_pointer (&self->title, g_free);
   g_clear_pointer (&self->subtitle, g_free);
-  g_clear_pointer (&self->error_message, g_free);
 
   G_OBJECT_CLASS (gml_snapshot_page_parent_class)->finalize (object);
 }
@@ -911,6 +935,7 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
     gtk_widget_action_set_enabled (GTK_WIDGET (self), *name, FALSE);
 
   set_accessible_labels (self);
+  show_state (self, "empty");
   if (GML_IS_APPLICATION (g_application_get_default ()))
     g_signal_connect_object (g_application_get_default (), "language-changed",
                              G_CALLBACK (language_changed_cb), self, G_CONNECT_SWAPPED);

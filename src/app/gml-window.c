@@ -264,7 +264,22 @@ key_pressed_cb (GmlWindow             *self,
 static void
 visible_view_changed_cb (GmlWindow *self)
 {
+  gboolean quiz = showing_quiz (self);
+
   _gml_window_update_title (self);
+  /* The view not shown is out of the accessibility tree too, as it is out of
+   * sight: a screen reader (and a test) finds the quiz's buttons only in the
+   * quiz, the snapshot's only in the Snapshot view. */
+  gtk_accessible_update_state (GTK_ACCESSIBLE (self->quiz_page), GTK_ACCESSIBLE_STATE_HIDDEN, !quiz, -1);
+  gtk_accessible_update_state (GTK_ACCESSIBLE (self->snapshot_page), GTK_ACCESSIBLE_STATE_HIDDEN, quiz, -1);
+}
+
+/* A folded-away bar is no control: out of the accessibility tree with it. */
+static void
+switcher_bar_revealed_cb (GmlWindow *self)
+{
+  gtk_accessible_update_state (GTK_ACCESSIBLE (self->switcher_bar), GTK_ACCESSIBLE_STATE_HIDDEN,
+                               !adw_view_switcher_bar_get_reveal (self->switcher_bar), -1);
 }
 
 static void
@@ -428,12 +443,16 @@ gml_window_init (GmlWindow *self)
   /* The narrow layout: the switcher moves to the bottom when the title shows. */
   g_object_bind_property (self->switcher_title, "title-visible", self->switcher_bar, "reveal",
                           G_BINDING_SYNC_CREATE);
+  g_signal_connect_object (self->switcher_bar, "notify::reveal", G_CALLBACK (switcher_bar_revealed_cb), self,
+                           G_CONNECT_SWAPPED);
+  switcher_bar_revealed_cb (self);
   g_signal_connect_object (self->view_stack, "notify::visible-child-name",
                            G_CALLBACK (visible_view_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->snapshot_page, "notify::title", G_CALLBACK (visible_view_changed_cb), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->snapshot_page, "notify::subtitle", G_CALLBACK (visible_view_changed_cb), self,
                            G_CONNECT_SWAPPED);
+  visible_view_changed_cb (self);
   _gml_window_snapshot_init (self);
 
   /* Capture phase: the quiz keys work wherever the focus is. */
