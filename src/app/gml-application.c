@@ -43,7 +43,8 @@ gml_application_new (void)
 {
   return g_object_new (GML_TYPE_APPLICATION,
                        "application-id", APPLICATION_ID,
-                       "flags", G_APPLICATION_DEFAULT_FLAGS,
+                       /* gpu-memory-lab FILE.pickle, from a terminal or a file manager. */
+                       "flags", G_APPLICATION_HANDLES_OPEN,
                        "resource-base-path", RESOURCE_BASE,
                        NULL);
 }
@@ -267,6 +268,7 @@ static const struct
   { "app.zoom-out", { "<Control>minus", NULL } },
   { "app.zoom-reset", { "<Control>0", NULL } },
   { "win.present", { "F5", NULL } },
+  { "win.open-snapshot", { "<Control>o", NULL } },
 };
 
 static void
@@ -339,6 +341,33 @@ gml_application_activate (GApplication *application)
   gtk_window_present (window);
 }
 
+/* Files from the command line or a file manager: snapshots, shown in the
+ * Snapshot view. The view shows one snapshot at a time: of several files,
+ * the last one given. */
+static void
+gml_application_open (GApplication  *application,
+                      GFile        **files,
+                      int            n_files,
+                      const char    *hint)
+{
+  GmlApplication *self = GML_APPLICATION (application);
+  GmlWindow *window = NULL;
+
+  /* The main window, not whichever is active (the preferences, a presentation). */
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l != NULL; l = l->next)
+    if (GML_IS_WINDOW (l->data))
+      {
+        window = l->data;
+        break;
+      }
+  if (window == NULL)
+    window = gml_window_new (self);
+  gtk_window_present (GTK_WINDOW (window));
+  if (n_files < 1)
+    return;
+  gml_window_open_file (window, files[n_files - 1]);
+}
+
 static void
 gml_application_finalize (GObject *object)
 {
@@ -364,6 +393,7 @@ gml_application_class_init (GmlApplicationClass *klass)
   object_class->finalize = gml_application_finalize;
   app_class->startup = gml_application_startup;
   app_class->activate = gml_application_activate;
+  app_class->open = gml_application_open;
 
   /**
    * GmlApplication::language-changed:

@@ -1,4 +1,5 @@
-/* gml-window.c — the main window: header bar, filter, toasts and the quiz.
+/* gml-window.c — the main window: header bar, filter, toasts, and the two
+ * views, the quiz and the Snapshot view (opening files: gml-window-snapshot.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -11,39 +12,13 @@
 
 #include "gml-language.h"
 #include "gml-presentation-window.h"
-#include "gml-quiz-page.h"
-#include "gml-review.h"
-#include "gml-window.h"
-
-struct _GmlWindow
-{
-  AdwApplicationWindow  parent_instance;
-
-  /* Template widgets */
-  AdwToastOverlay      *toast_overlay;
-  AdwWindowTitle       *window_title;
-  GtkMenuButton        *filter_button;
-  GtkMenuButton        *menu_button;
-  GtkButton            *present_button;
-  GtkButton            *review_button;
-  GtkDropDown          *topic_dropdown;
-  GtkDropDown          *difficulty_dropdown;
-  GmlQuizPage          *quiz_page;
-
-  /* Owned */
-  GSettings            *settings;
-  GPtrArray            *topics;    /* source strings; position + 1 in topic_dropdown */
-  GmlReview            *review;    /* "Review due", statistics, undo, reset */
-
-  /* Borrowed from the application */
-  GmlQuestionBank      *bank;
-};
+#include "gml-window-private.h"
 
 G_DEFINE_FINAL_TYPE (GmlWindow, gml_window, ADW_TYPE_APPLICATION_WINDOW)
 
-static void
-gml_window_toast (GmlWindow  *self,
-                  const char *message)
+void
+_gml_window_toast (GmlWindow  *self,
+                   const char *message)
 {
   AdwToast *toast = adw_toast_new (message);
 
@@ -56,8 +31,11 @@ quiz_page_message_cb (GmlWindow   *self,
                       const char  *message,
                       GmlQuizPage *page)
 {
-  gml_window_toast (self, message);
+  _gml_window_toast (self, message);
 }
+
+static void filter_changed_cb (GmlWindow *self);
+static void start_filtered_round (GmlWindow *self);
 
 static const char *
 selected_topic (GmlWindow *self)
@@ -89,7 +67,58 @@ update_subtitle (GmlWindow *self)
   else
     subtitle = g_strdup (_("All topics"));
 
-  adw_window_title_set_subtitle (self->window_title, subtitle);
+  g_free (self->quiz_subtitle);
+  self->quiz_subtitle = g_steal_pointer (&subtitle);
+  _gml_window_update_title (self);
+}
+
+static gboolean
+showing_quiz (GmlWindow *self)
+{
+  const char *name = adw_view_stack_get_visible_child_name (self->view_stack);
+
+  return name == NULL || g_str_equal (name, "quiz");
+}
+
+/* The switcher's title and subtitle show when the window is too narrow for
+ * the switcher itself: the quiz's filter, or the snapshot's file and device. */
+void
+_gml_window_update_title (GmlWindow *self)
+{
+  gboolean quiz = showing_quiz (self);
+  const char *title = quiz ? NULL : gml_snapshot_page_get_title (self->snapshot_page);
+
+  adw_view_switcher_title_set_title (self->switcher_title, title != NULL ? title : _("GPU Memory Lab"));
+  adw_view_switcher_title_set_subtitle (self->switcher_title,
+                                        quiz ? self->quiz_subtitle
+                                             : gml_snapshot_page_get_subtitle (self->snapshot_page));
+  gtk_widget_set_visible (GTK_WIDGET (self->filter_button), quiz);
+  gtk_widget_set_visible (GTK_WIDGET (self->review_button), quiz);
+  gtk_widget_set_visible (GTK_WIDGET (self->open_button), !quiz);
+}
+
+/* "Practise: fragmentation" in the Snapshot view: the quiz, filtered to @topic. */
+void
+_gml_window_practise_topic (GmlWindow  *self,
+                            const char *topic)
+{
+  guint position = 0;
+
+  for (guint i = 0; self->topics != NULL && i < self->topics->len; i++)
+    if (g_str_equal (g_ptr_array_index (self->topics, i), topic))
+      position = i + 1;
+  if (position == 0)
+    return;
+
+  /* One new round, not one per drop-down. */
+  g_signal_handlers_block_by_func (self->topic_dropdown, filter_changed_cb, self);
+  g_signal_handlers_block_by_func (self->difficulty_dropdown, filter_changed_cb, self);
+  gtk_drop_down_set_selected (self->topic_dropdown, position);
+  gtk_drop_down_set_selected (self->difficulty_dropdown, 0);
+  g_signal_handlers_unblock_by_func (self->topic_dropdown, filter_changed_cb, self);
+  g_signal_handlers_unblock_by_func (self->difficulty_dropdown, filter_changed_cb, self);
+  start_filtered_round (self);
+  adw_view_stack_set_visible_child_name (self->view_stack, "quiz");
 }
 
 static void
@@ -152,7 +181,7 @@ win_present_action (GtkWidget  *widget,
     }
   if (!gml_presentation_start (GTK_WINDOW (self), GML_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))),
                                slides, start >= n ? 0 : start))
-    gml_window_toast (self, _("There are no questions to present. Choose another topic or difficulty."));
+    _gml_window_toast (self, _("There are no questions to present. Choose another topic or difficulty."));
 }
 
 static void
@@ -169,6 +198,8 @@ update_accessible_labels (GmlWindow *self)
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Difficulty"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->present_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Present"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->open_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Open snapshot…"), -1);
 }
 
 /* The language changed: template strings are looked up again (see gml-language.c),
@@ -186,6 +217,10 @@ language_changed_cb (GmlWindow      *self,
 
   gml_language_retranslate_widget (GTK_WIDGET (self), previous);
   update_accessible_labels (self);
+  /* View stack pages are no widgets: the walk above does not reach their titles. */
+  adw_view_stack_page_set_title (self->quiz_stack_page, _("Quiz"));
+  adw_view_stack_page_set_title (self->snapshot_stack_page, _("Snapshot"));
+  _gml_window_snapshot_retranslate (self);
   gtk_application_window_set_help_overlay (GTK_APPLICATION_WINDOW (self),
                                            GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay")));
 
@@ -220,7 +255,39 @@ key_pressed_cb (GmlWindow             *self,
                 GdkModifierType        state,
                 GtkEventControllerKey *controller)
 {
+  /* The Snapshot view has keys of its own (binding actions on its page). */
+  if (!showing_quiz (self))
+    return FALSE;
   return gml_quiz_page_handle_key (self->quiz_page, keyval, state);
+}
+
+static void
+visible_view_changed_cb (GmlWindow *self)
+{
+  gboolean quiz = showing_quiz (self);
+
+  _gml_window_update_title (self);
+  /* The view not shown is out of the accessibility tree too, as it is out of
+   * sight: a screen reader (and a test) finds the quiz's buttons only in the
+   * quiz, the snapshot's only in the Snapshot view. */
+  gtk_accessible_update_state (GTK_ACCESSIBLE (self->quiz_page), GTK_ACCESSIBLE_STATE_HIDDEN, !quiz, -1);
+  gtk_accessible_update_state (GTK_ACCESSIBLE (self->snapshot_page), GTK_ACCESSIBLE_STATE_HIDDEN, quiz, -1);
+}
+
+/* A folded-away bar is no control: out of the accessibility tree with it. */
+static void
+switcher_bar_revealed_cb (GmlWindow *self)
+{
+  gtk_accessible_update_state (GTK_ACCESSIBLE (self->switcher_bar), GTK_ACCESSIBLE_STATE_HIDDEN,
+                               !adw_view_switcher_bar_get_reveal (self->switcher_bar), -1);
+}
+
+static void
+snapshot_page_message_cb (GmlWindow       *self,
+                          const char      *message,
+                          GmlSnapshotPage *page)
+{
+  _gml_window_toast (self, message);
 }
 
 static void
@@ -289,7 +356,7 @@ gml_window_setup (GmlWindow      *self,
 
   messages = gml_application_steal_startup_messages (app);
   for (guint i = 0; i < messages->len; i++)
-    gml_window_toast (self, g_ptr_array_index (messages, i));
+    _gml_window_toast (self, g_ptr_array_index (messages, i));
 }
 
 /* For bench/startup: report when the first frame has been painted, then quit. */
@@ -317,8 +384,10 @@ gml_window_dispose (GObject *object)
 {
   GmlWindow *self = GML_WINDOW (object);
 
+  _gml_window_snapshot_dispose (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_WINDOW);
   g_clear_object (&self->settings);
+  g_clear_pointer (&self->quiz_subtitle, g_free);
   g_clear_object (&self->review);
   g_clear_pointer (&self->topics, g_ptr_array_unref);
 
@@ -335,10 +404,17 @@ gml_window_class_init (GmlWindowClass *klass)
   widget_class->realize = gml_window_realize;
 
   g_type_ensure (GML_TYPE_QUIZ_PAGE);
+  g_type_ensure (GML_TYPE_SNAPSHOT_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-window.ui");
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, toast_overlay);
-  gtk_widget_class_bind_template_child (widget_class, GmlWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, switcher_title);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, switcher_bar);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, view_stack);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, quiz_stack_page);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, snapshot_stack_page);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, open_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, snapshot_page);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, filter_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, menu_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, present_button);
@@ -350,6 +426,7 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.restart", NULL, win_restart_action);
   gtk_widget_class_install_action (widget_class, "win.show-filter", NULL, win_show_filter_action);
   gtk_widget_class_install_action (widget_class, "win.present", NULL, win_present_action);
+  _gml_window_snapshot_class_init (widget_class);
 }
 
 static void
@@ -361,6 +438,22 @@ gml_window_init (GmlWindow *self)
 
   g_signal_connect_object (self->quiz_page, "message", G_CALLBACK (quiz_page_message_cb), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->snapshot_page, "message", G_CALLBACK (snapshot_page_message_cb), self,
+                           G_CONNECT_SWAPPED);
+  /* The narrow layout: the switcher moves to the bottom when the title shows. */
+  g_object_bind_property (self->switcher_title, "title-visible", self->switcher_bar, "reveal",
+                          G_BINDING_SYNC_CREATE);
+  g_signal_connect_object (self->switcher_bar, "notify::reveal", G_CALLBACK (switcher_bar_revealed_cb), self,
+                           G_CONNECT_SWAPPED);
+  switcher_bar_revealed_cb (self);
+  g_signal_connect_object (self->view_stack, "notify::visible-child-name",
+                           G_CALLBACK (visible_view_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->snapshot_page, "notify::title", G_CALLBACK (visible_view_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->snapshot_page, "notify::subtitle", G_CALLBACK (visible_view_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  visible_view_changed_cb (self);
+  _gml_window_snapshot_init (self);
 
   /* Capture phase: the quiz keys work wherever the focus is. */
   keys = gtk_event_controller_key_new ();

@@ -15,6 +15,9 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (GmlWindow, gml_window, GML, WINDOW, AdwApplicationWindow)
 
-GmlWindow *gml_window_new (GmlApplication *application);
+GmlWindow *gml_window_new       (GmlApplication *application);
+/* Shows the Snapshot view and opens @file there (File ▸ Open, a drop, the command line). */
+void       gml_window_open_file (GmlWindow      *self,
+                                 GFile          *file);
 
 G_END_DECLS

@@ -70,11 +70,15 @@ def bank(lang):
 
 
 class App:
-    def __init__(self, home, lang):
+    def __init__(self, home, lang, args=(), ready=None):
+        """Starts the app with ARGS; it is ready when READY(app) is true (by default, when
+        the quiz shows its option buttons)."""
         self.home = home
         self.lang = lang
-        self.proc = subprocess.Popen([APP], env=app_env(home, lang))
+        self.proc = subprocess.Popen([APP, *args], env=app_env(home, lang))
         self.root = None
+        if ready is None:
+            ready = lambda app: app.find('push button', prefix='a. ')
         deadline = time.time() + 30
         while time.time() < deadline:
             for i in range(pyatspi.Registry.getDesktop(0).childCount):
@@ -84,7 +88,7 @@ class App:
                         self.root = node
                 except Exception:
                     pass
-            if self.root is not None and self.find('push button', prefix='a. '):
+            if self.root is not None and ready(self):
                 return
             time.sleep(0.3)
         raise AssertionError('the application window did not appear in the accessibility tree')

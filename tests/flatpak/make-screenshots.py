@@ -10,7 +10,11 @@ quiz.png     English, question 2 answered wrong: the verdict, both options' feed
              and the explanation.
 quiz-tr.png  The same in Turkish.
 render-oom.png, render-fragmentation.png
-             Pictures from the render command (no window needed), on the simulated GPU."""
+             Pictures from the render command (no window needed), on the simulated GPU.
+snapshot.png English, the Snapshot view: a PyTorch memory snapshot made from the lab's
+             own allocator on a small GPU (tests/snapshot/engine-trace, seed 2, as in
+             the snapshot tests), moved to its first out-of-memory error, with the
+             explainer beside it."""
 
 import os
 import subprocess
@@ -18,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from gmltest import App, bank, check
+from gmltest import App, BUILD, bank, check
 
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
@@ -68,3 +72,27 @@ for scenario, name in (('oom', 'render-oom.png'), ('fragmentation', 'render-frag
                    env=env, check=True)
     subprocess.run(['convert', path, '-strip', '-define', 'png:compression-level=9', path], check=True)
     check(os.path.getsize(path) > 10000, f'{name} written')
+
+
+# The Snapshot view with an out-of-memory error explained.
+here = os.path.dirname(os.path.abspath(__file__))
+work = tempfile.mkdtemp(prefix='gml-shot-snapshot-')
+engine_json = os.path.join(work, 'engine.json')
+with open(engine_json, 'w') as f:
+    subprocess.run([os.path.join(BUILD, 'tests', 'snapshot', 'engine-trace'), '2', '500', str(48 << 20)],
+                   stdout=f, check=True)
+training = os.path.join(work, 'training-run.pickle')
+subprocess.run([sys.executable, os.path.join(here, '..', 'snapshot', 'make_snapshots.py'), 'engine',
+                engine_json, training, '--protocol', '4'], check=True)
+app = App(tempfile.mkdtemp(prefix='gml-shot-'), 'en', args=[training],
+          ready=lambda a: 'training-run.pickle' in a.label_texts())
+window_fill_screen(app)
+show = app.find('push button', equals='Show this entry in the pictures')
+check(bool(show), 'the explainer has a Show button')
+show[0][1].queryAction().doAction(0)
+time.sleep(1.5)
+path = os.path.join(out, 'snapshot.png')
+subprocess.run(['import', '-window', 'root', path], check=True)
+subprocess.run(['convert', path, '-strip', '-define', 'png:compression-level=9', path], check=True)
+check(os.path.getsize(path) > 10000, 'snapshot.png written')
+app.quit()

@@ -1,0 +1,942 @@
+/* gml-snapshot-page.c — the Snapshot view: open a PyTorch memory snapshot,
+ * move through its trace, read its out-of-memory errors.
+ *
+ * Four states in one stack: empty (what a snapshot is and how to make one),
+ * loading (a progress bar and Cancel, while a GTask thread reads the file
+ * and walks its trace), error (what is wrong with the file, in the reader's
+ * words) and loaded (the pictures, the scrubber, the explainer).
+ *
+ * The position in the trace is the document's "at" property; the scale, the
+ * canvas and the line under them follow it. The keys that move it are
+ * binding actions on this page (←/→ one entry, Page Up/Down 1 %, Home/End),
+ * so a focused button inside it still gets Enter and Space.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-snapshot-page"
+
+#include "config.h"
+
+#include <string.h>
+#include <time.h>
+
+#include <glib/gi18n.h>
+
+#include "gml-application.h"
+#include "gml-oom-row.h"
+#include "gml-scenario.h"
+#include "gml-snapshot-canvas.h"
+#include "gml-snapshot-page.h"
+
+/* More cards than this would make the side panel a list nobody reads; the
+ * timeline marks every out-of-memory error anyway. */
+#define MAX_OOM_ROWS 50
+
+struct _GmlSnapshotPage
+{
+  GtkWidget             parent_instance;
+
+  /* Template widgets */
+  GtkStack             *stack;
+  AdwStatusPage        *loading_page;
+  AdwStatusPage        *error_page;
+  GtkProgressBar       *progress_bar;
+  GtkLabel             *file_label;
+  GtkLabel             *source_label;
+  GtkDropDown          *device_dropdown;
+  GtkButton            *export_button;
+  GtkToggleButton      *view_buttons[GML_N_SNAPSHOT_VIEWS];
+  GmlSnapshotCanvas    *canvas;
+  GtkButton            *first_button;
+  GtkButton            *back_button;
+  GtkScale             *scale;
+  GtkAdjustment        *adjustment;
+  GtkButton            *forward_button;
+  GtkButton            *last_button;
+  GtkLabel             *entry_label;
+  GtkLabel             *no_oom_label;
+  GtkBox               *oom_box;
+  GtkLabel             *about_label;
+  GtkButton            *empty_open_button;
+  GtkButton            *error_open_button;
+  GtkButton            *cancel_button;
+
+  /* Owned */
+  GmlSnapshotDocument  *document;
+  GCancellable         *cancellable;      /* the load in progress */
+  GFile                *loading_file;
+  GFile                *error_file;       /* the file the error page is about */
+  GtkFileChooserNative *chooser;
+  char                 *title;
+  char                 *subtitle;
+
+  /* State */
+  guint                 pulse_source;
+  gboolean              switching_device;
+  gint64                bench_open_time;
+  gint64                bench_loaded_time;
+  gint64                bench_open_cpu;
+};
+
+enum {
+  PROP_0,
+  PROP_DOCUMENT,
+  PROP_TITLE,
+  PROP_SUBTITLE,
+  N_PROPS
+};
+
+enum {
+  MESSAGE,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (GmlSnapshotPage, gml_snapshot_page, GTK_TYPE_WIDGET)
+
+static void set_document (GmlSnapshotPage *self, GmlSnapshotDocument *document);
+static void map_cb (GmlSnapshotPage *self);
+
+/* One of the four states. The others stay in the stack but are hidden from
+ * the accessibility tree: a screen reader has no use for the loaded view's
+ * hundred widgets while the page says how to make a snapshot. */
+static void
+show_state (GmlSnapshotPage *self,
+            const char      *name)
+{
+  GtkWidget *visible;
+
+  gtk_stack_set_visible_child_name (self->stack, name);
+  visible = gtk_stack_get_visible_child (self->stack);
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->stack));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    gtk_accessible_update_state (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_STATE_HIDDEN, child != visible, -1);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Words that depend on the position or the language                        */
+
+static void
+update_position (GmlSnapshotPage *self)
+{
+  g_autofree char *entry = NULL;
+  gsize at, n;
+
+  if (self->document == NULL)
+    return;
+  at = gml_snapshot_document_get_at (self->document);
+  n = gml_snapshot_document_get_n_entries (self->document);
+
+  if ((gsize) gtk_adjustment_get_value (self->adjustment) != at)
+    gtk_adjustment_set_value (self->adjustment, (double) at);
+  entry = gml_snapshot_document_describe_entry (self->document, at);
+  gtk_label_set_label (self->entry_label, entry);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->scale),
+                                  GTK_ACCESSIBLE_PROPERTY_VALUE_TEXT, entry, -1);
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.first", at > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.back", at > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.page-back", at > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.forward", at < n);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.page-forward", at < n);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.last", at < n);
+}
+
+static void
+update_about (GmlSnapshotPage *self)
+{
+  GmlSnapshot *snap = gml_snapshot_document_get_snapshot (self->document);
+  GmlSnapshotTimeline *tl = gml_snapshot_document_get_timeline (self->document);
+  const GmlSnapshotSettings *settings = gml_snapshot_get_settings (snap);
+  const gsize *counts = gml_snapshot_timeline_get_action_counts (tl);
+  g_autofree char *version = gml_snapshot_describe_version (snap);
+  g_autofree char *peak = gml_format_size (gml_snapshot_timeline_get_peak_requested (tl));
+  guint inconsistent = gml_snapshot_timeline_get_n_inconsistencies (tl);
+  GString *out = g_string_new (NULL);
+
+  /* Translators: %s names PyTorch versions; it is in English. */
+  g_string_append_printf (out, _("Written by: %s"), version);
+  g_string_append_c (out, '\n');
+  if (!settings->present)
+    g_string_append (out, _("Allocator settings: not recorded (PyTorch before 2.3)"));
+  else if (settings->alloc_conf != NULL && settings->alloc_conf[0] != '\0')
+    g_string_append_printf (out, "PYTORCH_CUDA_ALLOC_CONF=%s", settings->alloc_conf);
+  else
+    g_string_append (out, _("Allocator settings: the defaults (PYTORCH_CUDA_ALLOC_CONF was not set)"));
+  g_string_append_c (out, '\n');
+  /* Translators: a size. */
+  g_string_append_printf (out, _("The most requested at once over the trace: %s"), peak);
+  g_string_append_c (out, '\n');
+  /* Translators: counts of PyTorch's trace actions, whose names stay in English. */
+  g_string_append_printf (out, _("alloc %zu, free_completed %zu, segment_alloc %zu, segment_free %zu, oom %zu"),
+                          counts[GML_SNAP_ALLOC], counts[GML_SNAP_FREE_COMPLETED],
+                          counts[GML_SNAP_SEGMENT_ALLOC], counts[GML_SNAP_SEGMENT_FREE],
+                          counts[GML_SNAP_OOM]);
+  if (inconsistent > 0)
+    {
+      g_string_append_c (out, '\n');
+      g_string_append_printf (out, ngettext ("%u trace entry contradicts the state and was skipped.",
+                                             "%u trace entries contradict the state and were skipped.",
+                                             inconsistent), inconsistent);
+    }
+  gtk_label_set_label (self->about_label, out->str);
+  g_string_free (out, TRUE);
+}
+
+static void
+update_ooms (GmlSnapshotPage *self)
+{
+  GmlSnapshotTimeline *tl = gml_snapshot_document_get_timeline (self->document);
+  guint n_ooms = gml_snapshot_timeline_get_n_ooms (tl);
+  GApplication *app = g_application_get_default ();
+  GmlQuestionBank *bank = GML_IS_APPLICATION (app) ? gml_application_get_bank (GML_APPLICATION (app)) : NULL;
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->oom_box))) != NULL)
+    gtk_box_remove (self->oom_box, child);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->no_oom_label), n_ooms == 0);
+  for (guint k = 0; k < n_ooms && k < MAX_OOM_ROWS; k++)
+    gtk_box_append (self->oom_box,
+                    gml_oom_row_new (gml_snapshot_timeline_get_oom (tl, k),
+                                     gml_snapshot_document_get_n_entries (self->document), bank));
+  if (n_ooms > MAX_OOM_ROWS)
+    {
+      g_autofree char *more = NULL;
+      GtkWidget *label;
+
+      more = g_strdup_printf (ngettext ("… and %u more out-of-memory error; the timeline marks each.",
+                                        "… and %u more out-of-memory errors; the timeline marks each.",
+                                        n_ooms - MAX_OOM_ROWS), n_ooms - MAX_OOM_ROWS);
+      label = gtk_label_new (more);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_box_append (self->oom_box, label);
+    }
+}
+
+static void
+update_header (GmlSnapshotPage *self)
+{
+  g_free (self->title);
+  g_free (self->subtitle);
+  self->title = g_strdup (gml_snapshot_document_get_display_name (self->document));
+  self->subtitle = gml_snapshot_document_describe_source (self->document);
+  gtk_label_set_label (self->file_label, self->title);
+  gtk_label_set_label (self->source_label, self->subtitle);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SUBTITLE]);
+}
+
+/* Accessible names are set in code, so they are set again when the language changes. */
+static void
+set_accessible_labels (GmlSnapshotPage *self)
+{
+  static const char *view_labels[GML_N_SNAPSHOT_VIEWS] = {
+    N_("Memory map view"), N_("Timeline view"), N_("Active memory view"), N_("Fragmentation view"),
+  };
+  static const struct { gsize offset; const char *label; } buttons[] = {
+    { G_STRUCT_OFFSET (GmlSnapshotPage, first_button), N_("Before the first entry") },
+    { G_STRUCT_OFFSET (GmlSnapshotPage, back_button), N_("One entry back") },
+    { G_STRUCT_OFFSET (GmlSnapshotPage, forward_button), N_("One entry forward") },
+    { G_STRUCT_OFFSET (GmlSnapshotPage, last_button), N_("The end of the trace") },
+    { G_STRUCT_OFFSET (GmlSnapshotPage, export_button), N_("Export picture…") },
+  };
+
+  for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (self->view_buttons[v]),
+                                    GTK_ACCESSIBLE_PROPERTY_LABEL, _(view_labels[v]), -1);
+  for (guint i = 0; i < G_N_ELEMENTS (buttons); i++)
+    gtk_accessible_update_property (G_STRUCT_MEMBER (GtkAccessible *, self, buttons[i].offset),
+                                    GTK_ACCESSIBLE_PROPERTY_LABEL, _(buttons[i].label), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->scale), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Position in the trace"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->device_dropdown), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Device"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->progress_bar), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Reading the snapshot"), -1);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Loading                                                                   */
+
+static void
+stop_pulsing (GmlSnapshotPage *self)
+{
+  g_clear_handle_id (&self->pulse_source, g_source_remove);
+}
+
+static gboolean
+pulse_cb (gpointer user_data)
+{
+  GmlSnapshotPage *self = user_data;
+
+  gtk_progress_bar_pulse (self->progress_bar);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+load_progress_cb (GmlSnapshotLoadPhase phase,
+                  double               fraction,
+                  gpointer             user_data)
+{
+  GmlSnapshotPage *self = user_data;
+
+  if (phase == GML_SNAPSHOT_LOAD_READING)
+    {
+      gtk_progress_bar_set_fraction (self->progress_bar, CLAMP (fraction, 0.0, 1.0));
+      return;
+    }
+  adw_status_page_set_description (self->loading_page,
+                                   _("Rebuilding the memory at every entry of the trace…"));
+  gtk_progress_bar_set_text (self->progress_bar, _("Walking the trace"));
+  if (self->pulse_source == 0)
+    self->pulse_source = g_timeout_add (100, pulse_cb, self);
+}
+
+static void
+show_loading (GmlSnapshotPage *self,
+              const char      *title,
+              const char      *description)
+{
+  stop_pulsing (self);
+  adw_status_page_set_title (self->loading_page, title);
+  adw_status_page_set_description (self->loading_page, description);
+  gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
+  gtk_progress_bar_set_text (self->progress_bar, NULL);
+  show_state (self, "loading");
+  gtk_widget_grab_focus (GTK_WIDGET (self->cancel_button));
+}
+
+static void
+set_error_title (GmlSnapshotPage *self)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *title = NULL;
+
+  if (self->error_file != NULL)
+    {
+      g_autofree char *path = g_file_get_path (self->error_file);
+
+      name = path != NULL ? g_filename_display_basename (path) : g_file_get_basename (self->error_file);
+    }
+  /* Translators: %s is a file name. */
+  title = g_strdup_printf (_("“%s” Could Not Be Opened"), name != NULL ? name : "");
+  adw_status_page_set_title (self->error_page, title);
+}
+
+static void
+show_error (GmlSnapshotPage *self,
+            GFile           *file,
+            const char      *message)
+{
+  g_autofree char *escaped = g_markup_escape_text (message, -1);
+
+  g_set_object (&self->error_file, file);
+  set_error_title (self);
+  /* The status page's description is markup. */
+  adw_status_page_set_description (self->error_page, escaped);
+  show_state (self, "error");
+  gtk_widget_grab_focus (GTK_WIDGET (self->error_open_button));
+}
+
+/* The CPU time of all the process's threads, for bench/snapshot. */
+static gint64
+process_cpu_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+/* For bench/snapshot: the first frame with the snapshot on screen, then quit. */
+static void
+bench_frame_painted_cb (GdkFrameClock   *clock,
+                        GmlSnapshotPage *self)
+{
+  g_print ("snapshot-open %" G_GINT64_FORMAT "\nsnapshot-loaded %" G_GINT64_FORMAT
+           "\nsnapshot-frame %" G_GINT64_FORMAT "\nsnapshot-cpu %" G_GINT64_FORMAT "\n",
+           self->bench_open_time, self->bench_loaded_time, g_get_monotonic_time (),
+           process_cpu_us () - self->bench_open_cpu);
+  g_signal_handlers_disconnect_by_func (clock, bench_frame_painted_cb, self);
+  g_application_quit (g_application_get_default ());
+}
+
+static void
+add_to_recent (GFile *file)
+{
+  g_autofree char *uri = g_file_get_uri (file);
+  GtkRecentData data = {
+    .display_name = NULL,
+    .description = NULL,
+    .mime_type = (char *) "application/x-python-pickle",
+    .app_name = (char *) g_get_prgname (),
+    .app_exec = (char *) "gpu-memory-lab %u",
+    .groups = NULL,
+    .is_private = FALSE,
+  };
+
+  if (data.app_name == NULL)
+    data.app_name = (char *) "gpu-memory-lab";
+  gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
+}
+
+static void
+load_done_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GmlSnapshotPage) self = user_data;
+  g_autoptr(GmlSnapshotDocument) document = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean current = g_task_get_cancellable (G_TASK (result)) == self->cancellable &&
+                     self->cancellable != NULL;
+
+  document = gml_snapshot_document_load_finish (result, &error);
+  /* A newer load replaced this one, or it was cancelled and the page moved on. */
+  if (!current)
+    return;
+
+  stop_pulsing (self);
+  g_clear_object (&self->cancellable);
+  if (document == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          show_state (self, self->document != NULL ? "loaded" : "empty");
+          map_cb (self);
+        }
+      else
+        show_error (self, self->loading_file, error->message);
+      g_clear_object (&self->loading_file);
+      return;
+    }
+
+  if (self->bench_open_time != 0)
+    self->bench_loaded_time = g_get_monotonic_time ();
+  if (!self->switching_device)
+    add_to_recent (self->loading_file);
+  g_clear_object (&self->loading_file);
+  set_document (self, document);
+
+  if (self->bench_open_time != 0)
+    g_signal_connect_object (gtk_widget_get_frame_clock (GTK_WIDGET (self)), "after-paint",
+                             G_CALLBACK (bench_frame_painted_cb), self, 0);
+}
+
+static void
+start_loading (GmlSnapshotPage *self)
+{
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+}
+
+void
+gml_snapshot_page_open (GmlSnapshotPage *self,
+                        GFile           *file)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *title = NULL;
+
+  g_return_if_fail (GML_IS_SNAPSHOT_PAGE (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  if (g_getenv ("GML_BENCH_SNAPSHOT") != NULL)
+    {
+      self->bench_open_time = g_get_monotonic_time ();
+      self->bench_open_cpu = process_cpu_us ();
+    }
+
+  start_loading (self);
+  self->switching_device = FALSE;
+  g_set_object (&self->loading_file, file);
+
+  path = g_file_get_path (file);
+  name = path != NULL ? g_filename_display_basename (path) : g_file_get_basename (file);
+  /* Translators: %s is a file name. */
+  title = g_strdup_printf (_("Opening “%s”"), name);
+  show_loading (self, title, _("Reading the file. Nothing in it is run."));
+
+  gml_snapshot_document_load_async (file, -1, self->cancellable, load_progress_cb, self,
+                                    load_done_cb, g_object_ref (self));
+}
+
+static void
+device_selected_cb (GmlSnapshotPage *self)
+{
+  guint device = gtk_drop_down_get_selected (self->device_dropdown);
+  g_autofree char *title = NULL;
+
+  if (self->document == NULL || device == GTK_INVALID_LIST_POSITION ||
+      device == gml_snapshot_document_get_device (self->document))
+    return;
+
+  start_loading (self);
+  self->switching_device = TRUE;
+  g_set_object (&self->loading_file, gml_snapshot_document_get_file (self->document));
+  /* Translators: %u is a device number, as in cuda:1. */
+  title = g_strdup_printf (_("Showing cuda:%u"), device);
+  show_loading (self, title, _("Rebuilding the memory at every entry of the trace…"));
+  self->pulse_source = g_timeout_add (100, pulse_cb, self);
+  gml_snapshot_document_switch_device_async (self->document, device, self->cancellable,
+                                             load_done_cb, g_object_ref (self));
+}
+
+/* ------------------------------------------------------------------------- */
+/* The loaded document                                                       */
+
+static void
+document_at_changed_cb (GmlSnapshotPage *self)
+{
+  update_position (self);
+}
+
+static void
+set_document (GmlSnapshotPage     *self,
+              GmlSnapshotDocument *document)
+{
+  gsize n = gml_snapshot_document_get_n_entries (document);
+  guint n_devices = gml_snapshot_document_get_n_devices (document);
+  g_autoptr(GtkStringList) devices = gtk_string_list_new (NULL);
+
+  if (self->document != NULL)
+    g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
+  g_set_object (&self->document, document);
+  g_signal_connect_object (document, "notify::at", G_CALLBACK (document_at_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+
+  gtk_adjustment_configure (self->adjustment, (double) gml_snapshot_document_get_at (document),
+                            0, (double) n, 1, (double) gml_snapshot_document_get_page (document), 0);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->scale), n > 0);
+
+  for (guint d = 0; d < n_devices; d++)
+    {
+      g_autofree char *name = g_strdup_printf ("cuda:%u", d);
+
+      gtk_string_list_append (devices, name);
+    }
+  g_signal_handlers_block_by_func (self->device_dropdown, device_selected_cb, self);
+  gtk_drop_down_set_model (self->device_dropdown, G_LIST_MODEL (devices));
+  gtk_drop_down_set_selected (self->device_dropdown, gml_snapshot_document_get_device (document));
+  g_signal_handlers_unblock_by_func (self->device_dropdown, device_selected_cb, self);
+  gtk_widget_set_visible (GTK_WIDGET (self->device_dropdown), n_devices > 1);
+
+  gml_snapshot_canvas_set_document (self->canvas, document);
+  update_header (self);
+  update_ooms (self);
+  update_about (self);
+  update_position (self);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.export", TRUE);
+
+  show_state (self, "loaded");
+  gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
+}
+
+static void
+view_toggled_cb (GmlSnapshotPage *self,
+                 GtkToggleButton *button)
+{
+  if (!gtk_toggle_button_get_active (button))
+    return;
+  for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
+    if (self->view_buttons[v] == button)
+      gml_snapshot_canvas_set_view (self->canvas, v);
+}
+
+static void
+scale_value_changed_cb (GmlSnapshotPage *self,
+                        GtkAdjustment   *adjustment)
+{
+  double value = gtk_adjustment_get_value (adjustment);
+
+  if (self->document != NULL)
+    gml_snapshot_document_set_at (self->document, (gsize) MAX (value + 0.5, 0.0));
+}
+
+/* ------------------------------------------------------------------------- */
+/* Actions                                                                   */
+
+static void
+scrub_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
+  gsize at, n, page;
+
+  if (self->document == NULL || !g_str_equal (gtk_stack_get_visible_child_name (self->stack), "loaded"))
+    return;
+  at = gml_snapshot_document_get_at (self->document);
+  n = gml_snapshot_document_get_n_entries (self->document);
+  page = gml_snapshot_document_get_page (self->document);
+
+  if (g_str_equal (action_name, "snapshot.back"))
+    at = at > 0 ? at - 1 : 0;
+  else if (g_str_equal (action_name, "snapshot.forward"))
+    at = MIN (at + 1, n);
+  else if (g_str_equal (action_name, "snapshot.page-back"))
+    at = at > page ? at - page : 0;
+  else if (g_str_equal (action_name, "snapshot.page-forward"))
+    at = MIN (at + page, n);
+  else if (g_str_equal (action_name, "snapshot.first"))
+    at = 0;
+  else if (g_str_equal (action_name, "snapshot.last"))
+    at = n;
+  else if (g_str_equal (action_name, "snapshot.go-to"))
+    {
+      at = (gsize) MIN (g_variant_get_uint64 (parameter), (guint64) n);
+      gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+    }
+  gml_snapshot_document_set_at (self->document, at);
+}
+
+static void
+cancel_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
+
+  if (self->cancellable == NULL)
+    return;
+  /* Back at once; the thread stops at its next check and its result is dropped. */
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->loading_file);
+  stop_pulsing (self);
+  if (self->switching_device && self->document != NULL)
+    {
+      g_signal_handlers_block_by_func (self->device_dropdown, device_selected_cb, self);
+      gtk_drop_down_set_selected (self->device_dropdown, gml_snapshot_document_get_device (self->document));
+      g_signal_handlers_unblock_by_func (self->device_dropdown, device_selected_cb, self);
+    }
+  show_state (self, self->document != NULL ? "loaded" : "empty");
+  map_cb (self);
+}
+
+static void
+export_response_cb (GmlSnapshotPage      *self,
+                    int                   response,
+                    GtkFileChooserNative *chooser)
+{
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  GmlRenderStyle style;
+  GmlExportFormat format;
+
+  if (response == GTK_RESPONSE_ACCEPT && self->document != NULL)
+    {
+      file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+      path = file != NULL ? g_file_get_path (file) : NULL;
+    }
+  if (path != NULL)
+    {
+      gml_snapshot_canvas_get_style (self->canvas, &style);
+      if (!gml_export_format_for_path (path, &format))
+        {
+          char *with_png = g_strconcat (path, ".png", NULL);
+
+          g_free (path);
+          path = with_png;
+          format = GML_EXPORT_PNG;
+        }
+      /* Slides: a fixed 1280×800 picture, whatever the window's size. */
+      if (!gml_snapshot_picture_export (gml_snapshot_document_get_picture (self->document),
+                                        gml_snapshot_canvas_get_view (self->canvas), &style,
+                                        path, format, 1280, 800, &error))
+        g_signal_emit (self, signals[MESSAGE], 0, error->message);
+    }
+  g_clear_object (&self->chooser);
+}
+
+static void
+export_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  g_autofree char *stem = NULL;
+  g_autofree char *name = NULL;
+  char *dot;
+
+  if (self->document == NULL || self->chooser != NULL)
+    return;
+  self->chooser = gtk_file_chooser_native_new (_("Export Picture"),
+                                               GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                               GTK_FILE_CHOOSER_ACTION_SAVE,
+                                               _("_Export"), _("_Cancel"));
+  stem = g_strdup (gml_snapshot_document_get_display_name (self->document));
+  if ((dot = strrchr (stem, '.')) != NULL && dot != stem)
+    *dot = '\0';
+  name = g_strdup_printf ("%s-%s-%zu.png", stem,
+                          gml_snapshot_view_to_string (gml_snapshot_canvas_get_view (self->canvas)),
+                          gml_snapshot_document_get_at (self->document));
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->chooser), name);
+  g_signal_connect_object (self->chooser, "response", G_CALLBACK (export_response_cb), self,
+                           G_CONNECT_SWAPPED);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+}
+
+/* Shown again (the view switcher): the focus goes where the keys work, the
+ * picture, or the button that opens a snapshot, rather than to the first
+ * selectable label, which would select all its text. */
+static void
+map_cb (GmlSnapshotPage *self)
+{
+  const char *name = gtk_stack_get_visible_child_name (self->stack);
+
+  if (g_strcmp0 (name, "loaded") == 0)
+    gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+  else if (g_strcmp0 (name, "loading") == 0)
+    gtk_widget_grab_focus (GTK_WIDGET (self->cancel_button));
+  else if (g_strcmp0 (name, "error") == 0)
+    gtk_widget_grab_focus (GTK_WIDGET (self->error_open_button));
+  else
+    gtk_widget_grab_focus (GTK_WIDGET (self->empty_open_button));
+}
+
+/* ------------------------------------------------------------------------- */
+/* Language                                                                  */
+
+/* Template strings are looked up again by the window (gml-language.c); what
+ * this page formatted itself is formatted again here. The reader's error
+ * message was translated when it was made and stays as it is. */
+static void
+language_changed_cb (GmlSnapshotPage *self)
+{
+  set_accessible_labels (self);
+  set_error_title (self);
+  if (self->document == NULL)
+    return;
+  update_header (self);
+  update_ooms (self);
+  update_about (self);
+  update_position (self);
+  gml_snapshot_canvas_refresh (self->canvas);
+}
+
+/* ------------------------------------------------------------------------- */
+/* GObject                                                                   */
+
+GmlSnapshotDocument *
+gml_snapshot_page_get_document (GmlSnapshotPage *self)
+{
+  g_return_val_if_fail (GML_IS_SNAPSHOT_PAGE (self), NULL);
+  return self->document;
+}
+
+const char *
+gml_snapshot_page_get_title (GmlSnapshotPage *self)
+{
+  g_return_val_if_fail (GML_IS_SNAPSHOT_PAGE (self), NULL);
+  return self->title;
+}
+
+const char *
+gml_snapshot_page_get_subtitle (GmlSnapshotPage *self)
+{
+  g_return_val_if_fail (GML_IS_SNAPSHOT_PAGE (self), NULL);
+  return self->subtitle;
+}
+
+static void
+gml_snapshot_page_get_property (GObject    *object,
+                                guint       prop_id,
+                                GValue     *value,
+                                GParamSpec *pspec)
+{
+  GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_DOCUMENT:
+      g_value_set_object (value, self->document);
+      break;
+    case PROP_TITLE:
+      g_value_set_string (value, self->title);
+      break;
+    case PROP_SUBTITLE:
+      g_value_set_string (value, self->subtitle);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+gml_snapshot_page_dispose (GObject *object)
+{
+  GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (object);
+
+  stop_pulsing (self);
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  if (self->document != NULL)
+    g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
+  gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_SNAPSHOT_PAGE);
+  g_clear_object (&self->document);
+  g_clear_object (&self->loading_file);
+  g_clear_object (&self->error_file);
+  g_clear_object (&self->chooser);
+
+  G_OBJECT_CLASS (gml_snapshot_page_parent_class)->dispose (object);
+}
+
+static void
+gml_snapshot_page_finalize (GObject *object)
+{
+  GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (object);
+
+  g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->subtitle, g_free);
+
+  G_OBJECT_CLASS (gml_snapshot_page_parent_class)->finalize (object);
+}
+
+static void
+add_binding (GtkWidgetClass *widget_class,
+             guint           keyval,
+             guint           keypad,
+             const char     *action)
+{
+  gtk_widget_class_add_binding_action (widget_class, keyval, 0, action, NULL);
+  gtk_widget_class_add_binding_action (widget_class, keypad, 0, action, NULL);
+}
+
+static void
+gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = gml_snapshot_page_dispose;
+  object_class->finalize = gml_snapshot_page_finalize;
+  object_class->get_property = gml_snapshot_page_get_property;
+
+  properties[PROP_DOCUMENT] =
+    g_param_spec_object ("document", NULL, NULL, GML_TYPE_SNAPSHOT_DOCUMENT,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_TITLE] =
+    g_param_spec_string ("title", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SUBTITLE] =
+    g_param_spec_string ("subtitle", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * GmlSnapshotPage::message:
+   * @message: a sentence for a toast
+   *
+   * Something the user should know that has no place on the page (an export failed).
+   */
+  signals[MESSAGE] = g_signal_new ("message", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  g_type_ensure (GML_TYPE_SNAPSHOT_CANVAS);
+
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-snapshot-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, stack);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, loading_page);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, error_page);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, file_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, source_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, device_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, export_button);
+  gtk_widget_class_bind_template_child_full (widget_class, "map_button", FALSE,
+                                             G_STRUCT_OFFSET (GmlSnapshotPage, view_buttons[GML_SNAPSHOT_VIEW_MEMORY_MAP]));
+  gtk_widget_class_bind_template_child_full (widget_class, "timeline_button", FALSE,
+                                             G_STRUCT_OFFSET (GmlSnapshotPage, view_buttons[GML_SNAPSHOT_VIEW_TIMELINE]));
+  gtk_widget_class_bind_template_child_full (widget_class, "active_button", FALSE,
+                                             G_STRUCT_OFFSET (GmlSnapshotPage, view_buttons[GML_SNAPSHOT_VIEW_ACTIVE]));
+  gtk_widget_class_bind_template_child_full (widget_class, "fragmentation_button", FALSE,
+                                             G_STRUCT_OFFSET (GmlSnapshotPage, view_buttons[GML_SNAPSHOT_VIEW_FRAGMENTATION]));
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, canvas);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, first_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, back_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, scale);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, adjustment);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, forward_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, last_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, entry_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, no_oom_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, oom_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, about_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, empty_open_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, error_open_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, cancel_button);
+
+  gtk_widget_class_install_action (widget_class, "snapshot.first", NULL, scrub_action);
+  gtk_widget_class_install_action (widget_class, "snapshot.back", NULL, scrub_action);
+  gtk_widget_class_install_action (widget_class, "snapshot.page-back", NULL, scrub_action);
+  gtk_widget_class_install_action (widget_class, "snapshot.forward", NULL, scrub_action);
+  gtk_widget_class_install_action (widget_class, "snapshot.page-forward", NULL, scrub_action);
+  gtk_widget_class_install_action (widget_class, "snapshot.last", NULL, scrub_action);
+  gtk_widget_class_install_action (widget_class, "snapshot.go-to", "t", scrub_action);
+  gtk_widget_class_install_action (widget_class, "snapshot.cancel", NULL, cancel_action);
+  gtk_widget_class_install_action (widget_class, "snapshot.export", NULL, export_action);
+
+  /* Keys while the focus is anywhere on the page; the focused widget sees
+   * them first (a scale moves itself, a button keeps Enter and Space). */
+  add_binding (widget_class, GDK_KEY_Left, GDK_KEY_KP_Left, "snapshot.back");
+  add_binding (widget_class, GDK_KEY_Right, GDK_KEY_KP_Right, "snapshot.forward");
+  add_binding (widget_class, GDK_KEY_Page_Up, GDK_KEY_KP_Page_Up, "snapshot.page-back");
+  add_binding (widget_class, GDK_KEY_Page_Down, GDK_KEY_KP_Page_Down, "snapshot.page-forward");
+  add_binding (widget_class, GDK_KEY_Home, GDK_KEY_KP_Home, "snapshot.first");
+  add_binding (widget_class, GDK_KEY_End, GDK_KEY_KP_End, "snapshot.last");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "snapshot.cancel", NULL);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "snapshotpage");
+}
+
+static void
+gml_snapshot_page_init (GmlSnapshotPage *self)
+{
+  GtkEventController *shortcuts;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
+    g_signal_connect_object (self->view_buttons[v], "toggled", G_CALLBACK (view_toggled_cb), self,
+                             G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->adjustment, "value-changed", G_CALLBACK (scale_value_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->device_dropdown, "notify::selected", G_CALLBACK (device_selected_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect (self, "map", G_CALLBACK (map_cb), NULL);
+
+  /* Global scope, like the scenario panel's: Ctrl+Shift+E exports this page's
+   * picture while the page is shown (a hidden page's shortcuts do not run). */
+  shortcuts = gtk_shortcut_controller_new ();
+  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts), GTK_SHORTCUT_SCOPE_GLOBAL);
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control><Shift>e"),
+                                                          gtk_named_action_new ("snapshot.export")));
+  gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
+
+  for (const char * const *name = (const char * const[]) { "snapshot.first", "snapshot.back", "snapshot.page-back",
+                                                           "snapshot.forward", "snapshot.page-forward",
+                                                           "snapshot.last", "snapshot.export", NULL };
+       *name != NULL; name++)
+    gtk_widget_action_set_enabled (GTK_WIDGET (self), *name, FALSE);
+
+  set_accessible_labels (self);
+  show_state (self, "empty");
+  if (GML_IS_APPLICATION (g_application_get_default ()))
+    g_signal_connect_object (g_application_get_default (), "language-changed",
+                             G_CALLBACK (language_changed_cb), self, G_CONNECT_SWAPPED);
+}

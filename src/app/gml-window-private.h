@@ -1,0 +1,60 @@
+/* gml-window-private.h — what the window's files share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "gml-quiz-page.h"
+#include "gml-review.h"
+#include "gml-snapshot-page.h"
+#include "gml-window.h"
+
+G_BEGIN_DECLS
+
+struct _GmlWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  /* Template widgets */
+  AdwToastOverlay      *toast_overlay;
+  AdwViewSwitcherTitle *switcher_title;
+  AdwViewSwitcherBar   *switcher_bar;
+  AdwViewStack         *view_stack;
+  AdwViewStackPage     *quiz_stack_page;
+  AdwViewStackPage     *snapshot_stack_page;
+  GtkMenuButton        *filter_button;
+  GtkMenuButton        *menu_button;
+  GtkButton            *present_button;
+  GtkButton            *review_button;
+  GtkButton            *open_button;
+  GtkDropDown          *topic_dropdown;
+  GtkDropDown          *difficulty_dropdown;
+  GmlQuizPage          *quiz_page;
+  GmlSnapshotPage      *snapshot_page;
+
+  /* Owned */
+  GSettings            *settings;
+  GPtrArray            *topics;    /* source strings; position + 1 in topic_dropdown */
+  GmlReview            *review;    /* "Review due", statistics, undo, reset */
+  GMenu                *recent_menu;
+  GtkFileChooserNative *chooser;
+  char                 *quiz_subtitle;
+
+  /* Borrowed from the application */
+  GmlQuestionBank      *bank;
+};
+
+void _gml_window_toast                (GmlWindow  *self,
+                                       const char *message);
+void _gml_window_update_title         (GmlWindow  *self);
+void _gml_window_practise_topic       (GmlWindow  *self,
+                                       const char *topic);
+
+/* gml-window-snapshot.c */
+void _gml_window_snapshot_class_init  (GtkWidgetClass *widget_class);
+void _gml_window_snapshot_init        (GmlWindow      *self);
+void _gml_window_snapshot_dispose     (GmlWindow      *self);
+void _gml_window_snapshot_retranslate (GmlWindow      *self);
+
+G_END_DECLS

@@ -1,0 +1,235 @@
+/* gml-window-snapshot.c — how snapshots reach the window: Open Snapshot…
+ * (Ctrl+O), a file dropped on the window, the recent snapshots in the main
+ * menu, and the command line (GmlApplication::open calls gml_window_open_file).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "gml-window-private.h"
+
+#define MAX_RECENT 8
+#define PICKLE_MIME_TYPE "application/x-python-pickle"
+
+void
+gml_window_open_file (GmlWindow *self,
+                      GFile     *file)
+{
+  g_return_if_fail (GML_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  adw_view_stack_set_visible_child_name (self->view_stack, "snapshot");
+  gml_snapshot_page_open (self->snapshot_page, file);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Open Snapshot…                                                            */
+
+static void
+chooser_response_cb (GmlWindow            *self,
+                     int                   response,
+                     GtkFileChooserNative *chooser)
+{
+  g_autoptr(GFile) file = NULL;
+
+  /* The chooser is kept, hidden, for the next time (it remembers the folder).
+   * Destroying GTK's fallback dialog here, while a screen reader walks the
+   * accessibility tree, made GTK 4.8 send a NULL object path (a critical). */
+  if (response == GTK_RESPONSE_ACCEPT)
+    file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+  if (file != NULL)
+    gml_window_open_file (self, file);
+}
+
+static void
+win_open_snapshot_action (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  GmlWindow *self = GML_WINDOW (widget);
+  g_autoptr(GtkFileFilter) pickles = gtk_file_filter_new ();
+  g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
+
+  if (self->chooser != NULL)
+    {
+      if (!gtk_native_dialog_get_visible (GTK_NATIVE_DIALOG (self->chooser)))
+        gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+      return;
+    }
+
+  /* GtkFileChooserNative goes through the file chooser portal inside the
+   * Flatpak (the sandbox has no file system access of its own) and falls back
+   * to GTK's own dialog where there is no portal. */
+  self->chooser = gtk_file_chooser_native_new (_("Open Snapshot"), GTK_WINDOW (self),
+                                               GTK_FILE_CHOOSER_ACTION_OPEN,
+                                               _("_Open"), _("_Cancel"));
+  gtk_file_filter_set_name (pickles, _("PyTorch memory snapshots"));
+  gtk_file_filter_add_pattern (pickles, "*.pickle");
+  gtk_file_filter_add_pattern (pickles, "*.pkl");
+  gtk_file_filter_add_mime_type (pickles, PICKLE_MIME_TYPE);
+  gtk_file_filter_set_name (all, _("All files"));
+  gtk_file_filter_add_pattern (all, "*");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), pickles);
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), all);
+  gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (self->chooser), pickles);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->chooser), TRUE);
+  g_signal_connect_object (self->chooser, "response", G_CALLBACK (chooser_response_cb), self,
+                           G_CONNECT_SWAPPED);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+}
+
+static void
+win_open_recent_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (parameter, NULL));
+
+  gml_window_open_file (GML_WINDOW (widget), file);
+}
+
+static void
+win_practise_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  _gml_window_practise_topic (GML_WINDOW (widget), g_variant_get_string (parameter, NULL));
+}
+
+/* ------------------------------------------------------------------------- */
+/* Drag and drop                                                             */
+
+static gboolean
+drop_cb (GmlWindow     *self,
+         const GValue  *value,
+         double         x,
+         double         y,
+         GtkDropTarget *target)
+{
+  GFile *file;
+
+  if (!G_VALUE_HOLDS (value, G_TYPE_FILE))
+    return FALSE;
+  file = g_value_get_object (value);
+  if (file == NULL)
+    return FALSE;
+  gml_window_open_file (self, file);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Recent snapshots                                                          */
+
+static int
+by_modified_desc (gconstpointer a,
+                  gconstpointer b)
+{
+  GtkRecentInfo *x = *(GtkRecentInfo **) a;
+  GtkRecentInfo *y = *(GtkRecentInfo **) b;
+
+  return -g_date_time_compare (gtk_recent_info_get_modified (x), gtk_recent_info_get_modified (y));
+}
+
+static void
+fill_recent_menu (GmlWindow *self)
+{
+  GList *items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
+  g_autoptr(GPtrArray) ours = g_ptr_array_new_with_free_func ((GDestroyNotify) gtk_recent_info_unref);
+  const char *app_name = g_get_prgname () != NULL ? g_get_prgname () : "gpu-memory-lab";
+
+  for (GList *l = items; l != NULL; l = l->next)
+    {
+      GtkRecentInfo *info = l->data;
+
+      if (gtk_recent_info_has_application (info, app_name) &&
+          g_strcmp0 (gtk_recent_info_get_mime_type (info), PICKLE_MIME_TYPE) == 0 &&
+          (!gtk_recent_info_is_local (info) || gtk_recent_info_exists (info)))
+        g_ptr_array_add (ours, gtk_recent_info_ref (info));
+    }
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+  g_ptr_array_sort (ours, by_modified_desc);
+
+  g_menu_remove_all (self->recent_menu);
+  for (guint i = 0; i < ours->len && i < MAX_RECENT; i++)
+    {
+      GtkRecentInfo *info = g_ptr_array_index (ours, i);
+      /* Menu labels take "_" for a mnemonic: "my_run.pickle" must keep its underscores. */
+      g_auto(GStrv) parts = g_strsplit (gtk_recent_info_get_display_name (info), "_", -1);
+      g_autofree char *label = g_strjoinv ("__", parts);
+      g_autoptr(GMenuItem) item = g_menu_item_new (label, NULL);
+
+      g_menu_item_set_action_and_target (item, "win.open-recent", "s", gtk_recent_info_get_uri (info));
+      g_menu_append_item (self->recent_menu, item);
+    }
+}
+
+/* The main menu's first section: "Open Snapshot…", then the recent ones when
+ * there are any. The language switch replaces the menu with a translated
+ * copy (gml-language.c), so the submenu is linked in again after it. */
+static void
+install_recent_submenu (GmlWindow *self)
+{
+  GMenuModel *menu = gtk_menu_button_get_menu_model (self->menu_button);
+  g_autoptr(GMenuModel) section = NULL;
+
+  if (menu == NULL || g_menu_model_get_n_items (menu) == 0)
+    return;
+  section = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+  if (!G_IS_MENU (section))
+    return;
+  while (g_menu_model_get_n_items (section) > 1)
+    g_menu_remove (G_MENU (section), 1);
+  if (g_menu_model_get_n_items (G_MENU_MODEL (self->recent_menu)) > 0)
+    g_menu_append_submenu (G_MENU (section), _("Recent S_napshots"), G_MENU_MODEL (self->recent_menu));
+}
+
+static void
+recent_changed_cb (GmlWindow *self)
+{
+  fill_recent_menu (self);
+  install_recent_submenu (self);
+}
+
+void
+_gml_window_snapshot_retranslate (GmlWindow *self)
+{
+  install_recent_submenu (self);
+}
+
+/* ------------------------------------------------------------------------- */
+
+void
+_gml_window_snapshot_class_init (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.open-snapshot", NULL, win_open_snapshot_action);
+  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", win_open_recent_action);
+  gtk_widget_class_install_action (widget_class, "win.practise", "s", win_practise_action);
+}
+
+void
+_gml_window_snapshot_init (GmlWindow *self)
+{
+  GtkDropTarget *drop = gtk_drop_target_new (G_TYPE_FILE, GDK_ACTION_COPY);
+
+  g_signal_connect_object (drop, "drop", G_CALLBACK (drop_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+
+  self->recent_menu = g_menu_new ();
+  g_signal_connect_object (gtk_recent_manager_get_default (), "changed", G_CALLBACK (recent_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  recent_changed_cb (self);
+}
+
+void
+_gml_window_snapshot_dispose (GmlWindow *self)
+{
+  if (self->chooser != NULL)
+    gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->chooser));
+  g_clear_object (&self->chooser);
+  g_clear_object (&self->recent_menu);
+}

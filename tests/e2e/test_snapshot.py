@@ -1,0 +1,266 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The Snapshot view end to end, in the real window, through the accessibility tree.
+
+A real PyTorch snapshot given on the command line opens in the Snapshot view; the
+picture's accessible description must say what the render verb says for the same
+file, view and trace entry N, and follow the keys (←/→ one entry, Page Up/Down 1 %,
+Home/End) and the view buttons. Open Snapshot… (Ctrl+O, GTK's own chooser under
+Xvfb) opens a snapshot with an out-of-memory error, whose explainer must show
+PyTorch's message, the verdicts, a link to the quiz's questions on the topic (with
+their number, counted from the bank) and a Show button that moves the pictures to
+the error. A damaged file and a pickle of Python objects, handed to the running app
+by a second `gpu-memory-lab FILE` (D-Bus activation of the first), must show the
+reader's own message in the window.
+
+    test_snapshot.py LANG SCREENSHOT_DIR"""
+
+import collections
+import gettext
+import json
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import time
+
+from gmltest import APP, BUILD, App, app_env, bank, check
+
+lang = sys.argv[1]
+shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
+os.makedirs(shots, exist_ok=True)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REAL = os.path.join(HERE, '..', 'data', 'snapshots', 'magma27_memory_snapshot.pickle')
+MAKE = os.path.join(HERE, '..', 'snapshot', 'make_snapshots.py')
+
+catalogue = gettext.translation('gpu-memory-lab', localedir=os.path.join(BUILD, 'po', 'locale'),
+                                languages=[lang], fallback=True)
+_ = catalogue.gettext
+
+
+def c_format(text, *values):
+    """A C format string of the catalogue, filled the way printf would fill it."""
+    for spec in ('%zu', '%u', '%s'):
+        text = text.replace(spec, '%s')
+    return text % values
+
+
+work = tempfile.mkdtemp(prefix='gml-e2e-snapshot-')
+subprocess.run([sys.executable, MAKE, 'cases', work], check=True)
+OOM = os.path.join(work, 'oom.pickle')
+BROKEN = os.path.join(work, 'cut-short.pickle')
+with open(REAL, 'rb') as f:
+    with open(BROKEN, 'wb') as out:
+        out.write(f.read(200000))
+CHECKPOINT = os.path.join(work, 'checkpoint.pkl')
+with open(CHECKPOINT, 'wb') as f:
+    # What a model checkpoint pickles: Python objects, built through GLOBAL.
+    pickle.dump(collections.OrderedDict(weight=[1.0, 2.0]), f, protocol=2)
+
+
+def cli(*args, check_status=True, language=None):
+    language = language or lang
+    return subprocess.run([APP, *args, '--lang', language], env=app_env(tempfile.mkdtemp(), language),
+                          check=check_status, capture_output=True, text=True)
+
+
+def describe(path, at, view='memory-map', language=None):
+    return cli('render', path, '--at', str(at), '--view', view, '--describe', language=language).stdout.strip()
+
+
+APP_ID = 'io.github.gpumemorylab.GpuMemoryLab'
+
+
+def set_language(code):
+    """Switches the language as the main menu's Language items do (app.language)."""
+    subprocess.run(['gdbus', 'call', '--session', '--dest', APP_ID, '--object-path',
+                    '/' + APP_ID.replace('.', '/'), '--method', 'org.gtk.Actions.Activate', 'language',
+                    f"[<'{code}'>]", '{}'], check=True, stdout=subprocess.DEVNULL, timeout=10)
+
+
+def info(path):
+    return json.loads(cli('snapshot', path, '--json').stdout)
+
+
+def reader_error(path):
+    """The reader's message for a file it refuses, as the snapshot verb prints it."""
+    result = cli('snapshot', path, check_status=False)
+    assert result.returncode == 1, f'the snapshot verb accepted {path}'
+    line = result.stderr.strip()
+    prefix = 'gpu-memory-lab snapshot: ' + path + ': '
+    assert line.startswith(prefix), line
+    return line[len(prefix):]
+
+
+def images(app):
+    return [name for role, name, text, showing, node in app.nodes() if role == 'image' and showing and name]
+
+
+def wait_image(app, expected, what, timeout=15):
+    deadline = time.time() + timeout
+    seen = []
+    while time.time() < deadline:
+        seen = images(app)
+        if expected in seen:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f'no picture saying “{expected}” {what}; pictures shown: {seen}')
+
+
+def press(app, name):
+    """Presses the button named NAME (GTK 4.8 calls a toggle button a push button too).
+    The quiz's picture has buttons with the same names; the view not shown is out of
+    the accessibility tree, so exactly one is found."""
+    hits = app.find('push button', equals=name) + app.find('toggle button', equals=name)
+    assert len(hits) == 1, f'{len(hits)} buttons “{name}”'
+    hits[0][1].queryAction().doAction(0)
+    time.sleep(0.5)
+
+
+def x_window(name):
+    out = subprocess.run(['xdotool', 'search', '--sync', '--onlyvisible', '--name', name],
+                         capture_output=True, text=True, timeout=20).stdout.split()
+    assert out, f'no window “{name}”'
+    return out[-1]
+
+
+real = info(REAL)
+n = real['trace_entries']
+page = max(1, n // 100)
+check(n > 1000 and not real['ooms'], f'the real snapshot has {n} trace entries and no oom')
+
+# 1. From the command line: the Snapshot view at the end of the trace.
+home = tempfile.mkdtemp(prefix='gml-e2e-snapshot-home-')
+at_end = describe(REAL, n)
+app = App(home, lang, args=[REAL], ready=lambda a: at_end in images(a))
+check(True, f'gpu-memory-lab FILE opens the Snapshot view; the map says “{at_end}”')
+app.wait_label(lambda t: t == os.path.basename(REAL), 'with the file’s name')
+app.wait_label(lambda t: t == _('There is no out-of-memory error in this trace: every allocation it '
+                                'records succeeded.'), 'saying there is no out-of-memory error')
+check(True, 'the file’s name is shown, and that the trace has no out-of-memory error')
+app.screenshot(os.path.join(shots, f'snapshot-{lang}.png'))
+
+# 2. Scrubbing with the keys, each position against the render verb.
+at = n
+for key, move in (('Left', -1), ('Left', -1), ('Page_Up', -page), ('Home', None), ('Right', 1),
+                  ('Page_Down', page), ('End', 'end')):
+    at = 0 if move is None else n if move == 'end' else max(0, min(n, at + move))
+    expected = describe(REAL, at)
+    app.key(key)
+    wait_image(app, expected, f'after {key}')
+    check(True, f'{key}: the description is the render verb’s for N = {at}')
+app.key('Home')
+app.key('Right')
+wait_image(app, describe(REAL, 1), 'after Home, →')
+entry_line = c_format(_('Entry %zu of %zu: %s'), 1, n, '')
+app.wait_label(lambda t: t.startswith(entry_line), f'starting “{entry_line}”')
+check(True, 'the line under the scrubber names entry 1')
+
+# 3. The other views at the same N.
+for button, view in ((_('Timeline view'), 'timeline'), (_('Active memory view'), 'active-timeline'),
+                     (_('Fragmentation view'), 'fragmentation'), (_('Memory map view'), 'memory-map')):
+    press(app, button)
+    wait_image(app, describe(REAL, 1, view), f'in the {view} view')
+    check(True, f'“{button}” shows the {view} picture of N = 1, in the render verb’s words')
+
+# 4. Open Snapshot… with the keyboard: GTK's own chooser (no portal here), the path typed.
+oom = info(OOM)
+check(len(oom['ooms']) == 1, 'the oom case has one out-of-memory error')
+app.key('ctrl+o')
+chooser = x_window(_('Open Snapshot'))
+subprocess.run(['xdotool', 'windowfocus', '--sync', chooser], check=True)
+time.sleep(0.5)
+subprocess.run(['xdotool', 'key', '--window', chooser, 'ctrl+l'], check=True)
+time.sleep(0.5)
+subprocess.run(['xdotool', 'type', '--delay', '30', OOM], check=True)
+time.sleep(0.5)
+subprocess.run(['xdotool', 'key', 'Return'], check=True)
+# GTK 4.8 logs a critical (a NULL object path) when the accessibility tree is walked
+# while its fallback chooser is being taken down: wait until that is over.
+deadline = time.time() + 10
+while time.time() < deadline and subprocess.run(['xdotool', 'search', '--onlyvisible', '--name',
+                                                 _('Open Snapshot')], capture_output=True).stdout.strip():
+    time.sleep(0.2)
+time.sleep(2)
+error = oom['ooms'][0]
+index = error['index']
+title = c_format(_('Out of memory at entry %zu of %zu'), index + 1, oom['trace_entries'])
+app.wait_label(lambda t: t == title, f'“{title}”', timeout=20)
+check(True, f'Open Snapshot… opened the oom case; its explainer says “{title}”')
+app.wait_label(lambda t: t == error['message'], 'with PyTorch’s message')
+check(True, 'the explainer shows the message PyTorch printed')
+app.wait_label(lambda t: t == _('torch.cuda.empty_cache() — would not have helped: before giving up, the '
+                                'allocator had already returned every wholly free cached segment to the '
+                                'GPU and tried again.'), 'about empty_cache')
+expandable = [_('expandable_segments:True — would have helped: the free pages could have been mapped behind '
+                'one another into one range large enough.'),
+              _('expandable_segments:True — would not have helped: there was not enough free memory in all.'),
+              _('expandable_segments:True — would not have changed this.')]
+app.wait_label(lambda t: t in expandable, 'with a verdict on expandable_segments')
+check(True, 'the explainer gives verdicts on empty_cache() and expandable_segments')
+
+# Show: the pictures move to the error, and say so.
+show = _('Show this entry in the pictures')
+press(app, show)
+at_oom = describe(OOM, index + 1)
+wait_image(app, at_oom, 'after Show')
+check(_('Here a request for %s ran out of memory.').split('%s')[0] in at_oom,
+      f'Show moves the picture to the error: “{at_oom}”')
+
+# The language changes live: the picture's words and the explainer follow.
+other = 'en' if lang == 'tr' else 'tr'
+other_catalogue = gettext.translation('gpu-memory-lab', localedir=os.path.join(BUILD, 'po', 'locale'),
+                                      languages=[other], fallback=True)
+set_language(other)
+wait_image(app, describe(OOM, index + 1, language=other), f'after switching to “{other}”')
+other_title = c_format(other_catalogue.gettext('Out of memory at entry %zu of %zu'), index + 1,
+                       oom['trace_entries'])
+app.wait_label(lambda t: t == other_title, f'“{other_title}”')
+check(True, f'switched to “{other}”: the picture says “{describe(OOM, index + 1, language=other)}”')
+set_language(lang)
+wait_image(app, at_oom, f'after switching back to “{lang}”')
+app.wait_label(lambda t: t == title, f'“{title}” again')
+check(True, f'and back to “{lang}”')
+
+# Practise: the number of questions comes from the bank; the button opens the quiz on that topic.
+questions = bank(lang)
+topic = _('Fragmentation')
+count = sum(1 for q in questions if q['topic'] == topic)
+check(count > 0, f'the bank has {count} questions on “{topic}”')
+practise = c_format(catalogue.ngettext('Practise: %s — %u question', 'Practise: %s — %u questions', count),
+                    topic, count)
+press(app, practise)
+on_topic = {q['text'] for q in questions if q['topic'] == topic}
+app.wait_label(lambda t: t in on_topic, f'with a question on “{topic}”')
+check(True, f'“{practise}” switches to the quiz, on that topic')
+
+# 5. Files the reader refuses, handed over by a second instance.
+for path, what in ((BROKEN, 'a file cut short'), (CHECKPOINT, 'a pickle of Python objects')):
+    message = reader_error(path)
+    result = subprocess.run([APP, path], env=app_env(home, lang), timeout=30)
+    check(result.returncode == 0, f'a second gpu-memory-lab hands {what} to the running one')
+    app.wait_label(lambda t: t == message, f'with the reader’s message “{message}”', timeout=20)
+    heading = c_format(_('“%s” Could Not Be Opened'), os.path.basename(path))
+    app.wait_label(lambda t: t == heading, f'“{heading}”')
+    check(True, f'{what}: the window says “{heading}” and “{message}”')
+check('GLOBAL' in reader_error(CHECKPOINT), 'the checkpoint is refused at its GLOBAL instruction, not run')
+app.screenshot(os.path.join(shots, f'snapshot-error-{lang}.png'))
+
+# Every file that opened is a recent snapshot (GtkRecentManager), the broken ones are not.
+xbel = os.path.join(home, 'data', 'recently-used.xbel')
+deadline = time.time() + 10
+recent = ''
+while time.time() < deadline:
+    recent = open(xbel, encoding='utf-8').read() if os.path.exists(xbel) else ''
+    if 'oom.pickle' in recent:
+        break
+    time.sleep(0.5)
+check('magma27_memory_snapshot.pickle' in recent and 'oom.pickle' in recent,
+      'the snapshots that opened are in the recent files')
+check('cut-short.pickle' not in recent and 'checkpoint.pkl' not in recent,
+      'the files that did not open are not')
+
+app.quit()
+print('all snapshot view checks passed')
