@@ -141,7 +141,16 @@ gml_oom_row_set_oom (GmlOomRow            *self,
   g_clear_pointer (&text, g_free);
   set_size (self->cached_label, x.cached_free);
   set_size (self->device_label, x.device_free);
-  set_size (self->largest_label, x.largest_free_block);
+  {
+    g_autofree char *why = gml_snapshot_describe_usable (&x);
+
+    if (why != NULL)
+      text = g_strdup_printf ("%s. %s", largest, why);
+    else
+      text = g_strdup (largest);
+    gtk_label_set_label (self->largest_label, text);
+    g_clear_pointer (&text, g_free);
+  }
   /* Translators: a size; inactive_split_bytes is the name in torch.cuda.memory_stats(). */
   text = g_strdup_printf (_("%s in free pieces of segments that also hold live blocks (inactive_split_bytes)"), split);
   gtk_label_set_label (self->split_label, text);

@@ -197,6 +197,16 @@ to_json (GmlSnapshot            *snap,
       add_int (b, "allocated_bytes", oom->stats.allocated_bytes);
       add_int (b, "reserved_bytes", oom->stats.reserved_bytes);
       add_int (b, "largest_free_block_bytes", oom->stats.largest_free_block_bytes);
+      add_int (b, "largest_usable_block_bytes", oom->largest_usable_block);
+      {
+        GmlSnapshotOomExplanation x;
+
+        gml_snapshot_explain_oom (oom, &x);
+        json_builder_set_member_name (b, "expandable_segments_would_help");
+        json_builder_add_boolean_value (b, x.expandable_would_help);
+        json_builder_set_member_name (b, "max_split_size_would_help");
+        json_builder_add_boolean_value (b, x.max_split_would_help);
+      }
       add_int (b, "inactive_split_bytes", oom->stats.inactive_split_bytes);
       json_builder_end_object (b);
     }
@@ -271,9 +281,17 @@ to_text (GmlSnapshot            *snap,
     {
       const GmlSnapshotOom *oom = gml_snapshot_timeline_get_oom (tl, k);
 
-      /* Translators: %zu is a trace entry's index; the message after it is PyTorch's, in English. */
-      g_string_append_printf (out, _("Out of memory at entry %zu:\n  %s\n"), oom->index,
-                              oom->message);
+      GmlSnapshotOomExplanation x;
+      g_autofree char *why = NULL;
+
+      gml_snapshot_explain_oom (oom, &x);
+      why = gml_snapshot_describe_usable (&x);
+      /* Translators: the trace entry's number counted from 1, the number of entries; the
+       * message after it is PyTorch's, in English. */
+      g_string_append_printf (out, _("Out of memory at entry %zu of %zu:\n  %s\n"), oom->index + 1,
+                              gml_snapshot_timeline_get_n_entries (tl), oom->message);
+      if (why != NULL)
+        g_string_append_printf (out, "  %s\n", why);
     }
   if (gml_snapshot_timeline_get_n_inconsistencies (tl) > 0)
     g_string_append_printf (out, ngettext ("%u trace entry contradicts the state and was skipped.\n",

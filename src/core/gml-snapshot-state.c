@@ -584,19 +584,84 @@ gml_snapshot_explain_oom (const GmlSnapshotOom      *oom,
   out->cached_free = cached_free;
   out->largest_free_block = st->largest_free_block_bytes;
   out->inactive_split = st->inactive_split_bytes;
+  out->largest_usable_block = oom->largest_usable_block;
+  out->larger_on_other_stream = oom->largest_other_stream > oom->size ? oom->largest_other_stream : 0;
+  out->larger_in_other_pool = oom->largest_other_pool > oom->size ? oom->largest_other_pool : 0;
+  out->larger_but_oversize = oom->largest_oversize > oom->size ? oom->largest_oversize : 0;
+  /* get_free_block() would have found that block and nothing would have failed. */
+  out->state_disagrees = oom->largest_usable_block >= oom->size;
+  out->estimated_blocks = st->estimated_blocks;
   out->allocated = st->allocated_bytes;
   out->reserved = st->reserved_bytes;
   out->fits_in_cache_total = oom->size <= cached_free;
   out->fits_with_device = oom->size <= cached_free + oom->device_free;
   /* With expandable segments the free pages of the cache and the GPU's free
    * memory can be mapped behind one another: enough in all is enough. */
-  out->expandable_would_help = out->fits_with_device && oom->size > st->largest_free_block_bytes;
+  /* Only memory of the request's stream and pool counts: an expandable segment
+   * belongs to one stream too. */
+  out->expandable_would_help = oom->size <= oom->free_same_stream_pool + oom->device_free &&
+                               oom->size > oom->largest_usable_block;
   /* max_split_size_mb keeps small requests out of large cached blocks, so the
    * large ones stay whole for large requests. */
   out->max_split_would_help = out->fits_in_cache_total && oom->size >= GML_LARGE_BUFFER &&
                               st->inactive_split_bytes >= oom->size;
   out->empty_cache_no_help = TRUE;
   out->needs_less_memory = !out->fits_with_device;
+}
+
+char *
+gml_snapshot_describe_usable (const GmlSnapshotOomExplanation *x)
+{
+  g_autofree char *usable = gml_format_size (x->largest_usable_block);
+  GString *out;
+
+  if (x->state_disagrees && x->estimated_blocks > 0)
+    /* Translators: a size. */
+    return g_strdup_printf (_("The rebuilt state shows a free block of %s this request could have used, so "
+                              "it is estimated wrongly here: blocks freed before the dump have estimated sizes."),
+                            usable);
+  if (x->state_disagrees)
+    /* Translators: a size. */
+    return g_strdup_printf (_("The state in this file shows a free block of %s this request could have used: "
+                              "PyTorch would not have failed here, so the file does not follow the allocator's "
+                              "rules (was it made or edited by hand?)."), usable);
+  if (x->larger_on_other_stream == 0 && x->larger_in_other_pool == 0 && x->larger_but_oversize == 0)
+    return NULL;
+
+  out = g_string_new (NULL);
+  /* Translators: a size. */
+  g_string_append_printf (out, _("The largest free block this request could use was %s."), usable);
+  if (x->larger_on_other_stream > 0)
+    {
+      g_autofree char *size = gml_format_size (x->larger_on_other_stream);
+      g_string_append_c (out, ' ');
+      /* Translators: a size. */
+      g_string_append_printf (out, _("A free block of %s sat on another stream; a cached block serves only "
+                                     "the stream it was allocated on."), size);
+    }
+  if (x->larger_in_other_pool > 0)
+    {
+      g_autofree char *size = gml_format_size (x->larger_in_other_pool);
+      g_string_append_c (out, ' ');
+      if (x->request <= GML_SMALL_SIZE)
+        /* Translators: a size. */
+        g_string_append_printf (out, _("A free block of %s was in the large pool; requests of at most 1 MiB "
+                                       "are served only from the small pool."), size);
+      else
+        /* Translators: a size. */
+        g_string_append_printf (out, _("A free block of %s was in the small pool, which serves only requests "
+                                       "of at most 1 MiB."), size);
+    }
+  if (x->larger_but_oversize > 0)
+    {
+      g_autofree char *size = gml_format_size (x->larger_but_oversize);
+      g_string_append_c (out, ' ');
+      /* Translators: a size; max_split_size_mb is a setting's name. */
+      g_string_append_printf (out, _("A free block of %s was refused under max_split_size_mb: such large "
+                                     "blocks are not split for smaller requests, nor handed whole to a "
+                                     "request 20 MiB or more smaller."), size);
+    }
+  return g_string_free (out, FALSE);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1012,6 +1077,53 @@ checkpoint_restore (const Checkpoint  *cp,
 /* ------------------------------------------------------------------------- */
 /* The timeline                                                              */
 
+/* Which free blocks the failed request could have been given, by the rules
+ * of get_free_block() in CUDACachingAllocator.cpp: a block of the request's
+ * pool (small for requests of at most 1 MiB, large above), on the request's
+ * stream, at least as large; with max_split_size_mb set, no block of at least
+ * max_split_size for a request below it, and none 20 MiB or more larger than
+ * a request at or above it. The largest refused block is kept per reason. */
+static void
+oom_usable_blocks (GmlSnapshotTimeline *tl,
+                   GmlSnapshotOom      *oom)
+{
+  g_autoptr(GmlSnapshotLayout) layout = gml_snapshot_layout_new ();
+  gboolean small = oom->size <= GML_SMALL_SIZE;
+  guint64 max_split = tl->conf.max_split_size;
+
+  gml_snapshot_timeline_layout_at (tl, oom->index, layout);
+  for (guint s = 0; s < gml_snapshot_layout_get_n_segments (layout); s++)
+    {
+      const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (layout, s);
+
+      for (guint b = 0; b < seg->blocks->len; b++)
+        {
+          const GmlSnapshotLayoutBlock *block = &g_array_index (seg->blocks, GmlSnapshotLayoutBlock, b);
+          guint64 size = block->size;
+
+          if (block->state != GML_SNAP_BLOCK_INACTIVE)
+            continue;
+          if (seg->stream != oom->stream)
+            {
+              oom->largest_other_stream = MAX (oom->largest_other_stream, size);
+              continue;
+            }
+          if ((gboolean) seg->small != small)
+            {
+              oom->largest_other_pool = MAX (oom->largest_other_pool, size);
+              continue;
+            }
+          oom->free_same_stream_pool += size;
+          if (max_split != G_MAXUINT64 &&
+              ((oom->size < max_split && size >= max_split) ||
+               (oom->size >= max_split && size >= oom->size + GML_LARGE_BUFFER)))
+            oom->largest_oversize = MAX (oom->largest_oversize, size);
+          else
+            oom->largest_usable_block = MAX (oom->largest_usable_block, size);
+        }
+    }
+}
+
 GmlSnapshotTimeline *
 gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
                            guint          device,
@@ -1062,6 +1174,7 @@ gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
           GmlSnapshotOom oom = { 0 };
 
           oom.index = i;
+          oom.stream = e->stream;
           oom.size = e->size;
           oom.alloc_size = gml_allocation_size (e->size);
           oom.device_free = e->addr;
@@ -1127,6 +1240,7 @@ gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
       GmlSnapshotOom *oom = &g_array_index (tl->ooms, GmlSnapshotOom, k);
 
       gml_snapshot_timeline_stats_at (tl, oom->index, &oom->stats);
+      oom_usable_blocks (tl, oom);
       oom->message = gml_snapshot_format_oom_message (device, oom->alloc_size, oom->device_free, 0,
                                                       oom->stats.allocated_bytes,
                                                       oom->stats.reserved_bytes);

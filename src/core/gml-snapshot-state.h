@@ -64,6 +64,13 @@ typedef struct
   guint64 size;                     /* the rounded request the trace recorded */
   guint64 alloc_size;               /* what PyTorch asked the device for ("Tried to allocate") */
   guint64 device_free;
+  guint32 stream;                   /* the request's stream (index into the stream table) */
+  guint64 largest_usable_block;     /* the largest free block get_free_block() could have
+                                     * taken for it: same stream, same pool, max_split rules */
+  guint64 largest_other_stream;     /* the largest free block on another stream */
+  guint64 largest_other_pool;       /* the largest in the other pool (small ≤ 1 MiB / large) */
+  guint64 largest_oversize;         /* the largest refused by max_split_size_mb's rules */
+  guint64 free_same_stream_pool;    /* all free bytes on the request's stream, in its pool */
   GmlSnapshotStats stats;           /* the state at index (the oom entry changes nothing) */
   char   *message;                  /* PyTorch's text for that state */
 } GmlSnapshotOom;
@@ -79,6 +86,13 @@ typedef struct
   guint64  device_free;           /* what the GPU still had */
   guint64  cached_free;           /* free bytes in PyTorch's cache at that moment */
   guint64  largest_free_block;    /* the largest of them */
+  guint64  largest_usable_block;  /* the largest this request could have used */
+  /* Why a larger free block did not serve it (each the largest such block, 0 = none). */
+  guint64  larger_on_other_stream;
+  guint64  larger_in_other_pool;
+  guint64  larger_but_oversize;
+  gboolean state_disagrees;       /* a usable block fits: the rebuilt state is estimated wrong */
+  guint    estimated_blocks;      /* of the state at the error */
   guint64  inactive_split;        /* free pieces of segments that also hold live blocks */
   guint64  allocated;
   guint64  reserved;
@@ -91,6 +105,9 @@ typedef struct
   gboolean needs_less_memory;     /* nothing but a smaller batch (or less memory) helps */
 } GmlSnapshotOomExplanation;
 
+/* Why the largest free block did not serve the request, in words (translated),
+ * or NULL when it could have been used. */
+char              *gml_snapshot_describe_usable     (const GmlSnapshotOomExplanation *x);
 void               gml_snapshot_explain_oom         (const GmlSnapshotOom       *oom,
                                                      GmlSnapshotOomExplanation  *out);
 

@@ -257,6 +257,40 @@ def cases(outdir):
                                        'and 22.00 MiB is reserved by PyTorch but unallocated.']}],
     }
 
+    # This hand-made oom does not follow the allocator: at the error the 20 MiB
+    # segment C is wholly free (PyTorch would have released it, and a 3 MiB
+    # request fits in it anyway). The explainer must say so.
+    manifest['oom']['ooms'][0]['largest_usable_block_bytes'] = 20 * MiB
+    manifest['oom']['ooms'][0]['text_contains'] = ['Out of memory at entry 7 of 8:',
+                                                   'does not follow the allocator']
+
+    # Real ways a large free block fails a request. On another stream: a
+    # 40 MiB free block beside a live 20 MiB one, on stream 0; a 30 MiB
+    # request on stream 1 cannot use it.
+    D = 0x7f5000000000
+    segs = [segment(D, [block(20 * MiB, 'active_allocated'), block(40 * MiB, 'inactive', 0)])]
+    dump({'segments': segs, 'device_traces': [[entry('oom', 8 * MiB, 30 * MiB, stream=1)]]},
+         os.path.join(outdir, 'oom-stream.pickle'), protocol=4)
+    manifest['oom-stream'] = {
+        'ooms': [{'index': 0, 'size': 30 * MiB, 'device_free': 8 * MiB, 'message_contains': [],
+                  'largest_usable_block_bytes': 0,
+                  # An expandable segment belongs to one stream too: no help.
+                  'expandable_segments_would_help': False,
+                  'text_contains': ['A free block of 40.00 MiB sat on another stream']}],
+    }
+    # In the other pool: a 1.5 MiB request (large pool) beside a small
+    # segment's free 2 MiB block; the large segment is full.
+    segs = [segment(D, [block(20 * MiB, 'active_allocated')]),
+            segment(D + 32 * MiB, [block(512, 'active_allocated'), block(2 * MiB - 512, 'inactive', 0)],
+                    small=True)]
+    dump({'segments': segs, 'device_traces': [[entry('oom', 4 * MiB, 1536 * 1024)]]},
+         os.path.join(outdir, 'oom-pool.pickle'), protocol=4)
+    manifest['oom-pool'] = {
+        'ooms': [{'index': 0, 'size': 1536 * 1024, 'device_free': 4 * MiB, 'message_contains': [],
+                  'largest_usable_block_bytes': 0,
+                  'text_contains': ['was in the small pool, which serves only requests of at most 1 MiB']}],
+    }
+
     # Several devices: device 0 unused, device 1 has the segments and trace.
     segs = [segment(A, [block(1024, 'active_allocated', 1000), block(2 * MiB - 1024, 'inactive', 0)],
                     small=True, device=1)]

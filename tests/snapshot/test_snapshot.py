@@ -256,6 +256,17 @@ def test_cases(exe, tmp):
                       f'{name}: oom size and device_free')
                 for text in oom['message_contains']:
                     check(text in got[0]['message'], f'{name}: oom message lacks “{text}”: {got[0]["message"]}')
+                if 'expandable_segments_would_help' in oom:
+                    check(got[0]['expandable_segments_would_help'] == oom['expandable_segments_would_help'],
+                          f'{name}: expandable verdict {got[0]["expandable_segments_would_help"]}')
+                if 'largest_usable_block_bytes' in oom:
+                    check(got[0]['largest_usable_block_bytes'] == oom['largest_usable_block_bytes'],
+                          f'{name}: largest usable block {got[0]["largest_usable_block_bytes"]}')
+            if oom.get('text_contains'):
+                text = subprocess.run([exe, 'snapshot', path], capture_output=True, text=True, check=True,
+                                      env=dict(os.environ, LANGUAGE='en', LC_ALL='C.UTF-8')).stdout
+                for part in oom['text_contains']:
+                    check(part in text, f'{name}: the text lacks “{part}”: {text}')
         for at, values in expect.items():
             if not at.isdigit():
                 continue
