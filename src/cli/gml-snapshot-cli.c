@@ -129,7 +129,7 @@ to_json (GmlSnapshot            *snap,
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonGenerator) generator = json_generator_new ();
   g_autoptr(JsonNode) root = NULL;
-  g_autofree char *version = gml_snapshot_describe_version (snap);
+  const char *version = gml_snapshot_get_version_text (snap);
   const gsize *counts = gml_snapshot_timeline_get_action_counts (tl);
   gsize n_entries = gml_snapshot_timeline_get_n_entries (tl);
   g_autoptr(GHashTable) other = g_hash_table_new (g_str_hash, g_str_equal);
@@ -298,7 +298,7 @@ to_text (GmlSnapshot            *snap,
                                            "%u trace entries contradict the state and were skipped.\n",
                                            gml_snapshot_timeline_get_n_inconsistencies (tl)),
                             gml_snapshot_timeline_get_n_inconsistencies (tl));
-  /* Translators: %s names PyTorch versions; it is in English. */
+  /* Translators: %s names the PyTorch versions that write such a file. */
   g_string_append_printf (out, _("Written by: %s\n"), version);
   return g_string_free (out, FALSE);
 }

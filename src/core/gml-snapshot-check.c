@@ -657,7 +657,7 @@ describe_rules (GmlSnapshotTimeline *timeline,
 {
   GmlSnapshot *snap = gml_snapshot_timeline_get_snapshot (timeline);
   const GmlSnapshotSettings *s = gml_snapshot_get_settings (snap);
-  g_autofree char *version = gml_snapshot_describe_version (snap);
+  const char *version = gml_snapshot_get_version_text (snap);
   GString *out = g_string_new (NULL);
   gboolean divisions = FALSE;
 

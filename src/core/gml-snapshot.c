@@ -594,26 +594,34 @@ gml_snapshot_format_stack (GmlSnapshot *self,
   return g_string_free (out, out->len == 0);
 }
 
-char *
-gml_snapshot_describe_version (GmlSnapshot *self)
+/* Which PyTorch wrote the file, from the keys it has: the English text (for
+ * JSON, which stays English) and its translation for people. */
+const char *
+gml_snapshot_get_version_text (GmlSnapshot *self)
 {
   guint seen = self->seen;
 
   if (seen & GML_SNAP_SEEN_USER_METADATA)
-    return g_strdup ("PyTorch 2.10 or later (trace entries have user_metadata)");
+    return N_("PyTorch 2.10 or later (trace entries have user_metadata)");
   if (seen & GML_SNAP_SEEN_COMPILE_CONTEXT)
-    return g_strdup ("PyTorch 2.8 or 2.9 (trace entries have compile_context, not user_metadata)");
+    return N_("PyTorch 2.8 or 2.9 (trace entries have compile_context, not user_metadata)");
   if (seen & GML_SNAP_SEEN_ANNOTATIONS)
-    return g_strdup ("PyTorch 2.5 to 2.7 (external_annotations, no compile_context)");
+    return N_("PyTorch 2.5 to 2.7 (external_annotations, no compile_context)");
   if (seen & GML_SNAP_SEEN_SETTINGS)
-    return g_strdup ("PyTorch 2.3 or 2.4 (allocator_settings, no external_annotations)");
+    return N_("PyTorch 2.3 or 2.4 (allocator_settings, no external_annotations)");
   if (seen & GML_SNAP_SEEN_TIME_US)
-    return g_strdup ("PyTorch 2.2 (time_us, no allocator_settings)");
+    return N_("PyTorch 2.2 (time_us, no allocator_settings)");
   if (seen & (GML_SNAP_SEEN_SEGMENT_FRAMES | GML_SNAP_SEEN_BLOCK_ADDRESS))
-    return g_strdup ("PyTorch 2.1 (blocks with addresses, no time_us)");
+    return N_("PyTorch 2.1 (blocks with addresses, no time_us)");
   if (seen & GML_SNAP_SEEN_BLOCK_HISTORY)
-    return g_strdup ("PyTorch 2.0 (blocks with history)");
-  return g_strdup ("unknown (the file has none of the keys that tell versions apart)");
+    return N_("PyTorch 2.0 (blocks with history)");
+  return N_("unknown (the file has none of the keys that tell versions apart)");
+}
+
+char *
+gml_snapshot_describe_version (GmlSnapshot *self)
+{
+  return g_strdup (_(gml_snapshot_get_version_text (self)));
 }
 
 const char *

@@ -213,6 +213,8 @@ char               *gml_snapshot_format_stack       (GmlSnapshot             *se
                                                      guint                    max_frames);
 /* A sentence naming the PyTorch versions whose snapshots look like this one
  * (from the keys the file has), untranslated, for JSON and logs. */
+/* English, for JSON; describe_version() is its translation. */
+const char         *gml_snapshot_get_version_text   (GmlSnapshot             *self);
 char               *gml_snapshot_describe_version   (GmlSnapshot             *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlSnapshot, gml_snapshot_free)

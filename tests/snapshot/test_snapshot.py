@@ -57,6 +57,10 @@ def test_fixture(exe, path):
     n = len(trace)
     check(end['protocol'] == 4, 'fixture: protocol 4')
     check(end['devices'] == 1 and end['device'] == 0, 'fixture: one device')
+    # JSON stays English whatever the language: programs read it.
+    turkish = run_snapshot(exe, path, '--lang', 'tr')
+    check(turkish['pytorch_version'] == end['pytorch_version'] and end['pytorch_version'].startswith('PyTorch 2.'),
+          f'fixture: pytorch_version {end["pytorch_version"]!r} / {turkish["pytorch_version"]!r}')
     check(end['trace_entries'] == n, f'fixture: trace_entries {end["trace_entries"]} != {n}')
     check(end['at'] == n, 'fixture: at defaults to the end')
     check(end['segments'] == len(segs), 'fixture: segments')
