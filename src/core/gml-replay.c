@@ -17,6 +17,7 @@
 #include "gml-device.h"
 #include "gml-input.h"
 #include "gml-replay.h"
+#include "gml-replay-private.h"
 #include "gml-trace.h"
 
 /* The keys of the output, in order: the ones design.md lists. */
@@ -38,18 +39,28 @@ static const char * const stat_keys[] = {
   "num_device_free",
 };
 
+/* How much is read at a time. A line may be cut by the end of a piece; the
+ * buffer holds one whole line besides: up to GML_MAX_TRACE_LINE bytes and a
+ * '\r', and a NUL after it. */
+#define READ_SIZE ((gsize) 256 << 10)
+#define BUFFER_SIZE (GML_MAX_TRACE_LINE + 1 + READ_SIZE + 1)
+
 typedef struct
 {
   const char   *path;
   guint         line;
   GmlAllocator *allocator;
+  JsonParser   *parser;
   GHashTable   *live;       /* id → GINT_TO_POINTER (block id), or one of: */
 #define NO_BLOCK   (-1)     /* a 0-byte allocation: live, but holds no block */
 #define FAILED     (-2)     /* an allocation that ran out of memory */
+  guint         n_operations;
+  char         *error;      /* "FILE:LINE: message" of the first bad line */
 } Replay;
 
-/* Prints "FILE:LINE: message", the form compilers use, which editors and
- * terminals recognise. */
+/* Keeps "FILE:LINE: message", the form compilers use, which editors and
+ * terminals recognise. It is printed once the whole file has been read: a NUL
+ * byte or invalid UTF-8 anywhere in the file is reported before any line. */
 G_GNUC_PRINTF (2, 3)
 static void
 line_error (Replay     *replay,
@@ -63,7 +74,25 @@ line_error (Replay     *replay,
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  g_printerr ("%s:%u: %s\n", replay->path, replay->line, message);
+  g_free (replay->error);
+  replay->error = g_strdup_printf ("%s:%u: %s", replay->path, replay->line, message);
+}
+
+/* ------------------------------------------------------------------------- */
+/* The full reader: json-glib                                                */
+
+G_GNUC_PRINTF (2, 3)
+static gboolean
+parse_error (char       **message,
+             const char  *format,
+             ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  *message = g_strdup_vprintf (format, args);
+  va_end (args);
+  return FALSE;
 }
 
 static gboolean
@@ -149,138 +178,340 @@ line_has_huge_integer (const char *line)
   return FALSE;
 }
 
-static gboolean
-replay_line (Replay     *replay,
-             JsonParser *parser,
-             const char *text)
+gboolean
+gml_replay_parse_line (JsonParser     *parser,
+                       const char     *text,
+                       GmlReplayLine  *line,
+                       char          **message)
 {
   g_autoptr(GError) error = NULL;
   JsonNode *root;
   JsonObject *object;
-  const char *op, *id;
-  gboolean valid;
+  const char *op, *category_name;
+  guint64 size = 0, stream = 0;
+  gboolean valid, present;
+
+  memset (line, 0, sizeof *line);
 
   if (!gml_input_check_json_depth (text, -1, GML_MAX_JSON_DEPTH, &error) ||
       !json_parser_load_from_data (parser, text, -1, &error))
-    {
-      line_error (replay, _("not valid JSON: %s"), error->message);
-      return FALSE;
-    }
+    return parse_error (message, _("not valid JSON: %s"), error->message);
 
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    {
-      line_error (replay, "%s", _("each line must be one JSON object"));
-      return FALSE;
-    }
+    return parse_error (message, "%s", _("each line must be one JSON object"));
   object = json_node_get_object (root);
 
   op = get_string_member (object, "op", &valid);
   if (op == NULL)
-    {
-      line_error (replay, "%s", _("the “op” member is missing or is not a string"));
-      return FALSE;
-    }
+    return parse_error (message, "%s", _("the “op” member is missing or is not a string"));
 
   if (g_str_equal (op, "empty_cache"))
     {
-      gml_allocator_empty_cache (replay->allocator);
+      line->op = GML_REPLAY_EMPTY_CACHE;
       return TRUE;
     }
 
   if (!g_str_equal (op, "alloc") && !g_str_equal (op, "free"))
+    return parse_error (message, _("unknown op “%s” (expected alloc, free or empty_cache)"), op);
+
+  line->id = get_string_member (object, "id", &valid);
+  if (line->id == NULL)
+    return parse_error (message, "%s", _("the “id” member is missing or is not a string"));
+
+  if (g_str_equal (op, "free"))
     {
-      line_error (replay, _("unknown op “%s” (expected alloc, free or empty_cache)"), op);
+      line->op = GML_REPLAY_FREE;
+      return TRUE;
+    }
+
+  line->op = GML_REPLAY_ALLOC;
+  if (!get_unsigned_member (object, "size", G_MAXINT64, &size, &present) || !present ||
+      line_has_huge_integer (text))
+    return parse_error (message, "%s",
+                        _("“size” must be a whole number of bytes from 0 to 9223372036854775807"));
+  line->size = size;
+
+  if (!get_unsigned_member (object, "stream", G_MAXUINT32, &stream, &present))
+    return parse_error (message, "%s", _("“stream” must be a whole number from 0 to 4294967295"));
+  line->stream = (guint32) stream;
+
+  line->label = get_string_member (object, "label", &valid);
+  if (!valid)
+    return parse_error (message, "%s", _("“label” must be a string"));
+
+  category_name = get_string_member (object, "category", &valid);
+  if (!valid || (category_name && !gml_category_from_string (category_name, &line->category)))
+    return parse_error (message,
+                        _("unknown category “%s” (expected weights, activations, gradients, "
+                          "optimizer-state or temporary)"),
+                        category_name ? category_name : "");
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The fast reader: the format as the lab writes it, nothing else            */
+
+#define EAT(p, end, literal) eat (&(p), (end), (literal), sizeof (literal) - 1)
+
+static inline gboolean
+eat (char       **p,
+     const char  *end,
+     const char  *literal,
+     gsize        length)
+{
+  if ((gsize) (end - *p) < length || memcmp (*p, literal, length) != 0)
+    return FALSE;
+  *p += length;
+  return TRUE;
+}
+
+/* The closing quote of a string whose contents start at @p, or NULL when an
+ * escape or a control character comes first (json-glib decides those). */
+static inline char *
+string_end (char       *p,
+            const char *end)
+{
+  for (; p < end; p++)
+    {
+      guchar c = (guchar) *p;
+
+      if (c == '"')
+        return p;
+      if (c == '\\' || c < 0x20)
+        return NULL;
+    }
+  return NULL;
+}
+
+/* The end of a number of 1 to 18 digits, with no leading zero, or NULL.
+ * Eighteen digits stay below 2^63, so no check for wrapping is needed. */
+static inline char *
+number_end (char       *p,
+            const char *end,
+            guint64    *value)
+{
+  char *start = p;
+  guint64 v = 0;
+
+  while (p < end && g_ascii_isdigit (*p) && p - start < 19)
+    v = v * 10 + (guint64) (*p++ - '0');
+
+  if (p == start || p - start > 18 || (p - start > 1 && *start == '0'))
+    return NULL;
+  *value = v;
+  return p;
+}
+
+gboolean
+gml_replay_parse_line_fast (char          *text,
+                            gsize          length,
+                            GmlReplayLine *line)
+{
+  const char *end = text + length;
+  char *p = text, *id, *id_end, *label = NULL, *label_end = NULL;
+  char *category = NULL, *category_end = NULL;
+  guint64 size, stream = 0;
+  GmlCategory category_value = GML_CATEGORY_NONE;
+
+  if (!EAT (p, end, "{\"op\":\""))
+    return FALSE;
+
+  if (EAT (p, end, "empty_cache\"}"))
+    {
+      if (p != end)
+        return FALSE;
+      memset (line, 0, sizeof *line);
+      line->op = GML_REPLAY_EMPTY_CACHE;
+      return TRUE;
+    }
+
+  if (EAT (p, end, "free\",\"id\":\""))
+    {
+      id = p;
+      id_end = string_end (p, end);
+      if (id_end == NULL || end - id_end != 2 || id_end[1] != '}')
+        return FALSE;
+      *id_end = '\0';
+      memset (line, 0, sizeof *line);
+      line->op = GML_REPLAY_FREE;
+      line->id = id;
+      return TRUE;
+    }
+
+  if (!EAT (p, end, "alloc\",\"id\":\""))
+    return FALSE;
+  id = p;
+  id_end = string_end (p, end);
+  if (id_end == NULL)
+    return FALSE;
+  p = id_end + 1;
+
+  if (!EAT (p, end, ",\"size\":") || (p = number_end (p, end, &size)) == NULL)
+    return FALSE;
+
+  if (EAT (p, end, ",\"stream\":"))
+    {
+      if ((p = number_end (p, end, &stream)) == NULL || stream > G_MAXUINT32)
+        return FALSE;
+    }
+
+  if (EAT (p, end, ",\"label\":\""))
+    {
+      label = p;
+      if ((label_end = string_end (p, end)) == NULL)
+        return FALSE;
+      p = label_end + 1;
+    }
+
+  if (EAT (p, end, ",\"category\":\""))
+    {
+      category = p;
+      if ((category_end = string_end (p, end)) == NULL)
+        return FALSE;
+      p = category_end + 1;
+    }
+
+  if (end - p != 1 || *p != '}')
+    return FALSE;
+
+  /* An unknown category is the full reader's to report. */
+  if (category != NULL)
+    {
+      gboolean known;
+
+      *category_end = '\0';
+      known = gml_category_from_string (category, &category_value);
+      *category_end = '"';
+      if (!known)
+        return FALSE;
+    }
+
+  /* Accepted: only now is the line changed. */
+  *id_end = '\0';
+  if (label != NULL)
+    *label_end = '\0';
+
+  line->op = GML_REPLAY_ALLOC;
+  line->id = id;
+  line->size = size;
+  line->stream = (guint32) stream;
+  line->label = label;
+  line->category = category_value;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Running the trace                                                         */
+
+static gboolean
+replay_apply (Replay              *replay,
+              const GmlReplayLine *line)
+{
+  g_autoptr(GError) error = NULL;
+  gpointer value;
+
+  switch (line->op)
+    {
+    case GML_REPLAY_EMPTY_CACHE:
+      gml_allocator_empty_cache (replay->allocator);
+      return TRUE;
+
+    case GML_REPLAY_ALLOC:
+      {
+        gint32 block_id = NO_BLOCK;
+
+        if (g_hash_table_lookup_extended (replay->live, line->id, NULL, &value) &&
+            GPOINTER_TO_INT (value) != FAILED)
+          {
+            line_error (replay, _("id “%s” is already allocated"), line->id);
+            return FALSE;
+          }
+
+        if (!gml_allocator_malloc (replay->allocator, line->size, line->stream, line->label,
+                                   line->category, &block_id, &error))
+          {
+            /* Out of memory is part of the experiment: it is counted and the
+             * replay goes on, as a training script catching it would. The id
+             * is remembered so that the trace's later free of it (written on a
+             * bigger GPU, say) or a retry under the same id is no error. */
+            if (g_error_matches (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY))
+              {
+                g_hash_table_insert (replay->live, g_strdup (line->id), GINT_TO_POINTER (FAILED));
+                return TRUE;
+              }
+            line_error (replay, "%s", error->message);
+            return FALSE;
+          }
+
+        g_hash_table_insert (replay->live, g_strdup (line->id), GINT_TO_POINTER (block_id));
+        return TRUE;
+      }
+
+    case GML_REPLAY_FREE:
+    default:
+      {
+        gpointer key;
+
+        /* Taken out first (one look-up, not two): after an error nothing
+         * more is replayed. */
+        if (!g_hash_table_steal_extended (replay->live, line->id, &key, &value))
+          {
+            line_error (replay, _("free of id “%s”, which is not allocated"), line->id);
+            return FALSE;
+          }
+        g_free (key);
+        if (GPOINTER_TO_INT (value) >= 0 &&
+            !gml_allocator_free (replay->allocator, GPOINTER_TO_INT (value), &error))
+          {
+            line_error (replay, "%s", error->message);
+            return FALSE;
+          }
+        return TRUE;
+      }
+    }
+}
+
+/* One line, without its '\n'; @text[@length] may be overwritten. */
+static gboolean
+replay_line (Replay *replay,
+             char   *text,
+             gsize   length)
+{
+  char *end = text + length;
+  g_autofree char *message = NULL;
+  GmlReplayLine line;
+
+  replay->line++;
+  /* The limit is on what the line says: its line ending does not count. */
+  if (length - (length > 0 && text[length - 1] == '\r') > GML_MAX_TRACE_LINE)
+    {
+      g_autofree char *limit = g_format_size_full (GML_MAX_TRACE_LINE, G_FORMAT_SIZE_IEC_UNITS);
+
+      /* Translators: %s is the limit, e.g. "1.0 MiB". */
+      line_error (replay, _("the line is longer than the limit of %s"), limit);
       return FALSE;
     }
 
-  id = get_string_member (object, "id", &valid);
-  if (id == NULL)
+  /* What g_strstrip() would leave, '\r' of a CRLF line included. */
+  while (text < end && g_ascii_isspace (*text))
+    text++;
+  while (end > text && g_ascii_isspace (end[-1]))
+    end--;
+  if (text == end)
+    return TRUE;
+  *end = '\0';
+
+  replay->n_operations++;
+  if (gml_replay_parse_line_fast (text, end - text, &line))
+    return replay_apply (replay, &line);
+
+  if (!gml_replay_parse_line (replay->parser, text, &line, &message))
     {
-      line_error (replay, "%s", _("the “id” member is missing or is not a string"));
+      line_error (replay, "%s", message);
       return FALSE;
     }
-
-  if (g_str_equal (op, "alloc"))
-    {
-      guint64 size = 0, stream = 0;
-      gboolean present;
-      const char *label, *category_name;
-      GmlCategory category = GML_CATEGORY_NONE;
-      gint32 block_id = NO_BLOCK;
-      gpointer previous;
-
-      if (!get_unsigned_member (object, "size", G_MAXINT64, &size, &present) || !present ||
-          line_has_huge_integer (text))
-        {
-          line_error (replay, "%s",
-                      _("“size” must be a whole number of bytes from 0 to 9223372036854775807"));
-          return FALSE;
-        }
-      if (!get_unsigned_member (object, "stream", G_MAXUINT32, &stream, &present))
-        {
-          line_error (replay, "%s", _("“stream” must be a whole number from 0 to 4294967295"));
-          return FALSE;
-        }
-      label = get_string_member (object, "label", &valid);
-      if (!valid)
-        {
-          line_error (replay, "%s", _("“label” must be a string"));
-          return FALSE;
-        }
-      category_name = get_string_member (object, "category", &valid);
-      if (!valid || (category_name && !gml_category_from_string (category_name, &category)))
-        {
-          line_error (replay,
-                      _("unknown category “%s” (expected weights, activations, gradients, "
-                        "optimizer-state or temporary)"),
-                      category_name ? category_name : "");
-          return FALSE;
-        }
-      if (g_hash_table_lookup_extended (replay->live, id, NULL, &previous) &&
-          GPOINTER_TO_INT (previous) != FAILED)
-        {
-          line_error (replay, _("id “%s” is already allocated"), id);
-          return FALSE;
-        }
-
-      if (!gml_allocator_malloc (replay->allocator, size, stream, label, category,
-                                 &block_id, &error))
-        {
-          /* Out of memory is part of the experiment: it is counted and the
-           * replay goes on, as a training script catching it would. The id
-           * is remembered so that the trace's later free of it (written on a
-           * bigger GPU, say) or a retry under the same id is no error. */
-          if (g_error_matches (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY))
-            {
-              g_hash_table_insert (replay->live, g_strdup (id), GINT_TO_POINTER (FAILED));
-              return TRUE;
-            }
-          line_error (replay, "%s", error->message);
-          return FALSE;
-        }
-
-      g_hash_table_insert (replay->live, g_strdup (id), GINT_TO_POINTER (block_id));
-      return TRUE;
-    }
-  else
-    {
-      gpointer value;
-
-      if (!g_hash_table_lookup_extended (replay->live, id, NULL, &value))
-        {
-          line_error (replay, _("free of id “%s”, which is not allocated"), id);
-          return FALSE;
-        }
-      if (GPOINTER_TO_INT (value) >= 0 &&
-          !gml_allocator_free (replay->allocator, GPOINTER_TO_INT (value), &error))
-        {
-          line_error (replay, "%s", error->message);
-          return FALSE;
-        }
-      g_hash_table_remove (replay->live, id);
-      return TRUE;
-    }
+  return replay_apply (replay, &line);
 }
 
 static char *
@@ -326,11 +557,14 @@ gml_replay_main (int    argc,
   g_autofree char *capacity_str = NULL;
   g_autofree char *backend_str = NULL;
   g_autofree char *alloc_conf_str = NULL;
-  g_autofree char *contents = NULL;
+  g_autofree char *buffer = NULL;
+  g_autofree char *bad_line = NULL;
   g_autofree char *reason = NULL;
   g_autofree char *json = NULL;
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(GError) device_error = NULL;
+  g_autoptr(GmlInputReader) reader = NULL;
   g_autoptr(GmlDevice) device = NULL;
   g_autoptr(GmlAllocator) allocator = NULL;
   g_autoptr(GHashTable) live = NULL;
@@ -339,10 +573,10 @@ gml_replay_main (int    argc,
   GmlBackendKind kind = GML_BACKEND_SIM;
   GmlAllocConf conf;
   guint64 capacity = 0;
-  gsize length = 0;
-  guint n_operations = 0;
+  GmlUtf8Check utf8;
+  gboolean has_nul = FALSE, bad_utf8 = FALSE, replaying;
+  gsize held = 0;   /* bytes of a line not yet ended, at the start of buffer */
   Replay replay = { 0 };
-  char *line, *next;
   const GOptionEntry entries[] = {
     { "capacity", 0, 0, G_OPTION_ARG_STRING, &capacity_str,
       N_("Size of the simulated GPU in bytes (default: 8 GiB, all of it available)"),
@@ -407,31 +641,118 @@ gml_replay_main (int    argc,
       return 2;
     }
 
-  if (!gml_input_read_file (args[1], GML_MAX_TRACE_SIZE, &contents, &length, &error))
+  reader = gml_input_reader_open (args[1], GML_MAX_TRACE_SIZE, &error);
+  if (reader == NULL)
     {
       g_prefix_error (&error, "%s: ", args[1]);
       g_printerr (_("Cannot read the trace: %s"), error->message);
       g_printerr ("\n");
       return 1;
     }
-  if (strlen (contents) != length)
+
+  /* The CUDA backend picks its own budget (0 asks for its default). A failure
+   * is reported after the file has been checked, as a bad line is. */
+  device = gml_device_open (kind, capacity, 0, &reason, &device_error);
+  if (device != NULL)
+    {
+      allocator = gml_allocator_new (device, &conf);
+      /* Only the final figures are wanted: no event log, no state copies. */
+      gml_allocator_set_keep_trace (allocator, FALSE);
+    }
+  live = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  parser = json_parser_new_immutable ();
+
+  replay.path = args[1];
+  replay.allocator = allocator;
+  replay.parser = parser;
+  replay.live = live;
+
+  /* The trace is read a piece at a time and each whole line replayed as it
+   * comes, so memory stays the same for any length of file. The whole file is
+   * still read when a line is bad: a NUL byte or invalid UTF-8 anywhere, or a
+   * file over the limit, is what is reported then, as when the file was read
+   * whole before any line. */
+  buffer = g_malloc (BUFFER_SIZE);
+  gml_utf8_check_init (&utf8);
+  replaying = device != NULL;
+  for (;;)
+    {
+      char *piece = buffer + held, *start = buffer, *newline;
+      gssize n = gml_input_reader_read (reader, piece, READ_SIZE, &error);
+
+      if (n < 0)
+        {
+          g_prefix_error (&error, "%s: ", args[1]);
+          g_printerr (_("Cannot read the trace: %s"), error->message);
+          g_printerr ("\n");
+          return 1;
+        }
+      if (n == 0)
+        break;
+
+      if (!has_nul && memchr (piece, '\0', n) != NULL)
+        has_nul = TRUE;
+      if (!has_nul && !bad_utf8 && !gml_utf8_check_feed (&utf8, piece, n))
+        bad_utf8 = TRUE;
+      if (has_nul || bad_utf8)
+        replaying = FALSE;
+      if (!replaying)
+        {
+          held = 0;
+          continue;
+        }
+
+      /* The held part has no '\n': look in the new piece only. */
+      while ((newline = memchr (piece, '\n', buffer + held + n - piece)) != NULL)
+        {
+          if (!replay_line (&replay, start, newline - start))
+            {
+              replaying = FALSE;
+              break;
+            }
+          start = piece = newline + 1;
+        }
+      if (!replaying)
+        {
+          held = 0;
+          continue;
+        }
+
+      held = buffer + held + n - start;
+      if (held > GML_MAX_TRACE_LINE + 1)
+        {
+          /* Too long whatever follows: replay_line() says so. */
+          replay_line (&replay, start, held);
+          replaying = FALSE;
+          held = 0;
+          continue;
+        }
+      memmove (buffer, start, held);
+    }
+
+  if (!has_nul && !bad_utf8 && !gml_utf8_check_finish (&utf8))
+    bad_utf8 = TRUE;
+  /* The last line, when the file does not end in '\n'. */
+  if (replaying && !bad_utf8 && held > 0)
+    replay_line (&replay, buffer, held);
+  bad_line = g_steal_pointer (&replay.error);
+
+  if (has_nul)
     {
       g_printerr (_("Cannot read the trace: %s contains a NUL byte."), args[1]);
       g_printerr ("\n");
       return 1;
     }
-  if (!g_utf8_validate_len (contents, length, NULL))
+  if (bad_utf8)
     {
       g_printerr (_("Cannot read the trace: %s is not UTF-8 text."), args[1]);
       g_printerr ("\n");
       return 1;
     }
 
-  /* The CUDA backend picks its own budget (0 asks for its default). */
-  device = gml_device_open (kind, capacity, 0, &reason, &error);
   if (device == NULL)
     {
-      g_printerr (_("Could not open the device: %s"), error->message);
+      g_printerr (_("Could not open the device: %s"), device_error->message);
       g_printerr ("\n");
       return 1;
     }
@@ -441,36 +762,14 @@ gml_replay_main (int    argc,
       g_printerr ("\n");
     }
 
-  allocator = gml_allocator_new (device, &conf);
-  live = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  parser = json_parser_new_immutable ();
-
-  replay.path = args[1];
-  replay.allocator = allocator;
-  replay.live = live;
-
-  for (line = contents; line != NULL; line = next)
+  if (bad_line != NULL)
     {
-      char *end = strchr (line, '\n');
-
-      next = end ? end + 1 : NULL;
-      if (end)
-        *end = '\0';
-      if (end && end > line && end[-1] == '\r')
-        end[-1] = '\0';
-      replay.line++;
-
-      g_strstrip (line);
-      if (*line == '\0')
-        continue;
-
-      if (!replay_line (&replay, parser, line))
-        return 1;
-      n_operations++;
+      g_printerr ("%s\n", bad_line);
+      return 1;
     }
 
   /* An empty trace is almost always the wrong file (or a truncated one). */
-  if (n_operations == 0)
+  if (replay.n_operations == 0)
     {
       g_printerr (_("Cannot replay the trace: %s is empty (it has no operations)."), args[1]);
       g_printerr ("\n");
