@@ -45,18 +45,163 @@ static const char * const stat_keys[] = {
 #define READ_SIZE ((gsize) 256 << 10)
 #define BUFFER_SIZE (GML_MAX_TRACE_LINE + 1 + READ_SIZE + 1)
 
+/* The ids of the live allocations. A GHashTable of strings cost a quarter of
+ * the replay; this table keeps each id's hash beside it, probes linearly and
+ * deletes by moving later entries back, so it needs no tombstones. The hash
+ * is seeded at random, so that no trace can be written to make ids collide. */
+typedef struct
+{
+  char    *id;              /* owned; NULL for an empty slot */
+  guint64  hash;
+  gint32   value;           /* the block id, or one of: */
+#define NO_BLOCK   (-1)     /* a 0-byte allocation: live, but holds no block */
+#define FAILED     (-2)     /* an allocation that ran out of memory */
+} LiveEntry;
+
+typedef struct
+{
+  LiveEntry *entries;
+  gsize      mask;          /* the number of slots, a power of two, less one */
+  gsize      n_entries;
+  guint64    seed;
+} LiveTable;
+
 typedef struct
 {
   const char   *path;
   guint         line;
   GmlAllocator *allocator;
   JsonParser   *parser;
-  GHashTable   *live;       /* id → GINT_TO_POINTER (block id), or one of: */
-#define NO_BLOCK   (-1)     /* a 0-byte allocation: live, but holds no block */
-#define FAILED     (-2)     /* an allocation that ran out of memory */
+  LiveTable    *live;
   guint         n_operations;
   char         *error;      /* "FILE:LINE: message" of the first bad line */
 } Replay;
+
+static void
+live_table_init (LiveTable *table)
+{
+  table->mask = 1023;
+  table->entries = g_new0 (LiveEntry, table->mask + 1);
+  table->n_entries = 0;
+  table->seed = ((guint64) g_random_int () << 32) | g_random_int ();
+}
+
+static void
+live_table_clear (LiveTable *table)
+{
+  if (table->entries == NULL)
+    return;
+  for (gsize i = 0; i <= table->mask; i++)
+    g_free (table->entries[i].id);
+  g_clear_pointer (&table->entries, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (LiveTable, live_table_clear)
+
+#define MIX G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)
+
+/* Eight bytes at a time, each word multiplied in; the last one finished off
+ * so that every bit of the id reaches the low bits the table uses. */
+static inline guint64
+live_table_hash (const LiveTable *table,
+                 const char      *id,
+                 gsize            length)
+{
+  guint64 h = table->seed ^ (length * MIX);
+  guint64 word;
+
+  for (; length >= 8; id += 8, length -= 8)
+    {
+      memcpy (&word, id, 8);
+      h = (h ^ word) * MIX;
+      h ^= h >> 32;
+    }
+  word = 0;
+  memcpy (&word, id, length);
+  h = (h ^ word) * MIX;
+  h ^= h >> 29;
+  h *= G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+  h ^= h >> 32;
+  return h;
+}
+
+/* The entry of @id, or the empty slot where it would go. */
+static inline LiveEntry *
+live_table_find (LiveTable  *table,
+                 const char *id,
+                 guint64     hash)
+{
+  gsize i = hash & table->mask;
+
+  while (table->entries[i].id != NULL &&
+         (table->entries[i].hash != hash || strcmp (table->entries[i].id, id) != 0))
+    i = (i + 1) & table->mask;
+  return &table->entries[i];
+}
+
+static void
+live_table_grow (LiveTable *table)
+{
+  LiveEntry *old = table->entries;
+  gsize old_mask = table->mask;
+
+  table->mask = table->mask * 2 + 1;
+  table->entries = g_new0 (LiveEntry, table->mask + 1);
+  for (gsize i = 0; i <= old_mask; i++)
+    if (old[i].id != NULL)
+      {
+        gsize j = old[i].hash & table->mask;
+
+        while (table->entries[j].id != NULL)
+          j = (j + 1) & table->mask;
+        table->entries[j] = old[i];
+      }
+  g_free (old);
+}
+
+/* Fills the empty slot live_table_find() gave for @id. */
+static void
+live_table_fill (LiveTable  *table,
+                 LiveEntry  *slot,
+                 const char *id,
+                 gsize       length,
+                 guint64     hash,
+                 gint32      value)
+{
+  slot->id = g_strndup (id, length);
+  slot->hash = hash;
+  slot->value = value;
+  /* At most half full, so that probes stay short. */
+  if (++table->n_entries * 2 > table->mask + 1)
+    live_table_grow (table);
+}
+
+/* Empties @slot, moving back each later entry of the run that may not stay
+ * after the gap (its home slot is not between the gap and where it is). */
+static void
+live_table_remove (LiveTable *table,
+                   LiveEntry *slot)
+{
+  gsize gap = slot - table->entries, j = gap;
+
+  g_free (slot->id);
+  for (;;)
+    {
+      gsize home;
+
+      j = (j + 1) & table->mask;
+      if (table->entries[j].id == NULL)
+        break;
+      home = table->entries[j].hash & table->mask;
+      /* Stays when home lies cyclically in (gap, j]. */
+      if (gap <= j ? (gap < home && home <= j) : (gap < home || home <= j))
+        continue;
+      table->entries[gap] = table->entries[j];
+      gap = j;
+    }
+  table->entries[gap].id = NULL;
+  table->n_entries--;
+}
 
 /* Keeps "FILE:LINE: message", the form compilers use, which editors and
  * terminals recognise. It is printed once the whole file has been read: a NUL
@@ -266,22 +411,25 @@ eat (char       **p,
   return TRUE;
 }
 
+/* The bytes that end the fast reader's view of a string: the closing quote,
+ * an escape, a control character. */
+static const guint8 string_stops[256] = {
+  [0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1,
+  [0x07] = 1, [0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1,
+  [0x0e] = 1, [0x0f] = 1, [0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1,
+  [0x15] = 1, [0x16] = 1, [0x17] = 1, [0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1,
+  [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1, ['"'] = 1, ['\\'] = 1,
+};
+
 /* The closing quote of a string whose contents start at @p, or NULL when an
  * escape or a control character comes first (json-glib decides those). */
 static inline char *
 string_end (char       *p,
             const char *end)
 {
-  for (; p < end; p++)
-    {
-      guchar c = (guchar) *p;
-
-      if (c == '"')
-        return p;
-      if (c == '\\' || c < 0x20)
-        return NULL;
-    }
-  return NULL;
+  while (p < end && !string_stops[(guchar) *p])
+    p++;
+  return p < end && *p == '"' ? p : NULL;
 }
 
 /* The end of a number of 1 to 18 digits, with no leading zero, or NULL.
@@ -409,66 +557,69 @@ replay_apply (Replay              *replay,
               const GmlReplayLine *line)
 {
   g_autoptr(GError) error = NULL;
-  gpointer value;
+  gsize id_length;
+  guint64 hash;
+  LiveEntry *entry;
 
-  switch (line->op)
+  if (line->op == GML_REPLAY_EMPTY_CACHE)
     {
-    case GML_REPLAY_EMPTY_CACHE:
       gml_allocator_empty_cache (replay->allocator);
       return TRUE;
+    }
 
-    case GML_REPLAY_ALLOC:
-      {
-        gint32 block_id = NO_BLOCK;
+  id_length = strlen (line->id);
+  hash = live_table_hash (replay->live, line->id, id_length);
+  entry = live_table_find (replay->live, line->id, hash);
 
-        if (g_hash_table_lookup_extended (replay->live, line->id, NULL, &value) &&
-            GPOINTER_TO_INT (value) != FAILED)
-          {
-            line_error (replay, _("id “%s” is already allocated"), line->id);
-            return FALSE;
-          }
+  if (line->op == GML_REPLAY_ALLOC)
+    {
+      gint32 block_id = NO_BLOCK;
 
-        if (!gml_allocator_malloc (replay->allocator, line->size, line->stream, line->label,
-                                   line->category, &block_id, &error))
-          {
-            /* Out of memory is part of the experiment: it is counted and the
-             * replay goes on, as a training script catching it would. The id
-             * is remembered so that the trace's later free of it (written on a
-             * bigger GPU, say) or a retry under the same id is no error. */
-            if (g_error_matches (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY))
-              {
-                g_hash_table_insert (replay->live, g_strdup (line->id), GINT_TO_POINTER (FAILED));
-                return TRUE;
-              }
-            line_error (replay, "%s", error->message);
-            return FALSE;
-          }
+      if (entry->id != NULL && entry->value != FAILED)
+        {
+          line_error (replay, _("id “%s” is already allocated"), line->id);
+          return FALSE;
+        }
 
-        g_hash_table_insert (replay->live, g_strdup (line->id), GINT_TO_POINTER (block_id));
-        return TRUE;
-      }
+      if (!gml_allocator_malloc (replay->allocator, line->size, line->stream, line->label,
+                                 line->category, &block_id, &error))
+        {
+          /* Out of memory is part of the experiment: it is counted and the
+           * replay goes on, as a training script catching it would. The id
+           * is remembered so that the trace's later free of it (written on a
+           * bigger GPU, say) or a retry under the same id is no error. */
+          if (!g_error_matches (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY))
+            {
+              line_error (replay, "%s", error->message);
+              return FALSE;
+            }
+          block_id = FAILED;
+        }
 
-    case GML_REPLAY_FREE:
-    default:
-      {
-        gpointer key;
+      /* A retry of an id that ran out of memory takes its entry over. */
+      if (entry->id != NULL)
+        entry->value = block_id;
+      else
+        live_table_fill (replay->live, entry, line->id, id_length, hash, block_id);
+      return TRUE;
+    }
+  else
+    {
+      gint32 block_id;
 
-        /* Taken out first (one look-up, not two): after an error nothing
-         * more is replayed. */
-        if (!g_hash_table_steal_extended (replay->live, line->id, &key, &value))
-          {
-            line_error (replay, _("free of id “%s”, which is not allocated"), line->id);
-            return FALSE;
-          }
-        g_free (key);
-        if (GPOINTER_TO_INT (value) >= 0 &&
-            !gml_allocator_free (replay->allocator, GPOINTER_TO_INT (value), &error))
-          {
-            line_error (replay, "%s", error->message);
-            return FALSE;
-          }
-        return TRUE;
-      }
+      if (entry->id == NULL)
+        {
+          line_error (replay, _("free of id “%s”, which is not allocated"), line->id);
+          return FALSE;
+        }
+      block_id = entry->value;
+      live_table_remove (replay->live, entry);
+      if (block_id >= 0 && !gml_allocator_free (replay->allocator, block_id, &error))
+        {
+          line_error (replay, "%s", error->message);
+          return FALSE;
+        }
+      return TRUE;
     }
 }
 
@@ -567,8 +718,8 @@ gml_replay_main (int    argc,
   g_autoptr(GmlInputReader) reader = NULL;
   g_autoptr(GmlDevice) device = NULL;
   g_autoptr(GmlAllocator) allocator = NULL;
-  g_autoptr(GHashTable) live = NULL;
   g_autoptr(JsonParser) parser = NULL;
+  g_auto(LiveTable) live = { 0 };
   g_auto(GStrv) args = NULL;
   GmlBackendKind kind = GML_BACKEND_SIM;
   GmlAllocConf conf;
@@ -659,13 +810,13 @@ gml_replay_main (int    argc,
       /* Only the final figures are wanted: no event log, no state copies. */
       gml_allocator_set_keep_trace (allocator, FALSE);
     }
-  live = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   parser = json_parser_new_immutable ();
 
   replay.path = args[1];
   replay.allocator = allocator;
   replay.parser = parser;
-  replay.live = live;
+  live_table_init (&live);
+  replay.live = &live;
 
   /* The trace is read a piece at a time and each whole line replayed as it
    * comes, so memory stays the same for any length of file. The whole file is

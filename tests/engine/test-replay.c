@@ -608,6 +608,79 @@ test_spellings (void)
   g_assert_cmpuint (n_ooms, >, 0);
 }
 
+/* Thousands of ids live at once, freed in random order and used again: the
+ * replay's table of live ids grows and closes its gaps. A wrong gap would
+ * lose a live id (a false "not allocated") or keep a freed one (a false
+ * "already allocated"). The trace ends with one of those errors on purpose. */
+static void
+test_many_ids (void)
+{
+  for (guint variant = 0; variant < 3; variant++)
+    {
+      g_autoptr(GRand) rand = g_rand_new_with_seed (100 + variant);
+      g_autoptr(GString) trace = g_string_new (NULL);
+      g_autofree gboolean *live = g_new0 (gboolean, 6000);
+      g_autofree char *name = g_strdup_printf ("many-ids-%u.jsonl", variant);
+      g_autofree char *path = NULL;
+      g_auto(Run) run = { 0 };
+      guint n_live = 0, n_lines = 0, k = 0;
+
+      for (guint i = 0; i < 40000; i++)
+        {
+          /* Up to 6000 live, then mostly frees down to a few hundred, twice. */
+          gboolean fill = (i / 10000) % 2 == 0;
+
+          k = g_rand_int_range (rand, 0, 6000);
+          if (!live[k] && (fill ? g_rand_int_range (rand, 0, 10) < 8 : g_rand_int_range (rand, 0, 10) < 2))
+            {
+              g_string_append_printf (trace, "{\"op\":\"alloc\",\"id\":\"id-%u\",\"size\":%u}\n",
+                                      k, 512 * (1 + k % 7));
+              live[k] = TRUE;
+              n_live++;
+              n_lines++;
+            }
+          else if (live[k])
+            {
+              g_string_append_printf (trace, "{\"op\":\"free\",\"id\":\"id-%u\"}\n", k);
+              live[k] = FALSE;
+              n_live--;
+              n_lines++;
+            }
+        }
+
+      /* Variant 1: an id still live is allocated again; variant 2: one no
+       * longer live is freed. */
+      for (k = 0; variant > 0 && live[k] != (variant == 1); k++)
+        ;
+      if (variant == 1)
+        g_string_append_printf (trace, "{\"op\":\"alloc\",\"id\":\"id-%u\",\"size\":1}\n", k);
+      else if (variant == 2)
+        g_string_append_printf (trace, "{\"op\":\"free\",\"id\":\"id-%u\"}\n", k);
+
+      path = write_trace (name, trace->str);
+      run_replay (&run, path, NULL, NULL);
+      if (variant == 0)
+        {
+          g_autoptr(JsonObject) object = NULL;
+
+          g_assert_cmpint (run.status, ==, 0);
+          object = parse_output (run.out);
+          g_assert_cmpint (json_object_get_int_member (object, "allocation.all.current"), ==, n_live);
+          g_assert_cmpuint (n_live, >, 100);
+        }
+      else
+        {
+          g_autofree char *where = g_strdup_printf ("%s:%u: ", path, n_lines + 1);
+          g_autofree char *what = g_strdup_printf ("“id-%u”", k);
+
+          g_assert_cmpint (run.status, ==, 1);
+          g_assert_true (g_str_has_prefix (run.err, where));
+          g_assert_nonnull (strstr (run.err, what));
+          g_assert_nonnull (strstr (run.err, variant == 1 ? "already allocated" : "not allocated"));
+        }
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -636,6 +709,7 @@ main (int   argc,
   g_test_add_func ("/engine/replay/bad-lines", test_bad_lines);
   g_test_add_func ("/engine/replay/bad-options", test_bad_options);
   g_test_add_func ("/engine/replay/spellings", test_spellings);
+  g_test_add_func ("/engine/replay/many-ids", test_many_ids);
 
   status = g_test_run ();
 
