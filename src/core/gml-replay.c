@@ -833,6 +833,8 @@ gml_replay_main (int    argc,
 
       if (n < 0)
         {
+          /* As when the file was read whole: before any bad line. */
+          g_clear_pointer (&replay.error, g_free);
           g_prefix_error (&error, "%s: ", args[1]);
           g_printerr (_("Cannot read the trace: %s"), error->message);
           g_printerr ("\n");

@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 EXE = sys.argv[1]
@@ -117,6 +118,19 @@ def sparse(home, name, size):
     return path
 
 
+def feed_fifo(path, head, block, n_blocks, n_readers):
+    """Writes @head and @n_blocks times @block to each of @n_readers readers of a FIFO
+    in turn, until the reader stops reading."""
+    for _ in range(n_readers):
+        try:
+            with open(path, 'wb') as f:
+                f.write(head)
+                for _ in range(n_blocks):
+                    f.write(block)
+        except BrokenPipeError:
+            pass
+
+
 def peak_rss_kb(args, home):
     """Runs the lab (English); returns its exit status and the most memory it held,
     read from /proc while it runs (a child's own rusage would count this
@@ -197,6 +211,15 @@ def run_cases(home):
     replay('invalid-utf8-after-2-mb', ('{"op":"empty_cache"}\n' * 100000 + '"caf\udce9"\n')
            .encode('utf-8', 'surrogateescape'), 1, 'UTF-8')
     check('replay /dev/zero', ['replay', '/dev/zero'], home, 1, 'bigger than the limit')
+    # A bad line, then more than 256 MiB from a pipe: the size is what is reported.
+    fifo = os.path.join(home, 'traces/endless.fifo')
+    os.mkfifo(fifo)
+    feeder = threading.Thread(target=feed_fifo, args=(fifo, b'{"op":"free","id":"ghost"}\n',
+                                                       b' ' * (1 << 20), 260, 2), daemon=True)
+    feeder.start()
+    check('replay bad line, then 260 MiB from a pipe', ['replay', fifo], home, 1,
+          'bigger than the limit')
+    feeder.join(timeout=30)
     at_limit_path = write(home, 'traces/line-at-limit.jsonl', at_limit + '\r\n')
     proc, _ = run(['replay', at_limit_path], home, 'en')
     if proc.returncode != 0:
