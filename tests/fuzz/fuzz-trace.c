@@ -44,7 +44,8 @@ check_readers_agree (const uint8_t *data,
   g_autofree char *text = NULL;
   g_auto(GStrv) lines = NULL;
 
-  if (memchr (data, '\0', size) != NULL || !g_utf8_validate_len ((const char *) data, size, NULL))
+  if (size == 0 || memchr (data, '\0', size) != NULL ||
+      !g_utf8_validate_len ((const char *) data, size, NULL))
     return;
 
   text = fuzz_strndup (data, size);
