@@ -39,11 +39,12 @@ static const char * const stat_keys[] = {
   "num_device_free",
 };
 
-/* How much is read at a time. A line may be cut by the end of a piece; the
- * buffer holds one whole line besides: up to GML_MAX_TRACE_LINE bytes and a
- * '\r', and a NUL after it. */
-#define READ_SIZE ((gsize) 256 << 10)
-#define BUFFER_SIZE (GML_MAX_TRACE_LINE + 1 + READ_SIZE + 1)
+/* The most read at a time. A line may be cut by the end of a piece, so the
+ * buffer grows, when a long line needs it, to hold one whole line besides (up
+ * to GML_MAX_TRACE_LINE bytes and a '\r') and a NUL after it. It starts small:
+ * most traces are short, and a big buffer is slow to get under ASan. */
+#define READ_SIZE ((gsize) 64 << 10)
+#define MAX_BUFFER_SIZE (GML_MAX_TRACE_LINE + 1 + READ_SIZE + 1)
 
 /* The ids of the live allocations. A GHashTable of strings cost a quarter of
  * the replay; this table keeps each id's hash beside it, probes linearly and
@@ -80,7 +81,7 @@ typedef struct
 static void
 live_table_init (LiveTable *table)
 {
-  table->mask = 1023;
+  table->mask = 63;
   table->entries = g_new0 (LiveEntry, table->mask + 1);
   table->n_entries = 0;
   table->seed = ((guint64) g_random_int () << 32) | g_random_int ();
@@ -726,6 +727,7 @@ gml_replay_main (int    argc,
   guint64 capacity = 0;
   GmlUtf8Check utf8;
   gboolean has_nul = FALSE, bad_utf8 = FALSE, replaying;
+  gsize buffer_size;
   gsize held = 0;   /* bytes of a line not yet ended, at the start of buffer */
   Replay replay = { 0 };
   const GOptionEntry entries[] = {
@@ -823,13 +825,29 @@ gml_replay_main (int    argc,
    * still read when a line is bad: a NUL byte or invalid UTF-8 anywhere, or a
    * file over the limit, is what is reported then, as when the file was read
    * whole before any line. */
-  buffer = g_malloc (BUFFER_SIZE);
+  buffer_size = READ_SIZE + 1;
+  buffer = g_malloc (buffer_size);
   gml_utf8_check_init (&utf8);
   replaying = device != NULL;
   for (;;)
     {
-      char *piece = buffer + held, *start = buffer, *newline;
-      gssize n = gml_input_reader_read (reader, piece, READ_SIZE, &error);
+      char *piece, *start, *newline;
+      gsize room = buffer_size - held - 1;
+      gssize n;
+
+      /* A long line held: room for at least half a piece more. At the
+       * largest size there is room for a whole piece, as held is at most
+       * GML_MAX_TRACE_LINE + 1. */
+      if (room < READ_SIZE / 2 && buffer_size < MAX_BUFFER_SIZE)
+        {
+          buffer_size = MIN (MAX (buffer_size * 2, held + READ_SIZE + 1), MAX_BUFFER_SIZE);
+          buffer = g_realloc (buffer, buffer_size);
+          room = buffer_size - held - 1;
+        }
+
+      piece = buffer + held;
+      start = buffer;
+      n = gml_input_reader_read (reader, piece, MIN (room, READ_SIZE), &error);
 
       if (n < 0)
         {

@@ -681,6 +681,45 @@ test_many_ids (void)
     }
 }
 
+/* Lines around the sizes the trace is read in (64 KiB) and up to the 1 MiB
+ * limit, full of two-byte characters, so that pieces end inside lines and
+ * inside characters: each is read whole, and the error on the next line
+ * comes with its number. */
+static void
+test_long_lines (void)
+{
+  static const gsize lengths[] = {
+    100, 32767, 32768, 65535, 65536, 65537, 65538, 131071, 131072, 300001, 1048576,
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (lengths); i++)
+    {
+      static const char head[] = "{\"op\":\"alloc\",\"id\":\"a\",\"size\":1,\"label\":\"";
+      g_autoptr(GString) trace = g_string_new (head);
+      g_autofree char *name = g_strdup_printf ("long-%u.jsonl", i);
+      g_autofree char *path = NULL;
+      g_autofree char *where = NULL;
+      g_auto(Run) run = { 0 };
+
+      /* "ğ" is two bytes; an "x" now and then moves the cuts by one. */
+      while (trace->len + 2 < lengths[i] - 2)
+        g_string_append (trace, trace->len % 7 == 0 ? "x" : "ğ");
+      while (trace->len < lengths[i] - 2)
+        g_string_append_c (trace, 'x');
+      g_string_append (trace, "\"}");
+      g_assert_cmpuint (trace->len, ==, lengths[i]);
+      g_string_append (trace, i % 2 ? "\r\n" : "\n");
+      g_string_append (trace, "{\"op\":\"free\",\"id\":\"ghost\"}\n");
+
+      path = write_trace (name, trace->str);
+      where = g_strdup_printf ("%s:2: ", path);
+      run_replay (&run, path, NULL, NULL);
+      g_assert_cmpint (run.status, ==, 1);
+      g_assert_true (g_str_has_prefix (run.err, where));
+      g_assert_nonnull (strstr (run.err, "ghost"));
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -710,6 +749,7 @@ main (int   argc,
   g_test_add_func ("/engine/replay/bad-options", test_bad_options);
   g_test_add_func ("/engine/replay/spellings", test_spellings);
   g_test_add_func ("/engine/replay/many-ids", test_many_ids);
+  g_test_add_func ("/engine/replay/long-lines", test_long_lines);
 
   status = g_test_run ();
 
