@@ -22,7 +22,8 @@ apt-get install -y --no-install-recommends \
   poppler-utils librsvg2-bin \
   adwaita-icon-theme fonts-cantarell fonts-dejavu-core \
   locales weston x11-utils \
-  clang libclang-rt-14-dev llvm valgrind
+  clang libclang-rt-14-dev llvm valgrind \
+  time
 
 # The tests run in Turkish and in English.
 sed -i 's/^# *tr_TR.UTF-8/tr_TR.UTF-8/; s/^# *en_US.UTF-8/en_US.UTF-8/' /etc/locale.gen

@@ -2,16 +2,24 @@
  * fast the state at any point of the trace is rebuilt.
  *
  *   bench-engine [N_OPS] [SEED]     (default 1000000 operations, seed 1)
+ *   bench-engine --write-trace FILE [N_OPS] [SEED]
  *
  * Targets (issue 3): at least 2 million events per second on one core, and
  * at most 5 ms to rebuild the state at any index of a 1M-event trace.
+ *
+ * --write-trace writes the same operations as a `gpu-memory-lab replay` trace
+ * (JSON Lines) and stops: bench-replay.sh times the command on it. An alloc
+ * that ran out of memory is written too; replay counts it as here, and the
+ * frees pick among the tensors that were really allocated, as here.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <sys/resource.h>
 
 #include "gml-allocator.h"
@@ -64,23 +72,38 @@ int
 main (int   argc,
       char *argv[])
 {
-  guint n_ops = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 1000000;
-  guint32 seed = argc > 2 ? (guint32) g_ascii_strtoull (argv[2], NULL, 10) : 1;
-  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+  const char *trace_path = NULL;
+  guint n_ops;
+  guint32 seed;
+  g_autoptr(GRand) rand = NULL;
   g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
   g_autoptr(GmlAllocator) allocator = gml_allocator_new (device, NULL);
   g_autoptr(GmlMemState) state = NULL;
-  g_autofree Op *ops = g_new (Op, n_ops);
-  g_autofree gint32 *live = g_new (gint32, n_ops);
+  g_autofree Op *ops = NULL;
+  g_autofree gint32 *live = NULL;
+  g_autofree guint *live_ids = NULL;
   g_autofree double *rebuild_ms = NULL;
+  g_autoptr(GString) line = NULL;
+  FILE *out = NULL;
   guint n_live = 0, n_modelled_live = 0, n_rebuilds = 1000, n_ooms = 0;
   GmlTrace *trace;
   gsize n_events;
   double t0, t1, sum = 0;
   struct rusage usage;
 
+  if (argc > 2 && g_str_equal (argv[1], "--write-trace"))
+    {
+      trace_path = argv[2];
+      argc -= 2;
+      argv += 2;
+    }
+  n_ops = argc > 1 ? (guint) g_ascii_strtoull (argv[1], NULL, 10) : 1000000;
+  seed = argc > 2 ? (guint32) g_ascii_strtoull (argv[2], NULL, 10) : 1;
   if (n_ops == 0)
     return 2;
+  rand = g_rand_new_with_seed (seed);
+  ops = g_new (Op, n_ops);
+  live = g_new (gint32, n_ops);
 
   /* The workload is generated first so the timing is the allocator's alone. */
   for (guint i = 0; i < n_ops; i++)
@@ -106,6 +129,18 @@ main (int   argc,
         }
     }
 
+  if (trace_path != NULL)
+    {
+      out = fopen (trace_path, "w");
+      if (out == NULL)
+        {
+          g_printerr ("%s: %s\n", trace_path, g_strerror (errno));
+          return 1;
+        }
+      live_ids = g_new (guint, n_ops);
+      line = g_string_new (NULL);
+    }
+
   t0 = now_s ();
   for (guint i = 0; i < n_ops; i++)
     {
@@ -114,6 +149,14 @@ main (int   argc,
       switch (op->op)
         {
         case 0:
+          if (out != NULL)
+            {
+              live_ids[n_live] = i;
+              g_string_append_printf (line, "{\"op\":\"alloc\",\"id\":\"t%u\",\"size\":%"
+                                      G_GUINT64_FORMAT ",\"stream\":%u,"
+                                      "\"category\":\"activations\"}\n",
+                                      i, op->size, op->stream);
+            }
           if (gml_allocator_malloc (allocator, op->size, op->stream, NULL,
                                     GML_CATEGORY_ACTIVATIONS, &live[n_live], NULL))
             n_live++;
@@ -126,17 +169,42 @@ main (int   argc,
             {
               guint k = op->pick % n_live;
 
+              if (out != NULL)
+                {
+                  g_string_append_printf (line, "{\"op\":\"free\",\"id\":\"t%u\"}\n",
+                                          live_ids[k]);
+                  live_ids[k] = live_ids[n_live - 1];
+                }
               gml_allocator_free (allocator, live[k], NULL);
               live[k] = live[--n_live];
             }
           break;
 
         default:
+          if (out != NULL)
+            g_string_append (line, "{\"op\":\"empty_cache\"}\n");
           gml_allocator_empty_cache (allocator);
           break;
         }
+
+      if (out != NULL && line->len > 0)
+        {
+          fwrite (line->str, 1, line->len, out);
+          g_string_truncate (line, 0);
+        }
     }
   t1 = now_s ();
+
+  if (out != NULL)
+    {
+      if (fclose (out) != 0)
+        {
+          g_printerr ("%s: %s\n", trace_path, g_strerror (errno));
+          return 1;
+        }
+      g_print ("%s: %u operations, %u allocs that ran out of memory\n", trace_path, n_ops, n_ooms);
+      return 0;
+    }
 
   trace = gml_allocator_get_trace (allocator);
   n_events = gml_trace_get_n_events (trace);

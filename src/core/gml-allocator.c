@@ -68,6 +68,8 @@ struct _GmlAllocator
   FreeIndex     pools[GML_N_POOLS];
   GArray       *expandables; /* Expandable, by base address */
   char         *last_oom_message;
+  gsize         n_events;   /* emitted, whether the trace keeps them or not */
+  gboolean      keep_trace;
 };
 
 G_DEFINE_QUARK (gml-allocator-error-quark, gml_allocator_error)
@@ -542,6 +544,7 @@ gml_allocator_new (GmlDevice          *device,
   self->state = gml_mem_state_new (gml_trace_get_labels (self->trace));
   self->expandables = g_array_new (FALSE, FALSE, sizeof (Expandable));
   self->expandable = self->conf.expandable_segments && gml_device_can_map (device);
+  self->keep_trace = TRUE;
 
   return self;
 }
@@ -582,8 +585,21 @@ static gint32
 emit (GmlAllocator  *self,
       GmlTraceEvent *ev)
 {
-  gml_trace_append (self->trace, self->state, ev);
+  if (self->keep_trace)
+    gml_trace_append (self->trace, self->state, ev);
+  self->n_events++;
   return gml_mem_state_apply (self->state, ev);
+}
+
+void
+gml_allocator_set_keep_trace (GmlAllocator *self,
+                              gboolean      keep_trace)
+{
+  g_return_if_fail (self != NULL);
+  /* A trace with a gap would rebuild wrong states after it. */
+  g_return_if_fail (self->n_events == 0);
+
+  self->keep_trace = !!keep_trace;
 }
 
 static inline const GmlBlock *
@@ -1468,7 +1484,7 @@ gml_allocator_add_segment (GmlAllocator       *self,
 
   g_return_val_if_fail (self != NULL, -1);
   /* The trace starts from the state as it is at its first event. */
-  g_return_val_if_fail (gml_trace_get_n_events (self->trace) == 0, -1);
+  g_return_val_if_fail (self->n_events == 0, -1);
 
   segment = gml_mem_state_add_segment (self->state, address, stream, pool, blocks, n_blocks);
   if (segment < 0)

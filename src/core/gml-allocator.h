@@ -65,6 +65,12 @@ GmlAllocator  *gml_allocator_new         (GmlDevice          *device,
                                           const GmlAllocConf *conf);
 /* Returns every segment to the device. */
 void           gml_allocator_destroy     (GmlAllocator       *self);
+/* Whether every event is kept in the trace (the default), with a copy of the
+ * state every few thousand events for scrubbing. A caller that needs only the
+ * live state and the statistics (replay) turns it off before the first event:
+ * the allocator decides exactly as before, and its trace stays empty. */
+void           gml_allocator_set_keep_trace (GmlAllocator    *self,
+                                             gboolean         keep_trace);
 
 /* Allocates @size bytes on @stream. On success *block_id is the block's id
  * (stable until it is freed). On out of memory: FALSE, an oom event, num_ooms + 1,

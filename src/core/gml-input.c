@@ -56,6 +56,42 @@ read_failed (GError **error,
   return FALSE;
 }
 
+/* Opens @path for reading, refusing a directory and a regular file bigger than
+ * @max_size (from its size, before reading a byte). */
+static gboolean
+open_checked (const char   *path,
+              gsize         max_size,
+              int          *fd_out,
+              struct stat  *st,
+              GError      **error)
+{
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+
+  if (fd < 0)
+    return read_failed (error, errno);
+
+  if (fstat (fd, st) != 0)
+    {
+      int saved_errno = errno;
+
+      g_close (fd, NULL);
+      return read_failed (error, saved_errno);
+    }
+  if (S_ISDIR (st->st_mode))
+    {
+      g_close (fd, NULL);
+      return read_failed (error, EISDIR);
+    }
+  if (S_ISREG (st->st_mode) && (guint64) st->st_size > max_size)
+    {
+      g_close (fd, NULL);
+      return too_big (error, st->st_size, max_size, TRUE);
+    }
+
+  *fd_out = fd;
+  return TRUE;
+}
+
 /* Like g_file_get_contents(), but refuses a file bigger than @max_size before
  * reading it (from its size when it is a regular file, and while reading when it is
  * not, so /dev/zero is refused too). The contents are NUL-terminated. A missing
@@ -75,27 +111,8 @@ gml_input_read_file (const char  *path,
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (contents != NULL, FALSE);
 
-  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
-  if (fd < 0)
-    return read_failed (error, errno);
-
-  if (fstat (fd, &st) != 0)
-    {
-      int saved_errno = errno;
-
-      g_close (fd, NULL);
-      return read_failed (error, saved_errno);
-    }
-  if (S_ISDIR (st.st_mode))
-    {
-      g_close (fd, NULL);
-      return read_failed (error, EISDIR);
-    }
-  if (S_ISREG (st.st_mode) && (guint64) st.st_size > max_size)
-    {
-      g_close (fd, NULL);
-      return too_big (error, st.st_size, max_size, TRUE);
-    }
+  if (!open_checked (path, max_size, &fd, &st, error))
+    return FALSE;
 
   allocated = S_ISREG (st.st_mode) ? (gsize) st.st_size + 1 : 4096;
   buffer = g_malloc (allocated);
@@ -135,6 +152,186 @@ gml_input_read_file (const char  *path,
     *length = used;
   *contents = g_steal_pointer (&buffer);
   return TRUE;
+}
+
+struct _GmlInputReader
+{
+  int     fd;
+  gsize   max_size;
+  guint64 n_read;
+};
+
+GmlInputReader *
+gml_input_reader_open (const char  *path,
+                       gsize        max_size,
+                       GError     **error)
+{
+  GmlInputReader *self;
+  struct stat st;
+  int fd;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (!open_checked (path, max_size, &fd, &st, error))
+    return NULL;
+
+  self = g_new0 (GmlInputReader, 1);
+  self->fd = fd;
+  self->max_size = max_size;
+  return self;
+}
+
+gssize
+gml_input_reader_read (GmlInputReader  *self,
+                       char            *buffer,
+                       gsize            size,
+                       GError         **error)
+{
+  gssize n;
+
+  g_return_val_if_fail (self != NULL && self->fd >= 0, -1);
+
+  do
+    n = read (self->fd, buffer, MIN (size, G_MAXSSIZE));
+  while (n < 0 && errno == EINTR);
+
+  if (n < 0)
+    {
+      read_failed (error, errno);
+      return -1;
+    }
+
+  self->n_read += n;
+  /* The file grew while it was read, or it is not a regular file. */
+  if (self->n_read > self->max_size)
+    {
+      too_big (error, self->n_read, self->max_size, FALSE);
+      return -1;
+    }
+  return n;
+}
+
+void
+gml_input_reader_close (GmlInputReader *self)
+{
+  if (self == NULL)
+    return;
+
+  if (self->fd >= 0)
+    g_close (self->fd, NULL);
+  g_free (self);
+}
+
+/* The length of the UTF-8 character @lead starts, 0 when no character starts
+ * so (a continuation byte, an overlong two-byte form, beyond U+10FFFF). */
+static guint
+utf8_sequence_length (guchar lead)
+{
+  if (lead >= 0xc2 && lead <= 0xdf)
+    return 2;
+  if (lead >= 0xe0 && lead <= 0xef)
+    return 3;
+  if (lead >= 0xf0 && lead <= 0xf4)
+    return 4;
+  return 0;
+}
+
+void
+gml_utf8_check_init (GmlUtf8Check *self)
+{
+  memset (self, 0, sizeof *self);
+}
+
+/* The end of a piece: valid, or cut inside a character whose start is kept. */
+static gboolean
+utf8_check_tail (GmlUtf8Check *self,
+                 const char   *data,
+                 gsize         length)
+{
+  const char *valid_end;
+  gsize rest;
+  guint need;
+
+  if (g_utf8_validate_len (data, length, &valid_end))
+    return TRUE;
+
+  rest = data + length - valid_end;
+  need = utf8_sequence_length ((guchar) *valid_end);
+  if (need == 0 || rest >= need)
+    return FALSE;
+  for (gsize i = 1; i < rest; i++)
+    if (((guchar) valid_end[i] & 0xc0) != 0x80)
+      return FALSE;
+
+  memcpy (self->pending, valid_end, rest);
+  self->n_pending = rest;
+  self->need = need;
+  return TRUE;
+}
+
+#define ONES  G_GUINT64_CONSTANT (0x0101010101010101)
+#define HIGHS G_GUINT64_CONSTANT (0x8080808080808080)
+
+gboolean
+gml_utf8_check_feed (GmlUtf8Check *self,
+                     const char   *data,
+                     gsize         length)
+{
+  const char *p = data, *end = data + length;
+
+  /* First the character the last piece ended inside: validated whole, so that
+   * glib judges overlong forms and surrogates as it would in one piece. */
+  while (self->n_pending > 0 && p < end)
+    {
+      self->pending[self->n_pending++] = *p++;
+      if (self->n_pending == self->need)
+        {
+          if (!g_utf8_validate_len ((const char *) self->pending, self->need, NULL))
+            return FALSE;
+          self->n_pending = 0;
+        }
+    }
+
+  while (p < end)
+    {
+      const char *run;
+
+      /* ASCII, most of any trace, eight bytes at a time; a word with a byte
+       * from 0x80 on or a NUL byte is left to the loop below. */
+      while (end - p >= 8)
+        {
+          guint64 word;
+
+          memcpy (&word, p, sizeof word);
+          if ((word & HIGHS) != 0 || ((word - ONES) & ~word & HIGHS) != 0)
+            break;
+          p += 8;
+        }
+      while (p < end && (guchar) *p < 0x80 && *p != '\0')
+        p++;
+      if (p == end)
+        return TRUE;
+      if (*p == '\0')
+        return FALSE;
+
+      /* A run of bytes from 0x80 on. An ASCII byte cannot be part of a
+       * longer character, so the run holds whole characters, unless it goes
+       * on to the end of the piece. */
+      run = p;
+      while (p < end && (guchar) *p >= 0x80)
+        p++;
+      if (p == end)
+        return utf8_check_tail (self, run, p - run);
+      if (!g_utf8_validate_len (run, p - run, NULL))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+gml_utf8_check_finish (GmlUtf8Check *self)
+{
+  return self->n_pending == 0;
 }
 
 /* Counts how deep brackets nest, outside strings and comments, without parsing.

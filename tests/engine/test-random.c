@@ -1,6 +1,8 @@
 /* test-random.c — thousands of random alloc/free/empty_cache sequences with
  * fixed seeds, checked against the allocator's invariants, and the trace's
  * rebuilt states checked against the states the allocator really passed through.
+ * A twin allocator that keeps no trace (as `replay` runs it) gets the same
+ * requests and must answer and end exactly the same.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -63,13 +65,15 @@ run_sequence (guint32 seed,
   g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
   g_autoptr(GmlDevice) device = NULL;
   g_autoptr(GmlAllocator) a = NULL;
+  g_autoptr(GmlDevice) twin_device = NULL;
+  g_autoptr(GmlAllocator) twin = NULL;
   g_autoptr(GArray) live = g_array_new (FALSE, FALSE, sizeof (gint32));
   g_autoptr(GArray) saved = g_array_new (FALSE, FALSE, sizeof (Saved));
   g_autoptr(GmlMemState) naive = NULL;
   g_autoptr(GmlMemState) rebuilt = NULL;
   g_autoptr(GError) error = NULL;
   GmlAllocConf conf;
-  guint64 capacity, budget = 0, ooms = 0;
+  guint64 capacity, reserve, budget = 0, ooms = 0;
   const GmlMemState *state;
   GmlTrace *trace;
   guint n_streams;
@@ -83,11 +87,15 @@ run_sequence (guint32 seed,
       g_assert_no_error (error);
     }
   capacity = capacities[g_rand_int_range (rand, 0, G_N_ELEMENTS (capacities))];
-  device = gml_device_sim_new (capacity, g_rand_boolean (rand) ? 0 : 4 * MiB);
+  reserve = g_rand_boolean (rand) ? 0 : 4 * MiB;
+  device = gml_device_sim_new (capacity, reserve);
+  twin_device = gml_device_sim_new (capacity, reserve);
   if (g_rand_int_range (rand, 0, 4) == 0)
-    device->budget = budget = capacity * 3 / 4;
+    device->budget = twin_device->budget = budget = capacity * 3 / 4;
   n_streams = g_rand_int_range (rand, 1, 4);
   a = gml_allocator_new (device, &conf);
+  twin = gml_allocator_new (twin_device, &conf);
+  gml_allocator_set_keep_trace (twin, FALSE);
   state = gml_allocator_get_state (a);
   trace = gml_allocator_get_trace (a);
 
@@ -101,15 +109,20 @@ run_sequence (guint32 seed,
           guint64 size = random_size (rand, capacity);
           guint32 stream = g_rand_int_range (rand, 0, n_streams);
           guint li = g_rand_int_range (rand, 0, G_N_ELEMENTS (labels));
-          gint32 id = -1;
+          gint32 id = -1, twin_id = -1;
+          gboolean twin_ok = gml_allocator_malloc (twin, size, stream, labels[li], li,
+                                                   &twin_id, NULL);
 
           if (gml_allocator_malloc (a, size, stream, labels[li], li, &id, &error))
             {
               g_assert_cmpint (id, >=, 0);
+              g_assert_true (twin_ok);
+              g_assert_cmpint (twin_id, ==, id);
               g_array_append_val (live, id);
             }
           else
             {
+              g_assert_false (twin_ok);
               g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY);
               g_assert_true (g_str_has_prefix (error->message, "CUDA out of memory. Tried to allocate "));
               g_clear_error (&error);
@@ -122,11 +135,14 @@ run_sequence (guint32 seed,
 
           gml_allocator_free (a, g_array_index (live, gint32, k), &error);
           g_assert_no_error (error);
+          gml_allocator_free (twin, g_array_index (live, gint32, k), &error);
+          g_assert_no_error (error);
           g_array_remove_index_fast (live, k);
         }
       else
         {
           gml_allocator_empty_cache (a);
+          gml_allocator_empty_cache (twin);
         }
 
       gml_mem_state_check (state, &error);
@@ -186,6 +202,13 @@ run_sequence (guint32 seed,
       gml_mem_state_apply (naive, gml_trace_get_event (trace, i));
     }
   g_assert_true (gml_mem_state_equal (naive, state));
+
+  /* Without a trace, the same end: state, statistics, last message. */
+  g_assert_true (gml_mem_state_equal (gml_allocator_get_state (twin), state));
+  g_assert_cmpstr (gml_allocator_get_last_oom_message (twin), ==,
+                   gml_allocator_get_last_oom_message (a));
+  g_assert_cmpuint (gml_trace_get_n_events (gml_allocator_get_trace (twin)), ==, 0);
+  g_assert_cmpuint (gml_trace_get_n_events (trace), >, 0);
 
   total_ooms += gml_allocator_get_stats (a)->num_ooms;
   total_retries += gml_allocator_get_stats (a)->num_alloc_retries;

@@ -1,5 +1,7 @@
 /* test-replay.c — `gpu-memory-lab replay`: exact figures for a worked trace,
- * and a clear, line-numbered error for every kind of bad line.
+ * a clear, line-numbered error for every kind of bad line, and the same
+ * answer for a trace however it is spelt (the lab's own compact lines go
+ * through a fast reader, any other spelling through json-glib).
  *
  * The first argument is the program to run (the replay driver, or later the
  * real gpu-memory-lab binary); it is called as PROGRAM replay TRACE [options].
@@ -15,6 +17,9 @@
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+
+#include "gml-allocator.h"
+#include "gml-device.h"
 
 static const char *program;
 static char *tmpdir;
@@ -287,6 +292,434 @@ test_bad_options (void)
   }
 }
 
+/* ------------------------------------------------------------------------- */
+/* One trace, two spellings                                                  */
+
+#define MiB G_GUINT64_CONSTANT (1048576)
+#define CAPACITY (256 * MiB)
+#define FAILED (-2)
+
+typedef struct
+{
+  GString *canonical;     /* as the lab writes it: the fast reader's */
+  GString *reformatted;   /* the same operations, as json-glib must read them */
+  GRand   *rand;
+} Spellings;
+
+/* A string member's value, with some characters escaped: json-glib unescapes. */
+static void
+append_reformatted_string (Spellings  *sp,
+                           const char *value)
+{
+  g_string_append_c (sp->reformatted, '"');
+  for (const char *p = value; *p; p++)
+    {
+      if (g_ascii_isalpha (*p) && g_rand_int_range (sp->rand, 0, 3) == 0)
+        g_string_append_printf (sp->reformatted, "\\u%04X", (guint) *p);
+      else if (*p == '/')
+        g_string_append (sp->reformatted, "\\/");
+      else
+        g_string_append_c (sp->reformatted, *p);
+    }
+  g_string_append_c (sp->reformatted, '"');
+}
+
+/* Writes one line both ways. @names and @values (JSON text, strings quoted
+ * without escapes) are the members in the format's order; the reformatted
+ * line has them shuffled, with spaces. */
+static void
+append_line (Spellings   *sp,
+             const char **names,
+             const char **values,
+             guint        n)
+{
+  guint order[8];
+
+  g_string_append_c (sp->canonical, '{');
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (sp->canonical, "%s\"%s\":%s", i ? "," : "", names[i], values[i]);
+  g_string_append (sp->canonical, "}\n");
+
+  for (guint i = 0; i < n; i++)
+    order[i] = i;
+  for (guint i = n; i > 1; i--)
+    {
+      guint j = g_rand_int_range (sp->rand, 0, i), t = order[i - 1];
+
+      order[i - 1] = order[j];
+      order[j] = t;
+    }
+  g_string_append (sp->reformatted, g_rand_boolean (sp->rand) ? "{ " : "\t{");
+  for (guint k = 0; k < n; k++)
+    {
+      const char *v = values[order[k]];
+
+      g_string_append_printf (sp->reformatted, "%s\"%s\" : ", k ? ", " : "", names[order[k]]);
+      if (v[0] == '"')
+        {
+          g_autofree char *inner = g_strndup (v + 1, strlen (v) - 2);
+
+          append_reformatted_string (sp, inner);
+        }
+      else
+        {
+          g_string_append (sp->reformatted, v);
+        }
+    }
+  g_string_append (sp->reformatted, g_rand_boolean (sp->rand) ? " }\n" : "}\r\n");
+}
+
+/* The stats the in-process allocator ended with, as replay prints them. */
+static void
+assert_output_matches (JsonObject   *object,
+                       GmlAllocator *allocator)
+{
+  static const char * const keys[] = {
+    "allocated_bytes.all.current", "allocated_bytes.all.peak", "reserved_bytes.all.current",
+    "reserved_bytes.all.peak", "active_bytes.all.current", "requested_bytes.all.current",
+    "inactive_split_bytes.all.current", "segment.all.current", "segment.small_pool.current",
+    "segment.large_pool.current", "allocation.all.current", "num_alloc_retries", "num_ooms",
+    "num_device_alloc", "num_device_free",
+  };
+  const GmlStats *stats = gml_allocator_get_stats (allocator);
+  const char *oom = gml_allocator_get_last_oom_message (allocator);
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      gint64 want = 0;
+
+      g_assert_true (gml_stats_lookup (stats, keys[i], &want));
+      g_assert_cmpint (json_object_get_int_member (object, keys[i]), ==, want);
+    }
+  g_assert_cmpint (json_object_get_int_member (object, "largest_free_block_bytes"), ==,
+                   gml_mem_state_get_largest_free_block (gml_allocator_get_state (allocator)));
+  if (oom)
+    g_assert_cmpstr (json_object_get_string_member (object, "last_oom_message"), ==, oom);
+  else
+    g_assert_true (json_object_get_null_member (object, "last_oom_message"));
+}
+
+/* Random traces (sizes, streams, labels, categories, running out of memory,
+ * retries under the same id, empty_cache, 0-byte requests), each written in
+ * the lab's compact spelling and in a reformatted one. Both runs must print
+ * the same, byte for byte, and what an allocator run here in the test ended
+ * with. Every fourth trace ends in a bad line: the same message, the same line. */
+static void
+test_spellings (void)
+{
+  static const char * const labels[] = { "w", "act/1", "grad", "çıktı", "" };
+  static const char * const categories[] = {
+    "weights", "activations", "gradients", "optimizer-state", "optimizer_state", "temporary",
+  };
+  static const char * const bad_lines[] = {
+    "{\"op\":\"free\",\"id\":\"never\"}",
+    "{\"op\":\"alloc\",\"id\":\"x\",\"size\":1,\"category\":\"cats\"}",
+    "{\"op\":\"alloc\",\"id\":\"x\",\"size\":-1}",
+    "{\"op\":\"alloc\",\"id\":\"x\",\"size\":1,\"stream\":4294967296}",
+    "{\"op\":\"alloc\",\"id\":\"x\",\"size\":18446744073709551621}",
+    "{\"op\":\"alloc\",\"id\":\"x\"}",
+    "{\"op\":\"resize\",\"id\":\"x\"}",
+  };
+  guint n_ooms = 0, n_bad = 0;
+
+  for (guint32 seed = 1; seed <= 24; seed++)
+    {
+      g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+      g_autoptr(GmlDevice) device = gml_device_sim_new (CAPACITY, 0);
+      g_autoptr(GmlAllocator) allocator = gml_allocator_new (device, NULL);
+      g_autoptr(GHashTable) live = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_autoptr(GPtrArray) live_ids = g_ptr_array_new ();
+      g_autoptr(GPtrArray) failed_ids = g_ptr_array_new ();
+      g_autoptr(GString) canonical = g_string_new (NULL);
+      g_autoptr(GString) reformatted = g_string_new (NULL);
+      g_autofree char *name_a = g_strdup_printf ("spelt-%u-canonical.jsonl", seed);
+      g_autofree char *name_b = g_strdup_printf ("spelt-%u-reformatted.jsonl", seed);
+      g_autofree char *path_a = NULL;
+      g_autofree char *path_b = NULL;
+      g_autofree char *capacity = g_strdup_printf ("%" G_GUINT64_FORMAT, CAPACITY);
+      g_auto(Run) run_a = { 0 };
+      g_auto(Run) run_b = { 0 };
+      Spellings sp = { canonical, reformatted, rand };
+      gboolean bad = seed % 4 == 0;
+      guint n_ops = 300, bad_at = g_rand_int_range (rand, 0, n_ops);
+
+      for (guint i = 0; i < n_ops; i++)
+        {
+          int r = g_rand_int_range (rand, 0, 100);
+
+          if (bad && i == bad_at)
+            {
+              const char *line = bad_lines[seed / 4 % G_N_ELEMENTS (bad_lines)];
+              g_autofree char *inner = g_strndup (line + 1, strlen (line) - 2);
+
+              g_string_append_printf (canonical, "%s\n", line);
+              /* The same line with spaces: still bad, for the same reason. */
+              g_string_append_printf (reformatted, "{ %s }\n", inner);
+              break;
+            }
+
+          if (r < 50 || live_ids->len == 0)
+            {
+              const char *names[6] = { "op", "id", "size" };
+              const char *values[6] = { "\"alloc\"" };
+              g_autofree char *id = NULL;
+              g_autofree char *quoted_id = NULL;
+              g_autofree char *size_text = NULL;
+              g_autofree char *stream_text = NULL;
+              g_autofree char *label_text = NULL;
+              g_autofree char *category_text = NULL;
+              const char *label = NULL;
+              GmlCategory category = GML_CATEGORY_NONE;
+              guint64 size;
+              guint32 stream = 0;
+              guint n = 3;
+              gint32 block = -1;
+              g_autoptr(GError) error = NULL;
+
+              /* Now and then a retry of an id whose alloc ran out of memory. */
+              if (failed_ids->len > 0 && g_rand_int_range (rand, 0, 4) == 0)
+                id = g_strdup (g_ptr_array_steal_index_fast (failed_ids, 0));
+              else
+                id = g_strdup_printf ("%s%u", g_rand_boolean (rand) ? "t" : "ağ/", i);
+              switch (g_rand_int_range (rand, 0, 10))
+                {
+                case 0:
+                  size = 0;
+                  break;
+                case 1:
+                case 2:
+                  size = (guint64) g_rand_double_range (rand, 20.0 * MiB, 120.0 * MiB);
+                  break;
+                case 3:
+                case 4:
+                case 5:
+                  size = g_rand_int_range (rand, 1048577, 10 * 1048576);
+                  break;
+                default:
+                  size = g_rand_int_range (rand, 1, 1048577);
+                  break;
+                }
+
+              quoted_id = g_strdup_printf ("\"%s\"", id);
+              size_text = g_strdup_printf ("%" G_GUINT64_FORMAT, size);
+              values[1] = quoted_id;
+              values[2] = size_text;
+              if (g_rand_boolean (rand))
+                {
+                  stream = g_rand_int_range (rand, 0, 3);
+                  stream_text = g_strdup_printf ("%u", stream);
+                  names[n] = "stream";
+                  values[n++] = stream_text;
+                }
+              if (g_rand_int_range (rand, 0, 3) == 0)
+                {
+                  label = labels[g_rand_int_range (rand, 0, G_N_ELEMENTS (labels))];
+                  label_text = g_strdup_printf ("\"%s\"", label);
+                  names[n] = "label";
+                  values[n++] = label_text;
+                }
+              if (g_rand_int_range (rand, 0, 3) == 0)
+                {
+                  const char *c = categories[g_rand_int_range (rand, 0, G_N_ELEMENTS (categories))];
+
+                  g_assert_true (gml_category_from_string (c, &category));
+                  category_text = g_strdup_printf ("\"%s\"", c);
+                  names[n] = "category";
+                  values[n++] = category_text;
+                }
+              append_line (&sp, names, values, n);
+
+              if (gml_allocator_malloc (allocator, size, stream, label, category, &block, &error))
+                {
+                  g_hash_table_insert (live, g_strdup (id), GINT_TO_POINTER (block));
+                  g_ptr_array_add (live_ids, (gpointer) g_intern_string (id));
+                }
+              else
+                {
+                  g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY);
+                  g_hash_table_insert (live, g_strdup (id), GINT_TO_POINTER (FAILED));
+                  g_ptr_array_add (failed_ids, (gpointer) g_intern_string (id));
+                  n_ooms++;
+                }
+            }
+          else if (r < 97)
+            {
+              const char *names[] = { "op", "id" };
+              const char *values[2] = { "\"free\"" };
+              guint k = g_rand_int_range (rand, 0, live_ids->len);
+              const char *id = g_ptr_array_steal_index_fast (live_ids, k);
+              g_autofree char *quoted_id = g_strdup_printf ("\"%s\"", id);
+              gint32 block = GPOINTER_TO_INT (g_hash_table_lookup (live, id));
+              g_autoptr(GError) error = NULL;
+
+              values[1] = quoted_id;
+              append_line (&sp, names, values, 2);
+              if (block >= 0)
+                {
+                  gml_allocator_free (allocator, block, &error);
+                  g_assert_no_error (error);
+                }
+              g_hash_table_remove (live, id);
+            }
+          else
+            {
+              const char *names[] = { "op" };
+              const char *values[] = { "\"empty_cache\"" };
+
+              append_line (&sp, names, values, 1);
+              gml_allocator_empty_cache (allocator);
+            }
+        }
+
+      path_a = write_trace (name_a, canonical->str);
+      path_b = write_trace (name_b, reformatted->str);
+      run_replay (&run_a, path_a, "--capacity", capacity);
+      run_replay (&run_b, path_b, "--capacity", capacity);
+
+      g_assert_cmpint (run_a.status, ==, run_b.status);
+      g_assert_cmpstr (run_a.out, ==, run_b.out);
+      if (bad)
+        {
+          g_autofree char *where = g_strdup_printf ("%s:%u: ", path_a, bad_at + 1);
+          g_autofree char *message_a = NULL;
+          g_autofree char *message_b = NULL;
+
+          g_assert_cmpint (run_a.status, ==, 1);
+          g_assert_true (g_str_has_prefix (run_a.err, where));
+          message_a = g_strdup (run_a.err + strlen (path_a));
+          message_b = g_strdup (g_str_has_prefix (run_b.err, path_b)
+                                ? run_b.err + strlen (path_b) : run_b.err);
+          g_assert_cmpstr (message_a, ==, message_b);
+          n_bad++;
+        }
+      else
+        {
+          g_autoptr(JsonObject) object = NULL;
+
+          g_assert_cmpint (run_a.status, ==, 0);
+          g_assert_cmpstr (run_a.err, ==, "");
+          g_assert_cmpstr (run_b.err, ==, "");
+          object = parse_output (run_a.out);
+          assert_output_matches (object, allocator);
+        }
+    }
+
+  g_test_message ("%u allocs ran out of memory; %u traces ended in a bad line", n_ooms, n_bad);
+  g_assert_cmpuint (n_ooms, >, 0);
+}
+
+/* Thousands of ids live at once, freed in random order and used again: the
+ * replay's table of live ids grows and closes its gaps. A wrong gap would
+ * lose a live id (a false "not allocated") or keep a freed one (a false
+ * "already allocated"). The trace ends with one of those errors on purpose. */
+static void
+test_many_ids (void)
+{
+  for (guint variant = 0; variant < 3; variant++)
+    {
+      g_autoptr(GRand) rand = g_rand_new_with_seed (100 + variant);
+      g_autoptr(GString) trace = g_string_new (NULL);
+      g_autofree gboolean *live = g_new0 (gboolean, 6000);
+      g_autofree char *name = g_strdup_printf ("many-ids-%u.jsonl", variant);
+      g_autofree char *path = NULL;
+      g_auto(Run) run = { 0 };
+      guint n_live = 0, n_lines = 0, k = 0;
+
+      for (guint i = 0; i < 40000; i++)
+        {
+          /* Up to 6000 live, then mostly frees down to a few hundred, twice. */
+          gboolean fill = (i / 10000) % 2 == 0;
+
+          k = g_rand_int_range (rand, 0, 6000);
+          if (!live[k] && (fill ? g_rand_int_range (rand, 0, 10) < 8 : g_rand_int_range (rand, 0, 10) < 2))
+            {
+              g_string_append_printf (trace, "{\"op\":\"alloc\",\"id\":\"id-%u\",\"size\":%u}\n",
+                                      k, 512 * (1 + k % 7));
+              live[k] = TRUE;
+              n_live++;
+              n_lines++;
+            }
+          else if (live[k])
+            {
+              g_string_append_printf (trace, "{\"op\":\"free\",\"id\":\"id-%u\"}\n", k);
+              live[k] = FALSE;
+              n_live--;
+              n_lines++;
+            }
+        }
+
+      /* Variant 1: an id still live is allocated again; variant 2: one no
+       * longer live is freed. */
+      for (k = 0; variant > 0 && live[k] != (variant == 1); k++)
+        ;
+      if (variant == 1)
+        g_string_append_printf (trace, "{\"op\":\"alloc\",\"id\":\"id-%u\",\"size\":1}\n", k);
+      else if (variant == 2)
+        g_string_append_printf (trace, "{\"op\":\"free\",\"id\":\"id-%u\"}\n", k);
+
+      path = write_trace (name, trace->str);
+      run_replay (&run, path, NULL, NULL);
+      if (variant == 0)
+        {
+          g_autoptr(JsonObject) object = NULL;
+
+          g_assert_cmpint (run.status, ==, 0);
+          object = parse_output (run.out);
+          g_assert_cmpint (json_object_get_int_member (object, "allocation.all.current"), ==, n_live);
+          g_assert_cmpuint (n_live, >, 100);
+        }
+      else
+        {
+          g_autofree char *where = g_strdup_printf ("%s:%u: ", path, n_lines + 1);
+          g_autofree char *what = g_strdup_printf ("“id-%u”", k);
+
+          g_assert_cmpint (run.status, ==, 1);
+          g_assert_true (g_str_has_prefix (run.err, where));
+          g_assert_nonnull (strstr (run.err, what));
+          g_assert_nonnull (strstr (run.err, variant == 1 ? "already allocated" : "not allocated"));
+        }
+    }
+}
+
+/* Lines around the sizes the trace is read in (64 KiB) and up to the 1 MiB
+ * limit, full of two-byte characters, so that pieces end inside lines and
+ * inside characters: each is read whole, and the error on the next line
+ * comes with its number. */
+static void
+test_long_lines (void)
+{
+  static const gsize lengths[] = {
+    100, 32767, 32768, 65535, 65536, 65537, 65538, 131071, 131072, 300001, 1048576,
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (lengths); i++)
+    {
+      static const char head[] = "{\"op\":\"alloc\",\"id\":\"a\",\"size\":1,\"label\":\"";
+      g_autoptr(GString) trace = g_string_new (head);
+      g_autofree char *name = g_strdup_printf ("long-%u.jsonl", i);
+      g_autofree char *path = NULL;
+      g_autofree char *where = NULL;
+      g_auto(Run) run = { 0 };
+
+      /* "ğ" is two bytes; an "x" now and then moves the cuts by one. */
+      while (trace->len + 2 < lengths[i] - 2)
+        g_string_append (trace, trace->len % 7 == 0 ? "x" : "ğ");
+      while (trace->len < lengths[i] - 2)
+        g_string_append_c (trace, 'x');
+      g_string_append (trace, "\"}");
+      g_assert_cmpuint (trace->len, ==, lengths[i]);
+      g_string_append (trace, i % 2 ? "\r\n" : "\n");
+      g_string_append (trace, "{\"op\":\"free\",\"id\":\"ghost\"}\n");
+
+      path = write_trace (name, trace->str);
+      where = g_strdup_printf ("%s:2: ", path);
+      run_replay (&run, path, NULL, NULL);
+      g_assert_cmpint (run.status, ==, 1);
+      g_assert_true (g_str_has_prefix (run.err, where));
+      g_assert_nonnull (strstr (run.err, "ghost"));
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -314,6 +747,9 @@ main (int   argc,
   g_test_add_func ("/engine/replay/alloc-conf", test_alloc_conf);
   g_test_add_func ("/engine/replay/bad-lines", test_bad_lines);
   g_test_add_func ("/engine/replay/bad-options", test_bad_options);
+  g_test_add_func ("/engine/replay/spellings", test_spellings);
+  g_test_add_func ("/engine/replay/many-ids", test_many_ids);
+  g_test_add_func ("/engine/replay/long-lines", test_long_lines);
 
   status = g_test_run ();
 

@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 EXE = sys.argv[1]
@@ -117,6 +118,57 @@ def sparse(home, name, size):
     return path
 
 
+def feed_fifo(path, head, block, n_blocks, n_readers):
+    """Writes @head and @n_blocks times @block to each of @n_readers readers of a FIFO
+    in turn, until the reader stops reading."""
+    for _ in range(n_readers):
+        try:
+            with open(path, 'wb') as f:
+                f.write(head)
+                for _ in range(n_blocks):
+                    f.write(block)
+        except BrokenPipeError:
+            pass
+
+
+def peak_rss_kb(args, home):
+    """Runs the lab (English); returns its exit status and the most memory it held,
+    read from /proc while it runs (a child's own rusage would count this
+    process's memory too, which the child had until it started the lab)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(('LC_', 'LANG'))}
+    env.update(HOME=home, LC_ALL='en_US.UTF-8', LANGUAGE='en', GSETTINGS_BACKEND='memory',
+               GML_LIBCUDA='/nonexistent/libcuda.so.1')
+    proc = subprocess.Popen([EXE] + args, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    peak = 0
+    while proc.poll() is None:
+        try:
+            with open(f'/proc/{proc.pid}/status') as f:
+                for line in f:
+                    if line.startswith('VmHWM:'):
+                        peak = max(peak, int(line.split()[1]))
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.005)
+    return proc.returncode, peak
+
+
+def streaming(home):
+    """A long trace is not held in memory: 50 MB of lines, under 32 MB at the most
+    (reading the file whole took more than the file). The sanitizers' own memory
+    makes the figure meaningless under ASan: it is only printed there."""
+    name = 'replay streams a 50 MB trace'
+    big = write(home, 'traces/fifty-mb.jsonl', '{"op":"empty_cache"}\n' * 2500000)
+    status, peak = peak_rss_kb(['replay', big], home)
+    os.unlink(big)
+    judged = 'ASAN_OPTIONS' not in os.environ
+    if status != 0 or (judged and not 0 < peak < 32 * 1024):
+        failures.append(name)
+        print(f'not ok - {name}: exit {status}, peak {peak} KB')
+    else:
+        print(f'ok - {name}: peak {peak} KB' + ('' if judged else ' (not judged under ASan)'))
+
+
 def run_cases(home):
     two_gb = 2 << 30
     deep = '[' * 100000 + ']' * 100000
@@ -148,6 +200,34 @@ def run_cases(home):
     replay('blank-lines', '\n\n  \n', 1, 'empty')
     replay('not-an-object', '[1,2,3]\n', 1, 'one JSON object')
     replay('truncated-line', '{"op":"alloc","id":"x","si\n', 1, 'JSON')
+    # The trace is read a piece at a time; one line is held whole, up to 1 MiB.
+    head = '{"op":"alloc","id":"x","size":1,"label":"'
+    at_limit = head + 'x' * ((1 << 20) - len(head) - 2) + '"}'
+    replay('line-too-long', '{"op":"empty_cache"}\n' + at_limit[:-2] + 'x"}\n', 1,
+           ':2: the line is longer than the limit')
+    replay('line-too-long-unended', at_limit + 'x' * (3 << 20), 1, ':1: the line is longer than')
+    # Still, the whole file is checked before a bad line is reported.
+    replay('nul-after-bad-line', '{"op":"free","id":"ghost"}\n' + 'x' * (3 << 20) + '\0\n', 1, 'NUL')
+    replay('invalid-utf8-after-2-mb', ('{"op":"empty_cache"}\n' * 100000 + '"caf\udce9"\n')
+           .encode('utf-8', 'surrogateescape'), 1, 'UTF-8')
+    check('replay /dev/zero', ['replay', '/dev/zero'], home, 1, 'bigger than the limit')
+    # A bad line, then more than 256 MiB from a pipe: the size is what is reported.
+    fifo = os.path.join(home, 'traces/endless.fifo')
+    os.mkfifo(fifo)
+    feeder = threading.Thread(target=feed_fifo, args=(fifo, b'{"op":"free","id":"ghost"}\n',
+                                                       b' ' * (1 << 20), 260, 2), daemon=True)
+    feeder.start()
+    check('replay bad line, then 260 MiB from a pipe', ['replay', fifo], home, 1,
+          'bigger than the limit')
+    feeder.join(timeout=30)
+    at_limit_path = write(home, 'traces/line-at-limit.jsonl', at_limit + '\r\n')
+    proc, _ = run(['replay', at_limit_path], home, 'en')
+    if proc.returncode != 0:
+        failures.append('replay line of 1 MiB')
+        print(f'not ok - replay line of 1 MiB: exit {proc.returncode}, {proc.stderr.decode()[:200]}')
+    else:
+        print('ok - replay line of 1 MiB')
+    streaming(home)
     check('replay directory', ['replay', home], home, 1, 'Cannot read the trace')
     check('replay missing file', ['replay', os.path.join(home, 'nope.jsonl')], home, 1,
           'Cannot read the trace')
