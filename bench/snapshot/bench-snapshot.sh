@@ -21,9 +21,9 @@ python3 "$here/make-snapshot.py" "$file" "$entries"
 ls -l "$file" | awk '{ printf "size: %.0f MB\n", $5 / 1e6 }'
 
 for i in $(seq "$runs"); do
-  /usr/bin/time -f "python pickle.load: %e s, peak %M KB" \
+  /usr/bin/time -f "python pickle.load: %e s wall, %U s user CPU, peak %M KB" \
     python3 -c "import pickle, sys; pickle.load(open(sys.argv[1], 'rb'))" "$file"
-  /usr/bin/time -f "gpu-memory-lab snapshot --json: %e s, peak %M KB" \
+  /usr/bin/time -f "gpu-memory-lab snapshot --json: %e s wall, %U s user CPU, peak %M KB" \
     "$build/src/app/gpu-memory-lab" snapshot "$file" --json > /dev/null
 done
 "$build/bench/snapshot/bench-snapshot" "$file" 200
