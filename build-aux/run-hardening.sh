@@ -6,7 +6,8 @@
 # libclang-rt-14-dev, llvm, valgrind). About 12 minutes on 2 cores.
 #
 #   1. _build-asan: -Db_sanitize=address,undefined (gcc); the unit, engine, cuda,
-#      render, fuzz-regression and hardening suites under ASan, LSan and UBSan.
+#      render, snapshot, watch, fuzz-regression and hardening suites under ASan, LSan
+#      and UBSan.
 #   2. _build-hardening: a plain build; valgrind memcheck over the unit, engine and
 #      cuda suites (no definite leaks, no invalid reads or writes).
 #   3. _build-fuzz: clang + libFuzzer; every fuzz target for GML_FUZZ_SECONDS
@@ -89,7 +90,7 @@ if ! skipped asan; then
      meson compile -C _build-asan > _build-asan/hardening-build.log 2>&1; then
     pass "asan build"
     suites=
-    for s in unit engine cuda render fuzz hardening; do
+    for s in unit engine cuda render snapshot watch fuzz hardening; do
       suites="$suites --suite $s"
     done
     # Leaks are errors (LSan); GLib, fontconfig and friends keep some memory for the
