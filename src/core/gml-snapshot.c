@@ -248,13 +248,16 @@ gml_snapshot_add_frame_list (GmlSnapshot *self,
                              gsize        first,
                              gsize        count)
 {
-  const guint32 *ids = &g_array_index (self->frame_items, guint32, first);
+  const guint32 *ids;
   guint32 h, pair[2], id;
   gsize mask = self->n_list_slots - 1;
   gsize i;
 
+  /* Not even the address of element 0 before knowing there is one: an empty
+   * array's data is NULL. */
   if (count == 0)
     return 0;
+  ids = &g_array_index (self->frame_items, guint32, first);
   h = hash_ids (ids, count);
   for (i = h & mask; self->list_slots[i] != 0; i = (i + 1) & mask)
     {
@@ -367,14 +370,16 @@ gml_snapshot_finish (GmlSnapshot *self)
           GmlSnapshotSegment *seg = &g_array_index (dev->segments, GmlSnapshotSegment, i);
           guint first = blocks->len;
 
-          if (seg->first_block <= dev->blocks->len &&
+          if (seg->n_blocks > 0 && seg->first_block <= dev->blocks->len &&
               seg->n_blocks <= dev->blocks->len - seg->first_block)
             g_array_append_vals (blocks, &g_array_index (dev->blocks, GmlSnapshotBlock, seg->first_block),
                                  seg->n_blocks);
           seg->first_block = first;
           seg->n_blocks = blocks->len - first;
-          qsort (&g_array_index (blocks, GmlSnapshotBlock, first), seg->n_blocks,
-                 sizeof (GmlSnapshotBlock), block_address_cmp);
+          /* An empty array's data may be NULL, which qsort() must not see. */
+          if (seg->n_blocks > 1)
+            qsort (&g_array_index (blocks, GmlSnapshotBlock, first), seg->n_blocks,
+                   sizeof (GmlSnapshotBlock), block_address_cmp);
         }
       g_array_unref (dev->blocks);
       dev->blocks = blocks;
@@ -484,7 +489,7 @@ gml_snapshot_get_frame_list (GmlSnapshot *self,
   first = g_array_index (self->frame_lists, guint32, id * 2);
   count = g_array_index (self->frame_lists, guint32, id * 2 + 1);
   *n_frames = count;
-  return &g_array_index (self->frame_items, guint32, first);
+  return count > 0 ? &g_array_index (self->frame_items, guint32, first) : NULL;
 }
 
 const GmlSnapshotFrame *

@@ -134,7 +134,9 @@ collect_segments (const GmlMemState *state,
       kind_bytes[e.active ? GML_MEMORY_KIND_INACTIVE_SPLIT : GML_MEMORY_KIND_FREE_CACHED] += free_bytes;
       g_array_append_val (segs, e);
     }
-  qsort (segs->data, segs->len, sizeof (SegEntry), by_address_cmp);
+  /* qsort() must not see the NULL data of an empty array. */
+  if (segs->len > 1)
+    qsort (segs->data, segs->len, sizeof (SegEntry), by_address_cmp);
   for (guint i = 0; i < segs->len; i++)
     g_array_index (segs, SegEntry, i).index = i;
   return segs;
@@ -468,7 +470,8 @@ layout_compute (GmlMapLayout           *layout,
     {
       /* Drawing walks the segments in address order; pack a sorted copy. */
       order = g_array_copy (layout->segments);
-      qsort (order->data, order->len, sizeof (SegEntry), by_size_cmp);
+      if (order->len > 1)
+        qsort (order->data, order->len, sizeof (SegEntry), by_size_cmp);
     }
   else
     order = g_array_ref (layout->segments);
