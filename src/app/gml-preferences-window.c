@@ -7,7 +7,8 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include "gml-accessible.h"
+#include "gml-i18n.h"
 
 #include "gml-language.h"
 #include "gml-preferences-window.h"
@@ -121,7 +122,7 @@ language_changed_cb (GmlPreferencesWindow *self,
                      const char           *previous,
                      GmlApplication       *app)
 {
-  gml_language_retranslate_widget (GTK_WIDGET (self), previous);
+  gml_language_retranslate_widget (GTK_WIDGET (self));
   for (guint choice = 0; choice < N_CHOICES; choice++)
     sync_row (self, choice, TRUE);
 }
@@ -160,6 +161,8 @@ static void
 gml_preferences_window_init (GmlPreferencesWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  gml_language_localize_widget (GTK_WIDGET (self), NULL);
+  gml_accessible_name_buttons (GTK_WIDGET (self));
 }
 
 GmlPreferencesWindow *

@@ -9,7 +9,8 @@
 
 #include <string.h>
 
-#include <glib/gi18n.h>
+#include "gml-accessible.h"
+#include "gml-i18n.h"
 
 #include "gml-language.h"
 #include "gml-quiz-page.h"
@@ -127,7 +128,9 @@ format_last_result (const GmlAnswer *answer)
 
   utc = g_date_time_new_from_unix_utc (answer->time);
   local = g_date_time_to_local (utc);
-  date = g_date_time_format (local, "%x");
+  /* Translators: the date of the last answer, in g_date_time_format() format, in
+   * numbers so that it does not depend on the system's locale: "%d.%m.%Y" in Turkish. */
+  date = gml_i18n_format_date (local, _("%Y-%m-%d"));
   return answer->correct
     /* Translators: %s is a date. */
     ? g_strdup_printf (_("Last time: right (%s)"), date)
@@ -176,7 +179,7 @@ show_summary (GmlQuizPage *self)
     }
 
   /* Translators: the score at the end of a round, e.g. "4 of 6 right". */
-  score = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u right", "%u of %u right",
+  score = g_strdup_printf (ngettext ("%u of %u right", "%u of %u right",
                                         self->round->len),
                            right, self->round->len);
   gtk_label_set_label (self->score_label, score);
@@ -893,6 +896,8 @@ static void
 gml_quiz_page_init (GmlQuizPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  gml_language_localize_widget (GTK_WIDGET (self), NULL);
+  gml_accessible_name_buttons (GTK_WIDGET (self));
 
   self->rand = g_rand_new ();
   g_signal_connect_object (self->paned, "notify::max-position", G_CALLBACK (paned_max_position_cb),

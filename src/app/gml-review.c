@@ -14,7 +14,7 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-leitner.h"
 #include "gml-review.h"

@@ -13,7 +13,9 @@
 #include "config.h"
 
 #include <math.h>
-#include <glib/gi18n.h>
+#include "gml-accessible.h"
+#include "gml-i18n.h"
+#include "gml-language.h"
 
 #include "gml-application.h"
 #include "gml-picture-view.h"
@@ -590,14 +592,7 @@ add_shortcut (GtkShortcutController *controller,
 static void
 set_accessible_labels (GmlScenarioPanel *self)
 {
-  static const char *view_labels[GML_N_VIEWS] = {
-    N_("Memory map view"), N_("Fragmentation view"), N_("Timeline view"), N_("Checkpointing view"),
-    N_("Comparison view")
-  };
-
-  for (guint v = 0; v < GML_N_VIEWS; v++)
-    gtk_accessible_update_property (GTK_ACCESSIBLE (self->view_buttons[v]),
-                                    GTK_ACCESSIBLE_PROPERTY_LABEL, _(view_labels[v]), -1);
+  /* The view tabs have visible labels, which are their names. */
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->by_size_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Pack segments by size"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->play_button),
@@ -637,6 +632,10 @@ gml_scenario_panel_init (GmlScenarioPanel *self)
   GtkEventController *shortcuts;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  gml_language_localize_widget (GTK_WIDGET (self), NULL);
+
+  gml_accessible_name_buttons (GTK_WIDGET (self));
   /* 1×: the model is set after any "selected" a template could hold. */
   gtk_drop_down_set_selected (self->speed_dropdown, 1);
   self->scenarios = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,

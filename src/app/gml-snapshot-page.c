@@ -21,7 +21,9 @@
 #include <string.h>
 #include <time.h>
 
-#include <glib/gi18n.h>
+#include "gml-accessible.h"
+#include "gml-i18n.h"
+#include "gml-language.h"
 
 #include "gml-application.h"
 #include "gml-oom-row.h"
@@ -909,6 +911,10 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
   GtkEventController *shortcuts;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  gml_language_localize_widget (GTK_WIDGET (self), NULL);
+
+  gml_accessible_name_buttons (GTK_WIDGET (self));
 
   for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
     g_signal_connect_object (self->view_buttons[v], "toggled", G_CALLBACK (view_toggled_cb), self,

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-render-private.h"
 
