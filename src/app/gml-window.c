@@ -56,10 +56,15 @@ update_subtitle (GmlWindow *self)
   g_autofree char *subtitle = NULL;
   g_autofree char *level = NULL;
 
+  const char *round_name = gml_quiz_page_get_round_name (self->quiz_page);
+
   if (difficulty != 0 && difficulty != GTK_INVALID_LIST_POSITION)
     level = g_strdup_printf (_("Difficulty %d"), (int) difficulty);
 
-  if (topic != NULL && level != NULL)
+  /* A review round is not the filter's: it says what it is. */
+  if (round_name != NULL)
+    subtitle = g_strdup (gml_i18n_gettext (round_name));
+  else if (topic != NULL && level != NULL)
     subtitle = g_strdup_printf ("%s · %s", gml_i18n_gettext (topic), level);
   else if (topic != NULL)
     subtitle = g_strdup (gml_i18n_gettext (topic));
@@ -251,19 +256,6 @@ language_changed_cb (GmlWindow      *self,
   gml_quiz_page_refresh (self->quiz_page);
 }
 
-static gboolean
-key_pressed_cb (GmlWindow             *self,
-                guint                  keyval,
-                guint                  keycode,
-                GdkModifierType        state,
-                GtkEventControllerKey *controller)
-{
-  /* The Snapshot view has keys of its own (binding actions on its page). */
-  if (!showing_quiz (self))
-    return FALSE;
-  return gml_quiz_page_handle_key (self->quiz_page, keyval, state);
-}
-
 static void
 visible_view_changed_cb (GmlWindow *self)
 {
@@ -435,8 +427,6 @@ gml_window_class_init (GmlWindowClass *klass)
 static void
 gml_window_init (GmlWindow *self)
 {
-  GtkEventController *keys;
-
   gtk_widget_init_template (GTK_WIDGET (self));
 
   gml_language_localize_widget (GTK_WIDGET (self), NULL);
@@ -457,16 +447,12 @@ gml_window_init (GmlWindow *self)
                            G_CALLBACK (visible_view_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->snapshot_page, "notify::title", G_CALLBACK (visible_view_changed_cb), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->quiz_page, "notify::round-name", G_CALLBACK (update_subtitle), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->snapshot_page, "notify::subtitle", G_CALLBACK (visible_view_changed_cb), self,
                            G_CONNECT_SWAPPED);
   visible_view_changed_cb (self);
   _gml_window_snapshot_init (self);
-
-  /* Capture phase: the quiz keys work wherever the focus is. */
-  keys = gtk_event_controller_key_new ();
-  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
-  g_signal_connect_object (keys, "key-pressed", G_CALLBACK (key_pressed_cb), self, G_CONNECT_SWAPPED);
-  gtk_widget_add_controller (GTK_WIDGET (self), keys);
 
   update_accessible_labels (self);
   /* The zoom (Ctrl+plus, Ctrl+minus, Ctrl+0) applies to this window's text. */
