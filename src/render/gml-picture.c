@@ -475,6 +475,34 @@ gml_export_format_for_path (const char      *path,
   return TRUE;
 }
 
+const char *
+gml_export_format_extension (GmlExportFormat format)
+{
+  switch (format)
+    {
+    case GML_EXPORT_SVG:
+      return ".svg";
+    case GML_EXPORT_PDF:
+      return ".pdf";
+    case GML_EXPORT_PNG:
+    default:
+      return ".png";
+    }
+}
+
+char *
+gml_export_path_for_format (const char      *path,
+                            GmlExportFormat  chosen,
+                            GmlExportFormat *format)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (gml_export_format_for_path (path, format))
+    return g_strdup (path);
+  *format = chosen;
+  return g_strconcat (path, gml_export_format_extension (chosen), NULL);
+}
+
 gboolean
 gml_picture_offers_view (GmlPicture *self,
                          GmlView     view)
