@@ -25,7 +25,7 @@ typedef struct
 enum { CHOICE_LANGUAGE, CHOICE_STYLE, CHOICE_BACKEND, N_CHOICES };
 
 static const Choice choices[N_CHOICES] = {
-  { "language", { "system", "tr", "en", NULL }, { N_("Same as the System"), NULL, NULL, NULL } },
+  { "language", { "system", "tr", "en", NULL }, { N_("Follow the System"), NULL, NULL, NULL } },
   { "style", { "system", "light", "dark", "high-contrast", NULL },
     { N_("Follow the System"), N_("Light"), N_("Dark"), N_("High Contrast"), NULL } },
   { "backend", { "auto", "sim", "cuda", NULL },
