@@ -51,3 +51,49 @@ gml_accessible_name_buttons (GtkWidget *root)
        child = gtk_widget_get_next_sibling (child))
     gml_accessible_name_buttons (child);
 }
+
+/* "_Bilingual Mode" as a screen reader should say it: "Bilingual Mode" ("__" is "_"). */
+char *
+gml_accessible_strip_mnemonic (const char *text)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = text != NULL ? text : ""; *p != '\0'; p++)
+    {
+      if (*p == '_')
+        {
+          if (p[1] != '_')
+            continue;
+          p++;
+        }
+      g_string_append_c (out, *p);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static void
+row_title_changed_cb (GObject    *row,
+                      GParamSpec *pspec,
+                      GtkWidget  *control)
+{
+  g_autofree char *title = NULL;
+  g_autofree char *name = NULL;
+
+  g_object_get (row, "title", &title, NULL);
+  name = gml_accessible_strip_mnemonic (title);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (control), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+}
+
+/* A switch or spin button in a preferences row reads as the row's title, also after
+ * the title changes (a new language). GTK 4.8 named a switch labelled by its row
+ * "GtkSwitch": the row itself has no name of its own. */
+void
+gml_accessible_name_by_row (GtkWidget *control,
+                            GtkWidget *row)
+{
+  g_return_if_fail (GTK_IS_WIDGET (control));
+  g_return_if_fail (g_object_class_find_property (G_OBJECT_GET_CLASS (row), "title") != NULL);
+
+  g_signal_connect_object (row, "notify::title", G_CALLBACK (row_title_changed_cb), control, 0);
+  row_title_changed_cb (G_OBJECT (row), NULL, control);
+}

@@ -9,6 +9,9 @@
 
 G_BEGIN_DECLS
 
-void gml_accessible_name_buttons (GtkWidget *root);
+void  gml_accessible_name_buttons   (GtkWidget  *root);
+char *gml_accessible_strip_mnemonic (const char *text);
+void  gml_accessible_name_by_row    (GtkWidget  *control,
+                                     GtkWidget  *row);
 
 G_END_DECLS

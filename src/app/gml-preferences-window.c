@@ -188,11 +188,9 @@ gml_preferences_window_new (GmlApplication *app,
 
       g_settings_bind (self->settings, bindings[i].key, bindings[i].widget, bindings[i].property,
                        G_SETTINGS_BIND_DEFAULT);
-      /* A switch or spin button is named by its row's title for a screen reader. */
+      /* A switch or spin button reads as its row's title for a screen reader. */
       if (row != NULL)
-        gtk_accessible_update_relation (GTK_ACCESSIBLE (bindings[i].widget),
-                                        GTK_ACCESSIBLE_RELATION_LABELLED_BY, row, NULL,
-                                        -1);
+        gml_accessible_name_by_row (bindings[i].widget, row);
     }
   for (guint choice = 0; choice < N_CHOICES; choice++)
     {
