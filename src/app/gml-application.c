@@ -7,7 +7,6 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
 
 #include "gml-application.h"
 #include "gml-i18n.h"
@@ -233,6 +232,29 @@ apply_language (GmlApplication *self)
   gml_i18n_set_language (gml_i18n_is_known_language (lang) ? lang : NULL);
 }
 
+/* Why the GPU is simulated is the CUDA backend's sentence, written when the device
+ * was opened: ask the driver again, in the language now in effect. The simulated
+ * device itself stays (scenarios hold it); a driver that answers now is closed again
+ * at once, and the backend settings decide when to switch. */
+static void
+refresh_device_reason (GmlApplication *self)
+{
+  g_autoptr(GError) error = NULL;
+  GmlDevice *probe;
+
+  if (self->device == NULL || self->device_reason == NULL)
+    return;
+  probe = gml_device_cuda_new ((guint64) g_settings_get_int (self->settings, "cuda-budget-mib") << 20,
+                               &error);
+  if (probe != NULL)
+    {
+      gml_device_destroy (probe);
+      return;
+    }
+  g_free (self->device_reason);
+  self->device_reason = g_strdup (error->message);
+}
+
 /* A new language applies at once: open windows and pictures listen to
  * GmlApplication::language-changed and set their strings again. */
 static void
@@ -241,6 +263,9 @@ language_setting_changed_cb (GmlApplication *self)
   g_autofree char *previous = g_strdup (gml_i18n_get_language ());
 
   apply_language (self);
+  if (g_strcmp0 (previous, gml_i18n_get_language ()) == 0)
+    return;
+  refresh_device_reason (self);
   g_signal_emit (self, signals[LANGUAGE_CHANGED], 0, previous);
 }
 

@@ -1,13 +1,17 @@
-/* gml-language.c — switching the language of windows that are already open.
+/* gml-language.c — the language of templates, and of windows that are already open.
  *
- * GtkBuilder translates a template's strings once, when the widget is built, and
- * keeps no message ids. Rebuilding the windows would lose the state of the quiz and
- * the pictures, so instead the widget tree is walked: each string property that holds
- * a text of the lab's catalogue in the previous language is mapped back to its
- * catalogue key (gml_i18n_key_for_text() reads the compiled catalogue directly) and
- * looked up again in the new language. Texts that are not in the catalogue (numbers,
- * formatted sentences, what the user typed) are left alone; the code that formatted
- * them sets them again on GmlApplication::language-changed.
+ * The lab's text domain is not gettext's default domain, so GtkBuilder builds the
+ * lab's templates with their English source strings. gml_language_localize_widget()
+ * walks a freshly built tree: each string property that holds a source string of the
+ * lab's catalogue gets its catalogue key remembered on the object, and the text in
+ * the current language. When the language changes, gml_language_retranslate_widget()
+ * looks every remembered key up again; nothing is ever mapped back from a translated
+ * text (two source strings may share one translation). A property the code has set to
+ * something else since is the code's: it is left alone, and that code sets it again on
+ * GmlApplication::language-changed.
+ *
+ * Menus from templates are copied with each label's key as an extra attribute;
+ * AdwViewStack and GtkStack pages, which are no widgets, are walked too.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -16,54 +20,131 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include <adwaita.h>
 
 #include "gml-i18n.h"
 #include "gml-language.h"
 
-/* The language a bilingual class sees in smaller text. */
+/* The menu attribute that keeps a label's catalogue key. */
+#define MENU_KEY_ATTRIBUTE "gml-label-key"
+
+static const char *properties[] = {
+  "label", "title", "subtitle", "description", "tooltip-text", "placeholder-text",
+};
+
+typedef struct
+{
+  const char *key;     /* the catalogue's, which lives as long as the process */
+  char       *shown;   /* the text last set from it */
+} Record;
+
+static void
+record_free (gpointer data)
+{
+  Record *record = data;
+
+  g_free (record->shown);
+  g_free (record);
+}
+
+static GQuark
+record_quark (guint property)
+{
+  static GQuark quarks[G_N_ELEMENTS (properties)];
+
+  if (quarks[property] == 0)
+    {
+      g_autofree char *name = g_strconcat ("gml-language-", properties[property], NULL);
+
+      quarks[property] = g_quark_from_string (name);
+    }
+  return quarks[property];
+}
+
+/* The language the other half of a bilingual class sees. */
 const char *
 gml_language_other (void)
 {
   return g_str_equal (gml_i18n_get_language (), "tr") ? "en" : "tr";
 }
 
-static const char *
-retranslate_text (const char *text,
-                  const char *previous)
+static gboolean
+is_string_property (GObject    *object,
+                    const char *name)
 {
-  const char *key = gml_i18n_key_for_text (previous, text);
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (object), name);
 
-  if (key == NULL)
-    return NULL;
-  /* Offset 0: the key may carry a context before \004; g_dpgettext strips it when
-   * there is no translation. */
-  return g_dpgettext (GETTEXT_PACKAGE, key, 0);
+  return pspec != NULL && pspec->value_type == G_TYPE_STRING &&
+         (pspec->flags & G_PARAM_READWRITE) == G_PARAM_READWRITE &&
+         (pspec->flags & G_PARAM_CONSTRUCT_ONLY) == 0;
 }
 
 static void
-retranslate_property (GObject    *object,
-                      const char *name,
-                      const char *previous)
+set_from_key (GObject    *object,
+              guint       property,
+              Record     *record,
+              const char *current)
 {
-  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (object), name);
-  g_autofree char *text = NULL;
-  const char *translated;
+  const char *text = gml_i18n_lookup (gml_i18n_get_language (), record->key);
 
-  if (pspec == NULL || pspec->value_type != G_TYPE_STRING ||
-      (pspec->flags & G_PARAM_READWRITE) != G_PARAM_READWRITE ||
-      (pspec->flags & G_PARAM_CONSTRUCT_ONLY) != 0)
-    return;
-
-  g_object_get (object, name, &text, NULL);
-  translated = retranslate_text (text, previous);
-  if (translated != NULL && !g_str_equal (translated, text))
-    g_object_set (object, name, translated, NULL);
+  g_free (record->shown);
+  record->shown = g_strdup (text);
+  if (g_strcmp0 (current, text) != 0)
+    g_object_set (object, properties[property], text, NULL);
 }
 
-GMenuModel *
-gml_language_retranslate_menu (GMenuModel *model,
-                               const char *previous)
+static void
+localize_object (GObject    *object,
+                 const char *context)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (properties); i++)
+    {
+      g_autofree char *text = NULL;
+      const char *key;
+      Record *record;
+
+      if (g_object_get_qdata (object, record_quark (i)) != NULL ||
+          !is_string_property (object, properties[i]))
+        continue;
+      g_object_get (object, properties[i], &text, NULL);
+      key = gml_i18n_key_for_source (text, context);
+      if (key == NULL)
+        continue;
+      record = g_new0 (Record, 1);
+      record->key = key;
+      g_object_set_qdata_full (object, record_quark (i), record, record_free);
+      set_from_key (object, i, record, text);
+    }
+}
+
+static void
+retranslate_object (GObject *object)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (properties); i++)
+    {
+      Record *record = g_object_get_qdata (object, record_quark (i));
+      g_autofree char *text = NULL;
+
+      if (record == NULL)
+        continue;
+      g_object_get (object, properties[i], &text, NULL);
+      if (g_strcmp0 (text, record->shown) != 0)
+        {
+          /* The code set its own text: from now on the code keeps it up to date. */
+          g_object_set_qdata (object, record_quark (i), NULL);
+          continue;
+        }
+      set_from_key (object, i, record, text);
+    }
+}
+
+/* A copy of @model with each label in the current language. @localize: the labels
+ * are source strings from a template (their keys are looked up and kept); otherwise
+ * the keys kept before are used. */
+static GMenuModel *
+translate_menu (GMenuModel *model,
+                const char *context,
+                gboolean    localize)
 {
   GMenu *menu = g_menu_new ();
   int n = g_menu_model_get_n_items (model);
@@ -73,26 +154,29 @@ gml_language_retranslate_menu (GMenuModel *model,
       g_autoptr(GMenuItem) item = g_menu_item_new (NULL, NULL);
       g_autoptr(GMenuAttributeIter) attributes = g_menu_model_iterate_item_attributes (model, i);
       g_autoptr(GMenuLinkIter) links = g_menu_model_iterate_item_links (model, i);
+      g_autoptr(GVariant) kept = g_menu_model_get_item_attribute_value (model, i, MENU_KEY_ATTRIBUTE,
+                                                                        G_VARIANT_TYPE_STRING);
+      const char *key = kept != NULL ? g_variant_get_string (kept, NULL) : NULL;
       const char *name;
       GVariant *value;
       GMenuModel *link;
 
       while (g_menu_attribute_iter_get_next (attributes, &name, &value))
         {
-          const char *translated = NULL;
-
-          if (g_str_equal (name, G_MENU_ATTRIBUTE_LABEL) &&
+          if (localize && key == NULL && g_str_equal (name, G_MENU_ATTRIBUTE_LABEL) &&
               g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
-            translated = retranslate_text (g_variant_get_string (value, NULL), previous);
-          if (translated != NULL)
-            g_menu_item_set_attribute (item, name, "s", translated);
-          else
-            g_menu_item_set_attribute_value (item, name, value);
+            key = gml_i18n_key_for_source (g_variant_get_string (value, NULL), context);
+          g_menu_item_set_attribute_value (item, name, value);
           g_variant_unref (value);
+        }
+      if (key != NULL)
+        {
+          g_menu_item_set_attribute (item, MENU_KEY_ATTRIBUTE, "s", key);
+          g_menu_item_set_label (item, gml_i18n_lookup (gml_i18n_get_language (), key));
         }
       while (g_menu_link_iter_get_next (links, &name, &link))
         {
-          g_autoptr(GMenuModel) copy = gml_language_retranslate_menu (link, previous);
+          g_autoptr(GMenuModel) copy = translate_menu (link, context, localize);
 
           g_menu_item_set_link (item, name, copy);
           g_object_unref (link);
@@ -102,46 +186,90 @@ gml_language_retranslate_menu (GMenuModel *model,
   return G_MENU_MODEL (menu);
 }
 
-/* Call after gml_i18n_set_language(), with the language in effect before it. */
-void
-gml_language_retranslate_widget (GtkWidget  *root,
-                                 const char *previous)
+GMenuModel *
+gml_language_localize_menu (GMenuModel *model,
+                            const char *context)
 {
-  static const char *properties[] = {
-    "label", "title", "subtitle", "description", "tooltip-text", "placeholder-text",
-  };
-
-  g_return_if_fail (GTK_IS_WIDGET (root));
-
-  if (previous == NULL || g_str_equal (previous, gml_i18n_get_language ()))
-    return;
-
-  for (guint i = 0; i < G_N_ELEMENTS (properties); i++)
-    retranslate_property (G_OBJECT (root), properties[i], previous);
-
-  if (GTK_IS_MENU_BUTTON (root) && gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (root)) != NULL)
-    {
-      g_autoptr(GMenuModel) menu =
-        gml_language_retranslate_menu (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (root)), previous);
-
-      gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (root), menu);
-    }
-
-  for (GtkWidget *child = gtk_widget_get_first_child (root);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    gml_language_retranslate_widget (child, previous);
+  g_return_val_if_fail (G_IS_MENU_MODEL (model), NULL);
+  return translate_menu (model, context, TRUE);
 }
 
-/* A question's string as the other language of a bilingual class has it. The bank
- * translates through gettext at display time, so the lookup runs with that language
- * in effect for a moment: the same code path, placeholders and user banks included. */
+GMenuModel *
+gml_language_retranslate_menu (GMenuModel *model)
+{
+  g_return_val_if_fail (G_IS_MENU_MODEL (model), NULL);
+  return translate_menu (model, NULL, FALSE);
+}
+
+static void
+walk (GtkWidget  *widget,
+      const char *context,
+      gboolean    localize)
+{
+  if (localize)
+    localize_object (G_OBJECT (widget), context);
+  else
+    retranslate_object (G_OBJECT (widget));
+
+  if (GTK_IS_MENU_BUTTON (widget) && gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)) != NULL)
+    {
+      g_autoptr(GMenuModel) menu = translate_menu (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)),
+                                                   context, localize);
+
+      gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (widget), menu);
+    }
+
+  /* Stack pages hold their titles; they are no widgets. */
+  if (ADW_IS_VIEW_STACK (widget) || GTK_IS_STACK (widget))
+    {
+      g_autoptr(GListModel) pages = ADW_IS_VIEW_STACK (widget)
+        ? G_LIST_MODEL (adw_view_stack_get_pages (ADW_VIEW_STACK (widget)))
+        : G_LIST_MODEL (gtk_stack_get_pages (GTK_STACK (widget)));
+
+      for (guint i = 0; i < g_list_model_get_n_items (pages); i++)
+        {
+          g_autoptr(GObject) page = g_list_model_get_item (pages, i);
+
+          if (localize)
+            localize_object (page, context);
+          else
+            retranslate_object (page);
+        }
+    }
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    walk (child, context, localize);
+}
+
+/* Call on a tree GtkBuilder has just built (a template, the shortcuts window), with
+ * the translation context of its strings if they have one. */
+void
+gml_language_localize_widget (GtkWidget  *root,
+                              const char *context)
+{
+  g_return_if_fail (GTK_IS_WIDGET (root));
+  walk (root, context, TRUE);
+}
+
+/* Call on GmlApplication::language-changed. */
+void
+gml_language_retranslate_widget (GtkWidget *root)
+{
+  g_return_if_fail (GTK_IS_WIDGET (root));
+  walk (root, NULL, FALSE);
+}
+
+/* A question's string as the other language of a bilingual class has it: the bank
+ * translates at display time, so the lookup runs in that language for this thread
+ * for a moment — the same code path, placeholders and user banks included. */
 char *
 gml_language_format_other (const GmlQuestion *question,
                            const char        *source,
                            const guint        order[GML_N_OPTIONS])
 {
-  char *saved = gml_i18n_push_language (gml_language_other ());
+  const char *saved = gml_i18n_push_language (gml_language_other ());
   char *text = gml_question_format (question, source, order);
 
   gml_i18n_pop_language (saved);

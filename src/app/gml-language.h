@@ -1,4 +1,4 @@
-/* gml-language.h — switching the language of windows that are already open.
+/* gml-language.h — the language of templates, and of windows that are already open.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -12,10 +12,12 @@
 G_BEGIN_DECLS
 
 const char *gml_language_other              (void);
-void        gml_language_retranslate_widget (GtkWidget         *root,
-                                             const char        *previous);
-GMenuModel *gml_language_retranslate_menu   (GMenuModel        *model,
-                                             const char        *previous);
+void        gml_language_localize_widget    (GtkWidget         *root,
+                                             const char        *context);
+void        gml_language_retranslate_widget (GtkWidget         *root);
+GMenuModel *gml_language_localize_menu      (GMenuModel        *model,
+                                             const char        *context);
+GMenuModel *gml_language_retranslate_menu   (GMenuModel        *model);
 char       *gml_language_format_other       (const GmlQuestion *question,
                                              const char        *source,
                                              const guint        order[GML_N_OPTIONS]);

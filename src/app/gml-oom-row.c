@@ -13,7 +13,9 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include "gml-accessible.h"
+#include "gml-i18n.h"
+#include "gml-language.h"
 
 #include "gml-oom-row.h"
 #include "gml-scenario.h"
@@ -70,7 +72,7 @@ add_practise_button (GmlOomRow       *self,
   /* Translators: a quiz topic and how many questions it has. */
   label = g_strdup_printf (ngettext ("Practise: %s — %u question", "Practise: %s — %u questions",
                                      questions->len),
-                           g_dgettext (GETTEXT_PACKAGE, topic), questions->len);
+                           gml_i18n_gettext (topic), questions->len);
   /* A long topic wraps rather than widen the side panel. */
   text = gtk_label_new (label);
   gtk_label_set_wrap (GTK_LABEL (text), TRUE);
@@ -266,4 +268,6 @@ static void
 gml_oom_row_init (GmlOomRow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  gml_language_localize_widget (GTK_WIDGET (self), NULL);
+  gml_accessible_name_buttons (GTK_WIDGET (self));
 }

@@ -7,7 +7,8 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include "gml-accessible.h"
+#include "gml-i18n.h"
 
 #include "gml-language.h"
 #include "gml-preferences-window.h"
@@ -24,7 +25,7 @@ typedef struct
 enum { CHOICE_LANGUAGE, CHOICE_STYLE, CHOICE_BACKEND, N_CHOICES };
 
 static const Choice choices[N_CHOICES] = {
-  { "language", { "system", "tr", "en", NULL }, { N_("Same as the System"), NULL, NULL, NULL } },
+  { "language", { "system", "tr", "en", NULL }, { N_("Follow the System"), NULL, NULL, NULL } },
   { "style", { "system", "light", "dark", "high-contrast", NULL },
     { N_("Follow the System"), N_("Light"), N_("Dark"), N_("High Contrast"), NULL } },
   { "backend", { "auto", "sim", "cuda", NULL },
@@ -121,7 +122,7 @@ language_changed_cb (GmlPreferencesWindow *self,
                      const char           *previous,
                      GmlApplication       *app)
 {
-  gml_language_retranslate_widget (GTK_WIDGET (self), previous);
+  gml_language_retranslate_widget (GTK_WIDGET (self));
   for (guint choice = 0; choice < N_CHOICES; choice++)
     sync_row (self, choice, TRUE);
 }
@@ -160,6 +161,8 @@ static void
 gml_preferences_window_init (GmlPreferencesWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  gml_language_localize_widget (GTK_WIDGET (self), NULL);
+  gml_accessible_name_buttons (GTK_WIDGET (self));
 }
 
 GmlPreferencesWindow *
@@ -185,11 +188,9 @@ gml_preferences_window_new (GmlApplication *app,
 
       g_settings_bind (self->settings, bindings[i].key, bindings[i].widget, bindings[i].property,
                        G_SETTINGS_BIND_DEFAULT);
-      /* A switch or spin button is named by its row's title for a screen reader. */
+      /* A switch or spin button reads as its row's title for a screen reader. */
       if (row != NULL)
-        gtk_accessible_update_relation (GTK_ACCESSIBLE (bindings[i].widget),
-                                        GTK_ACCESSIBLE_RELATION_LABELLED_BY, row, NULL,
-                                        -1);
+        gml_accessible_name_by_row (bindings[i].widget, row);
     }
   for (guint choice = 0; choice < N_CHOICES; choice++)
     {

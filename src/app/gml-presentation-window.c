@@ -14,7 +14,8 @@
 #include <math.h>
 #include <stdio.h>
 
-#include <glib/gi18n.h>
+#include "gml-accessible.h"
+#include "gml-i18n.h"
 
 #include "gml-language.h"
 #include "gml-picture-view.h"
@@ -568,7 +569,7 @@ language_changed_cb (GmlPresentationWindow *self,
                      const char            *previous,
                      GmlApplication        *app)
 {
-  gml_language_retranslate_widget (GTK_WIDGET (self), previous);
+  gml_language_retranslate_widget (GTK_WIDGET (self));
   /* The pictures' labels and captions are translated when the scenario runs. */
   drop_picture (self);
   show_current (self);
@@ -695,6 +696,10 @@ gml_presentation_window_init (GmlPresentationWindow *self)
   GtkEventController *keys;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  gml_language_localize_widget (GTK_WIDGET (self), NULL);
+
+  gml_accessible_name_buttons (GTK_WIDGET (self));
   self->picture_scale = 1.0;
   gtk_widget_set_layout_manager (self->picture_holder,
                                  gtk_custom_layout_new (NULL, holder_measure, holder_allocate));

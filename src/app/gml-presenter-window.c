@@ -9,7 +9,8 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include "gml-accessible.h"
+#include "gml-i18n.h"
 
 #include "gml-language.h"
 #include "gml-presenter-window.h"
@@ -214,7 +215,7 @@ language_changed_cb (GmlPresenterWindow *self,
                      const char         *previous,
                      GmlApplication     *app)
 {
-  gml_language_retranslate_widget (GTK_WIDGET (self), previous);
+  gml_language_retranslate_widget (GTK_WIDGET (self));
   update (self);
 }
 
@@ -283,6 +284,10 @@ gml_presenter_window_init (GmlPresenterWindow *self)
   GtkEventController *keys;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  gml_language_localize_widget (GTK_WIDGET (self), NULL);
+
+  gml_accessible_name_buttons (GTK_WIDGET (self));
 
   g_signal_connect_object (self->previous_button, "clicked", G_CALLBACK (previous_clicked_cb), self,
                            G_CONNECT_SWAPPED);

@@ -9,7 +9,8 @@
 
 #include <string.h>
 
-#include <glib/gi18n.h>
+#include "gml-accessible.h"
+#include "gml-i18n.h"
 
 #include "gml-language.h"
 #include "gml-quiz-page.h"
@@ -56,6 +57,7 @@ struct _GmlQuizPage
   GtkWidget       *paned;            /* the template's root: question | picture */
   GtkScrolledWindow *question_scroller;
   GtkWidget       *scenario_panel;
+  const char      *round_name;         /* a static msgid, or NULL for the filter's round */
 
   GtkWidget       *option_buttons[GML_N_OPTIONS];
   GtkLabel        *option_letters[GML_N_OPTIONS];
@@ -82,6 +84,14 @@ enum {
 };
 
 static guint signals[N_SIGNALS];
+
+enum {
+  PROP_0,
+  PROP_ROUND_NAME,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_FINAL_TYPE (GmlQuizPage, gml_quiz_page, GTK_TYPE_WIDGET)
 
@@ -127,7 +137,9 @@ format_last_result (const GmlAnswer *answer)
 
   utc = g_date_time_new_from_unix_utc (answer->time);
   local = g_date_time_to_local (utc);
-  date = g_date_time_format (local, "%x");
+  /* Translators: the date of the last answer, in g_date_time_format() format, in
+   * numbers so that it does not depend on the system's locale: "%d.%m.%Y" in Turkish. */
+  date = gml_i18n_format_date (local, _("%Y-%m-%d"));
   return answer->correct
     /* Translators: %s is a date. */
     ? g_strdup_printf (_("Last time: right (%s)"), date)
@@ -176,7 +188,7 @@ show_summary (GmlQuizPage *self)
     }
 
   /* Translators: the score at the end of a round, e.g. "4 of 6 right". */
-  score = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u right", "%u of %u right",
+  score = g_strdup_printf (ngettext ("%u of %u right", "%u of %u right",
                                         self->round->len),
                            right, self->round->len);
   gtk_label_set_label (self->score_label, score);
@@ -554,7 +566,7 @@ quiz_review_wrong_action (GtkWidget  *widget,
   GmlQuizPage *self = GML_QUIZ_PAGE (widget);
   g_autoptr(GArray) indexes = round_indexes (self, TRUE);
 
-  gml_quiz_page_start_round (self, indexes);
+  gml_quiz_page_start_named_round (self, indexes, N_("Review: answered wrong"));
 }
 
 static void
@@ -568,88 +580,35 @@ quiz_restart_action (GtkWidget  *widget,
   if (self->round == NULL)
     return;
   indexes = round_indexes (self, FALSE);
-  gml_quiz_page_start_round (self, indexes);
+  /* The same round again: a review stays a review. */
+  gml_quiz_page_start_named_round (self, indexes, self->round_name);
 }
 
-static gboolean
-is_plain (GdkModifierType state)
-{
-  return (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK)) == 0;
-}
-
-/* Keys work wherever the focus is: 1–4 or A–D choose, Enter/Space/→ go on once the
- * question is answered, ← goes back. Returns TRUE when the key was used. */
-gboolean
-gml_quiz_page_handle_key (GmlQuizPage     *self,
-                          guint            keyval,
-                          GdkModifierType  state)
-{
-  RoundItem *item = current_item (self);
-  guint lower = gdk_keyval_to_lower (keyval);
-
-  /* The picture's keys step its scenario; none of them is a quiz key. */
-  if (((state & GDK_CONTROL_MASK) && (keyval == GDK_KEY_Left || keyval == GDK_KEY_Right)) ||
-      (is_plain (state) && (keyval == GDK_KEY_bracketleft || keyval == GDK_KEY_bracketright)))
-    {
-      gml_scenario_panel_step (GML_SCENARIO_PANEL (self->scenario_panel),
-                               keyval == GDK_KEY_Left || keyval == GDK_KEY_bracketleft ? -1 : 1);
-      return TRUE;
-    }
-
-  if (!is_plain (state) || item == NULL ||
-      !g_str_equal (gtk_stack_get_visible_child_name (self->stack), "question"))
-    return FALSE;
-
-  if (lower >= GDK_KEY_a && lower <= GDK_KEY_d)
-    {
-      choose (self, lower - GDK_KEY_a);
-      return TRUE;
-    }
-  if (keyval >= GDK_KEY_1 && keyval <= GDK_KEY_4)
-    {
-      choose (self, keyval - GDK_KEY_1);
-      return TRUE;
-    }
-  if (keyval >= GDK_KEY_KP_1 && keyval <= GDK_KEY_KP_4)
-    {
-      choose (self, keyval - GDK_KEY_KP_1);
-      return TRUE;
-    }
-
-  switch (keyval)
-    {
-    case GDK_KEY_Left:
-    case GDK_KEY_KP_Left:
-      go_previous (self);
-      return TRUE;
-
-    case GDK_KEY_Right:
-    case GDK_KEY_KP_Right:
-      go_next (self);
-      return TRUE;
-
-    case GDK_KEY_Return:
-    case GDK_KEY_KP_Enter:
-    case GDK_KEY_ISO_Enter:
-    case GDK_KEY_space:
-      /* Before answering, Enter and Space belong to the focused option button. */
-      if (!item->answered)
-        return FALSE;
-      go_next (self);
-      return TRUE;
-
-    default:
-      return FALSE;
-    }
-}
-
+/* A round of the filter's questions (the window's subtitle names the filter). */
 void
 gml_quiz_page_start_round (GmlQuizPage *self,
                            GArray      *indexes)
 {
+  gml_quiz_page_start_named_round (self, indexes, NULL);
+}
+
+/* A round that is not the filter's, such as a review: @name is a static,
+ * untranslated msgid (N_()) the window shows, in the language of the moment, as
+ * its subtitle; NULL for the filter's round. */
+void
+gml_quiz_page_start_named_round (GmlQuizPage *self,
+                                 GArray      *indexes,
+                                 const char  *name)
+{
   gboolean shuffle = self->settings == NULL || g_settings_get_boolean (self->settings, "shuffle-options");
 
   g_return_if_fail (GML_IS_QUIZ_PAGE (self));
+
+  if (self->round_name != name)
+    {
+      self->round_name = name;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ROUND_NAME]);
+    }
 
   g_clear_pointer (&self->round, g_array_unref);
   self->round = g_array_sized_new (FALSE, TRUE, sizeof (RoundItem), indexes->len);
@@ -672,6 +631,14 @@ gml_quiz_page_start_round (GmlQuizPage *self,
   self->current = 0;
   show_current (self);
   scroll_to_top (self);
+}
+
+/* The untranslated name of a round that is not the filter's, or NULL. */
+const char *
+gml_quiz_page_get_round_name (GmlQuizPage *self)
+{
+  g_return_val_if_fail (GML_IS_QUIZ_PAGE (self), NULL);
+  return self->round_name;
 }
 
 /* Shows the current question again, e.g. after the language changed. */
@@ -822,6 +789,30 @@ gml_quiz_page_finalize (GObject *object)
   G_OBJECT_CLASS (gml_quiz_page_parent_class)->finalize (object);
 }
 
+static const guint next_keys[] = {
+  GDK_KEY_Return, GDK_KEY_KP_Enter, GDK_KEY_ISO_Enter, GDK_KEY_space, GDK_KEY_KP_Space,
+  GDK_KEY_Right, GDK_KEY_KP_Right,
+};
+
+static void
+gml_quiz_page_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  GmlQuizPage *self = GML_QUIZ_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_ROUND_NAME:
+      g_value_set_string (value, self->round_name);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 gml_quiz_page_class_init (GmlQuizPageClass *klass)
 {
@@ -830,6 +821,18 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
 
   object_class->dispose = gml_quiz_page_dispose;
   object_class->finalize = gml_quiz_page_finalize;
+  object_class->get_property = gml_quiz_page_get_property;
+
+  /**
+   * GmlQuizPage:round-name:
+   *
+   * The untranslated name of a round that is not the filter's ("Review due"),
+   * or %NULL.
+   */
+  properties[PROP_ROUND_NAME] =
+    g_param_spec_string ("round-name", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
    * GmlQuizPage::message:
@@ -884,18 +887,49 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   gtk_widget_class_install_action (widget_class, "quiz.review-wrong", NULL, quiz_review_wrong_action);
   gtk_widget_class_install_action (widget_class, "quiz.restart", NULL, quiz_restart_action);
 
+  /* Keys as binding actions on the page, as GNOME Text Editor does it: the focused
+   * control gets a key first (Enter on Previous goes back, Space on a view tab
+   * switches the view, ←/→ on the step slider move the slider), and the page acts on
+   * what no control wanted. 1–4 and A–D choose; Enter, Space and → go on once the
+   * question is answered; ← goes back. Disabled actions let the key go on. The
+   * picture's own keys (Ctrl+←/→, [ ], …) are the picture panel's shortcuts. */
+  for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
+    {
+      gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1 + shown, 0, "quiz.choose", "i", shown);
+      gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_1 + shown, 0, "quiz.choose", "i", shown);
+      gtk_widget_class_add_binding_action (widget_class, GDK_KEY_a + shown, 0, "quiz.choose", "i", shown);
+      gtk_widget_class_add_binding_action (widget_class, GDK_KEY_A + shown, GDK_SHIFT_MASK,
+                                           "quiz.choose", "i", shown);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (next_keys); i++)
+    gtk_widget_class_add_binding_action (widget_class, next_keys[i], 0, "quiz.next", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, 0, "quiz.previous", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Left, 0, "quiz.previous", NULL);
+
   g_type_ensure (ADW_TYPE_CLAMP);
   g_type_ensure (GML_TYPE_SCENARIO_PANEL);
   g_type_ensure (ADW_TYPE_STATUS_PAGE);
+}
+
+/* The picture's messages (an export that failed) go to the window's toasts. */
+static void
+scenario_panel_message_cb (GmlQuizPage *self,
+                           const char  *message)
+{
+  g_signal_emit (self, signals[MESSAGE], 0, message);
 }
 
 static void
 gml_quiz_page_init (GmlQuizPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  gml_language_localize_widget (GTK_WIDGET (self), NULL);
+  gml_accessible_name_buttons (GTK_WIDGET (self));
 
   self->rand = g_rand_new ();
   g_signal_connect_object (self->paned, "notify::max-position", G_CALLBACK (paned_max_position_cb),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->scenario_panel, "message", G_CALLBACK (scenario_panel_message_cb),
                            self, G_CONNECT_SWAPPED);
 
   for (guint shown = 0; shown < GML_N_OPTIONS; shown++)

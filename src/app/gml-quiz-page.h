@@ -23,9 +23,10 @@ void       gml_quiz_page_set_sources  (GmlQuizPage     *self,
                                        GSettings       *settings);
 void       gml_quiz_page_start_round  (GmlQuizPage     *self,
                                        GArray          *indexes);
-gboolean   gml_quiz_page_handle_key   (GmlQuizPage     *self,
-                                       guint            keyval,
-                                       GdkModifierType  state);
+void       gml_quiz_page_start_named_round (GmlQuizPage *self,
+                                            GArray      *indexes,
+                                            const char  *name);
+const char *gml_quiz_page_get_round_name (GmlQuizPage    *self);
 void       gml_quiz_page_refresh      (GmlQuizPage     *self);
 void       gml_quiz_page_undo_answer  (GmlQuizPage     *self,
                                        const char      *question);

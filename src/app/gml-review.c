@@ -14,7 +14,7 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-leitner.h"
 #include "gml-review.h"
@@ -38,6 +38,7 @@ struct _GmlReview
   GtkWindow          *stats_window;   /* weak */
   GmlStatsView       *stats_view;     /* inside stats_window */
   guint               n_due;
+  guint               due_timeout;    /* the count taken again when the next comes due */
 };
 
 G_DEFINE_FINAL_TYPE (GmlReview, gml_review, G_TYPE_OBJECT)
@@ -60,17 +61,59 @@ current_leitner (GmlReview *self)
   return gml_leitner_new_from_progress (gml_application_get_progress (self->app), tz);
 }
 
+static gboolean
+due_timeout_cb (gpointer user_data)
+{
+  GmlReview *self = user_data;
+
+  self->due_timeout = 0;
+  gml_review_update (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* The button's tooltip: what it does, or, with nothing due, when something will be. */
+static char *
+due_tooltip (guint  n_due,
+             gint64 next)
+{
+  g_autoptr(GDateTime) utc = NULL;
+  g_autoptr(GDateTime) local = NULL;
+  g_autofree char *date = NULL;
+
+  if (n_due > 0)
+    return g_strdup (_("Review the Questions Due Today (Ctrl+D)"));
+  if (next == G_MAXINT64)
+    return g_strdup (_("Nothing is due for review. Questions you answer come due again after 1, 2, 4, 8 or 16 days."));
+  utc = g_date_time_new_from_unix_utc (next);
+  local = utc != NULL ? g_date_time_to_local (utc) : NULL;
+  if (local == NULL)
+    return g_strdup (_("Nothing is due for review."));
+  /* Translators: a date in g_date_time_format() format, in numbers: "%d.%m.%Y" in Turkish. */
+  date = gml_i18n_format_date (local, _("%Y-%m-%d"));
+  /* Translators: %s is a date. */
+  return g_strdup_printf (_("Nothing is due for review. The next question comes due on %s."), date);
+}
+
 /* Recounts what is due and refreshes the button and the statistics. Call after every
- * change of the answer log. */
+ * change of the answer log; it runs again by itself when the next question comes due,
+ * so a window left open over midnight shows the new count. */
 void
 gml_review_update (GmlReview *self)
 {
   g_autoptr(GmlLeitner) leitner = current_leitner (self);
-  g_autoptr(GArray) due = gml_leitner_due_indexes (leitner, gml_application_get_bank (self->app),
-                                                   g_get_real_time () / G_USEC_PER_SEC);
+  gint64 now = g_get_real_time () / G_USEC_PER_SEC;
+  g_autoptr(GArray) due = gml_leitner_due_indexes (leitner, gml_application_get_bank (self->app), now);
+  gint64 next = gml_leitner_next_due_time (leitner, gml_application_get_bank (self->app), now);
   g_autofree char *count = g_strdup_printf ("%u", due->len);
   g_autofree char *label = NULL;
+  g_autofree char *tooltip = due_tooltip (due->len, next);
   GAction *start;
+
+  /* The main loop's clock stops during suspend: look again at least every ten
+   * minutes, and a second after the next question comes due. */
+  g_clear_handle_id (&self->due_timeout, g_source_remove);
+  self->due_timeout = g_timeout_add_seconds ((guint) CLAMP (next - now + 1, 1, 600), due_timeout_cb, self);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->due_button), tooltip);
 
   self->n_due = due->len;
   /* Translators: a button; %s is the number of questions due for review. */
@@ -111,7 +154,7 @@ start_due_cb (GSimpleAction *action,
       toast (self, _("Nothing is due for review. Come back tomorrow!"));
       return;
     }
-  gml_quiz_page_start_round (self->page, due);
+  gml_quiz_page_start_named_round (self->page, due, N_("Review due"));
 }
 
 static void
@@ -260,6 +303,7 @@ gml_review_dispose (GObject *object)
 
   if (self->stats_window != NULL)
     gtk_window_destroy (self->stats_window);
+  g_clear_handle_id (&self->due_timeout, g_source_remove);
   g_clear_object (&self->actions);
 
   G_OBJECT_CLASS (gml_review_parent_class)->dispose (object);

@@ -13,9 +13,12 @@
 #include "config.h"
 
 #include <math.h>
-#include <glib/gi18n.h>
+#include "gml-accessible.h"
+#include "gml-i18n.h"
+#include "gml-language.h"
 
 #include "gml-application.h"
+#include "gml-export-chooser.h"
 #include "gml-picture-view.h"
 #include "gml-scenario-panel.h"
 
@@ -59,6 +62,13 @@ struct _GmlScenarioPanel
 };
 
 G_DEFINE_FINAL_TYPE (GmlScenarioPanel, gml_scenario_panel, GTK_TYPE_WIDGET)
+
+enum {
+  MESSAGE,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 GtkWidget *
 gml_scenario_panel_new (void)
@@ -407,32 +417,32 @@ export_response_cb (GmlScenarioPanel     *self,
                     int                   response,
                     GtkFileChooserNative *chooser)
 {
-  g_autoptr(GFile) file = NULL;
   g_autofree char *path = NULL;
   g_autoptr(GError) error = NULL;
   GmlRenderStyle style;
   GmlExportFormat format;
+  gboolean confirmed = FALSE;
 
   if (response == GTK_RESPONSE_ACCEPT && self->picture != NULL)
+    path = gml_export_chooser_get_path (chooser, &format, &confirmed);
+  if (path != NULL && !confirmed)
     {
-      file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
-      path = file != NULL ? g_file_get_path (file) : NULL;
+      /* The name the format completed exists: the dialog asks before replacing it. */
+      gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+      return;
     }
   if (path != NULL)
     {
       gml_picture_view_get_style (self->picture_view, &style);
-      if (!gml_export_format_for_path (path, &format))
-        {
-          char *with_png = g_strconcat (path, ".png", NULL);
-
-          g_free (path);
-          path = with_png;
-          format = GML_EXPORT_PNG;
-        }
       /* Slides are wider than the side panel: a fixed 1280×800 picture. */
       if (!gml_picture_export (self->picture, gml_picture_view_get_view (self->picture_view), &style,
                                path, format, 1280, 800, &error))
-        g_warning ("%s", error->message);
+        {
+          g_autofree char *message = g_strdup_printf (_("The picture could not be exported: %s"),
+                                                      error->message);
+
+          g_signal_emit (self, signals[MESSAGE], 0, message);
+        }
     }
   g_clear_object (&self->chooser);
 }
@@ -443,28 +453,16 @@ export_action (GtkWidget  *widget,
                GVariant   *parameter)
 {
   GmlScenarioPanel *self = GML_SCENARIO_PANEL (widget);
-  GtkRoot *root = gtk_widget_get_root (widget);
-  const char *pictures = g_get_user_special_dir (G_USER_DIRECTORY_PICTURES);
-  g_autofree char *name = NULL;
+  g_autofree char *stem = NULL;
 
   if (self->picture == NULL || self->chooser != NULL)
     return;
-  self->chooser = gtk_file_chooser_native_new (_("Export Picture"),
-                                               GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
-                                               GTK_FILE_CHOOSER_ACTION_SAVE,
-                                               _("_Export"), _("_Cancel"));
-  /* The XDG Pictures folder, and a name that says which question and view. */
-  if (pictures != NULL && g_file_test (pictures, G_FILE_TEST_IS_DIR))
-    {
-      g_autoptr(GFile) folder = g_file_new_for_path (pictures);
-
-      gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (self->chooser), folder, NULL);
-    }
-  name = g_strdup_printf ("%s-%s.png",
+  /* A name that says which question and view; the format chosen adds its extension. */
+  stem = g_strdup_printf ("%s-%s",
                           self->question != NULL ? self->question->id
                                                  : gml_scenario_get_name (gml_picture_get_scenario (self->picture)),
                           gml_view_to_string (gml_picture_view_get_view (self->picture_view)));
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->chooser), name);
+  self->chooser = gml_export_chooser_new (widget, stem);
   g_signal_connect_object (self->chooser, "response", G_CALLBACK (export_response_cb), self,
                            G_CONNECT_SWAPPED);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
@@ -541,6 +539,15 @@ gml_scenario_panel_class_init (GmlScenarioPanelClass *klass)
   object_class->dispose = gml_scenario_panel_dispose;
   object_class->finalize = gml_scenario_panel_finalize;
 
+  /**
+   * GmlScenarioPanel::message:
+   * @message: a translated sentence for a toast
+   *
+   * Something the user should know that has no place in the panel (an export failed).
+   */
+  signals[MESSAGE] = g_signal_new ("message", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+
   g_type_ensure (GML_TYPE_PICTURE_VIEW);
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-scenario-panel.ui");
@@ -590,14 +597,7 @@ add_shortcut (GtkShortcutController *controller,
 static void
 set_accessible_labels (GmlScenarioPanel *self)
 {
-  static const char *view_labels[GML_N_VIEWS] = {
-    N_("Memory map view"), N_("Fragmentation view"), N_("Timeline view"), N_("Checkpointing view"),
-    N_("Comparison view")
-  };
-
-  for (guint v = 0; v < GML_N_VIEWS; v++)
-    gtk_accessible_update_property (GTK_ACCESSIBLE (self->view_buttons[v]),
-                                    GTK_ACCESSIBLE_PROPERTY_LABEL, _(view_labels[v]), -1);
+  /* The view tabs have visible labels, which are their names. */
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->by_size_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Pack segments by size"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->play_button),
@@ -637,6 +637,10 @@ gml_scenario_panel_init (GmlScenarioPanel *self)
   GtkEventController *shortcuts;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  gml_language_localize_widget (GTK_WIDGET (self), NULL);
+
+  gml_accessible_name_buttons (GTK_WIDGET (self));
   /* 1×: the model is set after any "selected" a template could hold. */
   gtk_drop_down_set_selected (self->speed_dropdown, 1);
   self->scenarios = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,

@@ -15,7 +15,7 @@
 #include "config.h"
 
 #include <adwaita.h>
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-snapshot-canvas.h"
 

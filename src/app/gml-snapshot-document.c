@@ -18,7 +18,7 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-scenario.h"
 #include "gml-snapshot-document.h"

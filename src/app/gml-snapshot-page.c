@@ -21,9 +21,12 @@
 #include <string.h>
 #include <time.h>
 
-#include <glib/gi18n.h>
+#include "gml-accessible.h"
+#include "gml-i18n.h"
+#include "gml-language.h"
 
 #include "gml-application.h"
+#include "gml-export-chooser.h"
 #include "gml-oom-row.h"
 #include "gml-scenario.h"
 #include "gml-snapshot-canvas.h"
@@ -628,33 +631,33 @@ export_response_cb (GmlSnapshotPage      *self,
                     int                   response,
                     GtkFileChooserNative *chooser)
 {
-  g_autoptr(GFile) file = NULL;
   g_autofree char *path = NULL;
   g_autoptr(GError) error = NULL;
   GmlRenderStyle style;
   GmlExportFormat format;
+  gboolean confirmed = FALSE;
 
   if (response == GTK_RESPONSE_ACCEPT && self->document != NULL)
+    path = gml_export_chooser_get_path (chooser, &format, &confirmed);
+  if (path != NULL && !confirmed)
     {
-      file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
-      path = file != NULL ? g_file_get_path (file) : NULL;
+      /* The name the format completed exists: the dialog asks before replacing it. */
+      gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+      return;
     }
   if (path != NULL)
     {
       gml_snapshot_canvas_get_style (self->canvas, &style);
-      if (!gml_export_format_for_path (path, &format))
-        {
-          char *with_png = g_strconcat (path, ".png", NULL);
-
-          g_free (path);
-          path = with_png;
-          format = GML_EXPORT_PNG;
-        }
       /* Slides: a fixed 1280×800 picture, whatever the window's size. */
       if (!gml_snapshot_picture_export (gml_snapshot_document_get_picture (self->document),
                                         gml_snapshot_canvas_get_view (self->canvas), &style,
                                         path, format, 1280, 800, &error))
-        g_signal_emit (self, signals[MESSAGE], 0, error->message);
+        {
+          g_autofree char *message = g_strdup_printf (_("The picture could not be exported: %s"),
+                                                      error->message);
+
+          g_signal_emit (self, signals[MESSAGE], 0, message);
+        }
     }
   g_clear_object (&self->chooser);
 }
@@ -665,24 +668,20 @@ export_action (GtkWidget  *widget,
                GVariant   *parameter)
 {
   GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
-  GtkRoot *root = gtk_widget_get_root (widget);
   g_autofree char *stem = NULL;
   g_autofree char *name = NULL;
   char *dot;
 
   if (self->document == NULL || self->chooser != NULL)
     return;
-  self->chooser = gtk_file_chooser_native_new (_("Export Picture"),
-                                               GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
-                                               GTK_FILE_CHOOSER_ACTION_SAVE,
-                                               _("_Export"), _("_Cancel"));
   stem = g_strdup (gml_snapshot_document_get_display_name (self->document));
   if ((dot = strrchr (stem, '.')) != NULL && dot != stem)
     *dot = '\0';
-  name = g_strdup_printf ("%s-%s-%zu.png", stem,
+  /* The format chosen in the dialog adds its extension. */
+  name = g_strdup_printf ("%s-%s-%zu", stem,
                           gml_snapshot_view_to_string (gml_snapshot_canvas_get_view (self->canvas)),
                           gml_snapshot_document_get_at (self->document));
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (self->chooser), name);
+  self->chooser = gml_export_chooser_new (widget, name);
   g_signal_connect_object (self->chooser, "response", G_CALLBACK (export_response_cb), self,
                            G_CONNECT_SWAPPED);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
@@ -909,6 +908,10 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
   GtkEventController *shortcuts;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  gml_language_localize_widget (GTK_WIDGET (self), NULL);
+
+  gml_accessible_name_buttons (GTK_WIDGET (self));
 
   for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
     g_signal_connect_object (self->view_buttons[v], "toggled", G_CALLBACK (view_toggled_cb), self,

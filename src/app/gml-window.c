@@ -8,7 +8,8 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include "gml-accessible.h"
+#include "gml-i18n.h"
 
 #include "gml-language.h"
 #include "gml-presentation-window.h"
@@ -55,13 +56,18 @@ update_subtitle (GmlWindow *self)
   g_autofree char *subtitle = NULL;
   g_autofree char *level = NULL;
 
+  const char *round_name = gml_quiz_page_get_round_name (self->quiz_page);
+
   if (difficulty != 0 && difficulty != GTK_INVALID_LIST_POSITION)
     level = g_strdup_printf (_("Difficulty %d"), (int) difficulty);
 
-  if (topic != NULL && level != NULL)
-    subtitle = g_strdup_printf ("%s · %s", g_dgettext (GETTEXT_PACKAGE, topic), level);
+  /* A review round is not the filter's: it says what it is. */
+  if (round_name != NULL)
+    subtitle = g_strdup (gml_i18n_gettext (round_name));
+  else if (topic != NULL && level != NULL)
+    subtitle = g_strdup_printf ("%s · %s", gml_i18n_gettext (topic), level);
   else if (topic != NULL)
-    subtitle = g_strdup (g_dgettext (GETTEXT_PACKAGE, topic));
+    subtitle = g_strdup (gml_i18n_gettext (topic));
   else if (level != NULL)
     subtitle = g_strdup_printf ("%s · %s", _("All topics"), level);
   else
@@ -214,19 +220,21 @@ language_changed_cb (GmlWindow      *self,
   guint topic = gtk_drop_down_get_selected (self->topic_dropdown);
   guint level = gtk_drop_down_get_selected (self->difficulty_dropdown);
   g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource (RESOURCE_BASE "/gtk/help-overlay.ui");
+  GtkShortcutsWindow *help_overlay;
 
-  gml_language_retranslate_widget (GTK_WIDGET (self), previous);
+  gml_language_retranslate_widget (GTK_WIDGET (self));
   update_accessible_labels (self);
   /* View stack pages are no widgets: the walk above does not reach their titles. */
   adw_view_stack_page_set_title (self->quiz_stack_page, _("Quiz"));
   adw_view_stack_page_set_title (self->snapshot_stack_page, _("Snapshot"));
   _gml_window_snapshot_retranslate (self);
-  gtk_application_window_set_help_overlay (GTK_APPLICATION_WINDOW (self),
-                                           GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay")));
+  help_overlay = GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
+  gml_language_localize_widget (GTK_WIDGET (help_overlay), "shortcut window");
+  gtk_application_window_set_help_overlay (GTK_APPLICATION_WINDOW (self), help_overlay);
 
   gtk_string_list_append (topics, _("All topics"));
   for (guint i = 0; self->topics != NULL && i < self->topics->len; i++)
-    gtk_string_list_append (topics, g_dgettext (GETTEXT_PACKAGE, g_ptr_array_index (self->topics, i)));
+    gtk_string_list_append (topics, gml_i18n_gettext (g_ptr_array_index (self->topics, i)));
   gtk_string_list_append (levels, _("All difficulties"));
   for (int d = 1; d <= 3; d++)
     {
@@ -246,19 +254,6 @@ language_changed_cb (GmlWindow      *self,
 
   update_subtitle (self);
   gml_quiz_page_refresh (self->quiz_page);
-}
-
-static gboolean
-key_pressed_cb (GmlWindow             *self,
-                guint                  keyval,
-                guint                  keycode,
-                GdkModifierType        state,
-                GtkEventControllerKey *controller)
-{
-  /* The Snapshot view has keys of its own (binding actions on its page). */
-  if (!showing_quiz (self))
-    return FALSE;
-  return gml_quiz_page_handle_key (self->quiz_page, keyval, state);
 }
 
 static void
@@ -306,7 +301,7 @@ populate_filters (GmlWindow *self)
     {
       const char *topic = g_ptr_array_index (self->topics, i);
 
-      gtk_string_list_append (topics, g_dgettext (GETTEXT_PACKAGE, topic));
+      gtk_string_list_append (topics, gml_i18n_gettext (topic));
       if (g_str_equal (topic, saved_topic))
         topic_position = i + 1;
     }
@@ -432,9 +427,11 @@ gml_window_class_init (GmlWindowClass *klass)
 static void
 gml_window_init (GmlWindow *self)
 {
-  GtkEventController *keys;
-
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  gml_language_localize_widget (GTK_WIDGET (self), NULL);
+
+  gml_accessible_name_buttons (GTK_WIDGET (self));
 
   g_signal_connect_object (self->quiz_page, "message", G_CALLBACK (quiz_page_message_cb), self,
                            G_CONNECT_SWAPPED);
@@ -450,16 +447,12 @@ gml_window_init (GmlWindow *self)
                            G_CALLBACK (visible_view_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->snapshot_page, "notify::title", G_CALLBACK (visible_view_changed_cb), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->quiz_page, "notify::round-name", G_CALLBACK (update_subtitle), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->snapshot_page, "notify::subtitle", G_CALLBACK (visible_view_changed_cb), self,
                            G_CONNECT_SWAPPED);
   visible_view_changed_cb (self);
   _gml_window_snapshot_init (self);
-
-  /* Capture phase: the quiz keys work wherever the focus is. */
-  keys = gtk_event_controller_key_new ();
-  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
-  g_signal_connect_object (keys, "key-pressed", G_CALLBACK (key_pressed_cb), self, G_CONNECT_SWAPPED);
-  gtk_widget_add_controller (GTK_WIDGET (self), keys);
 
   update_accessible_labels (self);
   /* The zoom (Ctrl+plus, Ctrl+minus, Ctrl+0) applies to this window's text. */
@@ -470,7 +463,12 @@ GmlWindow *
 gml_window_new (GmlApplication *application)
 {
   GmlWindow *self = g_object_new (GML_TYPE_WINDOW, "application", application, NULL);
+  GtkShortcutsWindow *help_overlay = gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (self));
 
+  /* GtkApplication built the shortcuts window from gtk/help-overlay.ui when the
+   * window joined it, with the source strings: see gml-language.c. */
+  if (help_overlay != NULL)
+    gml_language_localize_widget (GTK_WIDGET (help_overlay), "shortcut window");
   gml_window_setup (self, application);
   return self;
 }

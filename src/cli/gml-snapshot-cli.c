@@ -10,7 +10,6 @@
 
 #include <string.h>
 
-#include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 
 #include "gml-allocator.h"
@@ -490,7 +489,7 @@ gml_snapshot_main (int    argc,
   g_option_context_set_summary (context, _("Read a PyTorch memory snapshot (torch.cuda.memory._dump_snapshot) "
                                            "without running anything in it."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab snapshot: %s\n", error->message);
@@ -619,7 +618,7 @@ gml_render_snapshot_main (int    argc,
 
   g_option_context_set_summary (context, _("Draw a PyTorch memory snapshot at any point of its trace."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab render: %s\n", error->message);

@@ -24,7 +24,6 @@
 
 #include <gio/gio.h>
 #include <gio/gunixsocketaddress.h>
-#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
@@ -521,7 +520,7 @@ gml_watch_main (int    argc,
   g_option_context_set_summary (context, _("Run a PyTorch program with the lab’s probe and report its GPU "
                                            "memory as it runs."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab watch: %s\n", error->message);

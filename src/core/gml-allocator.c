@@ -24,7 +24,7 @@
 
 #include <string.h>
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-allocator.h"
 

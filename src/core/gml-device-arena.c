@@ -16,7 +16,7 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-device.h"
 
@@ -160,7 +160,8 @@ gml_device_arena_new (GmlDevice *base,
   self = g_new0 (GmlDeviceArena, 1);
   self->parent.klass = g_str_equal (gml_device_get_id (base), "cuda") ? &arena_cuda_class
                                                                        : &arena_sim_class;
-  self->parent.name = g_strdup (gml_device_get_name (base));
+  self->parent.name = g_strdup (base->name);
+  self->parent.name_is_msgid = base->name_is_msgid;
   self->parent.other_in_use = other_in_use;
   self->base = base;
   self->capacity = capacity;

@@ -17,7 +17,7 @@
 
 #include "gml-device.h"
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 #include <gmodule.h>
 
 #if HAVE_CUDA_H

@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-device.h"
 
@@ -233,7 +233,8 @@ gml_device_sim_new (guint64 capacity,
   GmlDeviceSim *self = g_new0 (GmlDeviceSim, 1);
 
   self->parent.klass = &sim_class;
-  self->parent.name = g_strdup (_("Simulated GPU"));
+  self->parent.name = g_strdup (N_("Simulated GPU"));
+  self->parent.name_is_msgid = TRUE;
   self->parent.other_in_use = other_in_use;
   self->capacity = capacity > 0 ? capacity : DEFAULT_CAPACITY;
   self->ranges = g_array_new (FALSE, FALSE, sizeof (Range));

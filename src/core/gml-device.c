@@ -11,7 +11,7 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-device.h"
 
@@ -28,7 +28,8 @@ const char *
 gml_device_get_name (GmlDevice *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
-  return self->name;
+  /* In the language of the moment: it can change while the device lives. */
+  return self->name_is_msgid ? _(self->name) : self->name;
 }
 
 guint64

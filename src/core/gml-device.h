@@ -73,6 +73,7 @@ struct _GmlDevice
 {
   const GmlDeviceClass *klass;
   char                 *name;          /* "Simulated GPU", "NVIDIA H200" */
+  gboolean              name_is_msgid; /* name is a source string, looked up on each get */
   guint64               budget;        /* bytes the lab may hold on the device; 0 = no limit */
   guint64               in_use;        /* bytes currently held through this device */
   guint64               other_in_use;  /* memory used by others (other processes, context) */

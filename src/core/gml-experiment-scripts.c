@@ -29,7 +29,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <glib/gi18n.h>
 
 #include "gml-experiment-private.h"
 #include "gml-i18n.h"
@@ -578,8 +577,7 @@ script_fragmentation (GmlScript           *r,
       {
         /* Translators: %u segments; then sizes. */
         _gml_script_set_caption (r, focus,
-                                 g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                               "Each miss took a separate segment of "
+                                 g_strdup_printf (ngettext ("Each miss took a separate segment of "
                                                                "fixed size: %u segment now holds %s "
                                                                "free in holes of at most %s, which "
                                                                "cannot join across segments, so %s "
@@ -768,8 +766,7 @@ script_oom_message (GmlScript           *r,
     }
   /* No totals here: what memory_reserved() returns may be the question. */
   /* Translators: %u is a number of segments. */
-  _gml_script_end_step (r, with_scale (r, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                                        "Training has left %u segment "
+  _gml_script_end_step (r, with_scale (r, g_strdup_printf (ngettext ("Training has left %u segment "
                                                                         "that holds live tensors and a "
                                                                         "free piece; another tensor is "
                                                                         "requested.",
@@ -813,8 +810,7 @@ script_oom_message (GmlScript           *r,
                                  a, u, res, in_use, out);
     else if (failed)
       /* Translators: %u pieces; then sizes. */
-      caption = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                              "Beside the %s allocated, %s are cached free, but in %u "
+      caption = g_strdup_printf (ngettext ("Beside the %s allocated, %s are cached free, but in %u "
                                               "piece of at most %s inside segments that hold live "
                                               "tensors: none fits the %s request, no segment can be "
                                               "released, and the GPU (%s) has only %s free.",
@@ -1149,8 +1145,7 @@ script_retry (GmlScript           *r,
     g_autofree char *free_ = _gml_script_size (r, _gml_script_device_free (r));
 
     /* Translators: %u tensors; then sizes. */
-    _gml_script_end_step (r, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                           "The %u temporary is freed: %s stays cached "
+    _gml_script_end_step (r, g_strdup_printf (ngettext ("The %u temporary is freed: %s stays cached "
                                                            "as whole free segments, %s is free on the "
                                                            "GPU, and %s is requested next.",
                                                            "The %u temporaries are freed: %s stay cached "
@@ -1173,8 +1168,7 @@ script_retry (GmlScript           *r,
 
       if (!r->oom)
         /* Translators: size, size, count, size, size. */
-        caption = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                "No cached block fits the %s request and the GPU has "
+        caption = g_strdup_printf (ngettext ("No cached block fits the %s request and the GPU has "
                                                 "only %s free: the allocator returns its %u whole "
                                                 "free segment (%s) to the device and retries once — "
                                                 "now the new %s segment fits (num_alloc_retries = 1).",
@@ -1185,8 +1179,7 @@ script_retry (GmlScript           *r,
                                                 count),
                                    req, free_, count, cached, seg);
       else
-        caption = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                "No cached block fits the %s request and the GPU has "
+        caption = g_strdup_printf (ngettext ("No cached block fits the %s request and the GPU has "
                                                 "only %s free: the allocator returns its %u whole "
                                                 "free segment (%s) to the device and retries once — "
                                                 "still no room, so it raises out of memory.",

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 #include <glib/gstdio.h>
 
 #include "gml-allocator.h"

@@ -189,6 +189,26 @@ gml_leitner_due_indexes (GmlLeitner      *self,
   return indexes;
 }
 
+/* When the next of the bank's answered questions comes due after @now (Unix time),
+ * or G_MAXINT64 when none will: what "Review due (0)" can promise, and when the
+ * count must be taken again. */
+gint64
+gml_leitner_next_due_time (GmlLeitner      *self,
+                           GmlQuestionBank *bank,
+                           gint64           now)
+{
+  gint64 next = G_MAXINT64;
+
+  for (guint i = 0; i < gml_question_bank_get_n_questions (bank); i++)
+    {
+      gint64 due = gml_leitner_get_due_time (self, gml_question_bank_get (bank, i)->id);
+
+      if (due > now && due < next)
+        next = due;
+    }
+  return next;
+}
+
 GPtrArray *
 gml_leitner_dup_due_ids (GmlLeitner      *self,
                          GmlQuestionBank *bank,

@@ -40,6 +40,9 @@ GPtrArray  *gml_leitner_dup_due_ids    (GmlLeitner        *self,
 GArray     *gml_leitner_due_indexes    (GmlLeitner        *self,
                                         GmlQuestionBank   *bank,
                                         gint64             now);
+gint64      gml_leitner_next_due_time  (GmlLeitner        *self,
+                                        GmlQuestionBank   *bank,
+                                        gint64             now);
 guint       gml_leitner_interval_days  (guint              box);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlLeitner, gml_leitner_free)

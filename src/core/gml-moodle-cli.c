@@ -18,7 +18,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
@@ -52,7 +51,7 @@ gml_moodle_export_main (int    argc,
 
   g_option_context_set_summary (context, _("Export the question bank for Moodle."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab export: %s\n", error->message);
@@ -199,7 +198,7 @@ gml_moodle_import_main (int    argc,
 
   g_option_context_set_summary (context,
                                 _("Import a Moodle GIFT, Moodle XML or Aiken file as extra topics."));
-  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab import: %s\n", error->message);
@@ -269,7 +268,7 @@ gml_moodle_import_main (int    argc,
     g_autofree char *count = g_strdup_printf ("%u", n_questions);
 
     /* Translators: %1$s is a number of questions, %2$s a file name. */
-    g_print (g_dngettext (GETTEXT_PACKAGE, "Imported %1$s question into %2$s\n",
+    g_print (ngettext ("Imported %1$s question into %2$s\n",
                           "Imported %1$s questions into %2$s\n", n_questions), count, target);
   }
   return 0;

@@ -27,7 +27,7 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 #include <json-glib/json-glib.h>
 #include <string.h>
 

@@ -12,7 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 

@@ -7,7 +7,7 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 #include <json-glib/json-glib.h>
 
 #include "gml-input.h"
@@ -787,7 +787,7 @@ gml_question_translate (const GmlQuestion *question,
                         const char        *source)
 {
   if (question->builtin)
-    return g_dgettext (GETTEXT_PACKAGE, source);
+    return gml_i18n_gettext (source);
   return source;
 }
 

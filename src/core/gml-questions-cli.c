@@ -7,7 +7,6 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 
 #include "gml-i18n.h"
@@ -136,7 +135,7 @@ gml_questions_main (int    argc,
 
   g_option_context_set_summary (context, _("Print the question bank as the app shows it."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab questions: %s\n", error->message);

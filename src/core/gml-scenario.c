@@ -20,7 +20,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <glib/gi18n.h>
 
 #include "gml-i18n.h"
 #include "gml-scenario-private.h"
@@ -961,8 +960,7 @@ run_strategy (GmlScript                   *r,
                 }
             }
           s->n_recomputed += count;
-          strategy_end_step (r, s, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                                 "%s — backward reaches layer %u: "
+          strategy_end_step (r, s, g_strdup_printf (ngettext ("%s — backward reaches layer %u: "
                                                                  "%u activation is recomputed from "
                                                                  "the checkpoint at layer %u.",
                                                                  "%s — backward reaches layer %u: "
@@ -1053,8 +1051,7 @@ _gml_script_checkpointing (GmlScript *r,
           break;
         case 1:
           _gml_script_checkpoint_strategy (r, every,
-                                           g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                                         "Every %u layer",
+                                           g_strdup_printf (ngettext ("Every %u layer",
                                                                          "Every %u layers", every),
                                                             every));
           break;
@@ -1102,8 +1099,7 @@ _gml_script_fragmentation (GmlScript *r)
   st = _gml_script_stats (r);
   {
     g_autofree char *res = gml_format_size_short (st->reserved_bytes[GML_STAT_ALL].current);
-    _gml_script_end_step (r, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                   "More of them, until no segment fits: %u "
+    _gml_script_end_step (r, g_strdup_printf (ngettext ("More of them, until no segment fits: %u "
                                                    "tensor, %s reserved.",
                                                    "More of them, until no segment fits: %u "
                                                    "tensors, %s reserved.", n),

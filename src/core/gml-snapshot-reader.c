@@ -36,7 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 #include <glib/gstdio.h>
 
 #include "gml-snapshot-private.h"

@@ -23,7 +23,7 @@
 
 #include <string.h>
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-snapshot-private.h"
 #include "gml-snapshot-state.h"

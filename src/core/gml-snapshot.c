@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-snapshot-private.h"
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-render-private.h"
 
@@ -473,6 +473,34 @@ gml_export_format_for_path (const char      *path,
   else
     return FALSE;
   return TRUE;
+}
+
+const char *
+gml_export_format_extension (GmlExportFormat format)
+{
+  switch (format)
+    {
+    case GML_EXPORT_SVG:
+      return ".svg";
+    case GML_EXPORT_PDF:
+      return ".pdf";
+    case GML_EXPORT_PNG:
+    default:
+      return ".png";
+    }
+}
+
+char *
+gml_export_path_for_format (const char      *path,
+                            GmlExportFormat  chosen,
+                            GmlExportFormat *format)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (gml_export_format_for_path (path, format))
+    return g_strdup (path);
+  *format = chosen;
+  return g_strconcat (path, gml_export_format_extension (chosen), NULL);
 }
 
 gboolean

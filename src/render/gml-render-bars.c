@@ -16,7 +16,7 @@
 
 #include <math.h>
 #include <string.h>
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-render-private.h"
 

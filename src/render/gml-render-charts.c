@@ -12,7 +12,7 @@
 #include "config.h"
 
 #include <math.h>
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-render-private.h"
 

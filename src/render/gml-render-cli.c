@@ -7,7 +7,6 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 
 #include "gml-i18n.h"
@@ -68,7 +67,7 @@ gml_scenarios_main (int    argc,
 
   g_option_context_set_summary (context, _("List the teaching scenarios."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab scenarios: %s\n", error->message);
@@ -408,7 +407,7 @@ gml_render_main (int    argc,
 
   g_option_context_set_summary (context, _("Draw a scenario’s picture to a PNG, SVG or PDF file."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab render: %s\n", error->message);

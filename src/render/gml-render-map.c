@@ -22,7 +22,7 @@
 
 #include <math.h>
 #include <string.h>
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-render-private.h"
 
@@ -999,7 +999,7 @@ draw_scale (cairo_t                *cr,
   if (layout->n_unplaced > 0)
     {
       /* Translators: %u segments did not fit the picture. */
-      note = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s; %u segment not shown",
+      note = g_strdup_printf (ngettext ("%s; %u segment not shown",
                                            "%s; %u segments not shown", layout->n_unplaced),
                               order, layout->n_unplaced);
       order = note;

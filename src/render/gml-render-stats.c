@@ -9,7 +9,7 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 #include <pango/pangocairo.h>
 
 #include "gml-render-stats.h"
@@ -70,8 +70,8 @@ gml_stats_data_init (GmlStatsData    *data,
       if (i < GML_STATS_N_DAYS)
         {
           /* Translators: a day on the statistics chart, in g_date_time_format() format:
-           * "%-d %b" gives "8 Mar". */
-          GmlStatsBar bar = { g_date_time_format (day, _("%-d %b")), 0, 0 };
+           * "%-d %b" gives "8 Mar"; %b is the month's abbreviation from this catalogue. */
+          GmlStatsBar bar = { gml_i18n_format_date (day, _("%-d %b")), 0, 0 };
 
           g_array_append_val (data->days, bar);
         }
@@ -247,7 +247,7 @@ bar_summary (const GmlStatsBar *bar)
 
   /* Translators: %1$s answers, %2$s of them right, %3$s percent right, e.g.
    * "12 answers, 9 right (75%)". */
-  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%1$s answer, %2$s right (%3$s%%)",
+  return g_strdup_printf (ngettext ("%1$s answer, %2$s right (%3$s%%)",
                                        "%1$s answers, %2$s right (%3$s%%)", bar->answered),
                           answered, right, share);
 }

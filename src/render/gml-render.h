@@ -355,6 +355,12 @@ typedef enum
 
 gboolean     gml_export_format_for_path (const char           *path,
                                          GmlExportFormat      *format);
+const char  *gml_export_format_extension (GmlExportFormat     format);
+/* The file an export writes: @path itself when it ends in .png, .svg or .pdf (the
+ * name decides), else @path with @chosen's extension appended. */
+char        *gml_export_path_for_format (const char           *path,
+                                         GmlExportFormat       chosen,
+                                         GmlExportFormat      *format);
 /* Writes the picture to @path (PNG pixels; SVG and PDF in points). */
 gboolean     gml_picture_export         (GmlPicture           *self,
                                          GmlView               view,

@@ -21,7 +21,7 @@
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-render-private.h"
 #include "gml-snapshot-picture.h"

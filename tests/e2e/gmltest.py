@@ -70,12 +70,19 @@ def bank(lang):
 
 
 class App:
-    def __init__(self, home, lang, args=(), ready=None):
+    def __init__(self, home, lang, args=(), ready=None, env=None):
         """Starts the app with ARGS; it is ready when READY(app) is true (by default, when
-        the quiz shows its option buttons)."""
+        the quiz shows its option buttons). ENV changes the environment app_env() gives:
+        a value of None removes that variable."""
         self.home = home
         self.lang = lang
-        self.proc = subprocess.Popen([APP, *args], env=app_env(home, lang))
+        environment = app_env(home, lang)
+        for name, value in (env or {}).items():
+            if value is None:
+                environment.pop(name, None)
+            else:
+                environment[name] = value
+        self.proc = subprocess.Popen([APP, *args], env=environment)
         self.root = None
         if ready is None:
             ready = lambda app: app.find('push button', prefix='a. ')
@@ -233,3 +240,29 @@ def check(condition, message):
         print('FAIL:', message, file=sys.stderr)
         sys.exit(1)
     print('ok:', message)
+
+
+APP_ID = 'io.github.gpumemorylab.GpuMemoryLab'
+
+
+def app_action(name, *param):
+    """Activates an application action over D-Bus, as the main menu's items do."""
+    args = ['gdbus', 'call', '--session', '--dest', APP_ID, '--object-path',
+            '/' + APP_ID.replace('.', '/'), '--method', 'org.gtk.Actions.Activate', name,
+            '[' + ', '.join(param) + ']', '{}']
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, timeout=10)
+
+
+def wait_for(predicate, what, timeout=20):
+    """Polls until predicate() returns something true; bounded, never a fixed sleep."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        try:
+            last = predicate()
+        except Exception as e:   # the tree changes under our feet
+            last = e
+        if last and not isinstance(last, Exception):
+            return last
+        time.sleep(0.2)
+    raise AssertionError(f'timed out waiting for {what} (last: {last!r})')

@@ -105,8 +105,18 @@ button = wait_button(app, review_label(3), f'“{review_label(3)}”')
 check(True, f'the header says “{review_label(3)}” for a log with three questions due')
 app.screenshot(os.path.join(shots, f'review-due-{lang}.png'))
 
+def all_label_texts(app):
+    """Every label's text, shown or not (the header's subtitle hides behind the view
+    switcher when the window is wide)."""
+    return [(name or text) for r, name, text, showing, _n in app.nodes() if r == 'label' and (name or text)]
+
+
+check(_('All topics') in all_label_texts(app), 'the filter’s round is subtitled “All topics”')
 button.queryAction().doAction(0)
 app.wait_label(lambda t: t == '1 / 3', 'with a round of three')
+subtitles = all_label_texts(app)
+check(_('Review due') in subtitles and _('All topics') not in subtitles,
+      f'the review round is subtitled “{_("Review due")}”, not “{_("All topics")}”')
 app.wait_label(lambda t: t == q[0]['text'], 'with the most overdue question first')
 check(True, 'starting the review plays a round of the three due questions, q0 first')
 
@@ -128,7 +138,12 @@ app.wait_label(lambda t: t == _('Right!'), 'with the verdict on q2')
 entries = read_log()
 check(len(entries) == 8 and entries[-1]['question'] == q[2]['id'], 'the three answers are in the log')
 # q1 was answered wrong again today: box 1, due tomorrow; nothing is due now.
-wait_button(app, review_label(0), f'“{review_label(0)}” once the due questions are done')
+due_button = wait_button(app, review_label(0), f'“{review_label(0)}” once the due questions are done')
+# With nothing due, the button says when something will be: q1, wrong today, tomorrow.
+tomorrow = (datetime.datetime.now() + datetime.timedelta(days=1)).strftime(_('%Y-%m-%d'))
+hint = _('Nothing is due for review. The next question comes due on %s.') % tomorrow
+check(due_button.description == hint,
+      f'“{review_label(0)}” says when the next question comes due (“{due_button.description}”)')
 
 app.key('ctrl+z')
 entries = read_log()

@@ -950,6 +950,37 @@ test_snapshot_pictures (void)
   gml_snapshot_free (snapshot);
 }
 
+/* Export Picture…: the name decides the format when it has an extension; otherwise
+ * the dialog's format is appended (and the window asks again when that file exists). */
+static void
+test_export_path (void)
+{
+  struct {
+    const char     *path;
+    GmlExportFormat chosen;
+    const char     *expected;
+    GmlExportFormat format;
+  } cases[] = {
+    { "/tmp/q1-map", GML_EXPORT_PNG, "/tmp/q1-map.png", GML_EXPORT_PNG },
+    { "/tmp/q1-map", GML_EXPORT_SVG, "/tmp/q1-map.svg", GML_EXPORT_SVG },
+    { "/tmp/q1-map", GML_EXPORT_PDF, "/tmp/q1-map.pdf", GML_EXPORT_PDF },
+    { "/tmp/slide.PDF", GML_EXPORT_PNG, "/tmp/slide.PDF", GML_EXPORT_PDF },
+    { "/tmp/slide.svg", GML_EXPORT_PDF, "/tmp/slide.svg", GML_EXPORT_SVG },
+    { "/tmp/a.png.txt", GML_EXPORT_PNG, "/tmp/a.png.txt.png", GML_EXPORT_PNG },
+    { "/tmp/svg", GML_EXPORT_SVG, "/tmp/svg.svg", GML_EXPORT_SVG },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      GmlExportFormat format = 99;
+      g_autofree char *path = gml_export_path_for_format (cases[i].path, cases[i].chosen, &format);
+
+      g_assert_cmpstr (path, ==, cases[i].expected);
+      g_assert_cmpint (format, ==, cases[i].format);
+    }
+  g_assert_cmpstr (gml_export_format_extension (GML_EXPORT_PNG), ==, ".png");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -971,6 +1002,7 @@ main (int    argc,
   g_test_add_func ("/render/checkpointing/layers", test_checkpointing_layers);
   g_test_add_func ("/render/descriptions", test_descriptions);
   g_test_add_func ("/render/snapshot/pictures", test_snapshot_pictures);
+  g_test_add_func ("/render/export/path", test_export_path);
   g_test_add_func ("/render/cli/files", test_cli_files);
   g_test_add_func ("/render/cli/errors", test_cli_errors);
 

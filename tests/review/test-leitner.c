@@ -187,6 +187,17 @@ test_due_list (void)
                          g_ptr_array_index (ids, i));
     }
 
+  /* What comes due next: day 2 (q2, q3), then day 5 (q4), day 6 (q1), then nothing. */
+  g_assert_cmpint (gml_leitner_next_due_time (leitner, bank, T0 + 12 * 3600), ==, T0 + 2 * DAY);
+  g_assert_cmpint (gml_leitner_next_due_time (leitner, bank, T0 + 2 * DAY), ==, T0 + 5 * DAY);
+  g_assert_cmpint (gml_leitner_next_due_time (leitner, bank, T0 + 5 * DAY + 1), ==, T0 + 6 * DAY);
+  g_assert_cmpint (gml_leitner_next_due_time (leitner, bank, T0 + 6 * DAY), ==, G_MAXINT64);
+  {
+    g_autoptr(GmlLeitner) empty = gml_leitner_new (utc);
+
+    g_assert_cmpint (gml_leitner_next_due_time (empty, bank, T0), ==, G_MAXINT64);
+  }
+
   g_remove (path);
   g_rmdir (dir);
 }

@@ -13,7 +13,7 @@
 #include <locale.h>
 #include <string.h>
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "engine-test-locale.h"
 #include "gml-i18n.h"
@@ -294,7 +294,7 @@ test_turkish (void)
 {
   static const guint8 global[] = "\x80\x02" "cos\nsystem\n.";
   g_autoptr(GError) error = NULL;
-  char *saved = gml_i18n_push_language ("tr");
+  const char *saved = gml_i18n_push_language ("tr");
 
   g_assert_null (load (global, sizeof global - 1, &error));
   gml_i18n_pop_language (saved);

@@ -1,0 +1,17 @@
+/* gml-accessible.h — accessible names that read as the visible labels.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+void  gml_accessible_name_buttons   (GtkWidget  *root);
+char *gml_accessible_strip_mnemonic (const char *text);
+void  gml_accessible_name_by_row    (GtkWidget  *control,
+                                     GtkWidget  *row);
+
+G_END_DECLS

@@ -1,0 +1,108 @@
+/* gml-export-chooser.c — Export Picture…: the save dialog the quiz's picture and the
+ * Snapshot view share.
+ *
+ * The format is chosen in the dialog (PNG, SVG, PDF), and the file written is always
+ * one the dialog confirmed: a name typed without an extension gets the format's, and
+ * when a file of that name exists the dialog opens again with it, so the dialog asks
+ * before replacing it, rather than the lab overwriting it unasked.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#define G_LOG_DOMAIN "gml-export-chooser"
+
+#include "config.h"
+
+#include "gml-i18n.h"
+
+#include "gml-export-chooser.h"
+
+static const struct {
+  GmlExportFormat  format;
+  const char      *name;
+  const char      *pattern;
+  const char      *mime_type;
+} formats[] = {
+  { GML_EXPORT_PNG, N_("PNG Image"), "*.png", "image/png" },
+  { GML_EXPORT_SVG, N_("SVG Image"), "*.svg", "image/svg+xml" },
+  { GML_EXPORT_PDF, N_("PDF Document"), "*.pdf", "application/pdf" },
+};
+
+#define FORMAT_KEY "gml-export-format"
+
+/* A save dialog over @parent's window, in the XDG Pictures folder, offering @stem
+ * (without an extension: the format chosen adds it). */
+GtkFileChooserNative *
+gml_export_chooser_new (GtkWidget  *parent,
+                        const char *stem)
+{
+  GtkRoot *root = parent != NULL ? gtk_widget_get_root (parent) : NULL;
+  const char *pictures = g_get_user_special_dir (G_USER_DIRECTORY_PICTURES);
+  GtkFileChooserNative *chooser;
+
+  chooser = gtk_file_chooser_native_new (_("Export Picture"),
+                                         GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                         GTK_FILE_CHOOSER_ACTION_SAVE,
+                                         _("_Export"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+
+      gtk_file_filter_set_name (filter, _(formats[i].name));
+      gtk_file_filter_add_pattern (filter, formats[i].pattern);
+      gtk_file_filter_add_mime_type (filter, formats[i].mime_type);
+      /* Plus one: PNG is 0, and no data is NULL. */
+      g_object_set_data (G_OBJECT (filter), FORMAT_KEY, GINT_TO_POINTER (formats[i].format + 1));
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (chooser), filter);
+      if (i == 0)
+        gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (chooser), filter);
+    }
+  if (pictures != NULL && g_file_test (pictures, G_FILE_TEST_IS_DIR))
+    {
+      g_autoptr(GFile) folder = g_file_new_for_path (pictures);
+
+      gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL);
+    }
+  if (stem != NULL)
+    gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), stem);
+  return chooser;
+}
+
+/* After the dialog was accepted: the file to write and its format. When the
+ * name needed an extension and a file of that name exists, *confirmed is FALSE
+ * and the dialog now offers that name: show it again and wait for its answer. */
+char *
+gml_export_chooser_get_path (GtkFileChooserNative *chooser,
+                             GmlExportFormat      *format,
+                             gboolean             *confirmed)
+{
+  g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+  GtkFileFilter *filter = gtk_file_chooser_get_filter (GTK_FILE_CHOOSER (chooser));
+  g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+  GmlExportFormat chosen = GML_EXPORT_PNG;
+  char *written;
+
+  *confirmed = FALSE;
+  if (path == NULL)
+    return NULL;
+  if (filter != NULL && g_object_get_data (G_OBJECT (filter), FORMAT_KEY) != NULL)
+    chosen = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (filter), FORMAT_KEY)) - 1;
+  written = gml_export_path_for_format (path, chosen, format);
+  if (g_str_equal (written, path) || !g_file_test (written, G_FILE_TEST_EXISTS))
+    {
+      *confirmed = TRUE;
+      return written;
+    }
+
+  /* "name" became "name.png", and name.png exists: the dialog asks. */
+  {
+    g_autoptr(GFile) folder = g_file_get_parent (file);
+    g_autofree char *basename = g_path_get_basename (written);
+
+    if (folder != NULL)
+      gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL);
+    gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), basename);
+  }
+  return written;
+}

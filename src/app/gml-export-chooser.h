@@ -1,0 +1,21 @@
+/* gml-export-chooser.h — Export Picture…: the save dialog the quiz's picture and the
+ * Snapshot view share.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "gml-render.h"
+
+G_BEGIN_DECLS
+
+GtkFileChooserNative *gml_export_chooser_new      (GtkWidget            *parent,
+                                                   const char           *stem);
+char                 *gml_export_chooser_get_path (GtkFileChooserNative *chooser,
+                                                   GmlExportFormat      *format,
+                                                   gboolean             *confirmed);
+
+G_END_DECLS
