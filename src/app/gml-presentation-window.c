@@ -42,6 +42,11 @@ struct _GmlPresentationWindow
   GtkWidget       *picture_holder;
   GmlPictureView  *picture_view;
   GtkLabel        *picture_caption_label;
+  GtkWidget       *scroller;
+  GtkWidget       *body_box;
+  GtkWidget       *end_box;
+  GtkLabel        *end_summary_label;
+  GtkFlowBox      *end_list_box;
 
   GtkWidget       *option_rows[GML_N_OPTIONS];
   GtkLabel        *option_letters[GML_N_OPTIONS];
@@ -69,7 +74,12 @@ struct _GmlPresentationWindow
   gint64           question_at;     /* monotonic µs when the current question came up */
   int              scaled_for;      /* the size unit the font sizes were computed for */
   double           picture_scale;   /* how much larger than on the desk the picture is drawn */
+  double           zoom;            /* Ctrl+plus/minus: the lecturer's own factor */
+  double           fit;             /* < 1 while the slide would not fit at full size */
+  guint            fit_tick_id;
+  guint            fit_frames;
   guint            scale_idle_id;
+  gboolean         at_end;          /* the round's result is shown */
   guint            tick_id;
   gboolean         time_was_up;
 };
@@ -123,6 +133,14 @@ gml_presentation_window_get_n_slides (GmlPresentationWindow *self)
   return self->slides != NULL ? self->slides->len : 0;
 }
 
+/* Whether the round's result is shown, after the last question. */
+gboolean
+gml_presentation_window_is_at_end (GmlPresentationWindow *self)
+{
+  g_return_val_if_fail (GML_IS_PRESENTATION_WINDOW (self), FALSE);
+  return self->at_end;
+}
+
 gint64
 gml_presentation_window_get_started_at (GmlPresentationWindow *self)
 {
@@ -139,7 +157,7 @@ gml_presentation_window_get_seconds_left (GmlPresentationWindow *self)
   int limit = g_settings_get_int (self->settings, "question-timer");
   gint64 elapsed;
 
-  if (limit <= 0 || slide == NULL || slide->revealed)
+  if (limit <= 0 || slide == NULL || slide->revealed || self->at_end)
     return -1;
   elapsed = (g_get_monotonic_time () - self->question_at) / G_USEC_PER_SEC;
   return (int) MAX (0, limit - elapsed);
@@ -322,6 +340,120 @@ holder_allocate (GtkWidget *holder,
                          gsk_transform_scale (NULL, scale, scale));
 }
 
+/* The round's result, after the last question: how long it took, how many answers
+ * the class saw, and the right answer of each question discussed, for the summing
+ * up (a whole bank is a round too: the others are counted, not listed). */
+static void
+show_end (GmlPresentationWindow *self)
+{
+  guint n = self->slides->len, revealed = 0;
+  guint seconds = (guint) ((g_get_monotonic_time () - self->started_at) / G_USEC_PER_SEC);
+  g_autofree char *duration = NULL;
+  g_autofree char *questions = NULL;
+  g_autofree char *answers = NULL;
+  g_autofree char *summary = NULL;
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->end_list_box))) != NULL)
+    gtk_flow_box_remove (self->end_list_box, child);
+
+  for (guint i = 0; i < n; i++)
+    {
+      const GmlSlide *slide = slide_at (self, i);
+      const GmlQuestion *q = gml_question_bank_get (self->bank, slide->question);
+      g_autofree char *line = NULL;
+      GtkWidget *label;
+
+      if (!slide->revealed)
+        continue;
+      revealed++;
+      /* Translators: a line of the round's result: the question's number, its topic
+       * and the letter of its right option, e.g. "2. Mixed precision — b". */
+      line = g_strdup_printf (_("%u. %s — %c"), i + 1, gml_question_translate (q, q->topic),
+                              gml_option_letter (gml_question_correct_position (q, slide->order)));
+      label = gtk_label_new (line);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_widget_add_css_class (label, "end-item");
+      gtk_flow_box_append (self->end_list_box, label);
+      /* Text to read, not items to pick: no focus ring on the projector. */
+      gtk_widget_set_focusable (gtk_widget_get_parent (label), FALSE);
+    }
+
+  /* Translators: a duration in minutes and seconds, e.g. "12 min 05 s". */
+  duration = g_strdup_printf (_("%u min %02u s"), seconds / 60, seconds % 60);
+  /* Translators: %u is the number of questions, %s a duration such as "12 min 05 s". */
+  questions = g_strdup_printf (ngettext ("%u question in %s.", "%u questions in %s.", n),
+                               n, duration);
+  /* Translators: how many of the round's answers were shown, e.g. "Answers shown: 5 of 6." */
+  answers = g_strdup_printf (_("Answers shown: %u of %u."), revealed, n);
+  summary = g_strconcat (questions, " ", answers, NULL);
+  gtk_label_set_label (self->end_summary_label, summary);
+  gtk_label_set_label (self->position_label, "");
+  gtk_label_set_label (self->topic_label, "");
+  gtk_label_set_label (self->hint_label, _("← back to the last question · Esc leaves"));
+}
+
+static void update_scale (GmlPresentationWindow *self);
+
+/* Fitting: the slide's type scales with the window, but a long explanation beside its
+ * picture can still be taller than a 720 or 768 px high screen. Each frame until it
+ * fits, the type shrinks by what the overflow asks for (measured with the style of
+ * the frame before, so a few frames at most), never below FIT_MIN; the picture keeps
+ * its size, whose labels must carry to the back of the room. Zoomed in by hand, the
+ * lecturer's choice wins and the slide scrolls instead. */
+#define FIT_MIN 0.55
+#define FIT_MAX_FRAMES 30
+
+static gboolean
+fit_tick_cb (GtkWidget     *widget,
+             GdkFrameClock *clock,
+             gpointer       user_data)
+{
+  GmlPresentationWindow *self = GML_PRESENTATION_WINDOW (widget);
+  int width = gtk_widget_get_width (self->scroller);
+  int height = gtk_widget_get_height (self->scroller);
+  int needed = 0;
+
+  if (self->scale_idle_id != 0 || width <= 0 || height <= 0)
+    {
+      if (++self->fit_frames < FIT_MAX_FRAMES)
+        return G_SOURCE_CONTINUE;
+      self->fit_tick_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  gtk_widget_measure (self->body_box, GTK_ORIENTATION_VERTICAL, width, &needed, NULL, NULL, NULL);
+  if (g_getenv ("GML_DEBUG_MONITORS") != NULL)
+    {
+      printf ("gml-fit audience %.2f %d %d\n", self->fit, needed, height);
+      fflush (stdout);
+    }
+  if (needed <= height || self->fit <= FIT_MIN || self->zoom > 1.0 ||
+      ++self->fit_frames >= FIT_MAX_FRAMES)
+    {
+      self->fit_tick_id = 0;
+      return G_SOURCE_REMOVE;
+    }
+  /* Wrapped text's height goes roughly with the square of its size. */
+  self->fit = MAX (FIT_MIN, self->fit * MIN (0.95, sqrt ((double) height / needed)));
+  update_scale (self);
+  return G_SOURCE_CONTINUE;
+}
+
+/* Starts fitting the shown slide from its full size. */
+static void
+refit (GmlPresentationWindow *self)
+{
+  if (self->fit != 1.0)
+    {
+      self->fit = 1.0;
+      update_scale (self);
+    }
+  self->fit_frames = 0;
+  if (self->fit_tick_id == 0 && !self->at_end)
+    self->fit_tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), fit_tick_cb, NULL, NULL);
+}
+
 static void
 show_current (GmlPresentationWindow *self)
 {
@@ -334,6 +466,16 @@ show_current (GmlPresentationWindow *self)
 
   if (slide == NULL)
     return;
+
+  gtk_widget_set_visible (self->scroller, !self->at_end);
+  gtk_widget_set_visible (self->end_box, self->at_end);
+  if (self->at_end)
+    {
+      show_end (self);
+      update_timer (self);
+      g_signal_emit (self, signals[CHANGED], 0);
+      return;
+    }
 
   q = gml_question_bank_get (self->bank, slide->question);
   right_pos = gml_question_correct_position (q, slide->order);
@@ -394,6 +536,7 @@ show_current (GmlPresentationWindow *self)
   else
     gtk_label_set_label (self->hint_label, _("Space reveals the answer · ← → change question · Esc leaves"));
 
+  refit (self);
   update_timer (self);
   g_signal_emit (self, signals[CHANGED], 0);
 }
@@ -405,12 +548,14 @@ gml_presentation_window_reveal (GmlPresentationWindow *self)
 
   g_return_if_fail (GML_IS_PRESENTATION_WINDOW (self));
 
-  if (slide == NULL || slide->revealed)
+  if (slide == NULL || slide->revealed || self->at_end)
     return;
   slide->revealed = TRUE;
   show_current (self);
 }
 
+/* Moves by delta questions. Past the last one comes the round's result; back from
+ * it, the last question again. */
 void
 gml_presentation_window_go (GmlPresentationWindow *self,
                             int                    delta)
@@ -419,9 +564,22 @@ gml_presentation_window_go (GmlPresentationWindow *self,
 
   g_return_if_fail (GML_IS_PRESENTATION_WINDOW (self));
 
-  target = (int) self->current + delta;
-  if (self->slides == NULL || target < 0 || target >= (int) self->slides->len)
+  if (self->slides == NULL || delta == 0)
     return;
+  if (self->at_end)
+    {
+      if (delta > 0)
+        return;
+      self->at_end = FALSE;
+      delta++;
+    }
+  target = (int) self->current + delta;
+  if (target >= (int) self->slides->len)
+    {
+      self->at_end = TRUE;
+      target = (int) self->slides->len - 1;
+    }
+  target = MAX (target, 0);
   self->current = (guint) target;
   self->question_at = g_get_monotonic_time ();
   self->time_was_up = FALSE;
@@ -438,8 +596,33 @@ gml_presentation_window_handle_key (GmlPresentationWindow *self,
 {
   const GmlSlide *slide = slide_at (self, self->current);
 
-  if ((state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK)) != 0)
+  if ((state & (GDK_ALT_MASK | GDK_SUPER_MASK)) != 0)
     return FALSE;
+  if ((state & GDK_CONTROL_MASK) != 0)
+    {
+      /* Zoom, as in a browser: Ctrl+plus (or the = key under it), Ctrl+minus, Ctrl+0. */
+      switch (keyval)
+        {
+        case GDK_KEY_plus:
+        case GDK_KEY_equal:
+        case GDK_KEY_KP_Add:
+          gml_presentation_window_zoom (self, 1);
+          return TRUE;
+
+        case GDK_KEY_minus:
+        case GDK_KEY_KP_Subtract:
+          gml_presentation_window_zoom (self, -1);
+          return TRUE;
+
+        case GDK_KEY_0:
+        case GDK_KEY_KP_0:
+          gml_presentation_window_zoom (self, 0);
+          return TRUE;
+
+        default:
+          return FALSE;
+        }
+    }
 
   switch (keyval)
     {
@@ -447,10 +630,23 @@ gml_presentation_window_handle_key (GmlPresentationWindow *self,
       gtk_window_close (GTK_WINDOW (self));
       return TRUE;
 
+    case GDK_KEY_Home:
+    case GDK_KEY_KP_Home:
+      gml_presentation_window_go (self, -(int) self->current - (self->at_end ? 1 : 0));
+      return TRUE;
+
+    case GDK_KEY_End:
+    case GDK_KEY_KP_End:
+      if (self->slides != NULL && !self->at_end)
+        gml_presentation_window_go (self, (int) self->slides->len - 1 - (int) self->current);
+      return TRUE;
+
     case GDK_KEY_space:
     case GDK_KEY_Return:
     case GDK_KEY_KP_Enter:
     case GDK_KEY_ISO_Enter:
+      if (self->at_end)
+        return TRUE;
       if (slide != NULL && !slide->revealed)
         gml_presentation_window_reveal (self);
       else
@@ -492,14 +688,12 @@ key_pressed_cb (GmlPresentationWindow *self,
 /* Type scales with the window: a projector's 1920×1080 gets a 54 px question (5 % of
  * the height), a small test window proportionally less. A narrow window scales by
  * its width instead, so lines do not break into single words. */
-static gboolean
-update_scale_cb (gpointer user_data)
+static void
+update_scale (GmlPresentationWindow *self)
 {
-  GmlPresentationWindow *self = user_data;
-  int unit = self->scaled_for;
+  int unit = (int) round (self->scaled_for * self->zoom * self->fit);
   g_autofree char *css = NULL;
 
-  self->scale_idle_id = 0;
   css = g_strdup_printf ("window.presentation .slide { padding: %dpx %dpx %dpx %dpx; }\n"
                          "window.presentation .meta { font-size: %dpx; }\n"
                          "window.presentation .body { margin-top: %dpx; }\n"
@@ -515,7 +709,12 @@ update_scale_cb (gpointer user_data)
                          "window.presentation .result-text { font-size: %dpx; }\n"
                          "window.presentation .result-picture { border-spacing: %dpx; }\n"
                          "window.presentation .picture-caption { font-size: %dpx; }\n"
-                         "window.presentation .hint { font-size: %dpx; }\n",
+                         "window.presentation .hint { font-size: %dpx; }\n"
+                         "window.presentation .end { border-spacing: %dpx; }\n"
+                         "window.presentation .end-title { font-size: %dpx; font-weight: bold; }\n"
+                         "window.presentation .end-summary,\n"
+                         "window.presentation .end-item { font-size: %dpx; }\n"
+                         "window.presentation .end-list { border-spacing: %dpx; }\n",
                          unit * 3 / 100, unit * 6 / 100, unit * 2 / 100, unit * 6 / 100,
                          unit * 26 / 1000,
                          unit * 2 / 100,
@@ -530,17 +729,69 @@ update_scale_cb (gpointer user_data)
                          unit * 28 / 1000,
                          unit * 8 / 1000,
                          unit * 22 / 1000,
-                         unit * 18 / 1000);
+                         unit * 18 / 1000,
+                         unit * 3 / 100,
+                         unit * 60 / 1000,
+                         unit * 34 / 1000,
+                         unit * 8 / 1000);
   gtk_css_provider_load_from_data (self->scale_provider, css, -1);
-  /* 1.5 times the desk size on a 1080 px high projector. */
-  self->picture_scale = unit / 720.0;
+  /* 1.5 times the desk size on a 1080 px high projector, so the picture's 12 px labels
+   * are 18 px there; fitting shrinks the text, never the picture. */
+  self->picture_scale = self->scaled_for * self->zoom / 720.0;
   gtk_widget_queue_resize (self->picture_holder);
   if (g_getenv ("GML_DEBUG_MONITORS") != NULL)
     {
-      printf ("gml-scale audience %d %d\n", gtk_widget_get_height (GTK_WIDGET (self)), unit * 50 / 1000);
+      GmlRenderStyle desk;
+
+      /* The window's height, the question's type and the picture's labels in px. */
+      gml_render_style_init (&desk, GML_THEME_LIGHT);
+      printf ("gml-scale audience %d %d %.0f %.2f\n", gtk_widget_get_height (GTK_WIDGET (self)),
+              unit * 50 / 1000, floor (desk.font_size * MAX (1.0, self->picture_scale)), self->zoom);
       fflush (stdout);
     }
+}
+
+static gboolean
+update_scale_cb (gpointer user_data)
+{
+  GmlPresentationWindow *self = user_data;
+
+  self->scale_idle_id = 0;
+  update_scale (self);
   return G_SOURCE_REMOVE;
+}
+
+#define ZOOM_MIN 0.5
+#define ZOOM_MAX 2.0
+#define ZOOM_STEP 0.1
+
+/* direction > 0 zooms in a step, < 0 out, 0 back to the size that fits the window. */
+void
+gml_presentation_window_zoom (GmlPresentationWindow *self,
+                              int                    direction)
+{
+  double zoom;
+
+  g_return_if_fail (GML_IS_PRESENTATION_WINDOW (self));
+
+  if (direction == 0)
+    zoom = 1.0;
+  else
+    zoom = CLAMP (round ((self->zoom + direction * ZOOM_STEP) * 10) / 10, ZOOM_MIN, ZOOM_MAX);
+  if (zoom == self->zoom)
+    return;
+  self->zoom = zoom;
+  self->fit = 1.0;
+  update_scale (self);
+  if (!self->at_end)
+    refit (self);
+}
+
+double
+gml_presentation_window_get_zoom (GmlPresentationWindow *self)
+{
+  g_return_val_if_fail (GML_IS_PRESENTATION_WINDOW (self), 1.0);
+  return self->zoom;
 }
 
 static void
@@ -559,8 +810,11 @@ gml_presentation_window_size_allocate (GtkWidget *widget,
   if (unit != self->scaled_for)
     {
       self->scaled_for = unit;
+      self->fit = 1.0;
       if (self->scale_idle_id == 0)
         self->scale_idle_id = g_idle_add (update_scale_cb, self);
+      if (!self->at_end)
+        refit (self);
     }
 }
 
@@ -622,6 +876,9 @@ gml_presentation_window_dispose (GObject *object)
   self->main_window = NULL;
   g_clear_handle_id (&self->scale_idle_id, g_source_remove);
   g_clear_handle_id (&self->tick_id, g_source_remove);
+  if (self->fit_tick_id != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->fit_tick_id);
+  self->fit_tick_id = 0;
   if (self->scale_provider != NULL)
     gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                                    GTK_STYLE_PROVIDER (self->scale_provider));
@@ -686,6 +943,11 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, picture_holder);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, picture_view);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, picture_caption_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, scroller);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, body_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_summary_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_list_box);
 
   g_type_ensure (GML_TYPE_PICTURE_VIEW);
 }
@@ -701,6 +963,8 @@ gml_presentation_window_init (GmlPresentationWindow *self)
 
   gml_accessible_name_buttons (GTK_WIDGET (self));
   self->picture_scale = 1.0;
+  self->zoom = 1.0;
+  self->fit = 1.0;
   gtk_widget_set_layout_manager (self->picture_holder,
                                  gtk_custom_layout_new (NULL, holder_measure, holder_allocate));
 

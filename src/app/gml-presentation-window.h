@@ -42,6 +42,10 @@ guint              gml_presentation_window_get_position     (GmlPresentationWind
 guint              gml_presentation_window_get_n_slides     (GmlPresentationWindow *self);
 gint64             gml_presentation_window_get_started_at   (GmlPresentationWindow *self);
 int                gml_presentation_window_get_seconds_left (GmlPresentationWindow *self);
+gboolean           gml_presentation_window_is_at_end        (GmlPresentationWindow *self);
+void               gml_presentation_window_zoom             (GmlPresentationWindow *self,
+                                                             int                    direction);
+double             gml_presentation_window_get_zoom         (GmlPresentationWindow *self);
 
 void               _gml_presentation_debug_watch            (GtkWindow             *window,
                                                              const char            *role);

@@ -110,11 +110,17 @@ update (GmlPresenterWindow *self)
   /* Translators: the position in the round, e.g. "Question 3 / 6". */
   position_line = g_strdup_printf (_("Question %u / %u"), position + 1, n);
   gtk_label_set_label (self->position_label, position_line);
-  gtk_label_set_label (self->state_label, slide->revealed ? _("The answer is shown")
-                                                          : _("The answer is hidden — Space reveals it"));
-  gtk_widget_set_sensitive (GTK_WIDGET (self->reveal_button), !slide->revealed);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->previous_button), position > 0);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->next_button), position + 1 < n);
+  if (gml_presentation_window_is_at_end (self->audience))
+    gtk_label_set_label (self->state_label, _("The audience sees the round’s result"));
+  else
+    gtk_label_set_label (self->state_label, slide->revealed ? _("The answer is shown")
+                                                            : _("The answer is hidden — Space reveals it"));
+  gtk_widget_set_sensitive (GTK_WIDGET (self->reveal_button),
+                            !slide->revealed && !gml_presentation_window_is_at_end (self->audience));
+  gtk_widget_set_sensitive (GTK_WIDGET (self->previous_button),
+                            position > 0 || gml_presentation_window_is_at_end (self->audience));
+  /* After the last question comes the round's result. */
+  gtk_widget_set_sensitive (GTK_WIDGET (self->next_button), !gml_presentation_window_is_at_end (self->audience));
 
   text = gml_question_format (q, q->text, slide->order);
   gtk_label_set_label (self->question_label, text);
@@ -166,7 +172,7 @@ update (GmlPresenterWindow *self)
       gtk_label_set_label (self->next_label, preview);
     }
   else
-    gtk_label_set_label (self->next_label, _("This is the last question."));
+    gtk_label_set_label (self->next_label, _("This is the last question; the round’s result comes next."));
 
   update_clock (self);
 }

@@ -243,7 +243,9 @@ statistics_cb (GSimpleAction *action,
                gpointer       user_data)
 {
   GmlReview *self = user_data;
+  static const char * const close_keys[] = { "Escape", "<Control>w" };
   GtkWidget *window, *box, *header, *scrolled, *view;
+  GtkEventController *shortcuts;
 
   if (self->stats_window != NULL)
     {
@@ -267,6 +269,15 @@ statistics_cb (GSimpleAction *action,
   gtk_box_append (GTK_BOX (box), header);
   gtk_box_append (GTK_BOX (box), scrolled);
   adw_window_set_content (ADW_WINDOW (window), box);
+
+  /* Escape and Ctrl+W close it, as in every GNOME dialog. */
+  shortcuts = gtk_shortcut_controller_new ();
+  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts), GTK_SHORTCUT_SCOPE_MANAGED);
+  for (guint i = 0; i < G_N_ELEMENTS (close_keys); i++)
+    gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                          gtk_shortcut_new (gtk_shortcut_trigger_parse_string (close_keys[i]),
+                                                            gtk_named_action_new ("window.close")));
+  gtk_widget_add_controller (window, shortcuts);
 
   self->stats_window = GTK_WINDOW (window);
   self->stats_view = GML_STATS_VIEW (view);

@@ -32,6 +32,8 @@ style_for (GmlStatsView  *self,
 
   gml_stats_style_init (style, adw_style_manager_get_dark (manager),
                         adw_style_manager_get_high_contrast (manager));
+  /* The window's own background, as in the rest of the app. */
+  style->paint_background = FALSE;
 }
 
 static void

@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+#include <math.h>
+
 #include "gml-i18n.h"
 #include <pango/pangocairo.h>
 
@@ -162,6 +164,7 @@ gml_stats_style_init (GmlStatsStyle *style,
 {
   memset (style, 0, sizeof *style);
   style->font_size = 13;
+  style->paint_background = TRUE;
   style->line_width = high_contrast ? 2 : 1;
   if (dark)
     {
@@ -200,7 +203,7 @@ double
 gml_stats_height_for (const GmlStatsData  *data,
                       const GmlStatsStyle *style)
 {
-  return MARGIN + 2 * BAR_HEIGHT + DAY_CHART_HEIGHT + 3 * BAR_HEIGHT +
+  return MARGIN + 3 * BAR_HEIGHT + 10 + DAY_CHART_HEIGHT + 3 * BAR_HEIGHT +
          section_height (MAX (data->topics->len, 1)) + section_height (3) + MARGIN;
 }
 
@@ -252,7 +255,51 @@ bar_summary (const GmlStatsBar *bar)
                           answered, right, share);
 }
 
-/* Horizontal bars: label, then right (solid) and wrong (outlined) parts, then numbers. */
+/* The wrong share: a light wash of the colour under diagonal stripes of it, so that
+ * right and wrong differ by pattern as well as by colour (and in grey print). */
+static void
+fill_wrong (cairo_t             *cr,
+            const GmlStatsStyle *style,
+            double               x,
+            double               y,
+            double               w,
+            double               h)
+{
+  if (w <= 0 || h <= 0)
+    return;
+  cairo_save (cr);
+  cairo_rectangle (cr, x, y, w, h);
+  cairo_clip (cr);
+  cairo_set_source_rgba (cr, style->wrong[0], style->wrong[1], style->wrong[2], 0.3);
+  cairo_paint (cr);
+  cairo_set_source_rgb (cr, style->wrong[0], style->wrong[1], style->wrong[2]);
+  cairo_set_line_width (cr, 2.0);
+  /* Stripes every 6 px, anchored to the picture, so neighbouring bars line up. */
+  for (double d = floor ((x - h) / 6) * 6; d < x + w; d += 6)
+    {
+      cairo_move_to (cr, d, y + h);
+      cairo_line_to (cr, d + h, y);
+    }
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
+static void
+fill_right (cairo_t             *cr,
+            const GmlStatsStyle *style,
+            double               x,
+            double               y,
+            double               w,
+            double               h)
+{
+  if (w <= 0 || h <= 0)
+    return;
+  cairo_set_source_rgb (cr, style->right[0], style->right[1], style->right[2]);
+  cairo_rectangle (cr, x, y, w, h);
+  cairo_fill (cr);
+}
+
+/* Horizontal bars: label, then right (solid) and wrong (hatched) parts, then numbers. */
 static double
 draw_bars (cairo_t             *cr,
            const GmlStatsStyle *style,
@@ -284,12 +331,8 @@ draw_bars (cairo_t             *cr,
       double right = bar->answered == 0 ? 0 : full * bar->right / bar->answered;
 
       text_at (cr, style, bar->label, MARGIN, y, label_width, 0, FALSE, style->foreground);
-      cairo_set_source_rgb (cr, style->right[0], style->right[1], style->right[2]);
-      cairo_rectangle (cr, bar_x, y + 2, right, BAR_HEIGHT - 6);
-      cairo_fill (cr);
-      cairo_set_source_rgb (cr, style->wrong[0], style->wrong[1], style->wrong[2]);
-      cairo_rectangle (cr, bar_x + right, y + 2, full - right, BAR_HEIGHT - 6);
-      cairo_fill (cr);
+      fill_right (cr, style, bar_x, y + 2, right, BAR_HEIGHT - 6);
+      fill_wrong (cr, style, bar_x + right, y + 2, full - right, BAR_HEIGHT - 6);
       text_at (cr, style, summary, bar_x + bar_width + 8, y, numbers_width, 0, FALSE, style->dim);
       y += BAR_HEIGHT + 6;
     }
@@ -311,13 +354,23 @@ gml_render_stats (cairo_t             *cr,
   guint most = 1;
 
   cairo_save (cr);
-  cairo_set_source_rgb (cr, style->background[0], style->background[1], style->background[2]);
-  cairo_paint (cr);
+  if (style->paint_background)
+    {
+      cairo_set_source_rgb (cr, style->background[0], style->background[1], style->background[2]);
+      cairo_paint (cr);
+    }
   cairo_set_line_width (cr, style->line_width);
 
   /* Totals with the share right, large enough to read from the back of a room. */
   text_at (cr, style, summary, MARGIN, y, chart_width, 0, TRUE, style->foreground);
-  y += 2 * BAR_HEIGHT;
+  y += BAR_HEIGHT + 4;
+
+  /* The key: which fill is which, in words. */
+  fill_right (cr, style, MARGIN, y + 3, 24, BAR_HEIGHT - 8);
+  text_at (cr, style, _("Right"), MARGIN + 30, y, 0, 0, FALSE, style->foreground);
+  fill_wrong (cr, style, MARGIN + 140, y + 3, 24, BAR_HEIGHT - 8);
+  text_at (cr, style, _("Wrong"), MARGIN + 170, y, 0, 0, FALSE, style->foreground);
+  y += 2 * BAR_HEIGHT + 6;
 
   /* Answers per day: stacked columns, right at the bottom. */
   text_at (cr, style, _("Answers per day"), MARGIN, y - BAR_HEIGHT * 0.8, chart_width, 0, TRUE,
@@ -334,12 +387,8 @@ gml_render_stats (cairo_t             *cr,
       double base = y + DAY_CHART_HEIGHT;
       g_autofree char *count = g_strdup_printf ("%u", bar->answered);
 
-      cairo_set_source_rgb (cr, style->right[0], style->right[1], style->right[2]);
-      cairo_rectangle (cr, x, base - right, w, right);
-      cairo_fill (cr);
-      cairo_set_source_rgb (cr, style->wrong[0], style->wrong[1], style->wrong[2]);
-      cairo_rectangle (cr, x, base - full, w, full - right);
-      cairo_fill (cr);
+      fill_right (cr, style, x, base - right, w, right);
+      fill_wrong (cr, style, x, base - full, w, full - right);
       if (bar->answered > 0)
         text_at (cr, style, count, x + w / 2, base - full - BAR_HEIGHT, slot, 0.5, FALSE,
                  style->foreground);

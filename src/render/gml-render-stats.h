@@ -41,6 +41,7 @@ typedef struct
   double wrong[3];
   double line_width;
   double font_size;       /* pixels */
+  gboolean paint_background;  /* FALSE in the window: the app's own background shows */
 } GmlStatsStyle;
 
 void   gml_stats_data_init    (GmlStatsData     *data,

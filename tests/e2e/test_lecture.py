@@ -166,6 +166,173 @@ def x_key(window_name, keysym):
     check(False, f'xdotool sent {keysym} to “{window_name}” (windows {ids}: {errors})')
 
 
+def showing_under(node, depth=0):
+    """(role, text, node) of everything visible below node."""
+    out = []
+    if node is None or depth > 60:
+        return out
+    try:
+        role = node.getRoleName()
+        states = node.getState()
+        text = node.name or ''
+    except Exception:
+        return out
+    # A hidden widget's subtree is hidden. (GTK 4.8 says "showing" of windows only.)
+    if not states.contains(pyatspi.STATE_VISIBLE):
+        return out
+    if not text and role == 'label':
+        try:
+            t = node.queryText()
+            text = t.getText(0, t.characterCount)
+        except Exception:
+            pass
+    out.append((role, text, node))
+    try:
+        n = node.childCount
+    except Exception:
+        n = 0
+    for i in range(n):
+        try:
+            child = node.getChildAtIndex(i)
+        except Exception:
+            continue
+        out.extend(showing_under(child, depth + 1))
+    return out
+
+
+def window_geometry(wid):
+    geo = subprocess.run(['xdotool', 'getwindowgeometry', '--shell', wid], capture_output=True,
+                         text=True).stdout
+    fields = dict(l.split('=', 1) for l in geo.split() if '=' in l)
+    return int(fields['WIDTH']), int(fields['HEIGHT'])
+
+
+def overflow(audience, wid):
+    """What of the revealed slide lies outside the window, '' when it all fits; and the
+    picture's height."""
+    width, height = window_geometry(wid)
+    out = []
+    picture_h = 0
+    for role, text, node in showing_under(audience):
+        if role not in ('label', 'image') or not text:
+            continue
+        e = node.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        if role == 'image':
+            picture_h = e.height
+        if e.y < 0 or e.y + e.height > height + 1 or e.x + e.width > width + 1:
+            out.append(f'{role} “{text[:40]}” at {e.x},{e.y} {e.width}x{e.height}')
+    return '; '.join(out), picture_h, (width, height)
+
+
+def check_fits(audience, wid, what):
+    def fits():
+        bad, picture_h, size = overflow(audience, wid)
+        return (bad == '' and picture_h > 0, bad, picture_h, size)
+    # The type shrinks over a few frames after the reveal: poll, bounded.
+    deadline = time.time() + 15
+    ok, bad, picture_h, size = fits()
+    while not ok and time.time() < deadline:
+        time.sleep(0.3)
+        ok, bad, picture_h, size = fits()
+    check(ok, f'{what}: the revealed slide fits the {size[0]}x{size[1]} window '
+              f'(outside: {bad or "nothing"}; picture {picture_h} px high)')
+    check(picture_h >= 190, f'{what}: the picture keeps at least its desk size ({picture_h} px high)')
+
+
+def question_height(audience, q):
+    for role, text, node in showing_under(audience):
+        if role == 'label' and text == q['text']:
+            return node.queryComponent().getExtents(pyatspi.WINDOW_COORDS).height
+    return 0
+
+
+def lecture_hall(app, audience, wid):
+    """Fit at 1280x720 and 1024x768, zoom, the end screen."""
+    n = 0
+    seen = set()
+    while True:
+        q = wait_for(lambda: question_shown(audience, EN), 'a question')
+        if not any(t.startswith('The right answer is') for t in labels(audience)):
+            x_key(AUDIENCE, 'space')
+            wait_for(lambda: any(t.startswith('The right answer is') for t in labels(audience)),
+                     'the revealed answer')
+        seen.add(q['id'])
+        check_fits(audience, wid, f'question “{q["id"]}” at 1280x720')
+        subprocess.run(['import', '-window', wid, os.path.join(shots, f'lecture-fit-1280x720-{n}.png')],
+                       check=False)
+        n += 1
+        if n == 3:
+            break
+        x_key(AUDIENCE, 'Right')
+        wait_for(lambda: question_shown(audience, EN) != q, 'the next question')
+
+    subprocess.run(['xdotool', 'windowsize', '--sync', wid, '1024', '768'], check=False)
+    wait_for(lambda: window_geometry(wid) == (1024, 768), 'the window at 1024x768')
+    for k in range(2):
+        q = wait_for(lambda: question_shown(audience, EN), 'a question')
+        if not any(t.startswith('The right answer is') for t in labels(audience)):
+            x_key(AUDIENCE, 'space')
+            wait_for(lambda: any(t.startswith('The right answer is') for t in labels(audience)),
+                     'the revealed answer')
+        seen.add(q['id'])
+        check_fits(audience, wid, f'question “{q["id"]}” at 1024x768')
+        subprocess.run(['import', '-window', wid, os.path.join(shots, f'lecture-fit-1024x768-{k}.png')],
+                       check=False)
+        x_key(AUDIENCE, 'Right')
+        wait_for(lambda: question_shown(audience, EN) not in (None, q), 'the next question')
+    revealed = len(seen)
+
+    # Zoom: Ctrl+plus makes the type larger, Ctrl+0 brings it back, Ctrl+minus smaller.
+    q = wait_for(lambda: question_shown(audience, EN), 'a question')
+    base = wait_for(lambda: question_height(audience, q), 'the question’s height')
+    x_key(AUDIENCE, 'ctrl+plus')
+    x_key(AUDIENCE, 'ctrl+plus')
+    bigger = wait_for(lambda: (question_height(audience, q) > base) and question_height(audience, q),
+                      'the question to grow after Ctrl+plus')
+    check(True, f'Ctrl+plus zooms in: the question is {bigger} px high, was {base} px')
+    x_key(AUDIENCE, 'ctrl+0')
+    wait_for(lambda: question_height(audience, q) == base, 'the question’s height back after Ctrl+0')
+    check(True, 'Ctrl+0 brings the size that fits the window back')
+    x_key(AUDIENCE, 'ctrl+minus')
+    smaller = wait_for(lambda: (0 < question_height(audience, q) < base) and question_height(audience, q),
+                       'the question to shrink after Ctrl+minus')
+    check(True, f'Ctrl+minus zooms out: {smaller} px high')
+    x_key(AUDIENCE, 'ctrl+0')
+
+    # The end: End goes to the last question; after it comes the round's result.
+    x_key(AUDIENCE, 'End')
+    last = wait_for(lambda: question_shown(audience, EN) != q and question_shown(audience, EN),
+                    'the last question after End')
+    x_key(AUDIENCE, 'space')
+    verdict = wait_for(lambda: next((t for t in labels(audience) if t.startswith('The right answer is')), None),
+                       'its answer')
+    last_letter = verdict[-2]
+    revealed += 1
+    x_key(AUDIENCE, 'space')
+    wait_for(lambda: 'End of the round' in [t for r, t, _ in showing_under(audience)], 'the end screen')
+    shown = [t for r, t, _ in showing_under(audience) if r == 'label']
+    summary = next((t for t in shown if ' in ' in t and 'Answers shown:' in t), '')
+    total = re.search(r'^(\d+) questions? in \d+ min \d\d s\. Answers shown: (\d+) of (\d+)\.$', summary)
+    check(total is not None, f'the end screen sums the round up: “{summary}”')
+    check(total.group(1) == total.group(3) and int(total.group(2)) == revealed,
+          f'{revealed} answers were shown, of {total.group(1)} questions')
+    items = [t for t in shown if re.match(r'^\d+\. ', t)]
+    check(len(items) == revealed, f'one line per question whose answer was shown ({len(items)})')
+    check(re.fullmatch(rf'{total.group(1)}\. {re.escape(last["topic"])} — [a-d]', items[-1]),
+          f'the last line is the last question’s number, topic and right letter: “{items[-1]}”')
+    check(items[-1].endswith(' ' + last_letter), f'its right answer is {last_letter}, as revealed')
+    check(not any(question_shown(audience, EN) == x for x in [last]), 'no question is shown any more')
+    subprocess.run(['import', '-window', wid, os.path.join(shots, 'lecture-end-en.png')], check=False)
+    x_key(AUDIENCE, 'Left')
+    wait_for(lambda: question_shown(audience, EN) == last, 'the last question again after ←')
+    check(True, '← goes back from the end screen to the last question')
+
+    subprocess.run(['xdotool', 'windowsize', '--sync', wid, '1280', '720'], check=False)
+    x_key(AUDIENCE, 'Home')
+    wait_for(lambda: question_shown(audience, EN) is not None and
+             question_shown(audience, EN)['id'] == first_id, 'the first question after Home')
+
+
 def run_x11():
     home = tempfile.mkdtemp(prefix='gml-lecture-')
     app = App(home, 'en')
@@ -187,6 +354,8 @@ def run_x11():
                                text=True).stdout
         check('_NET_WM_STATE_FULLSCREEN' in state, f'it asks to be fullscreen ({state.strip()})')
 
+        global first_id
+        first_id = q['id']
         x_key(AUDIENCE, 'space')
         letter = right_letter(audience, q)
         verdict = wait_for(lambda: next((t for t in labels(audience) if t.startswith('The right answer is')), None),
@@ -199,6 +368,8 @@ def run_x11():
         check(pictures(audience) == [picture], f'Space showed the question’s picture: “{picture}”')
         check(caption in labels(audience), f'with its caption “{caption}”')
         subprocess.run(['import', '-window', wid[0], os.path.join(shots, 'lecture-revealed-en.png')], check=False)
+
+        lecture_hall(app, audience, wid[0])
 
         # The language changes with no restart, as the main menu's Language items do.
         gdbus_action('language', "<'tr'>")
@@ -334,8 +505,9 @@ def run_weston():
         # Type size: the font sizes the audience window set for its height.
         scale = wait_for(lambda: [l.split() for l in open(out_path).read().split('\n')
                                   if l.startswith('gml-scale audience')], 'the type scale')
-        height, question_px = int(scale[-1][2]), int(scale[-1][3])
+        height, question_px, label_px = int(scale[-1][2]), int(scale[-1][3]), int(scale[-1][4])
         check(height == 1080, f'the audience window fills the 1080 px high monitor ({height} px)')
+        check(label_px >= 18, f'the picture’s labels are {label_px} px high on it (≥ 18 px)')
         check(question_px >= 0.04 * height,
               f'the question is set in {question_px} px on a {height} px high screen (≥ 4 %)')
 

@@ -181,5 +181,48 @@ picked = [e for e in entries if by_id[e['question']]['topic'] == topic]
 wanted = topic + ': ' + answers_text(len(picked), sum(e['correct'] for e in picked))
 check(wanted in description, f'the description has the topic line “{wanted}”')
 app.screenshot(os.path.join(shots, f'statistics-{lang}.png'))
+
+
+import time
+
+
+def stats_shown():
+    return any(r == 'image' and name == _('Statistics of your answers') for r, name, text, showing, node in app.nodes())
+
+
+def key_to_statistics(keysym):
+    # No window manager under Xvfb: give the statistics window the focus, then the key.
+    import subprocess
+    ids = subprocess.run(['xdotool', 'search', '--sync', '--name', '^' + _('Statistics') + '$'], timeout=20,
+                         capture_output=True, text=True).stdout.split()
+    check(ids, 'the statistics window is on the X display')
+    subprocess.run(['xdotool', 'windowfocus', '--sync', ids[-1], 'key', keysym], timeout=20, check=False)
+
+
+def wait_closed(what):
+    deadline = time.time() + 10
+    while time.time() < deadline and stats_shown():
+        time.sleep(0.3)
+    check(not stats_shown(), what)
+
+
+def statistics_screenshot(path):
+    import subprocess
+    ids = subprocess.run(['xdotool', 'search', '--name', '^' + _('Statistics') + '$'], timeout=20,
+                         capture_output=True, text=True).stdout.split()
+    if ids:
+        subprocess.run(['import', '-window', ids[-1], path], check=False)
+
+
+statistics_screenshot(os.path.join(shots, f'statistics-window-{lang}.png'))
+key_to_statistics('Escape')
+wait_closed('Escape closes the statistics window')
+app.key('ctrl+i')
+deadline = time.time() + 10
+while time.time() < deadline and not stats_shown():
+    time.sleep(0.3)
+check(stats_shown(), 'Ctrl+I opens it again')
+key_to_statistics('ctrl+w')
+wait_closed('Ctrl+W closes it too')
 app.quit()
 print('all review e2e checks passed')

@@ -49,6 +49,36 @@ has_colour (cairo_surface_t *surface,
   return FALSE;
 }
 
+/* The longest horizontal run of pixels of exactly that colour, anywhere. */
+static int
+longest_run (cairo_surface_t *surface,
+             const double     rgb[3])
+{
+  int w = cairo_image_surface_get_width (surface);
+  int h = cairo_image_surface_get_height (surface);
+  int stride = cairo_image_surface_get_stride (surface);
+  const guint8 *data = cairo_image_surface_get_data (surface);
+  guint8 r = (guint8) (rgb[0] * 255 + 0.5), g = (guint8) (rgb[1] * 255 + 0.5), b = (guint8) (rgb[2] * 255 + 0.5);
+  int best = 0;
+
+  for (int y = 0; y < h; y++)
+    {
+      int run = 0;
+
+      for (int x = 0; x < w; x++)
+        {
+          guint32 px = *(const guint32 *) (data + y * stride + 4 * x);
+
+          if (ABS ((int) ((px >> 16) & 0xff) - r) <= 1 && ABS ((int) ((px >> 8) & 0xff) - g) <= 1 &&
+              ABS ((int) (px & 0xff) - b) <= 1)
+            best = MAX (best, ++run);
+          else
+            run = 0;
+        }
+    }
+  return best;
+}
+
 static void
 test_stats (void)
 {
@@ -104,9 +134,31 @@ test_stats (void)
   /* Both the right and the wrong share are drawn. */
   g_assert_true (has_colour (surface, style.right));
   g_assert_true (has_colour (surface, style.wrong));
+  /* And told apart by pattern too: right is solid (long runs of its colour), wrong
+   * hatched (its colour only in the stripes' short runs). */
+  g_assert_cmpint (longest_run (surface, style.right), >=, 20);
+  g_assert_cmpint (longest_run (surface, style.wrong), >, 0);
+  g_assert_cmpint (longest_run (surface, style.wrong), <=, 5);
   if (g_getenv ("GML_STATS_PNG") != NULL)
     cairo_surface_write_to_png (surface, g_getenv ("GML_STATS_PNG"));
   cairo_surface_destroy (surface);
+
+  /* In the window the app's own background shows through. */
+  {
+    static const double marker[3] = { 1.0, 0.0, 1.0 };
+
+    style.paint_background = FALSE;
+    surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 720, height);
+    cr = cairo_create (surface);
+    cairo_set_source_rgb (cr, marker[0], marker[1], marker[2]);
+    cairo_paint (cr);
+    gml_render_stats (cr, &data, &style, 720, height);
+    cairo_destroy (cr);
+    cairo_surface_flush (surface);
+    g_assert_cmphex (*(const guint32 *) cairo_image_surface_get_data (surface) & 0xffffff, ==, 0xff00ff);
+    g_assert_true (has_colour (surface, style.right));
+    cairo_surface_destroy (surface);
+  }
 
   gml_stats_data_clear (&data);
   g_remove (path);
