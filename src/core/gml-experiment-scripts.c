@@ -2824,9 +2824,9 @@ kv_run (GmlScript           *r,
             g_autofree char *next = g_strdup_printf ("%s+", label);
 
             /* torch.cat: the longer tensor is allocated before the old one is freed. */
-            _gml_script_alloc (r, next, GML_CATEGORY_ACTIVATIONS, per_token * t);
+            _gml_script_alloc (r, next, GML_CATEGORY_KV_CACHE, per_token * t);
             _gml_script_free (r, label);
-            _gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, per_token * t);
+            _gml_script_alloc (r, label, GML_CATEGORY_KV_CACHE, per_token * t);
             _gml_script_free (r, next);
           }
       if (t % every == 0 || t == tokens)

@@ -233,7 +233,7 @@ replay_line (Replay     *replay,
         {
           line_error (replay,
                       _("unknown category “%s” (expected weights, activations, gradients, "
-                        "optimizer-state or temporary)"),
+                        "optimizer-state, temporary or kv-cache)"),
                       category_name ? category_name : "");
           return FALSE;
         }
