@@ -221,3 +221,111 @@ gml_lab_run_dup_notes (GmlLabRun *self)
                                       "cuBLAS workspace, NCCL’s buffers and DDP’s gradient buckets.")));
   return notes;
 }
+
+/* "--batch 8" pairs of a configuration's command line. */
+static GHashTable *
+knob_table (const GmlLabConfig *c,
+            GPtrArray          *order)
+{
+  g_autofree char *args = gml_lab_config_to_args (c);
+  g_auto(GStrv) words = g_strsplit (args, " ", -1);
+  GHashTable *table = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  for (guint i = 0; words[i] != NULL; i++)
+    if (g_str_has_prefix (words[i], "--"))
+      {
+        const char *value = words[i + 1] != NULL && !g_str_has_prefix (words[i + 1], "--") ? words[i + 1] : "";
+
+        if (order != NULL && !g_hash_table_contains (table, words[i]))
+          g_ptr_array_add (order, g_strdup (words[i]));
+        g_hash_table_replace (table, g_strdup (words[i]), g_strdup (value));
+      }
+  return table;
+}
+
+static char *
+percent_change (guint64 a,
+                guint64 b)
+{
+  if (a == 0)
+    return g_strdup ("");
+  return g_strdup_printf (" (%+.0f %%)", 100.0 * ((double) b - (double) a) / (double) a);
+}
+
+char *
+gml_lab_describe_difference (GmlLabRun *a,
+                             GmlLabRun *b)
+{
+  const GmlLabResult *ra = gml_lab_run_get_result (a);
+  const GmlLabResult *rb = gml_lab_run_get_result (b);
+  g_autoptr(GPtrArray) order = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GHashTable) ka = knob_table (gml_lab_run_get_config (a), order);
+  g_autoptr(GHashTable) kb = knob_table (gml_lab_run_get_config (b), order);
+  g_autoptr(GString) changed = g_string_new (NULL);
+  g_autoptr(GString) cats = g_string_new (NULL);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < order->len; i++)
+    {
+      const char *knob = g_ptr_array_index (order, i);
+      const char *va = g_hash_table_lookup (ka, knob);
+      const char *vb = g_hash_table_lookup (kb, knob);
+
+      if (g_strcmp0 (va, vb) == 0)
+        continue;
+      if (changed->len > 0)
+        g_string_append (changed, ", ");
+      g_string_append_printf (changed, "%s %s → %s", knob, va != NULL ? va : "—", vb != NULL ? vb : "—");
+    }
+  if (changed->len == 0)
+    g_string_append (out, _("A and B have the same knobs."));
+  else
+    /* Translators: %s lists the knobs that differ: "--batch 8 → 16, --precision fp32 → amp-bf16". */
+    g_string_append_printf (out, _("From A to B: %s."), changed->str);
+
+  {
+    g_autofree char *pa = sz (ra->peak_allocated);
+    g_autofree char *pb = sz (rb->peak_allocated);
+    g_autofree char *pc = percent_change (ra->peak_allocated, rb->peak_allocated);
+    g_autofree char *sa = sz (ra->peak_reserved);
+    g_autofree char *sb = sz (rb->peak_reserved);
+
+    g_string_append_c (out, ' ');
+    /* Translators: sizes, then a change such as " (−31 %)", then sizes. */
+    g_string_append_printf (out, _("Peak allocated %s → %s%s, peak reserved %s → %s."), pa, pb, pc, sa, sb);
+  }
+
+  for (guint c = 1; c < GML_N_CATEGORIES; c++)
+    {
+      g_autofree char *va = NULL;
+      g_autofree char *vb = NULL;
+
+      if (ra->by_category[c] == rb->by_category[c])
+        continue;
+      va = sz (ra->by_category[c]);
+      vb = sz (rb->by_category[c]);
+      if (cats->len > 0)
+        g_string_append (cats, ", ");
+      /* Translators: a category ("Activations"), then two sizes. */
+      g_string_append_printf (cats, _("%s %s → %s"), gml_lab_category_name (c), va, vb);
+    }
+  if (cats->len > 0)
+    {
+      g_string_append_c (out, ' ');
+      /* Translators: %s lists the categories that changed. */
+      g_string_append_printf (out, _("At the peak: %s."), cats->str);
+    }
+  if (ra->extra_compute != rb->extra_compute)
+    {
+      g_string_append_c (out, ' ');
+      /* Translators: two percentages of recomputed work ("0 %", "33 %"). */
+      g_string_append_printf (out, _("Recomputation: %.0f %% → %.0f %% more compute."),
+                              100 * ra->extra_compute, 100 * rb->extra_compute);
+    }
+  if (ra->fits != rb->fits)
+    {
+      g_string_append_c (out, ' ');
+      g_string_append (out, rb->fits ? _("A does not fit; B fits.") : _("A fits; B does not."));
+    }
+  return g_string_free (out, FALSE);
+}

@@ -87,6 +87,7 @@ typedef enum
   PHASE_SETUP,
   PHASE_FORWARD,
   PHASE_LOSS,
+  PHASE_LOSS_BACKWARD,
   PHASE_BACKWARD,
   PHASE_EMBED_BACKWARD,
   PHASE_OPTIMIZER,
@@ -294,6 +295,9 @@ set_phase (Lab       *lab,
            PhaseKind  kind,
            int        layer)
 {
+  /* After an out of memory the phase stays where it happened. */
+  if (lab->failed)
+    return;
   lab->phase.kind = kind;
   lab->phase.layer = layer;
 }
@@ -919,6 +923,7 @@ micro_step_transformer (Lab *lab)
     }
 
   /* Backward: the loss, the output layer, the final norm. */
+  set_phase (lab, PHASE_LOSS_BACKWARD, 0);
   gather (lab, GML_LAB_LAYER_HEAD);
   loss_backward (lab);
   if (lab->c->tied)
@@ -1008,6 +1013,7 @@ micro_step_mlp (Lab *lab)
   end_step (lab, lab->quick ? NULL : g_strdup (_("The forward pass is done and the loss computed.")));
   mark_forward (lab);
 
+  set_phase (lab, PHASE_LOSS_BACKWARD, 0);
   loss_backward (lab);
   grad_named (lab, (int) L, "weight");
   grad_named (lab, (int) L, "bias");
@@ -1126,6 +1132,8 @@ static void
 train_step (Lab   *lab,
             guint  step)
 {
+  if (lab->failed)
+    return;
   lab->phase.step = step;
   /* The peak the lab reports is the steady-state step's (the first step's
    * when that one already runs out of memory). */
@@ -1312,6 +1320,9 @@ phase_text (const GmlLabConfig *c,
     case PHASE_LOSS:
       what = g_strdup (_("the loss (the logits in fp32)"));
       break;
+    case PHASE_LOSS_BACKWARD:
+      what = g_strdup (_("the backward pass of the loss and the output layer"));
+      break;
     case PHASE_BACKWARD:
       /* Translators: a layer and the number of layers. */
       what = g_strdup_printf (_("the backward pass of layer %d of %u"), p->layer + 1, c->layers);
@@ -1385,9 +1396,10 @@ fill_result (Lab          *lab,
   res->oom_request = lab->oom_request;
   res->peak_allocated = stats->allocated_bytes[GML_STAT_ALL].peak;
   res->peak_reserved = stats->reserved_bytes[GML_STAT_ALL].peak;
-  if (!lab->track || lab->peak == 0)
+  if (lab->failed || !lab->track || lab->peak == 0)
     {
-      /* It failed before the step the lab reports: the peak of what ran. */
+      /* Out of memory: the bytes where it ran out, as the message and the
+       * picture's last step show them. */
       memcpy (lab->peak_cat, lab->cat, sizeof lab->cat);
       lab->peak = allocated_now (lab);
       lab->peak_requested = stats->requested_bytes[GML_STAT_ALL].current;

@@ -61,7 +61,7 @@ gml_lab_category_name (GmlCategory category)
     case GML_CATEGORY_ACTIVATIONS: return _("Activations");
     case GML_CATEGORY_GRADIENTS: return _("Gradients");
     case GML_CATEGORY_OPTIMIZER_STATE: return _("Optimizer state");
-    case GML_CATEGORY_TEMPORARY: return _("Temporaries");
+    case GML_CATEGORY_TEMPORARY: return _("Temporary");
     case GML_CATEGORY_KV_CACHE: return _("KV cache");
     case GML_CATEGORY_NONE:
     case GML_N_CATEGORIES:

@@ -129,7 +129,8 @@ typedef struct
   guint64   oom_request;             /* the request that failed */
   guint64   peak_allocated;          /* max_memory_allocated() over the run */
   guint64   peak_reserved;           /* max_memory_reserved() over the run */
-  guint64   by_category[GML_N_CATEGORIES]; /* allocated bytes at the steady-state peak */
+  guint64   by_category[GML_N_CATEGORIES]; /* allocated bytes at the steady-state peak
+                                            * (out of memory: where it ran out) */
   guint64   requested_at_peak;       /* what the program asked for, at that peak */
   guint64   reserved_at_peak;
   guint64   inactive_split_at_peak;
@@ -229,6 +230,11 @@ GmlScenario        *gml_lab_run_get_scenario   (GmlLabRun          *self);
 const GmlLabConfig *gml_lab_run_get_config     (GmlLabRun          *self);
 /* Translated sentences: where the engine differs from the formulas, and why. */
 GPtrArray          *gml_lab_run_dup_notes      (GmlLabRun          *self);
+
+/* Translated: which knobs differ from A to B and what the difference did (the
+ * peaks, the categories that changed, recomputation, whether it fits). */
+char               *gml_lab_describe_difference (GmlLabRun         *a,
+                                                 GmlLabRun         *b);
 
 /* The largest batch that fits, searched through the engine (doubling, then
  * bisection), 0 when batch 1 does not fit. @probes (may be NULL) receives the
