@@ -1095,29 +1095,12 @@ set_accessible_labels (GmlLabPage *self)
                                   _("Moment of the step"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->unpin_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Forget A"), -1);
-  /* Each figure is named by its caption. */
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->allocated_label), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  gtk_label_get_label (self->allocated_caption), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->reserved_label), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  gtk_label_get_label (self->reserved_caption), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->params_label), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  gtk_label_get_label (self->params_caption), -1);
   gtk_label_set_label (self->peak_header, _("At the peak"));
   gtk_label_set_label (self->formula_header, _("Formula"));
+  /* A screen reader reads each figure after its caption, and the exact bytes
+   * in its description (set_size_label()). */
   for (guint i = 0; i < G_N_ELEMENTS (category_order); i++)
-    {
-      const char *name = gml_lab_category_name (category_order[i]);
-      /* Translators: a category's figure at the peak ("Activations at the peak"). */
-      g_autofree char *at_peak = g_strdup_printf (_("%s at the peak"), name);
-      /* Translators: what a formula gives for a category ("Activations by the formula"). */
-      g_autofree char *by_formula = g_strdup_printf (_("%s by the formula"), name);
-
-      gtk_label_set_label (self->category_names[i], name);
-      gtk_accessible_update_property (GTK_ACCESSIBLE (self->category_values[i]), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                      at_peak, -1);
-      gtk_accessible_update_property (GTK_ACCESSIBLE (self->category_formulas[i]),
-                                      GTK_ACCESSIBLE_PROPERTY_LABEL, by_formula, -1);
-    }
+    gtk_label_set_label (self->category_names[i], gml_lab_category_name (category_order[i]));
 }
 
 static void

@@ -236,7 +236,7 @@ knob_table (const GmlLabConfig *c,
       {
         const char *value = words[i + 1] != NULL && !g_str_has_prefix (words[i + 1], "--") ? words[i + 1] : "";
 
-        if (order != NULL && !g_hash_table_contains (table, words[i]))
+        if (order != NULL && !g_ptr_array_find_with_equal_func (order, words[i], g_str_equal, NULL))
           g_ptr_array_add (order, g_strdup (words[i]));
         g_hash_table_replace (table, g_strdup (words[i]), g_strdup (value));
       }
@@ -249,7 +249,8 @@ percent_change (guint64 a,
 {
   if (a == 0)
     return g_strdup ("");
-  return g_strdup_printf (" (%+.0f %%)", 100.0 * ((double) b - (double) a) / (double) a);
+  /* Translators: a change in percent after a size, " (+69 %)". */
+  return g_strdup_printf (_(" (%+.0f %%)"), 100.0 * ((double) b - (double) a) / (double) a);
 }
 
 char *

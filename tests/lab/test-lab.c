@@ -596,6 +596,25 @@ test_scenario (void)
   g_assert_cmpuint (gml_scenario_get_capacity (sc), ==, G_GUINT64_CONSTANT (24) << 30);
 }
 
+/* A/B names each knob that changed once, and what the change did. */
+static void
+test_difference (void)
+{
+  g_autoptr(GmlLabRun) a = run_args ("--model gpt2 --seq 256 --batch 4 --precision amp-bf16");
+  g_autoptr(GmlLabRun) b = run_args ("--model gpt2 --seq 256 --batch 4 --precision amp-bf16 "
+                                     "--checkpointing every-2");
+  g_autoptr(GmlLabRun) same = run_args ("--model gpt2 --seq 256 --batch 4 --precision amp-bf16");
+  g_autofree char *text = gml_lab_describe_difference (a, b);
+  g_autofree char *none = gml_lab_describe_difference (a, same);
+
+  g_assert_nonnull (strstr (text, "--checkpointing — → every-2"));
+  g_assert_null (strstr (strstr (text, "--checkpointing") + 1, "--checkpointing"));
+  g_assert_null (strstr (text, "--batch"));
+  g_assert_nonnull (strstr (text, "Activations"));
+  g_assert_nonnull (strstr (text, "Recomputation: 0 % → 33 % more compute."));
+  g_assert_true (g_str_has_prefix (none, "A and B have the same knobs."));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -624,6 +643,7 @@ main (int    argc,
   g_test_add_func ("/lab/bad-values", test_bad_values);
   g_test_add_func ("/lab/args-round-trip", test_args_round_trip);
   g_test_add_func ("/lab/scenario", test_scenario);
+  g_test_add_func ("/lab/difference", test_difference);
 
   return g_test_run ();
 }
