@@ -47,4 +47,12 @@ guint64  _gml_lab_shard             (guint64             n,
                                      guint               gpus);
 guint    _gml_lab_checkpoint_group  (const GmlLabConfig *config);
 
+/* The scenario of a configuration given as knobs, with its simulated GPU: the
+ * question experiments' "lab" kind. */
+GmlScenario *_gml_lab_scenario_new  (const char         *args,
+                                     GError            **error);
+/* Whether @args is a configuration the lab runs; *reason (translated) when not. */
+gboolean     _gml_lab_check_args    (const char         *args,
+                                     char              **reason);
+
 G_END_DECLS

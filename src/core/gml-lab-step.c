@@ -1346,6 +1346,27 @@ phase_text (const GmlLabConfig *c,
   return g_strdup_printf (_("in step %u, during %s"), p->step, what);
 }
 
+/* "Weights 475 MiB · Activations 16.4 GiB": the categories that hold bytes. */
+static char *
+category_list (const guint64 *bytes)
+{
+  static const GmlCategory order[] = {
+    GML_CATEGORY_WEIGHTS, GML_CATEGORY_GRADIENTS, GML_CATEGORY_OPTIMIZER_STATE,
+    GML_CATEGORY_ACTIVATIONS, GML_CATEGORY_TEMPORARY, GML_CATEGORY_KV_CACHE,
+  };
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (order); i++)
+    if (bytes[order[i]] > 0)
+      {
+        g_autofree char *size = gml_format_size_short (bytes[order[i]]);
+
+        g_string_append_printf (out, "%s%s %s", out->len > 0 ? " · " : "", gml_lab_category_name (order[i]),
+                                size);
+      }
+  return g_string_free (out, FALSE);
+}
+
 /* A step of the picture exactly at the peak, inserted among the others. */
 static void
 insert_peak_step (Lab *lab)
@@ -1356,6 +1377,7 @@ insert_peak_step (Lab *lab)
   g_autofree char *where = phase_text (lab->c, &lab->peak_phase);
   g_autofree char *alloc_text = NULL;
   g_autofree char *res_text = NULL;
+  g_autofree char *cats = NULL;
   guint pos = 0;
 
   state = gml_trace_state_at (gml_allocator_get_trace (lab->r.run->allocator), lab->peak_events);
@@ -1368,8 +1390,13 @@ insert_peak_step (Lab *lab)
   step.run = 0;
   alloc_text = gml_format_size_short (lab->peak);
   res_text = gml_format_size_short (step.stats.reserved_bytes[GML_STAT_ALL].current);
-  /* Translators: sizes, then where ("in step 2, during the backward pass of layer 3 of 12"). */
-  step.caption = g_strdup_printf (_("The peak: %s allocated, %s reserved, %s."), alloc_text, res_text, where);
+  cats = category_list (lab->peak_cat);
+  /* Translators: sizes, then where ("in step 2, during the backward pass of layer 3 of 12"),
+   * then the categories ("Weights 475 MiB · Activations 16.4 GiB"). */
+  step.caption = g_strdup_printf (_("The peak: %s allocated, %s reserved, %s. At the peak: %s."), alloc_text,
+                                  res_text, where, cats);
+  _gml_script_key (&lab->r, "peak_allocated", lab->peak);
+  _gml_script_key (&lab->r, "reserved_at_peak", step.stats.reserved_bytes[GML_STAT_ALL].current);
 
   while (pos < sc->steps->len && g_array_index (sc->steps, GmlScenarioStep, pos).n_events <= lab->peak_events)
     pos++;
@@ -1485,11 +1512,25 @@ run_step (const GmlLabConfig *c,
   if (lab.failed && lab.r.fatal == NULL)
     {
       /* The step that ran out of memory: the picture ends on it. */
+      const GmlStats *st = _gml_script_stats (&lab.r);
       g_autofree char *where = phase_text (c, &lab.phase);
+      g_autofree char *alloc_text = gml_format_size_short (st->allocated_bytes[GML_STAT_ALL].current);
+      g_autofree char *res_text = gml_format_size_short (st->reserved_bytes[GML_STAT_ALL].current);
+      g_autofree char *req_text = gml_format_size_short (lab.oom_request);
+      g_autofree char *cats = category_list (lab.cat);
 
-      /* Translators: where it happened ("in step 2, during the backward pass of layer 3 of 12"). */
-      _gml_script_end_step (&lab.r, g_strdup_printf (_("Out of memory %s."), where));
+      /* Translators: where it happened ("in step 2, during the backward pass of layer 3 of 12"),
+       * sizes, then the categories ("Weights 12.6 GiB · Activations 2.2 GiB"). */
+      _gml_script_end_step (&lab.r, g_strdup_printf (_("Out of memory %s: a request for %s failed with %s "
+                                                       "allocated and %s reserved. Allocated: %s."),
+                                                     where, req_text, alloc_text, res_text, cats));
       sc->focus_step = _gml_script_last_step (&lab.r);
+      if (!quick)
+        {
+          _gml_script_key (&lab.r, "allocated", st->allocated_bytes[GML_STAT_ALL].current);
+          _gml_script_key (&lab.r, "reserved", st->reserved_bytes[GML_STAT_ALL].current);
+          _gml_script_key (&lab.r, "request", lab.oom_request);
+        }
     }
   else if (quick)
     _gml_script_end_step (&lab.r, g_strdup (""));
@@ -1664,5 +1705,46 @@ out:
   if (probes != NULL)
     *probes = n;
   gml_lab_config_clear (&probe);
+  return ok;
+}
+
+GmlScenario *
+_gml_lab_scenario_new (const char  *args,
+                       GError     **error)
+{
+  GmlLabConfig config;
+  GmlLabRun *run;
+  GmlScenario *sc;
+
+  gml_lab_config_init (&config);
+  if (!gml_lab_config_parse_args (&config, args, error))
+    {
+      gml_lab_config_clear (&config);
+      return NULL;
+    }
+  run = gml_lab_run_new (&config, GML_LAB_RUN_DEFAULT, error);
+  gml_lab_config_clear (&config);
+  if (run == NULL)
+    return NULL;
+  /* The scenario takes the run's GPU with it. */
+  sc = g_steal_pointer (&run->scenario);
+  sc->owned_device = g_steal_pointer (&run->device);
+  gml_lab_run_free (run);
+  return sc;
+}
+
+gboolean
+_gml_lab_check_args (const char  *args,
+                     char       **reason)
+{
+  GmlLabConfig config;
+  g_autoptr(GError) error = NULL;
+  gboolean ok;
+
+  gml_lab_config_init (&config);
+  ok = gml_lab_config_parse_args (&config, args, &error) && gml_lab_config_check (&config, &error);
+  gml_lab_config_clear (&config);
+  if (!ok)
+    *reason = g_strdup (error->message);
   return ok;
 }
