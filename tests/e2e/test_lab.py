@@ -139,3 +139,59 @@ check(found.startswith(f'{prefix}{mb} '), f'the window finds batch {mb}, as the 
 
 app.quit()
 print('ok: the Experiment view')
+
+# A question built from a lab configuration: once answered, "Open in the Lab" opens
+# its knobs in the Experiment view, where they run. The round is preset to the topic
+# whose questions are all lab questions (through a keyfile, as gsettings writes it).
+import gmltest  # noqa: E402
+
+real_env = gmltest.app_env
+
+
+def keyfile_env(h, language):
+    env = real_env(h, language)
+    env['GSETTINGS_BACKEND'] = 'keyfile'
+    return env
+
+
+gmltest.app_env = keyfile_env
+topic = 'Memory of a training step'
+subprocess.run(['gsettings', 'set', 'io.github.gpumemorylab.GpuMemoryLab', 'filter-topic', topic],
+               env=keyfile_env(home, lang), check=True)
+labq = {q['text']: q for q in gmltest.bank(lang) if q['topic'] == _(topic)}
+check(len(labq) >= 2, f'the bank has lab questions on “{topic}” ({len(labq)})')
+check(all(q['experiment']['kind'] == 'lab' for q in labq.values()), 'all of them name a lab configuration')
+app = App(home, lang)
+shown = app.wait_label(lambda t: t in labq, 'a lab question first', timeout=20)
+question = labq[shown]
+open_lab = _('_Open in the Lab').replace('_', '')
+
+
+def open_lab_buttons():
+    # GTK 4.8 names a button with a mnemonic "_Label Label", as it does Previous and Next.
+    return [node for role, name, text, showing, node in app.nodes()
+            if role == 'push button' and showing and (name == open_lab or name.endswith(' ' + open_lab))]
+
+
+check(not open_lab_buttons(), f'“{open_lab}” is not offered before the answer')
+app.key('1')
+deadline = time.time() + 10
+while not open_lab_buttons() and time.time() < deadline:
+    time.sleep(0.3)
+buttons = open_lab_buttons()
+check(len(buttons) == 1, f'“{open_lab}” is offered once the question is answered')
+buttons[0].queryAction().doAction(0)
+config = question['experiment']['config']
+want = verb(config)
+deadline = time.time() + 20
+knobs = []
+while time.time() < deadline:
+    knobs = [text for role, name, text, showing, node in app.nodes() if role == 'text' and name == _('Knobs')]
+    if knobs == [config]:
+        break
+    time.sleep(0.3)
+check(knobs == [config], f'the Experiment view shows the question\'s knobs: {knobs}')
+wait_bytes(app, _('Peak allocated'), want['peak_allocated_bytes'], question['id'])
+app.screenshot(os.path.join(shots, f'lab-{lang}-from-question.png'))
+app.quit()
+print('ok: a lab question opens its configuration in the Experiment view')
