@@ -9,6 +9,7 @@
 
 #include "gml-application.h"
 #include "gml-i18n.h"
+#include "gml-lab-cli.h"
 #include "gml-moodle-cli.h"
 #include "gml-questions-cli.h"
 #include "gml-render-cli.h"
@@ -41,6 +42,8 @@ main (int    argc,
     return gml_moodle_import_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "snapshot"))
     return gml_snapshot_main (argc - 1, argv + 1);
+  if (argc > 1 && g_str_equal (argv[1], "experiment"))
+    return gml_lab_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "watch"))
     return gml_watch_main (argc - 1, argv + 1);
 

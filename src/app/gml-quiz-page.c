@@ -46,6 +46,7 @@ struct _GmlQuizPage
   GtkLabel        *explanation_label;
   GtkLabel        *sources_heading;
   GtkBox          *sources_box;
+  GtkButton       *open_lab_button;
   GtkLabel        *hint_label;
   GtkButton       *previous_button;
   GtkButton       *next_button;
@@ -318,6 +319,25 @@ show_sources (GmlQuizPage       *self,
                           gtk_widget_get_first_child (GTK_WIDGET (self->sources_box)) != NULL);
 }
 
+/* A question built from a configuration of the experiment lab offers it once
+ * answered: win.open-lab with the knobs as the experiment verb spells them. */
+static void
+show_open_lab (GmlQuizPage       *self,
+               const GmlQuestion *q)
+{
+  const char *config = gml_experiment_get_lab_config (q->experiment);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->open_lab_button), config != NULL);
+  /* The target first: the action takes a string, and a button whose target does
+   * not match its action's parameter is made insensitive. */
+  if (config != NULL)
+    {
+      gtk_actionable_set_action_target_value (GTK_ACTIONABLE (self->open_lab_button),
+                                              g_variant_new_string (config));
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->open_lab_button), "win.open-lab");
+    }
+}
+
 static gboolean
 update_picture_idle_cb (gpointer user_data)
 {
@@ -410,6 +430,7 @@ show_current (GmlQuizPage *self)
     }
 
   gtk_widget_set_visible (GTK_WIDGET (self->result_box), item->answered);
+  gtk_widget_set_visible (GTK_WIDGET (self->open_lab_button), FALSE);
   if (item->answered)
     {
       const GmlOption *chosen = &q->options[item->order[item->chosen]];
@@ -434,6 +455,7 @@ show_current (GmlQuizPage *self)
       gtk_widget_set_visible (GTK_WIDGET (self->correct_feedback_label), !chosen->correct);
       gtk_label_set_label (self->explanation_label, explanation);
       show_sources (self, q);
+      show_open_lab (self, q);
       gtk_label_set_label (self->hint_label, _("Press Enter, Space or → to go on"));
       gtk_button_set_label (self->next_button,
                             self->current + 1 == self->round->len ? _("_Finish") : _("_Next"));
@@ -872,6 +894,7 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, explanation_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, sources_heading);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, sources_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, open_lab_button);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, hint_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, previous_button);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, next_button);

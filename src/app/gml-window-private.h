@@ -5,6 +5,7 @@
 
 #pragma once
 
+#include "gml-lab-page.h"
 #include "gml-quiz-page.h"
 #include "gml-review.h"
 #include "gml-snapshot-page.h"
@@ -23,6 +24,7 @@ struct _GmlWindow
   AdwViewStack         *view_stack;
   AdwViewStackPage     *quiz_stack_page;
   AdwViewStackPage     *snapshot_stack_page;
+  AdwViewStackPage     *lab_stack_page;
   GtkMenuButton        *filter_button;
   GtkMenuButton        *menu_button;
   GtkButton            *present_button;
@@ -32,6 +34,7 @@ struct _GmlWindow
   GtkDropDown          *difficulty_dropdown;
   GmlQuizPage          *quiz_page;
   GmlSnapshotPage      *snapshot_page;
+  GmlLabPage           *lab_page;
 
   /* Owned */
   GSettings            *settings;
@@ -56,5 +59,12 @@ void _gml_window_snapshot_class_init  (GtkWidgetClass *widget_class);
 void _gml_window_snapshot_init        (GmlWindow      *self);
 void _gml_window_snapshot_dispose     (GmlWindow      *self);
 void _gml_window_snapshot_retranslate (GmlWindow      *self);
+
+/* gml-window-lab.c */
+void _gml_window_lab_class_init       (GtkWidgetClass *widget_class);
+void _gml_window_lab_setup            (GmlWindow      *self,
+                                       GmlApplication *app);
+gboolean _gml_window_showing_lab      (GmlWindow      *self);
+void _gml_window_lab_retranslate      (GmlWindow      *self);
 
 G_END_DECLS

@@ -1,5 +1,6 @@
-/* gml-window.c — the main window: header bar, filter, toasts, and the two
- * views, the quiz and the Snapshot view (opening files: gml-window-snapshot.c).
+/* gml-window.c — the main window: header bar, filter, toasts, and the views:
+ * the quiz, the Snapshot view (opening files: gml-window-snapshot.c) and the
+ * Experiment view (gml-window-lab.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -92,15 +93,17 @@ void
 _gml_window_update_title (GmlWindow *self)
 {
   gboolean quiz = showing_quiz (self);
-  const char *title = quiz ? NULL : gml_snapshot_page_get_title (self->snapshot_page);
+  gboolean lab = _gml_window_showing_lab (self);
+  const char *title = quiz ? NULL : lab ? _("Experiment") : gml_snapshot_page_get_title (self->snapshot_page);
 
   adw_view_switcher_title_set_title (self->switcher_title, title != NULL ? title : _("GPU Memory Lab"));
   adw_view_switcher_title_set_subtitle (self->switcher_title,
                                         quiz ? self->quiz_subtitle
-                                             : gml_snapshot_page_get_subtitle (self->snapshot_page));
+                                             : lab ? gml_lab_page_get_subtitle (self->lab_page)
+                                                   : gml_snapshot_page_get_subtitle (self->snapshot_page));
   gtk_widget_set_visible (GTK_WIDGET (self->filter_button), quiz);
   gtk_widget_set_visible (GTK_WIDGET (self->review_button), quiz);
-  gtk_widget_set_visible (GTK_WIDGET (self->open_button), !quiz);
+  gtk_widget_set_visible (GTK_WIDGET (self->open_button), !quiz && !lab);
 }
 
 /* "Practise: fragmentation" in the Snapshot view: the quiz, filtered to @topic. */
@@ -227,6 +230,7 @@ language_changed_cb (GmlWindow      *self,
   /* View stack pages are no widgets: the walk above does not reach their titles. */
   adw_view_stack_page_set_title (self->quiz_stack_page, _("Quiz"));
   adw_view_stack_page_set_title (self->snapshot_stack_page, _("Snapshot"));
+  _gml_window_lab_retranslate (self);
   _gml_window_snapshot_retranslate (self);
   help_overlay = GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
   gml_language_localize_widget (GTK_WIDGET (help_overlay), "shortcut window");
@@ -266,7 +270,10 @@ visible_view_changed_cb (GmlWindow *self)
    * sight: a screen reader (and a test) finds the quiz's buttons only in the
    * quiz, the snapshot's only in the Snapshot view. */
   gtk_accessible_update_state (GTK_ACCESSIBLE (self->quiz_page), GTK_ACCESSIBLE_STATE_HIDDEN, !quiz, -1);
-  gtk_accessible_update_state (GTK_ACCESSIBLE (self->snapshot_page), GTK_ACCESSIBLE_STATE_HIDDEN, quiz, -1);
+  gtk_accessible_update_state (GTK_ACCESSIBLE (self->snapshot_page), GTK_ACCESSIBLE_STATE_HIDDEN,
+                               quiz || _gml_window_showing_lab (self), -1);
+  gtk_accessible_update_state (GTK_ACCESSIBLE (self->lab_page), GTK_ACCESSIBLE_STATE_HIDDEN,
+                               !_gml_window_showing_lab (self), -1);
 }
 
 /* A folded-away bar is no control: out of the accessibility tree with it. */
@@ -348,6 +355,7 @@ gml_window_setup (GmlWindow      *self,
 
   self->review = gml_review_new (GTK_WINDOW (self), app, self->quiz_page, self->review_button,
                                  self->toast_overlay);
+  _gml_window_lab_setup (self, app);
 
   messages = gml_application_steal_startup_messages (app);
   for (guint i = 0; i < messages->len; i++)
@@ -400,6 +408,7 @@ gml_window_class_init (GmlWindowClass *klass)
 
   g_type_ensure (GML_TYPE_QUIZ_PAGE);
   g_type_ensure (GML_TYPE_SNAPSHOT_PAGE);
+  g_type_ensure (GML_TYPE_LAB_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-window.ui");
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, toast_overlay);
@@ -422,6 +431,7 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.show-filter", NULL, win_show_filter_action);
   gtk_widget_class_install_action (widget_class, "win.present", NULL, win_present_action);
   _gml_window_snapshot_class_init (widget_class);
+  _gml_window_lab_class_init (widget_class);
 }
 
 static void

@@ -19,5 +19,8 @@ GmlWindow *gml_window_new       (GmlApplication *application);
 /* Shows the Snapshot view and opens @file there (File ▸ Open, a drop, the command line). */
 void       gml_window_open_file (GmlWindow      *self,
                                  GFile          *file);
+/* Shows the Experiment view with the knobs of @args ("--model gpt2 --batch 8"). */
+void       gml_window_open_lab  (GmlWindow      *self,
+                                 const char     *args);
 
 G_END_DECLS

@@ -18,6 +18,7 @@ typedef enum
   GML_PARAM_COUNT,    /* a whole number */
   GML_PARAM_CHOICE,   /* one of the words in choices, "a|b|c" */
   GML_PARAM_BOOL,
+  GML_PARAM_TEXT,     /* a string, checked by the kind (the lab's knobs) */
 } GmlParamType;
 
 typedef struct
@@ -47,11 +48,15 @@ struct _GmlExperiment
   guint64           values[GML_EXPERIMENT_MAX_PARAMS];   /* choices: the word's index */
   gboolean          given[GML_EXPERIMENT_MAX_PARAMS];    /* written in the bank, not defaulted */
   gboolean          decimal;                             /* a size was written in kB, MB, GB */
+  char             *texts[GML_EXPERIMENT_MAX_PARAMS];    /* text parameters, else NULL */
 };
 
 guint64      _gml_experiment_value  (const GmlExperiment *e,
                                      const char          *name);
 gboolean     _gml_experiment_given  (const GmlExperiment *e,
+                                     const char          *name);
+/* A text parameter. */
+const char  *_gml_experiment_text   (const GmlExperiment *e,
                                      const char          *name);
 /* The chosen word of a choice parameter. */
 gboolean     _gml_experiment_is     (const GmlExperiment *e,

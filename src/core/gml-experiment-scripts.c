@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "gml-experiment-private.h"
+#include "gml-lab-private.h"
 #include "gml-i18n.h"
 
 #define MiB GML_MiB
@@ -581,16 +582,14 @@ script_fragmentation (GmlScript           *r,
                                                                "fixed size: %u segment now holds %s "
                                                                "free in holes of at most %s, which "
                                                                "cannot join across segments, so %s "
-                                                               "fails. Expandable segments would grow "
-                                                               "one segment by mapping pages instead "
-                                                               "(the lab does not simulate them).",
+                                                               "fails. Expandable segments grow one "
+                                                               "segment by mapping pages instead.",
                                                                "Each miss took a separate segment of "
                                                                "fixed size: %u segments now hold %s "
                                                                "free in holes of at most %s, which "
                                                                "cannot join across segments, so %s "
-                                                               "fails. Expandable segments would grow "
-                                                               "one segment by mapping pages instead "
-                                                               "(the lab does not simulate them).",
+                                                               "fails. Expandable segments grow one "
+                                                               "segment by mapping pages instead.",
                                                                n_segments),
                                                   n_segments, cached, big, req));
         r->sc->focus_view = GML_VIEW_MEMORY_MAP;
@@ -2817,9 +2816,9 @@ kv_run (GmlScript           *r,
             g_autofree char *next = g_strdup_printf ("%s+", label);
 
             /* torch.cat: the longer tensor is allocated before the old one is freed. */
-            _gml_script_alloc (r, next, GML_CATEGORY_ACTIVATIONS, per_token * t);
+            _gml_script_alloc (r, next, GML_CATEGORY_KV_CACHE, per_token * t);
             _gml_script_free (r, label);
-            _gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, per_token * t);
+            _gml_script_alloc (r, label, GML_CATEGORY_KV_CACHE, per_token * t);
             _gml_script_free (r, next);
           }
       if (t % every == 0 || t == tokens)
@@ -2913,6 +2912,132 @@ script_kv_cache (GmlScript           *r,
     r->sc->setup_step = 1;
     r->sc->focus_step = _gml_script_last_step (r);
   }
+}
+
+/* ------------------------------------------------------------------------- */
+/* Fixed and expandable segments                                             */
+
+/* The same tensors, one after the other until the GPU is full, with fixed
+ * segments and with expandable_segments:True (c10/cuda/CUDACachingAllocator.cpp,
+ * "Note [Expandable Segments]"; the comment block in gml-allocator.c). A request
+ * between 1 and 10 MiB gets a 20 MiB segment of its own; what is left at the end
+ * of each segment is too small for the next tensor. An expandable segment grows
+ * by 20 MiB pages and the tensors lie end to end across the pages. The runs use a
+ * simulated GPU of their own: mapping pages needs the CUDA virtual memory API,
+ * which the lab's CUDA backend does not use. */
+#define EXPANDABLE_GPU (G_GUINT64_CONSTANT (200) * MiB)
+
+static guint
+expandable_run (GmlScript  *r,
+                gboolean    expandable,
+                guint64     tensor,
+                GmlBar    **bar)
+{
+  GmlAllocConf conf;
+  guint n = 0;
+  g_autofree char *size = gml_format_size_short (tensor);
+
+  gml_alloc_conf_init (&conf);
+  conf.expandable_segments = expandable;
+  _gml_script_begin_sim_run (r, g_strdup (expandable ? _("Expandable segments") : _("Fixed segments")),
+                             EXPANDABLE_GPU, &conf);
+  if (!expandable)
+    first_step (r);
+  while (r->fatal == NULL && n < 1000)
+    {
+      g_autofree char *label = g_strdup_printf ("t%03u", n + 1);
+
+      if (!_gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, tensor))
+        break;
+      n++;
+    }
+  {
+    g_autofree char *res = _gml_script_size (r, _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current);
+    g_autofree char *alloc = _gml_script_size (r, allocated_now (r));
+
+    if (expandable)
+      /* Translators: a number of tensors, a size, sizes. */
+      _gml_script_end_step (r, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                             "expandable_segments:True: %u tensor of %s fits "
+                                                             "before the next one does not; %s allocated in "
+                                                             "%s reserved.",
+                                                             "expandable_segments:True: %u tensors of %s fit "
+                                                             "before the next one does not; %s allocated in "
+                                                             "%s reserved.", n),
+                                                n, size, alloc, res));
+    else
+      _gml_script_end_step (r, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                             "Fixed segments: %u tensor of %s fits before the "
+                                                             "next one does not; %s allocated in %s "
+                                                             "reserved.",
+                                                             "Fixed segments: %u tensors of %s fit before the "
+                                                             "next one does not; %s allocated in %s "
+                                                             "reserved.", n),
+                                                n, size, alloc, res));
+  }
+  *bar = _gml_script_bar (r, g_strdup (expandable ? _("Expandable segments") : _("Fixed segments")));
+  _gml_script_bar_measure (r, *bar, FALSE);
+  return n;
+}
+
+static void
+script_expandable (GmlScript           *r,
+                   const GmlExperiment *e)
+{
+  GmlAllocConf plain;
+  guint64 tensor, block;
+  GmlBar *fixed_bar, *grow_bar;
+  guint fixed, grow;
+  guint64 tail;
+  g_autofree char *t = NULL;
+  g_autofree char *tail_text = NULL;
+  g_autofree char *gpu = NULL;
+  g_autofree char *fixed_text = NULL;
+  g_autofree char *grow_text = NULL;
+
+  gml_alloc_conf_init (&plain);
+  tensor = V ("tensor");
+  block = gml_round_size (&plain, tensor);
+  start (r, _("Fixed segments and expandable segments, side by side"), GML_VIEW_COMPARISON);
+  r->sc->views |= 1u << GML_VIEW_FRAGMENTATION;
+  fixed = expandable_run (r, FALSE, tensor, &fixed_bar);
+  r->sc->setup_step = 0;
+  grow = expandable_run (r, TRUE, tensor, &grow_bar);
+  if (r->fatal != NULL)
+    return;
+  grow_bar->marked = TRUE;
+  tail = GML_LARGE_BUFFER - GML_LARGE_BUFFER / block * block;
+  t = _gml_script_size (r, tensor);
+  tail_text = _gml_script_size (r, tail);
+  gpu = _gml_script_size (r, EXPANDABLE_GPU);
+  fixed_text = _gml_script_size (r, fixed * block);
+  grow_text = _gml_script_size (r, grow * block);
+  /* Translators: sizes and numbers of tensors. */
+  _gml_script_set_caption (r, _gml_script_last_step (r),
+                           g_strdup_printf (_("On a %s GPU: with fixed segments every %s tensor gets room in a "
+                                              "20 MiB segment, and the %s left at the end of each segment is "
+                                              "too small for the next one: %u tensors fit (%s). With "
+                                              "expandable_segments:True each pool has one segment that grows "
+                                              "by mapping 20 MiB pages, and the tensors lie end to end across "
+                                              "them: %u fit (%s). Simulated: mapping pages needs CUDA’s "
+                                              "virtual memory API."),
+                                            gpu, t, tail_text, fixed, fixed_text, grow, grow_text));
+  _gml_script_key (r, "fixed_allocated", fixed * block);
+  _gml_script_key (r, "expandable_allocated", grow * block);
+  r->sc->focus_step = _gml_script_last_step (r);
+}
+
+static gboolean
+check_lab (const GmlExperiment *e,
+           char               **field,
+           char               **reason)
+{
+  if (!_gml_lab_check_args (_gml_experiment_text (e, "config"), reason))
+    {
+      *field = g_strdup ("experiment.config");
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -3021,6 +3146,9 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
                   COUNT ("tokens", "256", 16, 1024),
                   SIZE ("weight", "128 MiB", 2 * MiB, 512 * MiB) },
     script_kv_cache, NULL },
+  /* Runs on a simulated GPU of its own (see gml_scenario_new_experiment). */
+  { "lab", { { "config", GML_PARAM_TEXT, NULL, 0, 0, NULL } }, NULL, check_lab },
+  { "expandable", { SIZE ("tensor", "7 MiB", MiB + 512, 10 * MiB - 1) }, script_expandable, NULL },
 };
 
 const guint _gml_experiment_n_kind_defs = G_N_ELEMENTS (_gml_experiment_kind_defs);

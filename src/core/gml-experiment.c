@@ -17,6 +17,7 @@
 #include "gml-i18n.h"
 
 #include "gml-experiment-private.h"
+#include "gml-lab-private.h"
 
 static const char * const *
 kind_names (void)
@@ -83,6 +84,16 @@ _gml_experiment_value (const GmlExperiment *e,
 
   g_return_val_if_fail (i >= 0, 0);
   return e->values[i];
+}
+
+const char *
+_gml_experiment_text (const GmlExperiment *e,
+                      const char          *name)
+{
+  int i = param_index (e->kind, name);
+
+  g_return_val_if_fail (i >= 0, NULL);
+  return e->texts[i];
 }
 
 gboolean
@@ -199,6 +210,7 @@ static gboolean
 read_value (const GmlParamDef *def,
             JsonNode          *node,
             guint64           *value,
+            char             **text,
             gboolean          *decimal,
             char             **field,
             char             **reason)
@@ -207,6 +219,13 @@ read_value (const GmlParamDef *def,
 
   switch (def->type)
     {
+    case GML_PARAM_TEXT:
+      if (type != G_TYPE_STRING)
+        return fail (field, reason, def->name, g_strdup (_("must be a string")));
+      g_free (*text);
+      *text = g_strdup (json_node_get_string (node));
+      return TRUE;
+
     case GML_PARAM_SIZE:
       {
         g_autofree char *min = gml_format_size_short (def->min);
@@ -283,6 +302,10 @@ set_default (GmlExperiment *e,
 
   switch (def->type)
     {
+    case GML_PARAM_TEXT:
+      g_free (e->texts[i]);
+      e->texts[i] = g_strdup (def->def);
+      break;
     case GML_PARAM_SIZE:
       if (!gml_parse_size (def->def, &e->values[i], &dec))
         g_error ("bad default %s for %s", def->def, def->name);
@@ -381,7 +404,7 @@ gml_experiment_new_from_json (JsonNode  *node,
           set_default (e, i);
           continue;
         }
-      if (!read_value (def, member, &e->values[i], &e->decimal, field, reason))
+      if (!read_value (def, member, &e->values[i], &e->texts[i], &e->decimal, field, reason))
         return NULL;
       e->given[i] = TRUE;
     }
@@ -414,13 +437,32 @@ gml_experiment_new_default (const char *scenario)
 GmlExperiment *
 gml_experiment_copy (const GmlExperiment *self)
 {
-  return self != NULL ? g_memdup2 (self, sizeof *self) : NULL;
+  GmlExperiment *copy;
+
+  if (self == NULL)
+    return NULL;
+  copy = g_memdup2 (self, sizeof *self);
+  for (guint i = 0; i < GML_EXPERIMENT_MAX_PARAMS; i++)
+    copy->texts[i] = g_strdup (self->texts[i]);
+  return copy;
 }
 
 void
 gml_experiment_free (GmlExperiment *self)
 {
+  if (self == NULL)
+    return;
+  for (guint i = 0; i < GML_EXPERIMENT_MAX_PARAMS; i++)
+    g_free (self->texts[i]);
   g_free (self);
+}
+
+const char *
+gml_experiment_get_lab_config (const GmlExperiment *self)
+{
+  if (self == NULL || !g_str_equal (self->kind->name, "lab"))
+    return NULL;
+  return _gml_experiment_text (self, "config");
 }
 
 const char *
@@ -457,7 +499,9 @@ gml_experiment_to_string (const GmlExperiment *self)
 
   for (guint i = 0; i < n_params (self->kind); i++)
     {
-      g_autofree char *value = value_to_string (&self->kind->params[i], self->values[i]);
+      g_autofree char *value = self->kind->params[i].type == GML_PARAM_TEXT
+                               ? g_strdup (self->texts[i] != NULL ? self->texts[i] : "")
+                               : value_to_string (&self->kind->params[i], self->values[i]);
 
       g_string_append_printf (out, " %s=%s", self->kind->params[i].name, value);
     }
@@ -480,6 +524,9 @@ gml_experiment_to_json (const GmlExperiment *self,
       json_builder_set_member_name (builder, def->name);
       switch (def->type)
         {
+        case GML_PARAM_TEXT:
+          json_builder_add_string_value (builder, self->texts[i] != NULL ? self->texts[i] : "");
+          break;
         case GML_PARAM_CHOICE:
           {
             g_autofree char *word = value_to_string (def, self->values[i]);
@@ -511,6 +558,10 @@ gml_scenario_new_experiment (const GmlExperiment *self,
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (device != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  /* The experiment lab runs on a GPU of the configuration's size, its own. */
+  if (g_str_equal (self->kind->name, "lab"))
+    return _gml_lab_scenario_new (_gml_experiment_text (self, "config"), error);
 
   sc = _gml_scenario_create (self->kind->name, device, &r);
   sc->decimal = self->decimal;

@@ -49,6 +49,9 @@ char               *gml_experiment_to_string         (const GmlExperiment *self)
 void                gml_experiment_to_json           (const GmlExperiment *self,
                                                       JsonBuilder         *builder);
 
+/* The knobs of a "lab" experiment ("--model gpt2 --batch 8"), NULL for other kinds. */
+const char         *gml_experiment_get_lab_config    (const GmlExperiment *self);
+
 /* Runs the experiment on @device (borrowed; must outlive the scenario). */
 GmlScenario        *gml_scenario_new_experiment      (const GmlExperiment *self,
                                                       GmlDevice           *device,

@@ -25,6 +25,7 @@ struct _GmlProgress
 {
   char       *path;
   GArray     *answers;   /* GmlAnswer */
+  GArray     *guesses;   /* GmlGuess: "Predict, then run" in the experiment lab */
   GHashTable *last;      /* question id -> index + 1 of its last answer */
 };
 
@@ -35,6 +36,21 @@ clear_answer (GmlAnswer *answer)
 {
   g_clear_pointer (&answer->question, g_free);
   g_clear_pointer (&answer->chosen, g_free);
+}
+
+static void
+clear_guess (GmlGuess *guess)
+{
+  g_clear_pointer (&guess->config, g_free);
+}
+
+static GArray *
+new_guesses (void)
+{
+  GArray *guesses = g_array_new (FALSE, TRUE, sizeof (GmlGuess));
+
+  g_array_set_clear_func (guesses, (GDestroyNotify) clear_guess);
+  return guesses;
 }
 
 char *
@@ -51,6 +67,7 @@ gml_progress_new (const char *path)
   self->path = path != NULL ? g_strdup (path) : gml_progress_default_path ();
   self->answers = g_array_new (FALSE, TRUE, sizeof (GmlAnswer));
   g_array_set_clear_func (self->answers, (GDestroyNotify) clear_answer);
+  self->guesses = new_guesses ();
   self->last = g_hash_table_new (g_str_hash, g_str_equal);
   return self;
 }
@@ -62,6 +79,7 @@ gml_progress_free (GmlProgress *self)
     return;
   g_hash_table_unref (self->last);
   g_array_unref (self->answers);
+  g_array_unref (self->guesses);
   g_free (self->path);
   g_free (self);
 }
@@ -98,6 +116,67 @@ corrupt (GError    **error,
   return FALSE;
 }
 
+static gboolean
+get_unsigned (JsonNode *node,
+              guint64  *value)
+{
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64 ||
+      json_node_get_int (node) < 0)
+    return FALSE;
+  *value = (guint64) json_node_get_int (node);
+  return TRUE;
+}
+
+static gboolean
+is_type (JsonNode *node,
+         GType     type)
+{
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == type;
+}
+
+/* The optional "guesses" list (logs written before the lab have none). */
+static gboolean
+parse_guesses (JsonObject *object,
+               GArray     *guesses,
+               GError    **error)
+{
+  JsonNode *member = json_object_get_member (object, "guesses");
+  JsonArray *array;
+
+  if (member == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY (member))
+    return corrupt (error, G_MAXUINT, _("“guesses” is not a list"));
+  array = json_node_get_array (member);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *node = json_array_get_element (array, i);
+      JsonObject *entry;
+      GmlGuess guess = { 0 };
+      g_autoptr(GDateTime) when = NULL;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        return corrupt (error, G_MAXUINT, _("a guess is not an object"));
+      entry = json_node_get_object (node);
+      if (!is_type (json_object_get_member (entry, "config"), G_TYPE_STRING) ||
+          !is_type (json_object_get_member (entry, "time"), G_TYPE_STRING) ||
+          !is_type (json_object_get_member (entry, "guess_fits"), G_TYPE_BOOLEAN) ||
+          !is_type (json_object_get_member (entry, "fits"), G_TYPE_BOOLEAN) ||
+          !get_unsigned (json_object_get_member (entry, "guess_peak_bytes"), &guess.guess_peak) ||
+          !get_unsigned (json_object_get_member (entry, "peak_bytes"), &guess.peak))
+        return corrupt (error, G_MAXUINT, _("a guess has a field missing or of the wrong type"));
+      when = g_date_time_new_from_iso8601 (json_object_get_string_member (entry, "time"), NULL);
+      if (when == NULL)
+        return corrupt (error, G_MAXUINT, _("the time is not an ISO 8601 date"));
+      guess.time = g_date_time_to_unix (when);
+      guess.guess_fits = json_object_get_boolean_member (entry, "guess_fits");
+      guess.fits = json_object_get_boolean_member (entry, "fits");
+      guess.config = g_strdup (json_object_get_string_member (entry, "config"));
+      g_array_append_val (guesses, guess);
+    }
+  return TRUE;
+}
+
 /* Replaces the answers with those in @data; on error nothing changes. */
 gboolean
 gml_progress_parse (GmlProgress *self,
@@ -107,6 +186,7 @@ gml_progress_parse (GmlProgress *self,
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GArray) answers = g_array_new (FALSE, TRUE, sizeof (GmlAnswer));
+  g_autoptr(GArray) guesses = new_guesses ();
   g_autoptr(GError) local_error = NULL;
   JsonNode *root;
   JsonObject *object;
@@ -172,10 +252,16 @@ gml_progress_parse (GmlProgress *self,
       g_array_append_val (answers, answer);
     }
 
+  if (!parse_guesses (object, guesses, error))
+    return FALSE;
+
   g_array_set_size (self->answers, 0);
   g_array_append_vals (self->answers, answers->data, answers->len);
   /* The strings moved into self->answers: forget them here without freeing. */
   g_array_set_clear_func (answers, NULL);
+  g_array_set_size (self->guesses, 0);
+  g_array_append_vals (self->guesses, guesses->data, guesses->len);
+  g_array_set_clear_func (guesses, NULL);
   reindex (self);
   return TRUE;
 }
@@ -258,6 +344,7 @@ gml_progress_load (GmlProgress *self,
           return FALSE;
         }
       g_array_set_size (self->answers, 0);
+      g_array_set_size (self->guesses, 0);
       reindex (self);
       if (set_aside != NULL)
         *set_aside = g_steal_pointer (&target);
@@ -299,6 +386,33 @@ gml_progress_serialize (GmlProgress *self,
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
+  if (self->guesses->len > 0)
+    {
+      json_builder_set_member_name (builder, "guesses");
+      json_builder_begin_array (builder);
+      for (guint i = 0; i < self->guesses->len; i++)
+        {
+          const GmlGuess *guess = &g_array_index (self->guesses, GmlGuess, i);
+          g_autoptr(GDateTime) when = g_date_time_new_from_unix_utc (guess->time);
+          g_autofree char *iso = g_date_time_format_iso8601 (when);
+
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "config");
+          json_builder_add_string_value (builder, guess->config);
+          json_builder_set_member_name (builder, "time");
+          json_builder_add_string_value (builder, iso);
+          json_builder_set_member_name (builder, "guess_fits");
+          json_builder_add_boolean_value (builder, guess->guess_fits);
+          json_builder_set_member_name (builder, "guess_peak_bytes");
+          json_builder_add_int_value (builder, (gint64) MIN (guess->guess_peak, (guint64) G_MAXINT64));
+          json_builder_set_member_name (builder, "fits");
+          json_builder_add_boolean_value (builder, guess->fits);
+          json_builder_set_member_name (builder, "peak_bytes");
+          json_builder_add_int_value (builder, (gint64) MIN (guess->peak, (guint64) G_MAXINT64));
+          json_builder_end_object (builder);
+        }
+      json_builder_end_array (builder);
+    }
   json_builder_end_object (builder);
 
   root = json_builder_get_root (builder);
@@ -361,6 +475,45 @@ gml_progress_record (GmlProgress *self,
                        g_array_index (self->answers, GmlAnswer, self->answers->len - 1).question,
                        GUINT_TO_POINTER (self->answers->len));
   return gml_progress_save (self, error);
+}
+
+/* Appends a guess and saves. If saving fails the guess stays in memory and the
+ * next save writes it. */
+gboolean
+gml_progress_record_guess (GmlProgress *self,
+                           const char  *config,
+                           gboolean     guess_fits,
+                           guint64      guess_peak,
+                           gboolean     fits,
+                           guint64      peak,
+                           gint64       time,
+                           GError     **error)
+{
+  GmlGuess guess = {
+    .config = g_strdup (config != NULL ? config : ""),
+    .time = time,
+    .guess_fits = guess_fits,
+    .guess_peak = MIN (guess_peak, (guint64) G_MAXINT64),
+    .fits = fits,
+    .peak = MIN (peak, (guint64) G_MAXINT64),
+  };
+
+  g_array_append_val (self->guesses, guess);
+  return gml_progress_save (self, error);
+}
+
+guint
+gml_progress_get_n_guesses (GmlProgress *self)
+{
+  return self->guesses->len;
+}
+
+const GmlGuess *
+gml_progress_get_guess (GmlProgress *self,
+                        guint        index)
+{
+  g_return_val_if_fail (index < self->guesses->len, NULL);
+  return &g_array_index (self->guesses, GmlGuess, index);
 }
 
 guint
@@ -434,11 +587,12 @@ gml_progress_reset (GmlProgress *self,
 {
   g_autofree char *target = NULL;
   g_autoptr(GArray) old = NULL;
+  g_autoptr(GArray) old_guesses = NULL;
 
   if (backup != NULL)
     *backup = NULL;
 
-  if (self->answers->len > 0)
+  if (self->answers->len > 0 || self->guesses->len > 0)
     {
       g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
       g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%SZ");
@@ -467,15 +621,19 @@ gml_progress_reset (GmlProgress *self,
         }
     }
 
-  /* Keep the old answers until the empty log is safely on disk. */
+  /* Keep the old answers and guesses until the empty log is safely on disk. */
   old = self->answers;
+  old_guesses = self->guesses;
   self->answers = g_array_new (FALSE, TRUE, sizeof (GmlAnswer));
   g_array_set_clear_func (self->answers, (GDestroyNotify) clear_answer);
+  self->guesses = new_guesses ();
   reindex (self);
   if (!gml_progress_save (self, error))
     {
       g_array_unref (self->answers);
+      g_array_unref (self->guesses);
       self->answers = g_steal_pointer (&old);
+      self->guesses = g_steal_pointer (&old_guesses);
       reindex (self);
       return FALSE;
     }

@@ -26,6 +26,17 @@ typedef struct
   double    seconds;    /* time taken to answer */
 } GmlAnswer;
 
+/* A guess made in the experiment lab before a run ("Predict, then run"). */
+typedef struct
+{
+  char     *config;       /* the configuration as command-line knobs */
+  gint64    time;         /* unix seconds, UTC */
+  gboolean  guess_fits;
+  guint64   guess_peak;   /* bytes */
+  gboolean  fits;         /* what the run said */
+  guint64   peak;         /* its peak allocated bytes */
+} GmlGuess;
+
 typedef struct _GmlProgress GmlProgress;
 
 GQuark           gml_progress_error_quark (void);
@@ -51,6 +62,19 @@ const GmlAnswer *gml_progress_get_answer   (GmlProgress  *self,
                                             guint         index);
 const GmlAnswer *gml_progress_last_for     (GmlProgress  *self,
                                             const char   *question);
+/* Appends a guess and saves, like an answer (guesses are no answers: the
+ * Leitner boxes, statistics and undo leave them alone). */
+gboolean         gml_progress_record_guess (GmlProgress  *self,
+                                            const char   *config,
+                                            gboolean      guess_fits,
+                                            guint64       guess_peak,
+                                            gboolean      fits,
+                                            guint64       peak,
+                                            gint64        time,
+                                            GError      **error);
+guint            gml_progress_get_n_guesses (GmlProgress *self);
+const GmlGuess  *gml_progress_get_guess    (GmlProgress  *self,
+                                            guint         index);
 gboolean         gml_progress_remove_last  (GmlProgress  *self,
                                             char        **question,
                                             GError      **error);

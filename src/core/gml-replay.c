@@ -390,7 +390,7 @@ gml_replay_parse_line (JsonParser     *parser,
   if (!valid || (category_name && !gml_category_from_string (category_name, &line->category)))
     return parse_error (message,
                         _("unknown category “%s” (expected weights, activations, gradients, "
-                          "optimizer-state or temporary)"),
+                          "optimizer-state, temporary or kv-cache)"),
                         category_name ? category_name : "");
   return TRUE;
 }

@@ -30,7 +30,8 @@ struct _GmlScenario
 {
   char          *name;           /* scenario name or experiment kind */
   char          *title;          /* translated */
-  GmlDevice     *device;         /* borrowed */
+  GmlDevice     *device;         /* borrowed, unless owned_device is set */
+  GmlDevice     *owned_device;   /* the experiment lab's own GPU; freed after the runs */
   GPtrArray     *runs;           /* GmlScenarioRun* */
   GArray        *steps;          /* GmlScenarioStep */
   GPtrArray     *strategies;     /* GmlCheckpointStrategy*, checkpointing only */
@@ -95,6 +96,13 @@ GmlScenarioRun *_gml_script_begin_run   (GmlScript          *r,
                                          guint64             other_in_use,
                                          const GmlAllocConf *conf,
                                          gboolean            keep_previous);
+/* Starts a new allocator on a simulated GPU of its own (@capacity bytes), for
+ * what the device the lab was given cannot do (expandable segments need pages
+ * to map, which arenas and the CUDA backend do not offer). */
+GmlScenarioRun *_gml_script_begin_sim_run (GmlScript          *r,
+                                           char               *name,
+                                           guint64             capacity,
+                                           const GmlAllocConf *conf);
 gboolean        _gml_script_alloc       (GmlScript          *r,
                                          const char         *label,
                                          GmlCategory         category,

@@ -249,6 +249,27 @@ _gml_script_begin_run (GmlScript          *r,
   return run;
 }
 
+GmlScenarioRun *
+_gml_script_begin_sim_run (GmlScript          *r,
+                           char               *name,
+                           guint64             capacity,
+                           const GmlAllocConf *conf)
+{
+  GmlScenarioRun *run = g_new0 (GmlScenarioRun, 1);
+
+  release_run (r->run);
+  run->name = name;
+  run->arena = gml_device_sim_new (capacity, 0);
+  run->capacity = capacity;
+  run->allocator = gml_allocator_new (run->arena, conf);
+  run->live = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_ptr_array_add (r->sc->runs, run);
+  r->run = run;
+  r->live = run->live;
+  r->peak = 0;
+  return run;
+}
+
 const GmlStats *
 _gml_script_stats (GmlScript *r)
 {
@@ -1288,6 +1309,7 @@ gml_scenario_free (GmlScenario *self)
   if (self == NULL)
     return;
   g_clear_pointer (&self->runs, g_ptr_array_unref);
+  g_clear_pointer (&self->owned_device, gml_device_destroy);
   g_clear_pointer (&self->steps, g_array_unref);
   g_clear_pointer (&self->strategies, g_ptr_array_unref);
   g_clear_pointer (&self->bars, g_ptr_array_unref);

@@ -44,7 +44,7 @@ static const char * const event_names[GML_N_EVENT_KINDS] = {
 };
 
 static const char * const category_names[GML_N_CATEGORIES] = {
-  "none", "weights", "activations", "gradients", "optimizer-state", "temporary",
+  "none", "weights", "activations", "gradients", "optimizer-state", "temporary", "kv-cache",
 };
 
 const char *

@@ -36,6 +36,7 @@ typedef enum
   GML_CATEGORY_GRADIENTS,
   GML_CATEGORY_OPTIMIZER_STATE,
   GML_CATEGORY_TEMPORARY,
+  GML_CATEGORY_KV_CACHE,      /* inference: the attention keys and values kept per token */
   GML_N_CATEGORIES
 } GmlCategory;
 

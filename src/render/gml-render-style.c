@@ -33,7 +33,7 @@ gml_render_style_init (GmlRenderStyle *style,
   style->label_log = NULL;
 
   /* The neutrals are GNOME's, so the pictures sit well beside libadwaita's
-   * widgets. The six category colours were chosen to stay apart under
+   * widgets. The seven category colours were chosen to stay apart under
    * simulated deuteranopia, protanopia and tritanopia (Machado, Oliveira and
    * Fernandes 2009) as well as in normal vision; tests/render/test-palette.c
    * measures it. Black or white text is chosen per fill (_gml_ink_on). The
@@ -56,6 +56,7 @@ gml_render_style_init (GmlRenderStyle *style,
       p->category[GML_CATEGORY_GRADIENTS] = hex (0xb38ab5);
       p->category[GML_CATEGORY_OPTIMIZER_STATE] = hex (0xe58a1f);
       p->category[GML_CATEGORY_TEMPORARY] = hex (0x9ad8ff);
+      p->category[GML_CATEGORY_KV_CACHE] = hex (0x934b0c);
       p->other_processes = hex (0x5e5c64);
       p->allocated = hex (0x99c1f1);
       p->reserved = hex (0xffffff);
@@ -81,6 +82,7 @@ gml_render_style_init (GmlRenderStyle *style,
       p->category[GML_CATEGORY_GRADIENTS] = hex (0xa58bb0);
       p->category[GML_CATEGORY_OPTIMIZER_STATE] = hex (0xe8891a);
       p->category[GML_CATEGORY_TEMPORARY] = hex (0x8fd3ff);
+      p->category[GML_CATEGORY_KV_CACHE] = hex (0x729378);
       p->other_processes = hex (0x404040);
       p->allocated = hex (0x0033cc);
       p->reserved = hex (0x000000);
@@ -107,6 +109,7 @@ gml_render_style_init (GmlRenderStyle *style,
       p->category[GML_CATEGORY_GRADIENTS] = hex (0x9980a4);
       p->category[GML_CATEGORY_OPTIMIZER_STATE] = hex (0xdf7f0e);
       p->category[GML_CATEGORY_TEMPORARY] = hex (0x7ecafd);
+      p->category[GML_CATEGORY_KV_CACHE] = hex (0x996fff);
       p->other_processes = hex (0x5e5c64);
       p->allocated = hex (0x1c71d8);
       p->reserved = hex (0x241f31);
@@ -143,6 +146,7 @@ gml_category_display_name (GmlCategory category)
     case GML_CATEGORY_GRADIENTS: return _("Gradients");
     case GML_CATEGORY_OPTIMIZER_STATE: return _("Optimizer state");
     case GML_CATEGORY_TEMPORARY: return _("Temporary");
+    case GML_CATEGORY_KV_CACHE: return _("KV cache");
     case GML_CATEGORY_NONE:
     case GML_N_CATEGORIES:
     default: return _("Other");

@@ -132,7 +132,7 @@ test_ciede2000_reference (void)
     g_assert_cmpfloat_with_epsilon (ciede2000 (pairs[i], pairs[i] + 3), pairs[i][6], 1e-4);
 }
 
-/* The six colours of allocated memory (one per category, "Other" too) stay
+/* The seven colours of allocated memory (one per category, "Other" too) stay
  * apart in every vision, in every style: the smallest CIEDE2000 difference
  * between any two is printed and must be at least 12 (about three times
  * what people notice side by side). */

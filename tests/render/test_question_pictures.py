@@ -63,7 +63,18 @@ for q in bank:
     check(after != '' and after != before, f'{q["id"]}: the picture after the answer says something new')
     check(after == info['description'], f'{q["id"]}: --json carries the same description')
     wanted = sizes(q['text'])
-    if wanted:
+    config = q['experiment'].get('config') if q['experiment']['kind'] == 'lab' else None
+    if config is not None:
+        # A lab question quotes the lab's figures, formulas and other configurations
+        # ("16 bytes per parameter", "Llama 2 7B"); tests/lab/test_questions.py checks
+        # those against the verb. Its picture is the step at its peak (or where it ran
+        # out): it must name the verb's allocated and reserved bytes at that moment.
+        lab = json.loads(run('experiment', *config.split(), '--json').stdout)
+        at_peak = {'allocated (the categories at the peak)': sum(lab['by_category'].values()),
+                   'reserved_at_peak_bytes': lab['reserved_at_peak_bytes']}
+        for key, value in at_peak.items():
+            check(names(after, value), f'{q["id"]}: the description names the verb\'s {key}, {value}: {after}')
+    elif wanted:
         n_sized += 1
         for w in wanted:
             check(names(after, w), f'{q["id"]}: the description names {w:.0f} bytes from the question: {after}')

@@ -5,6 +5,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gstdio.h>
 
 #include "gml-i18n.h"
@@ -216,6 +218,61 @@ test_save_failure_reported (Fixture      *f,
   g_assert_cmpuint (gml_progress_get_n_answers (progress), ==, 1);
 }
 
+/* The experiment lab's guesses ("Predict, then run") are kept in the same log,
+ * saved the same way, and stay apart from the answers. */
+static void
+test_guesses (Fixture      *f,
+              gconstpointer data)
+{
+  g_autoptr(GmlProgress) progress = gml_progress_new (f->path);
+  g_autoptr(GmlProgress) again = gml_progress_new (f->path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *backup = NULL;
+  const GmlGuess *guess;
+  static const char *bad[] = {
+    "{\"answers\": [], \"guesses\": 5}",
+    "{\"answers\": [], \"guesses\": [7]}",
+    "{\"answers\": [], \"guesses\": [{\"config\": \"--batch 8\"}]}",
+    "{\"answers\": [], \"guesses\": [{\"config\": \"x\", \"time\": \"yesterday\", \"guess_fits\": true, "
+      "\"guess_peak_bytes\": 1, \"fits\": true, \"peak_bytes\": 2}]}",
+    "{\"answers\": [], \"guesses\": [{\"config\": \"x\", \"time\": \"2025-11-29T07:06:40Z\", \"guess_fits\": true, "
+      "\"guess_peak_bytes\": -1, \"fits\": true, \"peak_bytes\": 2}]}",
+  };
+
+  g_assert_true (gml_progress_record (progress, "q1", "a", TRUE, 3, 1764400000, &error));
+  g_assert_true (gml_progress_record_guess (progress, "--model gpt2 --batch 8", TRUE,
+                                            G_GUINT64_CONSTANT (12) << 30, FALSE,
+                                            G_GUINT64_CONSTANT (25) << 30, 1764400060, &error));
+  g_assert_no_error (error);
+  g_assert_true (gml_progress_load (again, NULL, &error));
+  g_assert_cmpuint (gml_progress_get_n_answers (again), ==, 1);
+  g_assert_cmpuint (gml_progress_get_n_guesses (again), ==, 1);
+  guess = gml_progress_get_guess (again, 0);
+  g_assert_cmpstr (guess->config, ==, "--model gpt2 --batch 8");
+  g_assert_true (guess->guess_fits);
+  g_assert_false (guess->fits);
+  g_assert_cmpuint (guess->guess_peak, ==, G_GUINT64_CONSTANT (12) << 30);
+  g_assert_cmpuint (guess->peak, ==, G_GUINT64_CONSTANT (25) << 30);
+  g_assert_cmpint (guess->time, ==, 1764400060);
+
+  /* Undo takes back the last answer, never a guess. */
+  g_assert_true (gml_progress_remove_last (again, NULL, &error));
+  g_assert_cmpuint (gml_progress_get_n_guesses (again), ==, 1);
+  /* Reset empties both, and keeps them in the backup. */
+  g_assert_true (gml_progress_reset (again, &backup, &error));
+  g_assert_nonnull (backup);
+  g_assert_cmpuint (gml_progress_get_n_guesses (again), ==, 0);
+
+  /* A damaged list of guesses is a damaged log. */
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) parse_error = NULL;
+
+      g_assert_false (gml_progress_parse (again, bad[i], strlen (bad[i]), &parse_error));
+      g_assert_error (parse_error, GML_PROGRESS_ERROR, GML_PROGRESS_ERROR_CORRUPT);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -229,6 +286,7 @@ main (int    argc,
   g_test_add ("/core/progress/atomic", Fixture, NULL, fixture_set_up, test_atomic_save, fixture_tear_down);
   g_test_add ("/core/progress/stale-temporaries", Fixture, NULL, fixture_set_up, test_stale_temporaries_removed, fixture_tear_down);
   g_test_add ("/core/progress/save-failure", Fixture, NULL, fixture_set_up, test_save_failure_reported, fixture_tear_down);
+  g_test_add ("/core/progress/guesses", Fixture, NULL, fixture_set_up, test_guesses, fixture_tear_down);
 
   return g_test_run ();
 }

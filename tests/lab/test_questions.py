@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The bank's lab questions against the lab: each question's figures, run again through
+`gpu-memory-lab experiment` with the question's own configuration. When the model of a
+step changes, the question that quotes it fails here instead of turning wrong.
+
+    test_questions.py GPU_MEMORY_LAB BANK"""
+
+import json
+import subprocess
+import sys
+
+app, bank_path = sys.argv[1], sys.argv[2]
+GiB = 1 << 30
+failures = []
+
+
+def run(config, *extra):
+    out = subprocess.run([app, 'experiment', *config.split(), *extra, '--json', '--lang', 'en'],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def check(ok, what):
+    print(('ok: ' if ok else 'FAIL: ') + what)
+    if not ok:
+        failures.append(what)
+
+
+def gib(n, digits):
+    return round(n / GiB, digits)
+
+
+def state(d):
+    f = d['formula']
+    return f['weights'] + f['gradients'] + f['optimizer_state']
+
+
+def tied(d, c):
+    check(d['parameters'] == 124_439_808, 'gpt2 has 124,439,808 parameters')
+    check(gib(state(d), 2) == 1.85, 'fp32 AdamW model state is 1.85 GiB')
+
+
+def adamw_80g(d, c):
+    check(not d['fits'] and d['oom_message'], 'Llama 2 7B with mixed-precision AdamW does not fit 80 GiB')
+    check('optimizer.step()' in d['peak_at'] and 'step 1' in d['peak_at'], f'it fails in the first optimizer.step(): {d["peak_at"]}')
+    check(state(d) == 16 * d['parameters'] and gib(state(d), 1) == 100.4, '16 bytes per parameter, 100.4 GiB')
+
+
+def zero3(d, c):
+    check(d['fits'], 'ZeRO-3 over 8 GPUs fits')
+    check(gib(state(d), 2) == 12.55, f'12.55 GiB of model state per GPU ({state(d)})')
+    check(gib(d['peak_allocated_bytes'], 1) == 15.9, 'the peak is 15.9 GiB')
+    for stage, want in ((1, 34.5), (2, 23.5), (0, 100.4)):
+        other = run(c.replace('--zero 3', f'--zero {stage}') if stage else c.replace('--zero 3 --gpus 8 ', ''))
+        check(gib(state(other), 1) == want, f'stage {stage}: {want} GiB of model state')
+
+
+def sequence(d, c):
+    short = run(c.replace('--seq 1024', '--seq 512'))
+    check(d['formula']['korthikanti_per_layer'] == 717_225_984, 'Korthikanti at s = 1,024: 684 MiB per layer')
+    check(short['formula']['korthikanti_per_layer'] == 232_783_872, 'Korthikanti at s = 512: 222 MiB per layer')
+    check(gib(short['by_category']['activations'], 1) == 3.4 and gib(d['by_category']['activations'], 1) == 9.6,
+          'the lab keeps 3.4 and 9.6 GiB of activations')
+
+
+def kv_cache(d, c):
+    check(d['fits'] and d['formula']['kv_cache'] == 16 * GiB, 'batch 8: 16 GiB of KV cache, and it fits')
+    check(gib(d['by_category']['kv_cache'], 2) == 16.25, 'the lab holds 16.25 GiB at the peak (torch.cat)')
+
+
+def kv_max_batch(d, c):
+    check(not d['fits'], 'batch 16 does not fit 40 GiB')
+    check('token 1229 of 2048' in d['peak_at'], f'batch 16 fails at token 1,229: {d["peak_at"]}')
+    check(run(c, '--find-max-batch')['max_batch_that_fits'] == 13, 'the largest batch is 13')
+
+
+def gqa(d, c):
+    check(d['formula']['kv_cache'] == 268_435_456, '256 MiB of KV cache for 8,192 tokens')
+    check(round(d['by_category']['kv_cache'] / (1 << 20)) == 264, 'the lab holds 264 MiB at the last token')
+
+
+def adamw_state(d, c):
+    check(d['formula']['optimizer_state'] == 995_518_464, "AdamW's state is 995,518,464 bytes")
+    check(run(c.replace('adamw', 'sgd'))['formula']['optimizer_state'] == 0, 'SGD keeps no state')
+    check(run(c.replace('adamw', 'momentum'))['formula']['optimizer_state'] == 995_518_464 // 2, 'momentum keeps one buffer')
+
+
+def checkpointing(d, c):
+    none = run(c.replace('--checkpointing sqrt', '--checkpointing none'))
+    every = run(c.replace('--checkpointing sqrt', '--checkpointing every-1'))
+    check(gib(none['by_category']['activations'], 2) == 9.58 and gib(d['by_category']['activations'], 1) == 1.6,
+          '9.58 GiB of activations without checkpointing, 1.6 GiB with √N groups')
+    check(gib(none['peak_allocated_bytes'], 2) == 14.29 and gib(d['peak_allocated_bytes'], 2) == 6.30,
+          'the peak drops from 14.29 to 6.30 GiB')
+    check(abs(d['extra_compute'] - 1 / 3) < 1e-9 and abs(every['extra_compute'] - 1 / 3) < 1e-9, '+33 % compute')
+    check(gib(every['by_category']['activations'], 1) == 1.7, 'every layer: 1.7 GiB')
+    check('loss' in d['peak_at'] and 'loss' in every['peak_at'], 'both peak at the loss')
+
+
+def accumulation(d, c):
+    check(gib(d['peak_allocated_bytes'], 1) == 8.2, 'micro-batch 4 × 8: the peak is 8.2 GiB')
+    check(gib(d['by_category']['activations'], 1) == 4.8 and d['by_category']['gradients'] > 0,
+          '4.8 GiB of activations beside the accumulated gradients')
+    big = run(c.replace('--batch 4', '--batch 32').replace(' --accumulation 8', ''))
+    check(not big['fits'] and gib(big['formula']['activations'], 1) == 38.3, 'batch 32 does not fit; 38.3 GiB of activations')
+
+
+def loss(d, c):
+    # Two fp32 gradients of b × s × V, and at most a few small temporaries beside them.
+    extra = d['by_category']['temporaries'] - 2 * 8 * 1024 * 50257 * 4
+    check(0 <= extra < 1 << 20, f'two fp32 b × s × V gradients at the peak (+{extra} bytes)')
+    check(gib(d['peak_allocated_bytes'], 2) == 14.29 and 'loss' in d['peak_at'], 'the peak, 14.29 GiB, is at the loss')
+
+
+def pure_bf16(d, c):
+    amp = run(c.replace('--precision bf16', '--precision amp-bf16'))
+    check(gib(amp['peak_allocated_bytes'], 1) == 23.0 and gib(d['peak_allocated_bytes'], 1) == 11.5,
+          'the peak goes from 23.0 to 11.5 GiB')
+    check(gib(state(amp), 1) == 18.4 and gib(state(d), 1) == 9.2, 'model state 18.4 → 9.2 GiB')
+
+
+CHECKS = {
+    'lab-gpt2-tied-embeddings': tied, 'lab-7b-adamw-80g': adamw_80g, 'lab-7b-zero3': zero3,
+    'lab-sequence-activations': sequence, 'lab-kv-cache-7b': kv_cache, 'lab-kv-max-batch': kv_max_batch,
+    'lab-gqa-kv-cache': gqa, 'lab-adamw-state': adamw_state, 'lab-checkpoint-cost': checkpointing,
+    'lab-accumulation-peak': accumulation, 'lab-loss-peak': loss, 'lab-pure-bf16': pure_bf16,
+}
+
+questions = json.load(open(bank_path, encoding='utf-8'))['questions']
+lab = [q for q in questions if q.get('experiment', {}).get('kind') == 'lab']
+check(len(lab) >= 12, f'the bank has {len(lab)} lab questions (at least 12)')
+for q in lab:
+    config = q['experiment']['config']
+    if q['id'] not in CHECKS:
+        check(False, f'{q["id"]}: no check of its figures here')
+        continue
+    print(f'# {q["id"]}: {config}')
+    CHECKS[q['id']](run(config), config)
+print(f'{len(failures)} failures')
+sys.exit(1 if failures else 0)
