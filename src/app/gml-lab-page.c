@@ -20,7 +20,7 @@
 #include "config.h"
 
 #include <math.h>
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-application.h"
 #include "gml-lab-page.h"

@@ -8,7 +8,7 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-window-private.h"
 

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 #include <json-glib/json-glib.h>
 
 #include "gml-i18n.h"

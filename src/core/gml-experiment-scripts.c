@@ -2957,8 +2957,7 @@ expandable_run (GmlScript  *r,
 
     if (expandable)
       /* Translators: a number of tensors, a size, sizes. */
-      _gml_script_end_step (r, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                             "expandable_segments:True: %u tensor of %s fits "
+      _gml_script_end_step (r, g_strdup_printf (ngettext ("expandable_segments:True: %u tensor of %s fits "
                                                              "before the next one does not; %s allocated in "
                                                              "%s reserved.",
                                                              "expandable_segments:True: %u tensors of %s fit "
@@ -2966,8 +2965,7 @@ expandable_run (GmlScript  *r,
                                                              "%s reserved.", n),
                                                 n, size, alloc, res));
     else
-      _gml_script_end_step (r, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                             "Fixed segments: %u tensor of %s fits before the "
+      _gml_script_end_step (r, g_strdup_printf (ngettext ("Fixed segments: %u tensor of %s fits before the "
                                                              "next one does not; %s allocated in %s "
                                                              "reserved.",
                                                              "Fixed segments: %u tensors of %s fit before the "

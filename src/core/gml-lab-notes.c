@@ -14,7 +14,7 @@
 
 #include <math.h>
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-lab-private.h"
 

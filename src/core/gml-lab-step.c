@@ -70,7 +70,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-lab-private.h"
 #include "gml-scenario-private.h"

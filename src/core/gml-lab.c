@@ -35,7 +35,7 @@
 #include <math.h>
 #include <string.h>
 
-#include <glib/gi18n.h>
+#include "gml-i18n.h"
 
 #include "gml-lab-private.h"
 
