@@ -31,9 +31,10 @@ os.environ['GML_LIBCUDA'] = '/nonexistent/libcuda.so.1'
 # The view buttons' accessible names, in the language of the test (the built catalogue).
 _ = gettext.translation('gpu-memory-lab', localedir=os.path.join(BUILD, 'po', 'locale'),
                         languages=[lang], fallback=True).gettext
-VIEW_LABELS = {'memory-map': _('Memory map view'), 'fragmentation': _('Fragmentation view'),
-               'timeline': _('Timeline view'), 'checkpointing': _('Checkpointing view'),
-               'comparison': _('Comparison view')}
+# The view tabs read as their visible labels.
+VIEW_LABELS = {'memory-map': _('Memory Map'), 'fragmentation': _('Fragmentation'),
+               'timeline': _('Timeline'), 'checkpointing': _('Checkpointing'),
+               'comparison': _('Comparison')}
 
 
 def cli(*args):

@@ -26,14 +26,14 @@ shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
 os.makedirs(shots, exist_ok=True)
 
 T = {
-    'tr': dict(sources='Kaynaklar', next='_Sonraki', finish='_Bitir', right='Doğru!', wrong='Yanlış.',
+    'tr': dict(sources='Kaynaklar', next='Sonraki', finish='Bitir', right='Doğru!', wrong='Yanlış.',
                yours='Sizin cevabınız', correct='Doğru cevap',
                difficulty='Zorluk', last_right='Geçen sefer: doğru', damaged='Cevap kaydınız bozulmuştu',
-               score='{total} sorudan {right} doğru', review='Bunları _Tekrarla'),
-    'en': dict(sources='Sources', next='_Next', finish='_Finish', right='Right!', wrong='Wrong.',
+               score='{total} sorudan {right} doğru', review='Bunları Tekrarla'),
+    'en': dict(sources='Sources', next='Next', finish='Finish', right='Right!', wrong='Wrong.',
                yours='Your answer', correct='The right answer',
                difficulty='Difficulty', last_right='Last time: right', damaged='Your answer log was damaged',
-               score='{right} of {total} right', review='_Review These'),
+               score='{right} of {total} right', review='Review These'),
 }[lang]
 
 # The pictures are simulated here whatever the machine has, like the render verb's.
