@@ -6,6 +6,7 @@
 #pragma once
 
 #include "gml-quiz-page.h"
+#include "gml-live-page.h"
 #include "gml-review.h"
 #include "gml-snapshot-page.h"
 #include "gml-window.h"
@@ -23,6 +24,7 @@ struct _GmlWindow
   AdwViewStack         *view_stack;
   AdwViewStackPage     *quiz_stack_page;
   AdwViewStackPage     *snapshot_stack_page;
+  AdwViewStackPage     *live_stack_page;
   GtkMenuButton        *filter_button;
   GtkMenuButton        *menu_button;
   GtkButton            *present_button;
@@ -32,6 +34,7 @@ struct _GmlWindow
   GtkDropDown          *difficulty_dropdown;
   GmlQuizPage          *quiz_page;
   GmlSnapshotPage      *snapshot_page;
+  GmlLivePage          *live_page;
 
   /* Owned */
   GSettings            *settings;
@@ -56,5 +59,13 @@ void _gml_window_snapshot_class_init  (GtkWidgetClass *widget_class);
 void _gml_window_snapshot_init        (GmlWindow      *self);
 void _gml_window_snapshot_dispose     (GmlWindow      *self);
 void _gml_window_snapshot_retranslate (GmlWindow      *self);
+
+/* gml-window-live.c */
+void _gml_window_live_class_init      (GtkWidgetClass *widget_class);
+void _gml_window_live_init            (GmlWindow      *self);
+void _gml_window_live_setup           (GmlWindow      *self,
+                                       GmlApplication *app);
+void _gml_window_live_view_changed    (GmlWindow      *self,
+                                       gboolean        visible);
 
 G_END_DECLS

@@ -1,5 +1,6 @@
 /* gml-window.c — the main window: header bar, filter, toasts, and the two
- * views, the quiz and the Snapshot view (opening files: gml-window-snapshot.c).
+ * views, the quiz, the Snapshot view (opening files: gml-window-snapshot.c)
+ * and the Live view (watching a program: gml-window-live.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -80,21 +81,33 @@ showing_quiz (GmlWindow *self)
   return name == NULL || g_str_equal (name, "quiz");
 }
 
+static gboolean
+showing_view (GmlWindow  *self,
+              const char *view)
+{
+  return g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), view) == 0;
+}
+
 /* The switcher's title and subtitle show when the window is too narrow for
- * the switcher itself: the quiz's filter, or the snapshot's file and device. */
+ * the switcher itself: the quiz's filter, the snapshot's file and device, or
+ * the watched program and its GPU. */
 void
 _gml_window_update_title (GmlWindow *self)
 {
   gboolean quiz = showing_quiz (self);
-  const char *title = quiz ? NULL : gml_snapshot_page_get_title (self->snapshot_page);
+  gboolean live = showing_view (self, "live");
+  const char *title = quiz ? NULL
+                      : live ? gml_live_page_get_title (self->live_page)
+                      : gml_snapshot_page_get_title (self->snapshot_page);
+  const char *subtitle = quiz ? self->quiz_subtitle
+                         : live ? gml_live_page_get_subtitle (self->live_page)
+                         : gml_snapshot_page_get_subtitle (self->snapshot_page);
 
   adw_view_switcher_title_set_title (self->switcher_title, title != NULL ? title : _("GPU Memory Lab"));
-  adw_view_switcher_title_set_subtitle (self->switcher_title,
-                                        quiz ? self->quiz_subtitle
-                                             : gml_snapshot_page_get_subtitle (self->snapshot_page));
+  adw_view_switcher_title_set_subtitle (self->switcher_title, subtitle);
   gtk_widget_set_visible (GTK_WIDGET (self->filter_button), quiz);
   gtk_widget_set_visible (GTK_WIDGET (self->review_button), quiz);
-  gtk_widget_set_visible (GTK_WIDGET (self->open_button), !quiz);
+  gtk_widget_set_visible (GTK_WIDGET (self->open_button), !quiz && !live);
 }
 
 /* "Practise: fragmentation" in the Snapshot view: the quiz, filtered to @topic. */
@@ -220,6 +233,7 @@ language_changed_cb (GmlWindow      *self,
   /* View stack pages are no widgets: the walk above does not reach their titles. */
   adw_view_stack_page_set_title (self->quiz_stack_page, _("Quiz"));
   adw_view_stack_page_set_title (self->snapshot_stack_page, _("Snapshot"));
+  adw_view_stack_page_set_title (self->live_stack_page, _("Live"));
   _gml_window_snapshot_retranslate (self);
   gtk_application_window_set_help_overlay (GTK_APPLICATION_WINDOW (self),
                                            GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay")));
@@ -271,7 +285,11 @@ visible_view_changed_cb (GmlWindow *self)
    * sight: a screen reader (and a test) finds the quiz's buttons only in the
    * quiz, the snapshot's only in the Snapshot view. */
   gtk_accessible_update_state (GTK_ACCESSIBLE (self->quiz_page), GTK_ACCESSIBLE_STATE_HIDDEN, !quiz, -1);
-  gtk_accessible_update_state (GTK_ACCESSIBLE (self->snapshot_page), GTK_ACCESSIBLE_STATE_HIDDEN, quiz, -1);
+  gtk_accessible_update_state (GTK_ACCESSIBLE (self->snapshot_page), GTK_ACCESSIBLE_STATE_HIDDEN,
+                               !showing_view (self, "snapshot"), -1);
+  gtk_accessible_update_state (GTK_ACCESSIBLE (self->live_page), GTK_ACCESSIBLE_STATE_HIDDEN,
+                               !showing_view (self, "live"), -1);
+  _gml_window_live_view_changed (self, showing_view (self, "live"));
 }
 
 /* A folded-away bar is no control: out of the accessibility tree with it. */
@@ -357,6 +375,7 @@ gml_window_setup (GmlWindow      *self,
   messages = gml_application_steal_startup_messages (app);
   for (guint i = 0; i < messages->len; i++)
     _gml_window_toast (self, g_ptr_array_index (messages, i));
+  _gml_window_live_setup (self, app);
 }
 
 /* For bench/startup: report when the first frame has been painted, then quit. */
@@ -405,6 +424,7 @@ gml_window_class_init (GmlWindowClass *klass)
 
   g_type_ensure (GML_TYPE_QUIZ_PAGE);
   g_type_ensure (GML_TYPE_SNAPSHOT_PAGE);
+  g_type_ensure (GML_TYPE_LIVE_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-window.ui");
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, toast_overlay);
@@ -413,6 +433,8 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, view_stack);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, quiz_stack_page);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, snapshot_stack_page);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, live_stack_page);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, live_page);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, open_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, snapshot_page);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, filter_button);
@@ -427,6 +449,7 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.show-filter", NULL, win_show_filter_action);
   gtk_widget_class_install_action (widget_class, "win.present", NULL, win_present_action);
   _gml_window_snapshot_class_init (widget_class);
+  _gml_window_live_class_init (widget_class);
 }
 
 static void
@@ -452,6 +475,7 @@ gml_window_init (GmlWindow *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->snapshot_page, "notify::subtitle", G_CALLBACK (visible_view_changed_cb), self,
                            G_CONNECT_SWAPPED);
+  _gml_window_live_init (self);
   visible_view_changed_cb (self);
   _gml_window_snapshot_init (self);
 
