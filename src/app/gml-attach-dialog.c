@@ -155,19 +155,19 @@ row_new (GmlAttachDialog *self,
   if (w->hello != NULL && w->hello->argv != NULL && w->hello->argv[0] != NULL)
     command = g_strjoinv (" ", w->hello->argv);
   else
-    /* Translators: %lld is a process id. */
-    command = g_strdup_printf (_("Process %" G_GINT64_FORMAT), w->pid);
+    /* Translators: %d is a process id. */
+    command = g_strdup_printf (_("Process %d"), (int) w->pid);
   escaped = g_markup_escape_text (command, -1);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), escaped);
 
   if (w->hello == NULL)
     subtitle = g_strdup (w->problem != NULL ? w->problem : "");
   else if (w->hello->watched)
-    /* Translators: %lld is a process id. */
-    subtitle = g_strdup_printf (_("Process %" G_GINT64_FORMAT " · another window of the lab watches it"), w->pid);
+    /* Translators: %d is a process id. */
+    subtitle = g_strdup_printf (_("Process %d · another window of the lab watches it"), (int) w->pid);
   else
     /* Translators: a process id, a GPU's name and PyTorch's version. */
-    subtitle = g_strdup_printf (_("Process %" G_GINT64_FORMAT " · %s · PyTorch %s"), w->pid,
+    subtitle = g_strdup_printf (_("Process %d · %s · PyTorch %s"), (int) w->pid,
                                 w->hello->device_name != NULL ? w->hello->device_name : "?",
                                 w->hello->torch_version != NULL ? w->hello->torch_version : "?");
   escaped_subtitle = g_markup_escape_text (subtitle, -1);
@@ -179,13 +179,16 @@ row_new (GmlAttachDialog *self,
   g_object_set_data_full (G_OBJECT (button), "gml-path", g_strdup (w->path), g_free);
   {
     /* Translators: a command line, then a process id. */
-    g_autofree char *label = g_strdup_printf (_("Attach to %s (process %" G_GINT64_FORMAT ")"), command, w->pid);
+    g_autofree char *label = g_strdup_printf (_("Attach to %s (process %d)"), command, (int) w->pid);
 
     gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
   }
   g_signal_connect_object (button, "clicked", G_CALLBACK (attach_clicked_cb), self, 0);
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), button);
   adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), button);
+  /* The row makes its title label the button's too, and GTK 4.8 would read
+   * both, the command twice: the label above already names it. */
+  gtk_accessible_reset_relation (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
   return row;
 }
 

@@ -71,7 +71,7 @@ list_waiting (gboolean json)
         }
       else if (w->stale)
         /* Translators: a process id; the socket file was removed. */
-        g_print (_("%" G_GINT64_FORMAT "  no longer running (its socket was removed)\n"), w->pid);
+        g_print (_("%d  no longer running (its socket was removed)\n"), (int) w->pid);
       else if (w->hello == NULL)
         g_print ("%" G_GINT64_FORMAT "  %s\n", w->pid, w->problem != NULL ? w->problem : "");
       else
