@@ -68,7 +68,8 @@ struct _GmlLivePage
   GtkButton            *forward_button;
   GtkButton            *last_button;
   GtkLabel             *entry_label;
-  GtkExpander          *output_expander;
+  GtkToggleButton      *output_button;
+  GtkRevealer          *output_revealer;
   GtkScrolledWindow    *output_scroller;
   GtkTextView          *output_view;
   GtkScrolledWindow    *oom_scroller;
@@ -210,6 +211,7 @@ update_position (GmlLivePage *self)
         }
     }
   gtk_label_set_label (self->entry_label, entry != NULL ? entry : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->entry_label), entry != NULL);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->scale), GTK_ACCESSIBLE_PROPERTY_VALUE_TEXT,
                                   entry != NULL ? entry : "", -1);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.first", self->document != NULL && at > 0);
@@ -278,14 +280,14 @@ update_status (GmlLivePage *self)
     }
   if (gml_live_session_get_dropped (self->session) > 0)
     {
-      guint64 dropped = gml_live_session_get_dropped (self->session);
+      gulong dropped = (gulong) MIN (gml_live_session_get_dropped (self->session), G_MAXULONG);
 
       g_string_append_c (out, ' ');
       /* Translators: a number of trace entries; the limit is in the text. */
-      g_string_append_printf (out, ngettext ("%" G_GUINT64_FORMAT " older trace entry was let go (the lab keeps the "
-                                             "newest 200 000, and none from before a gap).",
-                                             "%" G_GUINT64_FORMAT " older trace entries were let go (the lab keeps "
-                                             "the newest 200 000, and none from before a gap).", dropped), dropped);
+      g_string_append_printf (out, ngettext ("%lu older trace entry was let go (the lab keeps the newest 200 000, "
+                                             "and none from before a gap).",
+                                             "%lu older trace entries were let go (the lab keeps the newest "
+                                             "200 000, and none from before a gap).", dropped), dropped);
     }
   if (self->save_id != 0)
     {
@@ -307,7 +309,7 @@ update_status (GmlLivePage *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.disconnect",
                                  status != GML_LIVE_ENDED && !gml_live_session_has_program (self->session));
   gtk_widget_set_visible (GTK_WIDGET (self->disconnect_button), !gml_live_session_has_program (self->session));
-  gtk_widget_set_visible (GTK_WIDGET (self->output_expander), gml_live_session_has_program (self->session));
+  gtk_widget_set_visible (GTK_WIDGET (self->output_button), gml_live_session_has_program (self->session));
 }
 
 static void
@@ -346,6 +348,7 @@ set_accessible_labels (GmlLivePage *self)
     { G_STRUCT_OFFSET (GmlLivePage, save_button), N_("Save snapshot…") },
     { G_STRUCT_OFFSET (GmlLivePage, stop_button), N_("Stop the program") },
     { G_STRUCT_OFFSET (GmlLivePage, disconnect_button), N_("Disconnect") },
+    { G_STRUCT_OFFSET (GmlLivePage, output_button), N_("Program output") },
   };
 
   for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
@@ -750,7 +753,7 @@ set_session (GmlLivePage    *self,
     gtk_box_remove (self->oom_box, child);
   gtk_widget_set_visible (GTK_WIDGET (self->oom_scroller), FALSE);
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->output_view), "", -1);
-  gtk_expander_set_expanded (self->output_expander, FALSE);
+  gtk_toggle_button_set_active (self->output_button, FALSE);
 
   if (session == NULL)
     {
@@ -1040,6 +1043,17 @@ save_action (GtkWidget  *widget,
 }
 
 static void
+output_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  GmlLivePage *self = GML_LIVE_PAGE (widget);
+
+  if (gtk_widget_get_visible (GTK_WIDGET (self->output_button)))
+    gtk_toggle_button_set_active (self->output_button, !gtk_toggle_button_get_active (self->output_button));
+}
+
+static void
 stop_action (GtkWidget  *widget,
              const char *action_name,
              GVariant   *parameter)
@@ -1250,7 +1264,8 @@ gml_live_page_class_init (GmlLivePageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, forward_button);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, last_button);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, entry_label);
-  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, output_expander);
+  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, output_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, output_revealer);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, output_scroller);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, output_view);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, oom_scroller);
@@ -1268,6 +1283,7 @@ gml_live_page_class_init (GmlLivePageClass *klass)
   gtk_widget_class_install_action (widget_class, "live.last", NULL, scrub_action);
   gtk_widget_class_install_action (widget_class, "live.save", NULL, save_action);
   gtk_widget_class_install_action (widget_class, "live.stop", NULL, stop_action);
+  gtk_widget_class_install_action (widget_class, "live.output", NULL, output_action);
   gtk_widget_class_install_action (widget_class, "live.disconnect", NULL, disconnect_action);
   gtk_widget_class_install_action (widget_class, "live.open-oom", NULL, open_oom_action);
   /* The explainer's rows (GmlOomRow) point their Show button here. */
@@ -1296,6 +1312,9 @@ gml_live_page_init (GmlLivePage *self)
     g_signal_connect_object (self->view_buttons[v], "toggled", G_CALLBACK (view_toggled_cb), self,
                              G_CONNECT_SWAPPED);
   g_signal_connect_object (self->pause_button, "toggled", G_CALLBACK (pause_toggled_cb), self, G_CONNECT_SWAPPED);
+  /* The program's output, folded away under the pictures until asked for. */
+  g_object_bind_property (self->output_button, "active", self->output_revealer, "reveal-child",
+                          G_BINDING_SYNC_CREATE);
   g_signal_connect_object (self->adjustment, "value-changed", G_CALLBACK (scale_value_changed_cb), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect (self, "map", G_CALLBACK (map_cb), NULL);
@@ -1306,6 +1325,9 @@ gml_live_page_init (GmlLivePage *self)
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
                                         gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control>s"),
                                                           gtk_named_action_new ("live.save")));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control><Shift>o"),
+                                                          gtk_named_action_new ("live.output")));
   gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
 
   for (const char * const *name = (const char * const[]) { "live.first", "live.back", "live.page-back",
