@@ -50,6 +50,8 @@ main (int    argc,
       g_auto(GmlWatchOptions) options = { 0 };
       int status = 0;
 
+      /* The option parser would name the program "watch"; the window is the lab's. */
+      g_set_prgname ("gpu-memory-lab");
       if (!gml_watch_parse (argc - 1, argv + 1, &options, &status))
         return status;
       if (options.mode == GML_WATCH_WINDOW && g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)

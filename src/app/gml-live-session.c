@@ -546,7 +546,11 @@ read_thread (gpointer data)
 
       if (n <= 0)
         {
-          if (n < 0 && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+          /* A program that dies with bytes of ours unread resets the
+           * connection: that is an end like any other, said by the session. */
+          if (n < 0 && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+              !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED) &&
+              !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE))
             /* Translators: %s is the system's message. */
             reason = g_strdup_printf (_("Reading from the program failed: %s"), error->message);
           break;
