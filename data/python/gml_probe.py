@@ -11,6 +11,9 @@ waits, in a background thread, on its own socket
 $XDG_RUNTIME_DIR/gpu-memory-lab/probe-PID.sock (a directory only you can
 enter) while the program goes on training; the lab's "Attach…" lists the
 probes that wait and connects to the one you choose. Nothing is sent before.
+When the lab's Flatpak has run in this session, the probe also looks and waits
+in the folder the sandbox shares with the host,
+$XDG_RUNTIME_DIR/app/io.github.gpumemorylab.GpuMemoryLab/gpu-memory-lab.
 
 With no change to the script at all:
 
@@ -68,9 +71,12 @@ _state = {
     'lock': threading.Lock(),      # one message at a time on the socket
     'sock': None, 'watching': False, 'want_state': False, 'want_oom_snapshot': False,
     'state_sent': False, 'seen': None, 'count': 0, 'start': 0.0,
-    'listener': None, 'listen_path': None, 'dumping': threading.Event(),
+    'listeners': [], 'dumping': threading.Event(),
     'update_lock': threading.Lock(),   # one update at a time: they share the trace marker
 }
+
+
+FLATPAK_ID = 'io.github.gpumemorylab.GpuMemoryLab'
 
 
 def _base_dir():
@@ -78,14 +84,26 @@ def _base_dir():
     return os.path.join(base, 'gpu-memory-lab')
 
 
+def _base_dirs():
+    """Where a lab may be: its own folder, then (when the Flatpak has run: Flatpak makes
+    the folder) the one the Flatpak's sandbox shares with the host at the same path."""
+    dirs = [_base_dir()]
+    base = os.environ.get('XDG_RUNTIME_DIR')
+    if base:
+        shared = os.path.join(base, 'app', FLATPAK_ID)
+        if os.path.isdir(shared):
+            dirs.append(os.path.join(shared, 'gpu-memory-lab'))
+    return dirs
+
+
 def default_socket():
     """Where the lab's Live view listens for probes of this user: $XDG_RUNTIME_DIR/gpu-memory-lab/probe.sock."""
     return os.path.join(_base_dir(), 'probe.sock')
 
 
-def waiting_socket():
+def waiting_socket(directory=None):
     """Where this process waits for a lab to attach: $XDG_RUNTIME_DIR/gpu-memory-lab/probe-PID.sock."""
-    return os.path.join(_base_dir(), 'probe-%d.sock' % os.getpid())
+    return os.path.join(directory or _base_dir(), 'probe-%d.sock' % os.getpid())
 
 
 def _line(obj):
@@ -373,9 +391,8 @@ def _hello(torch, device, watched=False):
 
 # --- Waiting for a lab ----------------------------------------------------------
 
-def _private_dir():
-    """$XDG_RUNTIME_DIR/gpu-memory-lab, made if need be, ours and closed to others; else None."""
-    path = _base_dir()
+def _private_dir(path):
+    """@path (a lab folder), made if need be, ours and closed to others; else None."""
     try:
         os.makedirs(path, mode=0o700, exist_ok=True)
         st = os.stat(path)
@@ -389,27 +406,28 @@ def _private_dir():
 
 
 def _listen():
-    """Listens on probe-PID.sock (once) for labs that attach."""
-    if _state['listener'] is not None:
+    """Listens on probe-PID.sock in each lab folder (once) for labs that attach."""
+    if _state['listeners']:
         return True
-    if _private_dir() is None:
-        return False
-    path = waiting_socket()
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
+    for directory in _base_dirs():
+        if _private_dir(directory) is None:
+            continue
+        path = waiting_socket(directory)
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            os.unlink(path)   # a leftover of an earlier process with this pid
-        except FileNotFoundError:
-            pass
-        server.bind(path)
-        os.chmod(path, 0o600)
-        server.listen(4)
-    except OSError:
-        server.close()
-        return False
-    _state['listener'], _state['listen_path'] = server, path
-    threading.Thread(target=_accept, args=(server,), daemon=True, name='gml-probe-wait').start()
-    return True
+            try:
+                os.unlink(path)   # a leftover of an earlier process with this pid
+            except FileNotFoundError:
+                pass
+            server.bind(path)
+            os.chmod(path, 0o600)
+            server.listen(4)
+        except OSError:
+            server.close()
+            continue
+        _state['listeners'].append((server, path))
+        threading.Thread(target=_accept, args=(server,), daemon=True, name='gml-probe-wait').start()
+    return bool(_state['listeners'])
 
 
 def _accept(server):
@@ -444,14 +462,12 @@ def _accept(server):
 
 
 def _stop_listening():
-    server, path = _state['listener'], _state['listen_path']
-    _state['listener'] = _state['listen_path'] = None
-    if server is not None:
+    listeners, _state['listeners'] = _state['listeners'], []
+    for server, path in listeners:
         try:
             server.close()
         except OSError:
             pass
-    if path is not None:
         try:
             os.unlink(path)
         except OSError:
@@ -492,9 +508,17 @@ def start(socket_path=None, interval=None, max_entries=100000):
     _state.update(torch=torch, device=device, interval=interval, start=time.time(),
                   stop=threading.Event())
 
-    sock = _connect(explicit or default_socket())
-    if sock is None and explicit:
-        return False
+    if explicit:
+        sock = _connect(explicit)
+        if sock is None:
+            return False
+    else:
+        # The Live view of a lab, the Flatpak's too, if one is open.
+        sock = None
+        for directory in _base_dirs():
+            sock = _connect(os.path.join(directory, 'probe.sock'))
+            if sock is not None:
+                break
     if sock is not None:
         sock.sendall(_line(_hello(torch, device)))
         # A lab that started the program, or whose Live view is open, watches at once.

@@ -20,10 +20,24 @@
 
 #define MAX_HELLO 65536
 
+/* $XDG_RUNTIME_DIR/gpu-memory-lab; inside a Flatpak, where the sandbox has its
+ * own $XDG_RUNTIME_DIR, the one folder of it the host sees too:
+ * $XDG_RUNTIME_DIR/app/$FLATPAK_ID/gpu-memory-lab, the same path on both sides,
+ * so a program running outside the sandbox finds the lab there. */
+static char *
+socket_dir_path (void)
+{
+  const char *app_id = g_getenv ("FLATPAK_ID");
+
+  if (app_id != NULL && *app_id != '\0' && strchr (app_id, '/') == NULL && strcmp (app_id, "..") != 0)
+    return g_build_filename (g_get_user_runtime_dir (), "app", app_id, "gpu-memory-lab", NULL);
+  return g_build_filename (g_get_user_runtime_dir (), "gpu-memory-lab", NULL);
+}
+
 char *
 gml_probe_socket_dir (GError **error)
 {
-  g_autofree char *dir = g_build_filename (g_get_user_runtime_dir (), "gpu-memory-lab", NULL);
+  g_autofree char *dir = socket_dir_path ();
   GStatBuf st;
 
   if (g_mkdir_with_parents (dir, 0700) != 0 || g_lstat (dir, &st) != 0)
@@ -54,7 +68,9 @@ gml_probe_socket_dir (GError **error)
 char *
 gml_probe_default_socket_path (void)
 {
-  return g_build_filename (g_get_user_runtime_dir (), "gpu-memory-lab", "probe.sock", NULL);
+  g_autofree char *dir = socket_dir_path ();
+
+  return g_build_filename (dir, "probe.sock", NULL);
 }
 
 char *

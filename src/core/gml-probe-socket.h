@@ -9,6 +9,10 @@
  *   watch-PID.sock    `gpu-memory-lab watch` listens here for its program
  *   live-PID-N.sock   the app listens here for a program it started
  *
+ * Inside the Flatpak the folder is $XDG_RUNTIME_DIR/app/$FLATPAK_ID/gpu-memory-lab,
+ * which Flatpak shares with the host at that same path; the probe, outside,
+ * looks there too.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 

@@ -17,6 +17,10 @@ probe may use, over a small allocator that fake_train.py drives).
   socket); a lab that attaches gets updates and states that agree, and a
   pickle of torch.cuda.memory._snapshot() that `snapshot --json` reads back
   with the fake's numbers; when the lab goes, the probe waits again.
+- The Flatpak's folder: once $XDG_RUNTIME_DIR/app/APP-ID exists (Flatpak makes it,
+  shared between the sandbox and the host), a probe outside waits there too, a lab
+  with FLATPAK_ID set lists it from there, and a probe connects to a Live view
+  listening there.
 """
 
 import base64
@@ -333,6 +337,55 @@ def test_probe_verb(exe, probe_dir, tmp):
         check(module.returncode == 0 and module.stdout == f.read(), 'probe prints gml_probe.py')
 
 
+def test_flatpak_folder(exe, probe_dir, tmp):
+    env = env_for(probe_dir, os.path.join(tmp, 'flatpak'))
+    env['PYTHONPATH'] = probe_dir + ':' + env['PYTHONPATH']
+    shared = os.path.join(env['XDG_RUNTIME_DIR'], 'app', 'io.github.gpumemorylab.GpuMemoryLab')
+    os.makedirs(shared, mode=0o700)
+    native_dir = os.path.join(env['XDG_RUNTIME_DIR'], 'gpu-memory-lab')
+    flatpak_dir = os.path.join(shared, 'gpu-memory-lab')
+    sandboxed = dict(env, FLATPAK_ID='io.github.gpumemorylab.GpuMemoryLab')
+    proc = subprocess.Popen([sys.executable, '-c', WAITING, 'train.py'], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        check(proc.stdout.readline().strip() == 'started', 'flatpak: start() returns True')
+        paths = [os.path.join(d, 'probe-%d.sock' % proc.pid) for d in (native_dir, flatpak_dir)]
+        deadline = time.time() + 20
+        while time.time() < deadline and not all(os.path.exists(p) for p in paths):
+            time.sleep(0.1)
+        check(all(os.path.exists(p) for p in paths), 'flatpak: the probe waits in both folders')
+        check(os.path.isdir(flatpak_dir) and stat.S_IMODE(os.stat(flatpak_dir).st_mode) == 0o700,
+              'flatpak: the shared folder is 0700')
+        for who, e in (('the lab', env), ('the Flatpak', sandboxed)):
+            listed = json.loads(subprocess.run([exe, 'probe', '--list', '--json'], capture_output=True, text=True,
+                                               env=e).stdout or '[]')
+            check([w['pid'] for w in listed if not w['stale']] == [proc.pid], f'flatpak: {who} lists {listed}')
+    finally:
+        proc.kill()
+        proc.wait()
+
+    # A Live view open in the Flatpak: the probe connects to it, not to a lab outside.
+    view = socket.socket(socket.AF_UNIX)
+    view.bind(os.path.join(flatpak_dir, 'probe.sock'))
+    view.listen(1)
+    view.settimeout(20)
+    proc = subprocess.Popen([sys.executable, '-c', WAITING, 'train.py'], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        try:
+            conn, _ = view.accept()
+            hello = read_lines(conn, time.time() + 10, lambda l: len(l) >= 1)
+            conn.close()
+        except socket.timeout:
+            hello = []
+        check(hello and hello[0]['type'] == 'hello' and hello[0]['pid'] == proc.pid,
+              f'flatpak: the probe connects to the Live view in the shared folder: {hello}')
+    finally:
+        view.close()
+        proc.kill()
+        proc.wait()
+
+
 def main():
     exe, probe_dir = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
@@ -343,6 +396,7 @@ def main():
         test_garbage(exe, probe_dir, tmp)
         test_text(exe, probe_dir, tmp)
         test_waiting(exe, probe_dir, tmp)
+        test_flatpak_folder(exe, probe_dir, tmp)
         test_probe_verb(exe, probe_dir, tmp)
     print(f'{len(failures)} failed')
     sys.exit(1 if failures else 0)
