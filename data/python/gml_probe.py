@@ -11,9 +11,10 @@ waits, in a background thread, on its own socket
 $XDG_RUNTIME_DIR/gpu-memory-lab/probe-PID.sock (a directory only you can
 enter) while the program goes on training; the lab's "Attach…" lists the
 probes that wait and connects to the one you choose. Nothing is sent before.
-When the lab's Flatpak has run in this session, the probe also looks and waits
-in the folder the sandbox shares with the host,
-$XDG_RUNTIME_DIR/app/io.github.gpumemorylab.GpuMemoryLab/gpu-memory-lab.
+When the lab's Flatpak runs (or has run) in this session, the probe also looks
+and waits in the folder the sandbox shares with the host,
+$XDG_RUNTIME_DIR/app/io.github.gpumemorylab.GpuMemoryLab/gpu-memory-lab; a probe
+that waits looks for that folder every few seconds.
 
 With no change to the script at all:
 
@@ -71,7 +72,7 @@ _state = {
     'lock': threading.Lock(),      # one message at a time on the socket
     'sock': None, 'watching': False, 'want_state': False, 'want_oom_snapshot': False,
     'state_sent': False, 'seen': None, 'count': 0, 'start': 0.0,
-    'listeners': [], 'dumping': threading.Event(),
+    'listeners': [], 'listen_lock': threading.Lock(), 'listen_checked': 0.0, 'dumping': threading.Event(),
     'update_lock': threading.Lock(),   # one update at a time: they share the trace marker
 }
 
@@ -243,6 +244,10 @@ def _send_update(torch, device):
 
 def _loop(torch, device, interval, stop):
     while not stop.wait(interval):
+        # While it waits: a Flatpak of the lab started since gets a socket too.
+        if _state['listeners'] and time.time() - _state['listen_checked'] >= 5:
+            _state['listen_checked'] = time.time()
+            _listen()
         try:
             _send_update(torch, device)
         except Exception as error:   # the program must never fail because of the probe
@@ -406,11 +411,16 @@ def _private_dir(path):
 
 
 def _listen():
-    """Listens on probe-PID.sock in each lab folder (once) for labs that attach."""
-    if _state['listeners']:
-        return True
+    """Listens on probe-PID.sock, for labs that attach, in each lab folder it does not
+    listen in yet (the Flatpak's may appear later). True when it listens somewhere."""
+    with _state['listen_lock']:
+        return _listen_locked()
+
+
+def _listen_locked():
+    have = {os.path.dirname(path) for _, path in _state['listeners']}
     for directory in _base_dirs():
-        if _private_dir(directory) is None:
+        if directory in have or _private_dir(directory) is None:
             continue
         path = waiting_socket(directory)
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -462,7 +472,8 @@ def _accept(server):
 
 
 def _stop_listening():
-    listeners, _state['listeners'] = _state['listeners'], []
+    with _state['listen_lock']:
+        listeners, _state['listeners'] = _state['listeners'], []
     for server, path in listeners:
         try:
             server.close()

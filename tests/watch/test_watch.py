@@ -364,6 +364,27 @@ def test_flatpak_folder(exe, probe_dir, tmp):
         proc.kill()
         proc.wait()
 
+    # The Flatpak starts while a probe waits: the probe waits in its folder too, soon.
+    later = os.path.join(tmp, 'flatpak-later')
+    env_later = env_for(probe_dir, later)
+    env_later['PYTHONPATH'] = env['PYTHONPATH']
+    proc = subprocess.Popen([sys.executable, '-c', WAITING, 'train.py'], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env_later)
+    try:
+        check(proc.stdout.readline().strip() == 'started', 'flatpak later: start() returns True')
+        shared_later = os.path.join(env_later['XDG_RUNTIME_DIR'], 'app', 'io.github.gpumemorylab.GpuMemoryLab')
+        path = os.path.join(shared_later, 'gpu-memory-lab', 'probe-%d.sock' % proc.pid)
+        time.sleep(1)
+        check(not os.path.exists(path), 'flatpak later: no socket in a folder Flatpak has not made')
+        os.makedirs(shared_later, mode=0o700)
+        deadline = time.time() + 15
+        while time.time() < deadline and not os.path.exists(path):
+            time.sleep(0.2)
+        check(os.path.exists(path), 'flatpak later: the waiting probe listens in the Flatpak’s folder once it exists')
+    finally:
+        proc.kill()
+        proc.wait()
+
     # A Live view open in the Flatpak: the probe connects to it, not to a lab outside.
     view = socket.socket(socket.AF_UNIX)
     view.bind(os.path.join(flatpak_dir, 'probe.sock'))
