@@ -659,14 +659,23 @@ gml_scenario_panel_init (GmlScenarioPanel *self)
                            self, G_CONNECT_SWAPPED);
 
   /* Global scope: the keys step the picture wherever the focus is, and none of
-   * them is a quiz key (1–4, a–d, Enter, Space, ←, →). */
+   * them is a quiz key (1–4, a–d, Enter, Space, ←, →). The Ctrl ones in the capture
+   * phase: bubbling, they would never arrive from inside the quiz's scrolled
+   * window, whose own Ctrl+arrow and Ctrl+Home bindings scroll it. [ and ] bubble,
+   * so that a focused text field keeps them. */
   shortcuts = gtk_shortcut_controller_new ();
   gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts), GTK_SHORTCUT_SCOPE_GLOBAL);
-  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>Right|bracketright", "scenario.forward");
-  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>Left|bracketleft", "scenario.back");
+  gtk_event_controller_set_propagation_phase (shortcuts, GTK_PHASE_CAPTURE);
+  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>Right", "scenario.forward");
+  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>Left", "scenario.back");
   add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>Home", "scenario.restart");
   add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>period", "scenario.play");
   add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control><Shift>e", "scenario.export");
+  gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
+  shortcuts = gtk_shortcut_controller_new ();
+  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts), GTK_SHORTCUT_SCOPE_GLOBAL);
+  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "bracketright", "scenario.forward");
+  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "bracketleft", "scenario.back");
   gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
 
   set_accessible_labels (self);
