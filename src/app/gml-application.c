@@ -333,6 +333,7 @@ static const struct
   const char *accels[3];
 } accels[] = {
   { "app.quit", { "<Control>q", NULL } },
+  { "win.show-help-overlay", { "<Control>question", NULL } },
   { "window.close", { "<Control>w", NULL } },
   { "win.restart", { "<Control>r", NULL } },
   { "win.show-filter", { "<Control>f", NULL } },

@@ -184,6 +184,33 @@ win_show_filter_action (GtkWidget  *widget,
   gtk_menu_button_popup (GML_WINDOW (widget)->filter_button);
 }
 
+/* Ctrl+?: the shortcuts window, built the first time it is asked for (nothing of
+ * it before the first frame). GtkApplication would build it at start-up for every
+ * window: a hidden window whose accessible GTK 4.8 never realizes, and hands out
+ * for a stale child index of the application (a critical, a crash under
+ * fatal-criticals). Once shown, it stays realized. */
+static void
+win_show_help_overlay_action (GtkWidget  *widget,
+                              const char *action_name,
+                              GVariant   *parameter)
+{
+  GtkApplicationWindow *window = GTK_APPLICATION_WINDOW (widget);
+  GtkShortcutsWindow *shortcuts = gtk_application_window_get_help_overlay (window);
+
+  if (shortcuts == NULL)
+    {
+      g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource (RESOURCE_BASE "/shortcuts-window.ui");
+
+      shortcuts = GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
+      /* The builder's strings are the source strings: see gml-language.c. */
+      gml_language_localize_widget (GTK_WIDGET (shortcuts), "shortcut window");
+      gtk_window_set_title (GTK_WINDOW (shortcuts), _("Keyboard Shortcuts"));
+      /* It takes the window's accelerators from here. */
+      gtk_application_window_set_help_overlay (window, shortcuts);
+    }
+  gtk_window_present (GTK_WINDOW (shortcuts));
+}
+
 /* F5: the round as it stands goes on the projector, from the current question. */
 static void
 win_present_action (GtkWidget  *widget,
@@ -236,8 +263,6 @@ language_changed_cb (GmlWindow      *self,
   g_autoptr(GtkStringList) levels = gtk_string_list_new (NULL);
   guint topic = gtk_drop_down_get_selected (self->topic_dropdown);
   guint level = gtk_drop_down_get_selected (self->difficulty_dropdown);
-  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource (RESOURCE_BASE "/gtk/help-overlay.ui");
-  GtkShortcutsWindow *help_overlay;
 
   gml_language_retranslate_widget (GTK_WIDGET (self));
   update_accessible_labels (self);
@@ -247,9 +272,13 @@ language_changed_cb (GmlWindow      *self,
   _gml_window_lab_retranslate (self);
   adw_view_stack_page_set_title (self->live_stack_page, _("Live"));
   _gml_window_snapshot_retranslate (self);
-  help_overlay = GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
-  gml_language_localize_widget (GTK_WIDGET (help_overlay), "shortcut window");
-  gtk_application_window_set_help_overlay (GTK_APPLICATION_WINDOW (self), help_overlay);
+  if (gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (self)) != NULL)
+    {
+      GtkWindow *shortcuts = GTK_WINDOW (gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (self)));
+
+      gml_language_retranslate_widget (GTK_WIDGET (shortcuts));
+      gtk_window_set_title (shortcuts, _("Keyboard Shortcuts"));
+    }
 
   gtk_string_list_append (topics, _("All topics"));
   for (guint i = 0; self->topics != NULL && i < self->topics->len; i++)
@@ -452,6 +481,7 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.restart", NULL, win_restart_action);
   gtk_widget_class_install_action (widget_class, "win.show-filter", NULL, win_show_filter_action);
   gtk_widget_class_install_action (widget_class, "win.present", NULL, win_present_action);
+  gtk_widget_class_install_action (widget_class, "win.show-help-overlay", NULL, win_show_help_overlay_action);
   _gml_window_snapshot_class_init (widget_class);
   _gml_window_lab_class_init (widget_class);
   _gml_window_live_class_init (widget_class);
@@ -497,12 +527,6 @@ GmlWindow *
 gml_window_new (GmlApplication *application)
 {
   GmlWindow *self = g_object_new (GML_TYPE_WINDOW, "application", application, NULL);
-  GtkShortcutsWindow *help_overlay = gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (self));
-
-  /* GtkApplication built the shortcuts window from gtk/help-overlay.ui when the
-   * window joined it, with the source strings: see gml-language.c. */
-  if (help_overlay != NULL)
-    gml_language_localize_widget (GTK_WIDGET (help_overlay), "shortcut window");
   gml_window_setup (self, application);
   return self;
 }
