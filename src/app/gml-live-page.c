@@ -336,9 +336,6 @@ update_waiting (GmlLivePage *self)
 static void
 set_accessible_labels (GmlLivePage *self)
 {
-  static const char *view_labels[GML_N_SNAPSHOT_VIEWS] = {
-    N_("Memory map view"), N_("Timeline view"), N_("Active memory view"), N_("Fragmentation view"),
-  };
   static const struct { gsize offset; const char *label; } buttons[] = {
     { G_STRUCT_OFFSET (GmlLivePage, first_button), N_("Before the first entry") },
     { G_STRUCT_OFFSET (GmlLivePage, back_button), N_("One entry back") },
@@ -351,9 +348,7 @@ set_accessible_labels (GmlLivePage *self)
     { G_STRUCT_OFFSET (GmlLivePage, output_button), N_("Program output") },
   };
 
-  for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
-    gtk_accessible_update_property (GTK_ACCESSIBLE (self->view_buttons[v]),
-                                    GTK_ACCESSIBLE_PROPERTY_LABEL, _(view_labels[v]), -1);
+  /* The view buttons read as their visible labels. */
   for (guint i = 0; i < G_N_ELEMENTS (buttons); i++)
     gtk_accessible_update_property (G_STRUCT_MEMBER (GtkAccessible *, self, buttons[i].offset),
                                     GTK_ACCESSIBLE_PROPERTY_LABEL, _(buttons[i].label), -1);

@@ -70,10 +70,10 @@ def bank(lang):
 
 
 class App:
-    def __init__(self, home, lang, args=(), ready=None, env=None, stderr=None):
+    def __init__(self, home, lang, args=(), ready=None, env=None):
         """Starts the app with ARGS; it is ready when READY(app) is true (by default, when
         the quiz shows its option buttons). ENV changes the environment app_env() gives:
-        a value of None removes that variable. STDERR, a file, takes the app's stderr."""
+        a value of None removes that variable."""
         self.home = home
         self.lang = lang
         environment = app_env(home, lang)
@@ -82,7 +82,7 @@ class App:
                 environment.pop(name, None)
             else:
                 environment[name] = value
-        self.proc = subprocess.Popen([APP, *args], env=environment, stderr=stderr)
+        self.proc = subprocess.Popen([APP, *args], env=environment)
         self.root = None
         if ready is None:
             ready = lambda app: app.find('push button', prefix='a. ')

@@ -259,15 +259,7 @@ dead.bind(os.path.join(lab_dir, 'probe-999999.sock'))
 dead.close()
 
 home = tempfile.mkdtemp(prefix='gml-e2e-live-home-')
-# GTK 4.8's AT-SPI code, answering this test's walks of the accessibility tree right
-# after Attach…, now and then logs a GLib critical of its own
-# (g_variant_is_object_path: assertion 'string != NULL'; no frame of the lab's code in
-# its backtrace). Fatal criticals would turn that into a random crash, so this window
-# runs without them and its log is checked at the end instead: any other critical or
-# warning still fails the test.
-app_log_path = os.path.join(work, 'app-stderr.log')
-app_log = open(app_log_path, 'w')
-app = App(home, lang, env={'G_DEBUG': None}, stderr=app_log)
+app = App(home, lang)
 waiting_state = os.path.join(work, 'waiting.json')
 program_env = app_env(tempfile.mkdtemp(), lang)
 program_env['PYTHONPATH'] = PROBE_DIR + os.pathsep + program_env['PYTHONPATH']
@@ -367,17 +359,9 @@ os.kill(pid, signal.SIGKILL)
 program.wait()
 app.wait_label(lambda t: goodbye in t, 'saying the program is gone', timeout=20)
 check(True, 'killed: the window says the program was killed or crashed')
-press(app, _('Timeline view'))
+press(app, _('Timeline'))
 app.wait_image(lambda n: AFTER.match(n), 'of the timeline')
 check(True, 'and it goes on working: the timeline view of what arrived')
 app.screenshot(os.path.join(shots, f'live-killed-{lang}.png'))
 app.quit()
-app_log.close()
-GTK_ATSPI_CRITICAL = "g_variant_is_object_path: assertion 'string != NULL' failed"
-logged = [l for l in open(app_log_path, encoding='utf-8', errors='replace').read().splitlines()
-          if re.search(r'-(CRITICAL|WARNING) \*\*', l)]
-tolerated = [l for l in logged if GTK_ATSPI_CRITICAL in l]
-others = [l for l in logged if GTK_ATSPI_CRITICAL not in l]
-check(not others, f'the attached window logged no critical or warning of its own '
-                  f'({len(tolerated)} from GTK 4.8’s AT-SPI code); others: {others[:3]}')
 print('all live view checks passed')
