@@ -11,6 +11,7 @@
 #include "gml-i18n.h"
 #include "gml-lab-cli.h"
 #include "gml-moodle-cli.h"
+#include "gml-probe-cli.h"
 #include "gml-questions-cli.h"
 #include "gml-render-cli.h"
 #include "gml-replay.h"
@@ -44,8 +45,32 @@ main (int    argc,
     return gml_snapshot_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "experiment"))
     return gml_lab_main (argc - 1, argv + 1);
+  if (argc > 1 && g_str_equal (argv[1], "probe"))
+    return gml_probe_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "watch"))
-    return gml_watch_main (argc - 1, argv + 1);
+    {
+      g_auto(GmlWatchOptions) options = { 0 };
+      int status = 0;
+
+      /* The option parser would name the program "watch"; the window is the lab's. */
+      g_set_prgname ("gpu-memory-lab");
+      if (!gml_watch_parse (argc - 1, argv + 1, &options, &status))
+        return status;
+      if (options.mode == GML_WATCH_WINDOW && g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
+        {
+          g_printerr ("gpu-memory-lab watch: %s\n",
+                      _("There is no display to open the window on: the updates are printed as text "
+                        "(--text says so, --json prints JSON)."));
+          options.mode = GML_WATCH_TEXT;
+        }
+      if (options.mode != GML_WATCH_WINDOW)
+        return gml_watch_run (&options);
+      /* The window's Live view runs the program: an instance of its own, so the
+       * program's output and exit status come back to this terminal. */
+      app = gml_application_new_for_watch (options.command, options.interval, options.snapshot_dir);
+      g_application_run (G_APPLICATION (app), 1, argv);
+      return gml_application_get_watch_status (app);
+    }
 
   app = gml_application_new ();
   return g_application_run (G_APPLICATION (app), argc, argv);

@@ -25,6 +25,10 @@ struct _GmlApplication
   char            *device_reason;      /* why it is simulated, or NULL */
   gboolean         device_stale;       /* the backend settings changed since it was opened */
   GtkCssProvider  *look_provider;      /* zoom of the main window, forced high contrast */
+  char           **watch_command;      /* `watch -- COMMAND`, until the window takes it */
+  double           watch_interval;
+  char            *watch_snapshot_dir;
+  int              watch_status;
 };
 
 enum {
@@ -46,6 +50,51 @@ gml_application_new (void)
                        "flags", G_APPLICATION_HANDLES_OPEN,
                        "resource-base-path", RESOURCE_BASE,
                        NULL);
+}
+
+GmlApplication *
+gml_application_new_for_watch (char       **command,
+                               double       interval,
+                               const char  *snapshot_dir)
+{
+  /* Not unique: this instance runs one program and ends with it, whatever
+   * other window of the lab is open. */
+  GmlApplication *self = g_object_new (GML_TYPE_APPLICATION,
+                                       "application-id", APPLICATION_ID,
+                                       "flags", G_APPLICATION_NON_UNIQUE,
+                                       "resource-base-path", RESOURCE_BASE,
+                                       NULL);
+
+  self->watch_command = g_strdupv (command);
+  self->watch_interval = interval;
+  self->watch_snapshot_dir = g_strdup (snapshot_dir);
+  return self;
+}
+
+int
+gml_application_get_watch_status (GmlApplication *self)
+{
+  g_return_val_if_fail (GML_IS_APPLICATION (self), 0);
+  return self->watch_status;
+}
+
+void
+_gml_application_set_watch_status (GmlApplication *self,
+                                   int             status)
+{
+  g_return_if_fail (GML_IS_APPLICATION (self));
+  self->watch_status = status;
+}
+
+char **
+_gml_application_steal_watch_command (GmlApplication  *self,
+                                      double          *interval,
+                                      char           **snapshot_dir)
+{
+  g_return_val_if_fail (GML_IS_APPLICATION (self), NULL);
+  *interval = self->watch_interval;
+  *snapshot_dir = g_steal_pointer (&self->watch_snapshot_dir);
+  return g_steal_pointer (&self->watch_command);
 }
 
 /* About › Troubleshooting: what a bug report needs, and why no GPU is used. */
@@ -284,6 +333,7 @@ static const struct
   const char *accels[3];
 } accels[] = {
   { "app.quit", { "<Control>q", NULL } },
+  { "win.show-help-overlay", { "<Control>question", NULL } },
   { "window.close", { "<Control>w", NULL } },
   { "win.restart", { "<Control>r", NULL } },
   { "win.show-filter", { "<Control>f", NULL } },
@@ -294,6 +344,7 @@ static const struct
   { "app.zoom-reset", { "<Control>0", NULL } },
   { "win.present", { "F5", NULL } },
   { "win.open-snapshot", { "<Control>o", NULL } },
+  { "win.attach", { "<Control><Shift>a", NULL } },
 };
 
 static void
@@ -405,6 +456,8 @@ gml_application_finalize (GObject *object)
   g_clear_pointer (&self->device, gml_device_destroy);
   g_clear_pointer (&self->device_reason, g_free);
   g_clear_object (&self->look_provider);
+  g_clear_pointer (&self->watch_command, g_strfreev);
+  g_clear_pointer (&self->watch_snapshot_dir, g_free);
 
   G_OBJECT_CLASS (gml_application_parent_class)->finalize (object);
 }

@@ -18,6 +18,20 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GmlApplication, gml_application, GML, APPLICATION, AdwApplication)
 
 GmlApplication  *gml_application_new          (void);
+/* `gpu-memory-lab watch -- COMMAND…`: an instance of its own whose window
+ * opens on the Live view running @command. */
+GmlApplication  *gml_application_new_for_watch (char          **command,
+                                                double          interval,
+                                                const char     *snapshot_dir);
+/* The watched program's exit status (128 + signal when killed), or 0 while it
+ * has not ended; the window sets it. */
+int              gml_application_get_watch_status (GmlApplication *self);
+void             _gml_application_set_watch_status (GmlApplication *self,
+                                                    int             status);
+/* The command a `watch` instance was started for, or NULL; taken by the first window. */
+char           **_gml_application_steal_watch_command (GmlApplication *self,
+                                                       double         *interval,
+                                                       char          **snapshot_dir);
 GmlQuestionBank *gml_application_get_bank     (GmlApplication *self);
 GmlProgress     *gml_application_get_progress (GmlApplication *self);
 GSettings       *gml_application_get_settings (GmlApplication *self);

@@ -442,6 +442,38 @@ gml_snapshot_document_switch_device_finish (GAsyncResult  *result,
   return gml_snapshot_document_load_finish (result, error);
 }
 
+GmlSnapshotDocument *
+gml_snapshot_document_new_live (GmlSnapshot   *snapshot,
+                                guint          device,
+                                const char    *display_name,
+                                GCancellable  *cancellable,
+                                GError       **error)
+{
+  GmlSnapshotDocument *self;
+  SharedSnapshot *shared;
+  GmlSnapshotTimeline *timeline;
+
+  g_return_val_if_fail (snapshot != NULL, NULL);
+
+  shared = shared_snapshot_new (snapshot);
+  timeline = gml_snapshot_timeline_new (shared->snapshot, device, cancellable, error);
+  if (timeline == NULL)
+    {
+      shared_snapshot_unref (shared);
+      return NULL;
+    }
+  self = g_object_new (GML_TYPE_SNAPSHOT_DOCUMENT, NULL);
+  self->display_name = g_strdup (display_name != NULL ? display_name : "");
+  self->shared = shared;
+  self->device = device;
+  self->timeline = timeline;
+  self->picture = gml_snapshot_picture_new (self->timeline);
+  self->at = gml_snapshot_timeline_get_n_entries (self->timeline);
+  /* What the active-memory view needs is made here too, not at its first draw. */
+  gml_snapshot_picture_prepare (self->picture);
+  return self;
+}
+
 /* ------------------------------------------------------------------------- */
 /* Getters                                                                   */
 

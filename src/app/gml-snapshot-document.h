@@ -55,6 +55,15 @@ void                 gml_snapshot_document_switch_device_async (GmlSnapshotDocum
 GmlSnapshotDocument *gml_snapshot_document_switch_device_finish (GAsyncResult       *result,
                                                                  GError            **error);
 
+/* A document of a snapshot made in memory (the Live view's, from a running
+ * program's probe): @snapshot is taken; the timeline is walked here, so call
+ * it in a thread. It has no file (get_file() is NULL). */
+GmlSnapshotDocument *gml_snapshot_document_new_live        (GmlSnapshot             *snapshot,
+                                                             guint                    device,
+                                                             const char              *display_name,
+                                                             GCancellable            *cancellable,
+                                                             GError                 **error);
+
 GFile               *gml_snapshot_document_get_file         (GmlSnapshotDocument *self);
 /* The file's name as the user knows it ("snapshot.pickle"). */
 const char          *gml_snapshot_document_get_display_name (GmlSnapshotDocument *self);

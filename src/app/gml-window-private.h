@@ -7,6 +7,7 @@
 
 #include "gml-lab-page.h"
 #include "gml-quiz-page.h"
+#include "gml-live-page.h"
 #include "gml-review.h"
 #include "gml-snapshot-page.h"
 #include "gml-window.h"
@@ -25,6 +26,7 @@ struct _GmlWindow
   AdwViewStackPage     *quiz_stack_page;
   AdwViewStackPage     *snapshot_stack_page;
   AdwViewStackPage     *lab_stack_page;
+  AdwViewStackPage     *live_stack_page;
   GtkMenuButton        *filter_button;
   GtkMenuButton        *menu_button;
   GtkButton            *present_button;
@@ -35,6 +37,7 @@ struct _GmlWindow
   GmlQuizPage          *quiz_page;
   GmlSnapshotPage      *snapshot_page;
   GmlLabPage           *lab_page;
+  GmlLivePage          *live_page;
 
   /* Owned */
   GSettings            *settings;
@@ -66,5 +69,12 @@ void _gml_window_lab_setup            (GmlWindow      *self,
                                        GmlApplication *app);
 gboolean _gml_window_showing_lab      (GmlWindow      *self);
 void _gml_window_lab_retranslate      (GmlWindow      *self);
+/* gml-window-live.c */
+void _gml_window_live_class_init      (GtkWidgetClass *widget_class);
+void _gml_window_live_init            (GmlWindow      *self);
+void _gml_window_live_setup           (GmlWindow      *self,
+                                       GmlApplication *app);
+void _gml_window_live_view_changed    (GmlWindow      *self,
+                                       gboolean        visible);
 
 G_END_DECLS

@@ -1,6 +1,7 @@
 /* gml-window.c — the main window: header bar, filter, toasts, and the views:
- * the quiz, the Snapshot view (opening files: gml-window-snapshot.c) and the
- * Experiment view (gml-window-lab.c).
+ * the quiz, the Snapshot view (opening files: gml-window-snapshot.c), the
+ * Experiment view (gml-window-lab.c) and the Live view (watching a program:
+ * gml-window-live.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -87,23 +88,36 @@ showing_quiz (GmlWindow *self)
   return name == NULL || g_str_equal (name, "quiz");
 }
 
+static gboolean
+showing_view (GmlWindow  *self,
+              const char *view)
+{
+  return g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), view) == 0;
+}
+
 /* The switcher's title and subtitle show when the window is too narrow for
- * the switcher itself: the quiz's filter, or the snapshot's file and device. */
+ * the switcher itself: the quiz's filter, the snapshot's file and device, or
+ * the watched program and its GPU. */
 void
 _gml_window_update_title (GmlWindow *self)
 {
   gboolean quiz = showing_quiz (self);
   gboolean lab = _gml_window_showing_lab (self);
-  const char *title = quiz ? NULL : lab ? _("Experiment") : gml_snapshot_page_get_title (self->snapshot_page);
+  gboolean live = showing_view (self, "live");
+  const char *title = quiz ? NULL
+                      : lab ? _("Experiment")
+                      : live ? gml_live_page_get_title (self->live_page)
+                      : gml_snapshot_page_get_title (self->snapshot_page);
+  const char *subtitle = quiz ? self->quiz_subtitle
+                         : lab ? gml_lab_page_get_subtitle (self->lab_page)
+                         : live ? gml_live_page_get_subtitle (self->live_page)
+                         : gml_snapshot_page_get_subtitle (self->snapshot_page);
 
   adw_view_switcher_title_set_title (self->switcher_title, title != NULL ? title : _("GPU Memory Lab"));
-  adw_view_switcher_title_set_subtitle (self->switcher_title,
-                                        quiz ? self->quiz_subtitle
-                                             : lab ? gml_lab_page_get_subtitle (self->lab_page)
-                                                   : gml_snapshot_page_get_subtitle (self->snapshot_page));
+  adw_view_switcher_title_set_subtitle (self->switcher_title, subtitle);
   gtk_widget_set_visible (GTK_WIDGET (self->filter_button), quiz);
   gtk_widget_set_visible (GTK_WIDGET (self->review_button), quiz);
-  gtk_widget_set_visible (GTK_WIDGET (self->open_button), !quiz && !lab);
+  gtk_widget_set_visible (GTK_WIDGET (self->open_button), !quiz && !lab && !live);
 }
 
 /* "Practise: fragmentation" in the Snapshot view: the quiz, filtered to @topic. */
@@ -170,6 +184,33 @@ win_show_filter_action (GtkWidget  *widget,
   gtk_menu_button_popup (GML_WINDOW (widget)->filter_button);
 }
 
+/* Ctrl+?: the shortcuts window, built the first time it is asked for (nothing of
+ * it before the first frame). GtkApplication would build it at start-up for every
+ * window: a hidden window whose accessible GTK 4.8 never realizes, and hands out
+ * for a stale child index of the application (a critical, a crash under
+ * fatal-criticals). Once shown, it stays realized. */
+static void
+win_show_help_overlay_action (GtkWidget  *widget,
+                              const char *action_name,
+                              GVariant   *parameter)
+{
+  GtkApplicationWindow *window = GTK_APPLICATION_WINDOW (widget);
+  GtkShortcutsWindow *shortcuts = gtk_application_window_get_help_overlay (window);
+
+  if (shortcuts == NULL)
+    {
+      g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource (RESOURCE_BASE "/shortcuts-window.ui");
+
+      shortcuts = GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
+      /* The builder's strings are the source strings: see gml-language.c. */
+      gml_language_localize_widget (GTK_WIDGET (shortcuts), "shortcut window");
+      gtk_window_set_title (GTK_WINDOW (shortcuts), _("Keyboard Shortcuts"));
+      /* It takes the window's accelerators from here. */
+      gtk_application_window_set_help_overlay (window, shortcuts);
+    }
+  gtk_window_present (GTK_WINDOW (shortcuts));
+}
+
 /* F5: the round as it stands goes on the projector, from the current question. */
 static void
 win_present_action (GtkWidget  *widget,
@@ -222,8 +263,6 @@ language_changed_cb (GmlWindow      *self,
   g_autoptr(GtkStringList) levels = gtk_string_list_new (NULL);
   guint topic = gtk_drop_down_get_selected (self->topic_dropdown);
   guint level = gtk_drop_down_get_selected (self->difficulty_dropdown);
-  g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource (RESOURCE_BASE "/gtk/help-overlay.ui");
-  GtkShortcutsWindow *help_overlay;
 
   gml_language_retranslate_widget (GTK_WIDGET (self));
   update_accessible_labels (self);
@@ -231,10 +270,15 @@ language_changed_cb (GmlWindow      *self,
   adw_view_stack_page_set_title (self->quiz_stack_page, _("Quiz"));
   adw_view_stack_page_set_title (self->snapshot_stack_page, _("Snapshot"));
   _gml_window_lab_retranslate (self);
+  adw_view_stack_page_set_title (self->live_stack_page, _("Live"));
   _gml_window_snapshot_retranslate (self);
-  help_overlay = GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
-  gml_language_localize_widget (GTK_WIDGET (help_overlay), "shortcut window");
-  gtk_application_window_set_help_overlay (GTK_APPLICATION_WINDOW (self), help_overlay);
+  if (gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (self)) != NULL)
+    {
+      GtkWindow *shortcuts = GTK_WINDOW (gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (self)));
+
+      gml_language_retranslate_widget (GTK_WIDGET (shortcuts));
+      gtk_window_set_title (shortcuts, _("Keyboard Shortcuts"));
+    }
 
   gtk_string_list_append (topics, _("All topics"));
   for (guint i = 0; self->topics != NULL && i < self->topics->len; i++)
@@ -271,9 +315,12 @@ visible_view_changed_cb (GmlWindow *self)
    * quiz, the snapshot's only in the Snapshot view. */
   gtk_accessible_update_state (GTK_ACCESSIBLE (self->quiz_page), GTK_ACCESSIBLE_STATE_HIDDEN, !quiz, -1);
   gtk_accessible_update_state (GTK_ACCESSIBLE (self->snapshot_page), GTK_ACCESSIBLE_STATE_HIDDEN,
-                               quiz || _gml_window_showing_lab (self), -1);
+                               !showing_view (self, "snapshot"), -1);
   gtk_accessible_update_state (GTK_ACCESSIBLE (self->lab_page), GTK_ACCESSIBLE_STATE_HIDDEN,
                                !_gml_window_showing_lab (self), -1);
+  gtk_accessible_update_state (GTK_ACCESSIBLE (self->live_page), GTK_ACCESSIBLE_STATE_HIDDEN,
+                               !showing_view (self, "live"), -1);
+  _gml_window_live_view_changed (self, showing_view (self, "live"));
 }
 
 /* A folded-away bar is no control: out of the accessibility tree with it. */
@@ -360,6 +407,7 @@ gml_window_setup (GmlWindow      *self,
   messages = gml_application_steal_startup_messages (app);
   for (guint i = 0; i < messages->len; i++)
     _gml_window_toast (self, g_ptr_array_index (messages, i));
+  _gml_window_live_setup (self, app);
 }
 
 /* For bench/startup: report when the first frame has been painted, then quit. */
@@ -409,6 +457,7 @@ gml_window_class_init (GmlWindowClass *klass)
   g_type_ensure (GML_TYPE_QUIZ_PAGE);
   g_type_ensure (GML_TYPE_SNAPSHOT_PAGE);
   g_type_ensure (GML_TYPE_LAB_PAGE);
+  g_type_ensure (GML_TYPE_LIVE_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-window.ui");
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, toast_overlay);
@@ -417,6 +466,8 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, view_stack);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, quiz_stack_page);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, snapshot_stack_page);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, live_stack_page);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, live_page);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, open_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, snapshot_page);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, filter_button);
@@ -430,8 +481,10 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.restart", NULL, win_restart_action);
   gtk_widget_class_install_action (widget_class, "win.show-filter", NULL, win_show_filter_action);
   gtk_widget_class_install_action (widget_class, "win.present", NULL, win_present_action);
+  gtk_widget_class_install_action (widget_class, "win.show-help-overlay", NULL, win_show_help_overlay_action);
   _gml_window_snapshot_class_init (widget_class);
   _gml_window_lab_class_init (widget_class);
+  _gml_window_live_class_init (widget_class);
 }
 
 static void
@@ -461,6 +514,7 @@ gml_window_init (GmlWindow *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->snapshot_page, "notify::subtitle", G_CALLBACK (visible_view_changed_cb), self,
                            G_CONNECT_SWAPPED);
+  _gml_window_live_init (self);
   visible_view_changed_cb (self);
   _gml_window_snapshot_init (self);
 
@@ -473,12 +527,6 @@ GmlWindow *
 gml_window_new (GmlApplication *application)
 {
   GmlWindow *self = g_object_new (GML_TYPE_WINDOW, "application", application, NULL);
-  GtkShortcutsWindow *help_overlay = gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (self));
-
-  /* GtkApplication built the shortcuts window from gtk/help-overlay.ui when the
-   * window joined it, with the source strings: see gml-language.c. */
-  if (help_overlay != NULL)
-    gml_language_localize_widget (GTK_WIDGET (help_overlay), "shortcut window");
   gml_window_setup (self, application);
   return self;
 }

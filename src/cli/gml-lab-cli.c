@@ -13,7 +13,6 @@
 #include "gml-i18n.h"
 #include <json-glib/json-glib.h>
 
-#include "gml-i18n.h"
 #include "gml-lab-cli.h"
 
 static const char * const category_keys[GML_N_CATEGORIES] = {
@@ -227,7 +226,7 @@ gml_lab_main (int    argc,
   g_option_context_set_summary (context, _("Run one training or inference step through PyTorch’s caching "
                                            "allocator and print its peak memory."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab experiment: %s\n", error->message);

@@ -29,12 +29,11 @@
 
 #include "gml-i18n.h"
 #include "gml-input.h"
+#include "gml-probe-message.h"
+#include "gml-probe-socket.h"
 #include "gml-snapshot-state.h"
 #include "gml-watch-cli.h"
 
-#define PROTOCOL        1
-#define MAX_LINE        ((gsize) 4 << 20)   /* an update carries at most 2000 entries */
-#define MAX_BAD_LINES   100
 #define READ_CHUNK      65536
 
 typedef struct
@@ -48,8 +47,6 @@ typedef struct
   guint            grace_source;
   guint64          updates;
   guint            bad_lines;
-  guint64          last_total;        /* device_total from hello, for messages */
-  char            *device_name;
   GPtrArray       *connections;       /* Connection * */
 } Watch;
 
@@ -79,93 +76,28 @@ emit_json (JsonBuilder *builder)
   fflush (stdout);
 }
 
-static gboolean
-member_uint (JsonObject *object,
-             const char *name,
-             guint64    *value)
-{
-  JsonNode *node = json_object_get_member (object, name);
-  gint64 v;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
-    return FALSE;
-  v = json_node_get_int (node);
-  if (v < 0)
-    return FALSE;
-  *value = (guint64) v;
-  return TRUE;
-}
-
-static const char *
-member_string (JsonObject *object,
-               const char *name)
-{
-  JsonNode *node = json_object_get_member (object, name);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
-static gboolean
-member_number (JsonObject *object,
-               const char *name,
-               double     *value)
-{
-  JsonNode *node = json_object_get_member (object, name);
-  GType type;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return FALSE;
-  type = json_node_get_value_type (node);
-  if (type == G_TYPE_INT64)
-    *value = (double) json_node_get_int (node);
-  else if (type == G_TYPE_DOUBLE)
-    *value = json_node_get_double (node);
-  else
-    return FALSE;
-  return TRUE;
-}
-
-G_GNUC_PRINTF (2, 3)
 static void
 bad_line (Connection *c,
-          const char *format,
-          ...)
+          const char *message)
 {
-  g_autofree char *message = NULL;
-  va_list args;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
   c->watch->bad_lines++;
   /* Translators: %u is a line number of the probe's messages, %s what is wrong. */
   g_printerr (_("gpu-memory-lab watch: message %u from the probe was refused: %s\n"), c->line, message);
 }
 
 static void
-handle_update (Connection *c,
-               JsonObject *object)
+handle_update (Connection            *c,
+               const GmlProbeMessage *m)
 {
   static const char * const keys[] = {
     "device", "allocated_bytes", "reserved_bytes", "active_bytes", "segments", "allocations",
     "trace_entries",
   };
-  guint64 values[G_N_ELEMENTS (keys)];
-  double time = 0;
+  guint64 values[G_N_ELEMENTS (keys)] = {
+    m->device, m->allocated_bytes, m->reserved_bytes, m->active_bytes, m->segments, m->allocations,
+    m->trace_entries,
+  };
 
-  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
-    if (!member_uint (object, keys[i], &values[i]))
-      {
-        bad_line (c, _("“%s” should be a whole number of 0 or more."), keys[i]);
-        return;
-      }
-  if (!member_number (object, "time", &time))
-    {
-      bad_line (c, _("“%s” should be a number."), "time");
-      return;
-    }
   c->watch->updates++;
   if (c->watch->json)
     {
@@ -173,7 +105,7 @@ handle_update (Connection *c,
 
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "time");
-      json_builder_add_double_value (b, time);
+      json_builder_add_double_value (b, m->time);
       for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
         {
           json_builder_set_member_name (b, keys[i]);
@@ -186,60 +118,46 @@ handle_update (Connection *c,
     }
   else
     {
-      g_autofree char *allocated = gml_format_size (values[1]);
-      g_autofree char *reserved = gml_format_size (values[2]);
+      g_autofree char *allocated = gml_format_size (m->allocated_bytes);
+      g_autofree char *reserved = gml_format_size (m->reserved_bytes);
 
       /* Translators: seconds, then sizes, then a count. */
-      g_print (_("%6.1f s  allocated %s, reserved %s, %u live allocations\n"), time, allocated, reserved,
-               (guint) values[5]);
+      g_print (_("%6.1f s  allocated %s, reserved %s, %u live allocations\n"), m->time, allocated, reserved,
+               (guint) m->allocations);
     }
 }
 
 static void
-handle_oom (Connection *c,
-            JsonObject *object)
+handle_oom (Connection            *c,
+            const GmlProbeMessage *m)
 {
-  guint64 device = 0, size = 0, device_free = 0, device_total = 0, allocated = 0, reserved = 0;
-  double time = 0;
-  const char *snapshot = NULL;
-  g_autofree char *message = NULL;
-
-  if (!member_uint (object, "device", &device) || !member_uint (object, "size", &size) ||
-      !member_uint (object, "device_free", &device_free) ||
-      !member_uint (object, "device_total", &device_total) ||
-      !member_uint (object, "allocated_bytes", &allocated) ||
-      !member_uint (object, "reserved_bytes", &reserved) || !member_number (object, "time", &time) ||
-      device > 1024)
-    {
-      bad_line (c, "%s", _("an out-of-memory message without its figures."));
-      return;
-    }
-  snapshot = member_string (object, "snapshot");
   /* PyTorch's text for that state, as the engine writes it. */
-  message = gml_snapshot_format_oom_message ((guint) device, size, device_free, device_total, allocated,
-                                             reserved);
+  g_autofree char *message = gml_snapshot_format_oom_message (m->device, m->size, m->device_free,
+                                                              m->device_total, m->allocated_bytes,
+                                                              m->reserved_bytes);
+
   if (c->watch->json)
     {
       g_autoptr(JsonBuilder) b = json_builder_new ();
 
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "time");
-      json_builder_add_double_value (b, time);
+      json_builder_add_double_value (b, m->time);
       json_builder_set_member_name (b, "device");
-      json_builder_add_int_value (b, (gint64) device);
+      json_builder_add_int_value (b, (gint64) m->device);
       json_builder_set_member_name (b, "allocated_bytes");
-      json_builder_add_int_value (b, (gint64) allocated);
+      json_builder_add_int_value (b, (gint64) m->allocated_bytes);
       json_builder_set_member_name (b, "reserved_bytes");
-      json_builder_add_int_value (b, (gint64) reserved);
+      json_builder_add_int_value (b, (gint64) m->reserved_bytes);
       json_builder_set_member_name (b, "oom");
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "size");
-      json_builder_add_int_value (b, (gint64) size);
+      json_builder_add_int_value (b, (gint64) m->size);
       json_builder_set_member_name (b, "message");
       json_builder_add_string_value (b, message);
       json_builder_set_member_name (b, "snapshot");
-      if (snapshot != NULL)
-        json_builder_add_string_value (b, snapshot);
+      if (m->snapshot != NULL)
+        json_builder_add_string_value (b, m->snapshot);
       else
         json_builder_add_null_value (b);
       json_builder_end_object (b);
@@ -249,70 +167,33 @@ handle_oom (Connection *c,
   else
     {
       /* Translators: seconds, then PyTorch's message (English), then a file. */
-      g_print (_("%6.1f s  out of memory: %s\n"), time, message);
-      if (snapshot != NULL)
-        g_print (_("         snapshot saved: %s\n"), snapshot);
+      g_print (_("%6.1f s  out of memory: %s\n"), m->time, message);
+      if (m->snapshot != NULL)
+        g_print (_("         snapshot saved: %s\n"), m->snapshot);
     }
 }
 
+/* The same reader as the app's Live view (gml_probe_message_parse); this
+ * command shows the figures and out-of-memory errors, and has no use for the
+ * other messages. */
 static void
 handle_line (Connection *c,
              const char *line,
              gsize       length)
 {
-  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr(GmlProbeMessage) m = NULL;
   g_autoptr(GError) error = NULL;
-  JsonObject *object;
-  JsonNode *root;
-  guint64 version = 0;
-  const char *type;
 
   c->line++;
   if (length == 0)
     return;
-  if (!g_utf8_validate_len (line, length, NULL))
-    {
-      bad_line (c, "%s", _("not UTF-8 text."));
-      return;
-    }
-  if (!gml_input_check_json_depth (line, length, 8, &error) ||
-      !json_parser_load_from_data (parser, line, length, &error))
-    {
-      bad_line (c, _("not valid JSON: %s"), error->message);
-      return;
-    }
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    {
-      bad_line (c, "%s", _("each message must be one JSON object."));
-      return;
-    }
-  object = json_node_get_object (root);
-  if (!member_uint (object, "v", &version) || version != PROTOCOL)
-    {
-      bad_line (c, _("protocol version %u expected."), PROTOCOL);
-      return;
-    }
-  type = member_string (object, "type");
-  if (type == NULL)
-    bad_line (c, "%s", _("the “type” member is missing."));
-  else if (g_str_equal (type, "update"))
-    handle_update (c, object);
-  else if (g_str_equal (type, "oom"))
-    handle_oom (c, object);
-  else if (g_str_equal (type, "hello"))
-    {
-      guint64 total = 0;
-
-      if (member_uint (object, "total_bytes", &total))
-        c->watch->last_total = total;
-      g_clear_pointer (&c->watch->device_name, g_free);
-      c->watch->device_name = g_strdup (member_string (object, "device_name"));
-    }
-  else if (g_str_equal (type, "bye") || g_str_equal (type, "error"))
-    ;
-  else
-    bad_line (c, _("unknown message type “%s”."), type);
+  m = gml_probe_message_parse (line, length, &error);
+  if (m == NULL)
+    bad_line (c, error->message);
+  else if (m->type == GML_PROBE_UPDATE)
+    handle_update (c, m);
+  else if (m->type == GML_PROBE_OOM)
+    handle_oom (c, m);
 }
 
 static void
@@ -342,6 +223,8 @@ read_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
   gsize start = 0;
+  /* Only the new bytes can hold a newline: a long line is not scanned again. */
+  gsize first = c->buffer->len;
 
   if (bytes == NULL || g_bytes_get_size (bytes) == 0)
     {
@@ -349,21 +232,21 @@ read_cb (GObject      *source,
       return;
     }
   g_byte_array_append (c->buffer, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
-  for (gsize i = 0; i < c->buffer->len; i++)
+  for (gsize i = first; i < c->buffer->len; i++)
     if (c->buffer->data[i] == '\n')
       {
         handle_line (c, (const char *) c->buffer->data + start, i - start);
         start = i + 1;
       }
   g_byte_array_remove_range (c->buffer, 0, start);
-  if (c->buffer->len > MAX_LINE)
+  if (c->buffer->len > GML_PROBE_MAX_LINE)
     {
       c->line++;
-      bad_line (c, "%s", _("a message longer than any the probe sends; the connection is closed."));
+      bad_line (c, _("a message longer than any the probe sends; the connection is closed."));
       connection_close (c);
       return;
     }
-  if (c->watch->bad_lines > MAX_BAD_LINES)
+  if (c->watch->bad_lines > GML_PROBE_MAX_BAD_LINES)
     {
       g_printerr ("%s\n", _("gpu-memory-lab watch: too many refused messages; the connection is closed."));
       connection_close (c);
@@ -442,66 +325,82 @@ child_done_cb (GObject      *source,
   maybe_quit (w);
 }
 
-/* The probe's directory: installed under PKGDATADIR, or GML_PYTHON_DIR for
- * the uninstalled build and the tests. */
-static char *
-probe_dir (void)
+void
+gml_watch_options_clear (GmlWatchOptions *options)
 {
-  const char *dir = g_getenv ("GML_PYTHON_DIR");
-
-  return g_strdup (dir != NULL && *dir != '\0' ? dir : PKGDATADIR "/python");
+  g_clear_pointer (&options->snapshot_dir, g_free);
+  g_clear_pointer (&options->command, g_strfreev);
 }
 
-/* $XDG_RUNTIME_DIR/gpu-memory-lab, made if need be and closed to others. */
-static char *
-socket_dir (GError **error)
-{
-  g_autofree char *dir = g_build_filename (g_get_user_runtime_dir (), "gpu-memory-lab", NULL);
-  GStatBuf st;
-
-  if (g_mkdir_with_parents (dir, 0700) != 0 || g_stat (dir, &st) != 0)
-    {
-      int saved = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Could not make “%s”: %s"), dir,
-                   g_strerror (saved));
-      return NULL;
-    }
-  if (st.st_uid != getuid ())
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-                   _("“%s” belongs to another user; the lab will not listen there."), dir);
-      return NULL;
-    }
-  if ((st.st_mode & 0077) != 0 && g_chmod (dir, 0700) != 0)
-    {
-      int saved = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Could not make “%s” private: %s"),
-                   dir, g_strerror (saved));
-      return NULL;
-    }
-  return g_steal_pointer (&dir);
-}
-
-int
-gml_watch_main (int    argc,
-                char **argv)
+gboolean
+gml_watch_parse (int              argc,
+                 char           **argv,
+                 GmlWatchOptions *options,
+                 int             *status)
 {
   g_autofree char *lang = NULL;
-  g_autofree char *snapshot_dir = NULL;
-  double interval = 0.5;
-  gboolean json = FALSE;
-  g_auto(GStrv) command = NULL;
+  gboolean json = FALSE, text = FALSE;
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object per update instead of a line of text"), NULL },
-    { "interval", 0, 0, G_OPTION_ARG_DOUBLE, &interval, N_("Seconds between updates (default 0.5)"), "SECONDS" },
-    { "snapshot-dir", 0, 0, G_OPTION_ARG_FILENAME, &snapshot_dir, N_("Where to save the snapshot of an out-of-memory (default: ~/.cache/gpu-memory-lab/snapshots)"), "DIR" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object per update instead of opening the window"), NULL },
+    { "text", 0, 0, G_OPTION_ARG_NONE, &text, N_("Print one line of text per update instead of opening the window"), NULL },
+    { "interval", 0, 0, G_OPTION_ARG_DOUBLE, &options->interval, N_("Seconds between updates (default 0.5)"), "SECONDS" },
+    { "snapshot-dir", 0, 0, G_OPTION_ARG_FILENAME, &options->snapshot_dir, N_("Where to save the snapshot of an out-of-memory (default: ~/.cache/gpu-memory-lab/snapshots)"), "DIR" },
     { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &command, NULL, N_("-- COMMAND ARGS…") },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &options->command, NULL, N_("-- COMMAND ARGS…") },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (NULL);
+  g_autoptr(GError) error = NULL;
+
+  memset (options, 0, sizeof *options);
+  options->interval = 0.5;
+  *status = 0;
+  g_option_context_set_summary (context, _("Run a PyTorch program with the lab’s probe and watch its GPU "
+                                           "memory as it runs: in the window’s Live view, or with --json or "
+                                           "--text on the terminal."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("gpu-memory-lab watch: %s\n", error->message);
+      *status = 2;
+      return FALSE;
+    }
+  if (lang != NULL)
+    {
+      if (!gml_i18n_is_known_language (lang))
+        {
+          g_printerr (_("gpu-memory-lab %s: unknown language “%s” (use tr or en)\n"), "watch", lang);
+          *status = 2;
+          return FALSE;
+        }
+      gml_i18n_set_language (lang);
+    }
+  if (options->command == NULL || options->command[0] == NULL)
+    {
+      g_printerr ("gpu-memory-lab watch: %s\n", _("Give the program to run after --, e.g. -- python3 train.py"));
+      *status = 2;
+      return FALSE;
+    }
+  if (!(options->interval >= 0.01 && options->interval <= 3600))
+    {
+      g_printerr ("gpu-memory-lab watch: %s\n", _("--interval must be between 0.01 and 3600 seconds."));
+      *status = 2;
+      return FALSE;
+    }
+  if (json && text)
+    {
+      g_printerr ("gpu-memory-lab watch: %s\n", _("--json and --text cannot be used together."));
+      *status = 2;
+      return FALSE;
+    }
+  options->mode = json ? GML_WATCH_JSON : text ? GML_WATCH_TEXT : GML_WATCH_WINDOW;
+  return TRUE;
+}
+
+int
+gml_watch_run (const GmlWatchOptions *options)
+{
   g_autoptr(GError) error = NULL;
   g_autoptr(GSocketService) service = NULL;
   g_autoptr(GSocketAddress) address = NULL;
@@ -510,43 +409,11 @@ gml_watch_main (int    argc,
   g_autoptr(GMainLoop) loop = NULL;
   g_autofree char *dir = NULL;
   g_autofree char *path = NULL;
-  g_autofree char *probe = NULL;
-  g_autofree char *python_path = NULL;
-  g_autofree char *interval_text = NULL;
-  const char *old_python_path;
+  gboolean json = options->mode == GML_WATCH_JSON;
   Watch w = { 0 };
   int out_fd;
 
-  g_option_context_set_summary (context, _("Run a PyTorch program with the lab’s probe and report its GPU "
-                                           "memory as it runs."));
-  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
-  if (!g_option_context_parse (context, &argc, &argv, &error))
-    {
-      g_printerr ("gpu-memory-lab watch: %s\n", error->message);
-      return 2;
-    }
-  if (lang != NULL)
-    {
-      if (!gml_i18n_is_known_language (lang))
-        {
-          g_printerr (_("gpu-memory-lab %s: unknown language “%s” (use tr or en)\n"), "watch", lang);
-          return 2;
-        }
-      gml_i18n_set_language (lang);
-    }
-  if (command == NULL || command[0] == NULL)
-    {
-      g_printerr ("gpu-memory-lab watch: %s\n", _("Give the program to run after --, e.g. -- python3 train.py"));
-      return 2;
-    }
-  if (!(interval >= 0.01 && interval <= 3600))
-    {
-      g_printerr ("gpu-memory-lab watch: %s\n", _("--interval must be between 0.01 and 3600 seconds."));
-      return 2;
-    }
-
-  dir = socket_dir (&error);
+  dir = gml_probe_socket_dir (&error);
   if (dir == NULL)
     {
       g_printerr ("gpu-memory-lab watch: %s\n", error->message);
@@ -570,30 +437,16 @@ gml_watch_main (int    argc,
   g_signal_connect (service, "incoming", G_CALLBACK (incoming_cb), &w);
   g_socket_service_start (service);
 
-  probe = probe_dir ();
-  old_python_path = g_getenv ("PYTHONPATH");
-  python_path = g_strdup_printf ("%s/watch:%s%s%s", probe, probe,
-                                 old_python_path && *old_python_path ? ":" : "",
-                                 old_python_path ? old_python_path : "");
-  interval_text = g_strdup_printf ("%.3f", interval);
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
-  g_subprocess_launcher_setenv (launcher, "PYTHONPATH", python_path, TRUE);
-  g_subprocess_launcher_setenv (launcher, "GML_PROBE_SOCKET", path, TRUE);
-  if (snapshot_dir != NULL)
-    g_subprocess_launcher_setenv (launcher, "GML_PROBE_SNAPSHOT_DIR", snapshot_dir, TRUE);
+  gml_probe_setup_launcher (launcher, path, options->interval, options->snapshot_dir);
   /* With --json, stdout is ours: the program writes to stderr. */
   if (json && (out_fd = dup (STDERR_FILENO)) >= 0)
     g_subprocess_launcher_take_stdout_fd (launcher, out_fd);
-  /* The probe reads it with float(): no decimal comma, whatever the locale. */
-  for (char *p = interval_text; *p; p++)
-    if (*p == ',')
-      *p = '.';
-  g_subprocess_launcher_setenv (launcher, "GML_PROBE_INTERVAL", interval_text, TRUE);
 
-  child = g_subprocess_launcher_spawnv (launcher, (const char * const *) command, &error);
+  child = g_subprocess_launcher_spawnv (launcher, (const char * const *) options->command, &error);
   if (child == NULL)
     {
-      g_printerr (_("gpu-memory-lab watch: could not start “%s”: %s\n"), command[0], error->message);
+      g_printerr (_("gpu-memory-lab watch: could not start “%s”: %s\n"), options->command[0], error->message);
       g_socket_service_stop (service);
       g_unlink (path);
       g_ptr_array_unref (w.connections);
@@ -635,6 +488,19 @@ gml_watch_main (int    argc,
     g_printerr ("%s\n", _("gpu-memory-lab watch: no update came from the probe (did the program import "
                           "torch and see a CUDA device?)."));
   g_ptr_array_unref (w.connections);
-  g_clear_pointer (&w.device_name, g_free);
   return w.child_status;
+}
+
+int
+gml_watch_main (int    argc,
+                char **argv)
+{
+  g_auto(GmlWatchOptions) options = { 0 };
+  int status = 0;
+
+  if (!gml_watch_parse (argc, argv, &options, &status))
+    return status;
+  if (options.mode == GML_WATCH_WINDOW)
+    options.mode = GML_WATCH_TEXT;
+  return gml_watch_run (&options);
 }

@@ -431,6 +431,12 @@ ensure_allocations (GmlSnapshotPicture *self)
   self->n_summed = allocs->len > ACTIVE_DRAWN ? allocs->len - ACTIVE_DRAWN : 0;
 }
 
+void
+gml_snapshot_picture_prepare (GmlSnapshotPicture *self)
+{
+  ensure_allocations (self);
+}
+
 /* A colour-blind-safe qualitative palette (Okabe and Ito), one per place;
  * the places past it share the last, dimmed. */
 static void

@@ -45,6 +45,9 @@ GmlSnapshotTimeline *gml_snapshot_picture_get_timeline (GmlSnapshotPicture  *sel
 void                gml_snapshot_picture_set_at       (GmlSnapshotPicture   *self,
                                                        gsize                 at);
 gsize               gml_snapshot_picture_get_at       (GmlSnapshotPicture   *self);
+/* Builds now what the active-memory view builds at its first use (every
+ * allocation's lifetime), e.g. in the thread that made the picture. */
+void                gml_snapshot_picture_prepare      (GmlSnapshotPicture   *self);
 const GmlSnapshotStats *gml_snapshot_picture_get_stats (GmlSnapshotPicture  *self);
 GmlSnapshotLayout  *gml_snapshot_picture_get_layout   (GmlSnapshotPicture   *self);
 const GmlMemState  *gml_snapshot_picture_get_state    (GmlSnapshotPicture   *self);

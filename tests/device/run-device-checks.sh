@@ -18,6 +18,8 @@
 #      compares torch.cuda.memory_stats() with replay's output key by key;
 #   5. records PyTorch memory snapshots of short training loops under several allocator
 #      settings (record_snapshots.py) and runs `gpu-memory-lab snapshot --check` on each;
+#   5b. runs a training loop under `gpu-memory-lab watch --json` (watch_live.py): exact
+#      figures, and the probe's cost per step;
 #   6. writes everything to $OUT/RESULTS.md (and prints it), logs under $OUT/logs.
 #
 # Exit status: 0 when everything ran and agreed, 1 when something disagreed or
@@ -354,6 +356,25 @@ if [ -n "$GML" ] && "$GML" snapshot --help > /dev/null 2>&1; then
 else
   say ''
   say '- Snapshot checks: skipped, the build has no `gpu-memory-lab snapshot` (only the cc fallback ran).'
+  fail
+fi
+
+# --------------------------------------------------------------------------- 4c. watch
+
+# A training loop under `gpu-memory-lab watch --json`: its figures equal
+# torch.cuda.memory_stats() at each step, and what the probe costs a step.
+if [ -n "$GML" ] && "$GML" watch --help > /dev/null 2>&1; then
+  step watch 1800 "$PYTHON" tests/device/watch_live.py --gml "$GML" --out "$OUT" --results "$RESULTS"
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    fail
+    say ''
+    say "watch_live.py exited $rc (1: a figure differed or the probe cost 5 % or more; 2: something did not run):"
+    tail_log watch 20
+  fi
+else
+  say ''
+  say '- Watch checks: skipped, the build has no `gpu-memory-lab watch` (only the cc fallback ran).'
   fail
 fi
 

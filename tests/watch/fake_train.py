@@ -6,7 +6,8 @@
 MODE: oom (ends in an out-of-memory error, exit status 1), exit3 (ends with
 status 3), sleep (prints its pid and sleeps, to be killed), notorch (never
 imports torch). Every state the fake allocator passes through is written to
-STATES.json, so the test can tell each update the lab printed is one of them.
+STATES.json (its figures and its segments), so the test can tell each update
+the lab printed, or each picture the window drew, is one of them.
 """
 
 import json
@@ -28,7 +29,10 @@ states = []
 
 
 def record():
-    states.append(torch.cuda._fake_stats())
+    state = torch.cuda._fake_stats()
+    # The allocator's segments at that moment, for the tests that draw them.
+    state['segments'] = torch.cuda.memory._snapshot()['segments']
+    states.append(state)
     with open(states_path, 'w') as f:
         json.dump(states, f)
 

@@ -27,7 +27,11 @@ class _StartProbeAfterTorch(importlib.abc.MetaPathFinder):
             exec_module(module)
             try:
                 import gml_probe
-                if not gml_probe.start():
+                started = gml_probe.start()
+                # The program's own subprocesses (DataLoader workers started with
+                # "spawn") are not the program: they get no probe of their own.
+                os.environ.pop('GML_PROBE_SOCKET', None)
+                if not started:
                     print('gpu-memory-lab: the probe is not watching (no CUDA device, or the lab '
                           'is not listening)', file=sys.stderr)
             except Exception as error:   # never break the program
