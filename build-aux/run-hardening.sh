@@ -95,6 +95,9 @@ if ! skipped asan; then
     done
     # Leaks are errors (LSan); GLib, fontconfig and friends keep some memory for the
     # life of the process on purpose: build-aux/lsan.supp lists those.
+    # GML_TEST_EXPERIMENT_SAMPLE: cuda-backend runs a sample of the bank's experiments
+    # on the fake driver here (all of them in run-tests.sh).
+    GML_TEST_EXPERIMENT_SAMPLE=1 \
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0 \
     LSAN_OPTIONS=suppressions=$srcdir/build-aux/lsan.supp:print_suppressions=0 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -126,7 +129,7 @@ if ! skipped valgrind; then
     vglogs=$srcdir/_build-hardening/valgrind-logs
     rm -rf "$vglogs"
     mkdir -p "$vglogs"
-    G_SLICE=always-malloc \
+    G_SLICE=always-malloc GML_TEST_EXPERIMENT_SAMPLE=1 \
       meson test -C _build-hardening --no-rebuild --print-errorlogs --num-processes 2 \
         --logbase hardening-valgrind --timeout-multiplier 10 $tests \
         --wrap="valgrind --trace-children=yes --log-file=$vglogs/%p.log --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --track-origins=yes --suppressions=$srcdir/build-aux/valgrind.supp --gen-suppressions=all" \
