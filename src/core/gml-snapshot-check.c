@@ -67,7 +67,40 @@ struct _Replay
   guint64                 next_synthetic;
   GHashTable             *synthetic;   /* addresses the device made up */
   guint64                 gpu_memory;  /* 0: not known */
+  GArray                 *spaces;      /* Range: address spaces reserved since the engine was built */
 };
+
+typedef struct
+{
+  guint64 address;
+  guint64 size;
+} Range;
+
+/* Takes [address, address + size) for a new space unless it meets one already
+ * reserved: a file whose trace puts two spaces on top of each other does not
+ * follow the allocator's rules, and handing that address out would corrupt the
+ * engine's state. */
+static gboolean
+take_space (Replay   *r,
+            guint64   address,
+            guint64   size,
+            guint64  *out)
+{
+  Range x = { address, size };
+
+  if (address + size < address)
+    return FALSE;
+  for (guint i = 0; i < r->spaces->len; i++)
+    {
+      const Range *y = &g_array_index (r->spaces, Range, i);
+
+      if (address < y->address + y->size && y->address < address + size)
+        return FALSE;
+    }
+  g_array_append_val (r->spaces, x);
+  *out = address;
+  return TRUE;
+}
 
 /* ------------------------------------------------------------------------- */
 /* Divergences                                                               */
@@ -275,8 +308,9 @@ replay_reserve (GmlDevice  *device,
   for (guint i = r->pos; i < r->pending->len; i++)
     if (g_array_index (r->pending, Pending, i).action == GML_SNAP_SEGMENT_MAP)
       {
-        *address = g_array_index (r->pending, Pending, i).addr;
-        return TRUE;
+        if (take_space (r, g_array_index (r->pending, Pending, i).addr, size, address))
+          return TRUE;
+        break;
       }
   /* Reserved for a request that then ran out of memory: the space stays
    * reserved, unmapped, and its first mapping on this stream and pool, later
@@ -293,8 +327,9 @@ replay_reserve (GmlDevice  *device,
           if (m->action == GML_SNAP_SEGMENT_MAP && m->stream == e->stream &&
               (m->size % GML_LARGE_BUFFER != 0) == small)
             {
-              *address = m->addr;
-              return TRUE;
+              if (take_space (r, m->addr, size, address))
+                return TRUE;
+              break;
             }
         }
     }
@@ -421,6 +456,7 @@ build_engine (Replay *r,
       r->quiet = FALSE;
     }
   g_hash_table_remove_all (r->blocks);
+  g_array_set_size (r->spaces, 0);
   r->allocator = gml_allocator_new (&r->device->parent, &r->conf);
 
   gml_snapshot_timeline_layout_at (r->timeline, at, layout);
@@ -451,6 +487,11 @@ build_engine (Replay *r,
           if (other->expandable && other->stream == seg->stream && other->small == seg->small)
             high = MAX (high, other->address + other->size);
         }
+      {
+        Range x = { low, high - low + (G_GUINT64_CONSTANT (80) << 30) };
+
+        g_array_append_val (r->spaces, x);
+      }
       gml_allocator_add_expandable (r->allocator, low, high - low + (G_GUINT64_CONSTANT (80) << 30),
                                     seg->stream, seg->small ? GML_POOL_SMALL : GML_POOL_LARGE);
     }
@@ -721,6 +762,7 @@ gml_snapshot_check (GmlSnapshotTimeline *timeline,
   r.blocks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   r.synthetic = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   r.pending = g_array_new (FALSE, FALSE, sizeof (Pending));
+  r.spaces = g_array_new (FALSE, FALSE, sizeof (Range));
   check->rules = describe_rules (timeline, &r.conf);
 
   /* Made-up segments go above everything the run used. */
@@ -812,6 +854,7 @@ gml_snapshot_check (GmlSnapshotTimeline *timeline,
   g_hash_table_unref (r.blocks);
   g_hash_table_unref (r.synthetic);
   g_array_unref (r.pending);
+  g_array_unref (r.spaces);
   return error == NULL || *error == NULL;
 }
 
