@@ -126,6 +126,7 @@ typedef struct
   guint8   kind;
   guint8   ctx;
   guint8   live;
+  guint8   busy;        /* being read or filled: cannot be taken apart now */
 } Obj;
 
 /* A block read from a segment before its segment is complete. */
@@ -460,6 +461,7 @@ obj_new (Reader  *r,
   o->kind = kind;
   o->ctx = ctx;
   o->live = TRUE;
+  o->busy = FALSE;
 
   out->type = VT_OBJ;
   out->flags = 0;
@@ -516,6 +518,7 @@ obj_forward (Reader      *r,
   o->items = NULL;
   o->len = o->cap = 0;
   o->kind = KIND_FORWARD;
+  o->busy = FALSE;
   o->fwd_type = replacement->type;
   o->fwd_id = replacement->h;
 }
@@ -547,6 +550,22 @@ resolve (Reader      *r,
       return tmp;
     }
   return &consumed_value;
+}
+
+/* Marks @o as being read. A pickle can make a list or dict that holds itself
+ * (a block whose "frames" is the list of blocks it is in); a snapshot never
+ * does, and reading such a container while it is read or filled would take it
+ * apart under the reader's feet. */
+static gboolean
+obj_claim (Reader  *r,
+           Obj     *o,
+           GError **error)
+{
+  if (o->busy)
+    return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, o->offset,
+                    _("a list or dict contains itself, which a memory snapshot never does."));
+  o->busy = TRUE;
+  return TRUE;
 }
 
 static gboolean
@@ -782,6 +801,8 @@ record_dict (Reader      *r,
                _("%s should be a dict."), describe_ctx (ctx));
       return NULL;
     }
+  if (!obj_claim (r, o, error))
+    return NULL;
   return o;
 }
 
@@ -911,6 +932,8 @@ frames_from_value (Reader      *r,
   if (o == NULL || (o->kind != KIND_LIST && o->kind != KIND_TUPLE))
     return fail_at (error, GML_SNAPSHOT_ERROR_WRONG_TYPE, o ? o->offset : r->op_offset,
                     _("“frames” should be a list of stack frames."));
+  if (!obj_claim (r, o, error))
+    return FALSE;
   /* Streamed frames first, then any items read generically. */
   for (guint32 i = 0; i < o->len; i++)
     {
@@ -999,6 +1022,8 @@ list_records (Reader        *r,
       return fail_at (error, GML_SNAPSHOT_ERROR_WRONG_TYPE, o ? o->offset : r->op_offset,
                       _("“%s” should be a list."), describe_ctx (ctx));
     }
+  if (!obj_claim (r, o, error))
+    return FALSE;
   if (o->ctx == ctx && o->typed != NULL)
     {
       /* Streamed: take the records, then read what came after them generically. */
@@ -1703,6 +1728,8 @@ read_root (Reader      *r,
   if (o == NULL || o->kind != KIND_DICT)
     return fail_at (error, GML_SNAPSHOT_ERROR_NOT_SNAPSHOT, 0,
                     _("the file is a pickle, but not of a memory snapshot (it holds no dict of segments)."));
+  if (!obj_claim (r, o, error))
+    return FALSE;
 
   {
     gboolean has_segments = FALSE, has_traces = FALSE;
@@ -2341,8 +2368,12 @@ run (Reader  *r,
                 if (list == NULL)
                   return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
                                   _("a list that was already read is appended to."));
+                list->busy = TRUE;
                 if (!list_add (r, list, &r->stack[i], error))
                   return FALSE;
+                list = obj_get (r, &r->stack[first - 1]);
+                if (list != NULL)
+                  list->busy = FALSE;
               }
             r->sp = first;
           }
@@ -2371,8 +2402,12 @@ run (Reader  *r,
                 if (dict == NULL || dict->kind != KIND_DICT)
                   return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
                                   _("items stored in something that is not a dict."));
+                dict->busy = TRUE;
                 if (!dict_set (r, dict, &r->stack[i], &r->stack[i + 1], error))
                   return FALSE;
+                dict = obj_get (r, &r->stack[first - 1]);
+                if (dict != NULL)
+                  dict->busy = FALSE;
               }
             r->sp = first;
             /* A stack frame is complete with its one batch of items: read it

@@ -211,6 +211,32 @@ test_malformed (void)
   expect_error (next_buffer, sizeof next_buffer - 1, GML_SNAPSHOT_ERROR_UNSUPPORTED, NULL);
 }
 
+/* Containers that hold themselves, as pickle.dumps() writes them for Python
+ * objects that refer to themselves: a snapshot never does, and reading one
+ * must not take a list apart while it is being filled (found by
+ * fuzz-snapshot-check). */
+static void
+test_self_reference (void)
+{
+  /* blocks = []; blocks.append ({"size": 512, "state": "inactive", "frames": blocks}) */
+  static const guint8 frames_are_blocks[] =
+    "\x80\x02}q\x00X\x08\x00\x00\x00segmentsq\x01]q\x02}q\x03(X\x07\x00\x00\x00" "addressq\x04J\x00\x00\x10\x00"
+    "X\x0a\x00\x00\x00total_sizeq\x05M\x00\x02X\x06\x00\x00\x00streamq\x06K\x00X\x0c\x00\x00\x00segment_typeq\x07"
+    "X\x05\x00\x00\x00largeq\x08X\x06\x00\x00\x00" "blocksq\x09]q\x0a}q\x0b(X\x04\x00\x00\x00sizeq\x0cM\x00\x02"
+    "X\x05\x00\x00\x00stateq\x0dX\x08\x00\x00\x00inactiveq\x0eX\x06\x00\x00\x00" "framesq\x0fh\x0auauas.";
+  /* d = {}; d["segments"] = [d] */
+  static const guint8 root_in_segments[] = "\x80\x02}q\x00X\x08\x00\x00\x00segmentsq\x01]q\x02h\x00" "as.";
+  /* A segment whose "blocks" holds the segment. */
+  static const guint8 segment_in_blocks[] =
+    "\x80\x02}q\x00X\x08\x00\x00\x00segmentsq\x01]q\x02}q\x03(X\x07\x00\x00\x00" "addressq\x04J\x00\x00\x10\x00"
+    "X\x0a\x00\x00\x00total_sizeq\x05M\x00\x02X\x06\x00\x00\x00streamq\x06K\x00X\x0c\x00\x00\x00segment_typeq\x07"
+    "X\x05\x00\x00\x00largeq\x08X\x06\x00\x00\x00" "blocksq\x09]q\x0ah\x03" "auas.";
+
+  expect_error (frames_are_blocks, sizeof frames_are_blocks - 1, GML_SNAPSHOT_ERROR_CORRUPT, NULL);
+  expect_error (root_in_segments, sizeof root_in_segments - 1, GML_SNAPSHOT_ERROR_CORRUPT, NULL);
+  expect_error (segment_in_blocks, sizeof segment_in_blocks - 1, GML_SNAPSHOT_ERROR_CORRUPT, NULL);
+}
+
 /* 100 000 nested lists, then 100 000 MARKs: no recursion, a clear error. */
 static void
 test_deep_nesting (void)
@@ -320,6 +346,7 @@ main (int    argc,
   g_test_add_func ("/snapshot/reader/python-objects", test_python_objects);
   g_test_add_func ("/snapshot/reader/not-pickles", test_not_pickles);
   g_test_add_func ("/snapshot/reader/malformed", test_malformed);
+  g_test_add_func ("/snapshot/reader/self-reference", test_self_reference);
   g_test_add_func ("/snapshot/reader/deep-nesting", test_deep_nesting);
   g_test_add_func ("/snapshot/reader/memory-bounded", test_memory_bounded);
   g_test_add_func ("/snapshot/reader/frames", test_frames);
