@@ -442,12 +442,163 @@ static const GmlDeviceClass replay_class = {
 /* ------------------------------------------------------------------------- */
 /* The engine, from the snapshot's state                                     */
 
+/* An expandable segment's address space, as the engine is given it. */
+typedef struct
+{
+  guint64  low;        /* its lowest mapped range */
+  guint64  high;       /* the end of its highest */
+  guint64  size;       /* what the engine reserves */
+  guint32  stream;
+  gboolean small;
+  gboolean usable;
+} Space;
+
+typedef struct
+{
+  guint64  address;
+  guint64  size;
+  gboolean expandable;
+} Taken;
+
+static const Space *
+space_for (GArray                         *spaces,
+           const GmlSnapshotLayoutSegment *seg)
+{
+  for (guint i = 0; i < spaces->len; i++)
+    {
+      const Space *x = &g_array_index (spaces, Space, i);
+
+      if (x->stream == seg->stream && x->small == (gboolean) seg->small)
+        return x;
+    }
+  return NULL;
+}
+
+/* Whether @seg can be handed to the engine as it is. PyTorch never writes a
+ * state that breaks these rules, but a damaged or crafted file can, and the
+ * engine's free lists and page maps count on them: block sizes whole multiples
+ * of 512 bytes that add up to the segment; segments that do not overlap, and
+ * outside expandable segments do not lie in an expandable segment's space;
+ * expandable segments made of whole pages of their space, apart from each
+ * other (mapped ranges that touch are one segment in a snapshot). A segment
+ * that breaks them is left out: the replay then diverges where the trace uses
+ * it, and says so. */
+static gboolean
+segment_fits (Replay                         *r,
+              const GmlSnapshotLayoutSegment *seg,
+              const Space                    *space,
+              GArray                         *taken)
+{
+  guint64 total = 0;
+
+  if (seg->blocks->len == 0 || seg->size == 0 || seg->address % GML_MIN_BLOCK_SIZE != 0 ||
+      seg->address + seg->size < seg->address)
+    return FALSE;
+  for (guint i = 0; i < seg->blocks->len; i++)
+    {
+      guint64 size = g_array_index (seg->blocks, GmlSnapshotLayoutBlock, i).size;
+
+      if (size == 0 || size % GML_MIN_BLOCK_SIZE != 0 || total + size < total)
+        return FALSE;
+      total += size;
+    }
+  if (total != seg->size)
+    return FALSE;
+  for (guint i = 0; i < taken->len; i++)
+    {
+      const Taken *y = &g_array_index (taken, Taken, i);
+      gboolean both = y->expandable && seg->expandable;
+
+      if (both ? (seg->address <= y->address + y->size && y->address <= seg->address + seg->size)
+               : (seg->address < y->address + y->size && y->address < seg->address + seg->size))
+        return FALSE;
+    }
+  if (seg->expandable)
+    {
+      guint64 page = seg->small ? GML_SMALL_BUFFER : GML_LARGE_BUFFER;
+
+      return space != NULL && space->usable && (seg->address - space->low) % page == 0 &&
+             seg->size % page == 0;
+    }
+  for (guint i = 0; i < r->spaces->len; i++)
+    {
+      const Range *y = &g_array_index (r->spaces, Range, i);
+
+      if (seg->address < y->address + y->size && y->address < seg->address + seg->size)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Expandable segments: one address space per pool and stream, from the lowest
+ * mapped range with room above the highest to grow (where PyTorch reserved it,
+ * and how much, is not in the file), up to the next space at most. Spaces
+ * whose mapped ranges interleave come from a damaged file and are not used. */
+static void
+add_spaces (Replay            *r,
+            GmlSnapshotLayout *layout,
+            GArray            *spaces)
+{
+  const guint64 room = G_GUINT64_CONSTANT (80) << 30;
+
+  for (guint s = 0; s < gml_snapshot_layout_get_n_segments (layout); s++)
+    {
+      const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (layout, s);
+      Space *x = (Space *) space_for (spaces, seg);
+      guint64 end = seg->address + seg->size;
+
+      if (!seg->expandable)
+        continue;
+      if (x == NULL)
+        {
+          Space fresh = { seg->address, end, 0, seg->stream, seg->small, TRUE };
+
+          g_array_append_val (spaces, fresh);
+          x = &g_array_index (spaces, Space, spaces->len - 1);
+        }
+      x->low = MIN (x->low, seg->address);
+      x->high = MAX (x->high, end);
+      if (end < seg->address)
+        x->usable = FALSE;
+    }
+  for (guint i = 0; i < spaces->len; i++)
+    {
+      Space *x = &g_array_index (spaces, Space, i);
+
+      x->size = x->high - x->low + MIN (room, G_MAXUINT64 - x->high);
+      for (guint j = 0; j < spaces->len; j++)
+        {
+          const Space *y = &g_array_index (spaces, Space, j);
+
+          if (j == i)
+            continue;
+          if (x->low < y->high && y->low < x->high)
+            x->usable = FALSE;
+          else if (y->low >= x->high)
+            x->size = MIN (x->size, y->low - x->low);
+        }
+    }
+  for (guint i = 0; i < spaces->len; i++)
+    {
+      const Space *x = &g_array_index (spaces, Space, i);
+      Range range = { x->low, x->size };
+
+      if (!x->usable)
+        continue;
+      g_array_append_val (r->spaces, range);
+      gml_allocator_add_expandable (r->allocator, x->low, x->size, x->stream,
+                                    x->small ? GML_POOL_SMALL : GML_POOL_LARGE);
+    }
+}
+
 static void
 build_engine (Replay *r,
               gsize   at)
 {
   g_autoptr(GmlSnapshotLayout) layout = gml_snapshot_layout_new ();
   g_autoptr(GArray) specs = g_array_new (FALSE, FALSE, sizeof (GmlBlockSpec));
+  g_autoptr(GArray) spaces = g_array_new (FALSE, FALSE, sizeof (Space));
+  g_autoptr(GArray) taken = g_array_new (FALSE, FALSE, sizeof (Taken));
 
   if (r->allocator != NULL)
     {
@@ -460,47 +611,17 @@ build_engine (Replay *r,
   r->allocator = gml_allocator_new (&r->device->parent, &r->conf);
 
   gml_snapshot_timeline_layout_at (r->timeline, at, layout);
-  /* Expandable segments: one address space per pool and stream, from the
-   * lowest mapped range with room above the highest to grow (where PyTorch
-   * reserved it is not in the file). */
-  for (guint s = 0; s < gml_snapshot_layout_get_n_segments (layout); s++)
-    {
-      const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (layout, s);
-      guint64 low = seg->address, high = seg->address + seg->size;
-      gboolean seen = FALSE;
-
-      if (!seg->expandable)
-        continue;
-      for (guint t = 0; t < s; t++)
-        {
-          const GmlSnapshotLayoutSegment *other = gml_snapshot_layout_get_segment (layout, t);
-
-          if (other->expandable && other->stream == seg->stream && other->small == seg->small)
-            seen = TRUE;
-        }
-      if (seen)
-        continue;
-      for (guint t = s + 1; t < gml_snapshot_layout_get_n_segments (layout); t++)
-        {
-          const GmlSnapshotLayoutSegment *other = gml_snapshot_layout_get_segment (layout, t);
-
-          if (other->expandable && other->stream == seg->stream && other->small == seg->small)
-            high = MAX (high, other->address + other->size);
-        }
-      {
-        Range x = { low, high - low + (G_GUINT64_CONSTANT (80) << 30) };
-
-        g_array_append_val (r->spaces, x);
-      }
-      gml_allocator_add_expandable (r->allocator, low, high - low + (G_GUINT64_CONSTANT (80) << 30),
-                                    seg->stream, seg->small ? GML_POOL_SMALL : GML_POOL_LARGE);
-    }
+  add_spaces (r, layout, spaces);
   for (guint s = 0; s < gml_snapshot_layout_get_n_segments (layout); s++)
     {
       const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (layout, s);
       const GmlMemState *state;
+      Taken t = { seg->address, seg->size, seg->expandable };
       gint32 slot;
 
+      if (!segment_fits (r, seg, space_for (spaces, seg), taken))
+        continue;
+      g_array_append_val (taken, t);
       g_array_set_size (specs, 0);
       for (guint i = 0; i < seg->blocks->len; i++)
         {
