@@ -325,11 +325,16 @@ show_problem (GmlLivePage *self,
 static void
 update_waiting (GmlLivePage *self)
 {
-  gtk_label_set_label (self->waiting_label,
-                       self->session != NULL && gml_live_session_state_omitted (self->session)
-                         ? _("The program holds more blocks than the probe sends at once: the figures above "
-                             "are exact, the map is not drawn.")
-                         : _("Waiting for the allocator’s first state…"));
+  const char *text;
+
+  if (self->session != NULL && gml_live_session_state_omitted (self->session))
+    text = _("The program holds more blocks than the probe sends at once: the figures above "
+             "are exact, the map is not drawn.");
+  else if (self->session != NULL && gml_live_session_get_status (self->session) == GML_LIVE_ENDED)
+    text = _("The connection ended before the allocator’s first state came: there is nothing to draw.");
+  else
+    text = _("Waiting for the allocator’s first state…");
+  gtk_label_set_label (self->waiting_label, text);
 }
 
 /* Accessible names are set in code, so they are set again when the language changes. */
@@ -596,6 +601,7 @@ session_changed_cb (GmlLivePage    *self,
 {
   update_status (self);
   update_figures (self);
+  update_waiting (self);
   if (gml_live_session_get_status (session) == GML_LIVE_ENDED)
     {
       /* The probe never sent the error's snapshot: read the file it saved, if here. */

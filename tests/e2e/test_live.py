@@ -301,6 +301,9 @@ goodbye = _('The connection closed without a goodbye: the program was killed or 
             'stays here.')
 app.wait_label(lambda t: goodbye in t, 'saying the connection closed', timeout=15)
 check(True, 'the garbage sender went: the window says the connection closed without a goodbye')
+app.wait_label(lambda t: t == _('The connection ended before the allocator’s first state came: there is '
+                                'nothing to draw.'), 'saying there is nothing to draw', timeout=15)
+check(True, 'no state came before the end: the map says there is nothing to draw, not that it waits')
 
 # Attach…
 deadline = time.time() + 20
