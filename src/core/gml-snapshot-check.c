@@ -67,7 +67,8 @@ struct _Replay
   guint64                 next_synthetic;
   GHashTable             *synthetic;   /* addresses the device made up */
   guint64                 gpu_memory;  /* 0: not known */
-  GArray                 *spaces;      /* Range: address spaces reserved since the engine was built */
+  GArray                 *spaces;      /* Range: what the engine holds: its segments from cudaMalloc
+                                        * and its expandable address spaces */
 };
 
 typedef struct
@@ -76,10 +77,10 @@ typedef struct
   guint64 size;
 } Range;
 
-/* Takes [address, address + size) for a new space unless it meets one already
- * reserved: a file whose trace puts two spaces on top of each other does not
- * follow the allocator's rules, and handing that address out would corrupt the
- * engine's state. */
+/* Takes [address, address + size) for a new segment or space unless it meets
+ * one the engine holds: a file whose trace puts two on top of each other does
+ * not follow the allocator's rules, and handing that address out would
+ * corrupt the engine's state. */
 static gboolean
 take_space (Replay   *r,
             guint64   address,
@@ -211,10 +212,9 @@ replay_alloc (GmlDevice  *device,
           return FALSE;
         }
       r->pos++;
-      if (p->size == size)
+      if (p->size == size && take_space (r, p->addr, size, address))
         {
           r->check->segment_allocs_matched++;
-          *address = p->addr;
           return TRUE;
         }
       {
@@ -222,7 +222,10 @@ replay_alloc (GmlDevice  *device,
         g_autofree char *pytorch = g_strdup_printf ("asked the GPU for a segment of %s at 0x%" G_GINT64_MODIFIER "x",
                                                     got, p->addr);
 
-        diverge (r, p->index, pytorch, "asked for a segment of %s", want);
+        if (p->size == size)
+          diverge (r, p->index, pytorch, "already holds memory at 0x%" G_GINT64_MODIFIER "x", p->addr);
+        else
+          diverge (r, p->index, pytorch, "asked for a segment of %s", want);
       }
       *address = synthetic_address (r, size);
       return TRUE;
@@ -247,6 +250,12 @@ replay_free (GmlDevice  *device,
 {
   Replay *r = ((ReplayDevice *) device)->replay;
 
+  for (guint i = 0; i < r->spaces->len; i++)
+    if (g_array_index (r->spaces, Range, i).address == address)
+      {
+        g_array_remove_index_fast (r->spaces, i);
+        break;
+      }
   if (g_hash_table_remove (r->synthetic, &address) || r->quiet)
     return TRUE;
   /* PyTorch's run of segment_free entries, in any order within the run. */
@@ -622,6 +631,12 @@ build_engine (Replay *r,
       if (!segment_fits (r, seg, space_for (spaces, seg), taken))
         continue;
       g_array_append_val (taken, t);
+      if (!seg->expandable)
+        {
+          Range held = { seg->address, seg->size };
+
+          g_array_append_val (r->spaces, held);
+        }
       g_array_set_size (specs, 0);
       for (guint i = 0; i < seg->blocks->len; i++)
         {
