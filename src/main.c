@@ -24,6 +24,7 @@ main (int    argc,
 {
   g_autoptr(GmlApplication) app = NULL;
 
+  gml_bench_mark ("main");
   gml_i18n_init ();
 
   /* The verbs run without a display, before GTK is initialised. */

@@ -1,5 +1,5 @@
 /* bare-window.c — the yardstick for bench/startup: a GTK 4 window with one label,
- * reporting when its first frame has been painted.
+ * reporting when it is mapped and when its first frame has been painted.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -13,6 +13,12 @@ after_paint_cb (GdkFrameClock *clock,
   g_print ("first-frame %" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
   g_signal_handlers_disconnect_by_func (clock, after_paint_cb, app);
   g_application_quit (app);
+}
+
+static void
+map_cb (GtkWidget *window)
+{
+  g_print ("bench mapped %" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
 }
 
 static void
@@ -30,6 +36,7 @@ activate_cb (GtkApplication *app)
   gtk_window_set_default_size (GTK_WINDOW (window), 1040, 720);
   gtk_window_set_child (GTK_WINDOW (window), gtk_label_new ("Hello"));
   g_signal_connect (window, "realize", G_CALLBACK (realize_cb), app);
+  g_signal_connect (window, "map", G_CALLBACK (map_cb), NULL);
   gtk_window_present (GTK_WINDOW (window));
 }
 

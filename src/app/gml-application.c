@@ -347,6 +347,17 @@ static const struct
   { "win.attach", { "<Control><Shift>a", NULL } },
 };
 
+void
+gml_bench_mark (const char *what)
+{
+  static int enabled = -1;
+
+  if (enabled < 0)
+    enabled = g_getenv ("GML_BENCH_FIRST_FRAME") != NULL;
+  if (enabled)
+    g_print ("bench %s %" G_GINT64_FORMAT "\n", what, g_get_monotonic_time ());
+}
+
 static void
 gml_application_startup (GApplication *application)
 {
@@ -358,7 +369,9 @@ gml_application_startup (GApplication *application)
   g_autofree char *user_dir = gml_user_questions_dir ();
   g_autofree char *set_aside = NULL;
 
+  gml_bench_mark ("startup");
   G_APPLICATION_CLASS (gml_application_parent_class)->startup (application);
+  gml_bench_mark ("toolkit-ready");
 
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions, G_N_ELEMENTS (app_actions), self);
   shuffle = g_settings_create_action (self->settings, "shuffle-options");
@@ -412,9 +425,12 @@ gml_application_activate (GApplication *application)
   GmlApplication *self = GML_APPLICATION (application);
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
 
+  gml_bench_mark ("activate");
   if (window == NULL)
     window = GTK_WINDOW (gml_window_new (self));
+  gml_bench_mark ("window-built");
   gtk_window_present (window);
+  gml_bench_mark ("presented");
 }
 
 /* Files from the command line or a file manager: snapshots, shown in the

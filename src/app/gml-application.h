@@ -39,4 +39,8 @@ GPtrArray       *gml_application_steal_startup_messages (GmlApplication *self);
 GmlDevice       *gml_application_get_device   (GmlApplication *self,
                                                const char    **reason);
 
+/* For bench/startup: with GML_BENCH_FIRST_FRAME set, prints "bench WHAT TIME"
+ * (the monotonic clock, µs), so that the start-up can be split into parts. */
+void            gml_bench_mark                        (const char      *what);
+
 G_END_DECLS

@@ -421,6 +421,13 @@ first_frame_painted_cb (GdkFrameClock *clock,
 }
 
 static void
+gml_window_map (GtkWidget *widget)
+{
+  GTK_WIDGET_CLASS (gml_window_parent_class)->map (widget);
+  gml_bench_mark ("mapped");
+}
+
+static void
 gml_window_realize (GtkWidget *widget)
 {
   GTK_WIDGET_CLASS (gml_window_parent_class)->realize (widget);
@@ -453,6 +460,7 @@ gml_window_class_init (GmlWindowClass *klass)
 
   object_class->dispose = gml_window_dispose;
   widget_class->realize = gml_window_realize;
+  widget_class->map = gml_window_map;
 
   g_type_ensure (GML_TYPE_QUIZ_PAGE);
   g_type_ensure (GML_TYPE_SNAPSHOT_PAGE);
