@@ -179,15 +179,50 @@ is_release (guint8 action)
   return action == GML_SNAP_SEGMENT_FREE || action == GML_SNAP_SEGMENT_UNMAP;
 }
 
-static guint64
+/* An address for a segment or space the recorded run does not explain: above
+ * everything the run and the engine use, held like any other. FALSE when there
+ * is no room left (only crafted sizes get there): the device is then out of
+ * memory. */
+static gboolean
 synthetic_address (Replay  *r,
-                   guint64  size)
+                   guint64  size,
+                   guint64 *address)
 {
-  guint64 address = r->next_synthetic;
+  const guint64 gap = G_GUINT64_CONSTANT (1) << 30;
+  guint64 step;
 
-  r->next_synthetic += (size + (G_GUINT64_CONSTANT (1) << 30)) & ~((G_GUINT64_CONSTANT (1) << 21) - 1);
-  g_hash_table_add (r->synthetic, g_memdup2 (&address, sizeof address));
-  return address;
+  if (size > G_MAXUINT64 / 4)
+    return FALSE;
+  step = (size + gap) & ~((G_GUINT64_CONSTANT (1) << 21) - 1);
+  if (r->next_synthetic > G_MAXUINT64 - step || !take_space (r, r->next_synthetic, size, address))
+    return FALSE;
+  r->next_synthetic += step;
+  g_hash_table_add (r->synthetic, g_memdup2 (address, sizeof *address));
+  return TRUE;
+}
+
+static gboolean
+synthetic_or_oom (Replay   *r,
+                  guint64   size,
+                  guint64  *address,
+                  GError  **error)
+{
+  if (synthetic_address (r, size, address))
+    return TRUE;
+  g_set_error_literal (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
+                       "no address left for a segment the recorded run does not have");
+  return FALSE;
+}
+
+/* Made-up addresses start above @end. */
+static void
+synthetic_above (Replay  *r,
+                 guint64  end)
+{
+  guint64 above = (MIN (end, G_MAXUINT64 / 2) + (G_GUINT64_CONSTANT (1) << 40)) &
+                  ~((G_GUINT64_CONSTANT (1) << 30) - 1);
+
+  r->next_synthetic = MAX (r->next_synthetic, above);
 }
 
 static gboolean
@@ -227,8 +262,7 @@ replay_alloc (GmlDevice  *device,
         else
           diverge (r, p->index, pytorch, "asked for a segment of %s", want);
       }
-      *address = synthetic_address (r, size);
-      return TRUE;
+      return synthetic_or_oom (r, size, address, error);
     }
 
   if (r->current_is_oom)
@@ -239,8 +273,7 @@ replay_alloc (GmlDevice  *device,
     }
   diverge (r, r->current, "found a cached block and asked the GPU for nothing",
            "asked the GPU for a new segment of %s", want);
-  *address = synthetic_address (r, size);
-  return TRUE;
+  return synthetic_or_oom (r, size, address, error);
 }
 
 static gboolean
@@ -342,8 +375,7 @@ replay_reserve (GmlDevice  *device,
             }
         }
     }
-  *address = synthetic_address (r, size);
-  return TRUE;
+  return synthetic_or_oom (r, size, address, error);
 }
 
 static void
@@ -621,6 +653,8 @@ build_engine (Replay *r,
 
   gml_snapshot_timeline_layout_at (r->timeline, at, layout);
   add_spaces (r, layout, spaces);
+  for (guint i = 0; i < r->spaces->len; i++)
+    synthetic_above (r, g_array_index (r->spaces, Range, i).address + g_array_index (r->spaces, Range, i).size);
   for (guint s = 0; s < gml_snapshot_layout_get_n_segments (layout); s++)
     {
       const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (layout, s);
@@ -631,6 +665,7 @@ build_engine (Replay *r,
       if (!segment_fits (r, seg, space_for (spaces, seg), taken))
         continue;
       g_array_append_val (taken, t);
+      synthetic_above (r, seg->address + seg->size);
       if (!seg->expandable)
         {
           Range held = { seg->address, seg->size };
