@@ -685,6 +685,75 @@ gml_quiz_page_get_position (GmlQuizPage *self)
   return self->current;
 }
 
+struct _GmlQuizRound
+{
+  GArray     *items;      /* RoundItem */
+  guint       current;
+  const char *name;       /* a static msgid, or NULL */
+};
+
+/* Whether restarting would lose anything: a question answered, or one moved past. */
+gboolean
+gml_quiz_page_round_has_progress (GmlQuizPage *self)
+{
+  g_return_val_if_fail (GML_IS_QUIZ_PAGE (self), FALSE);
+
+  if (self->round == NULL)
+    return FALSE;
+  if (self->current > 0)
+    return TRUE;
+  for (guint i = 0; i < self->round->len; i++)
+    if (g_array_index (self->round, RoundItem, i).answered)
+      return TRUE;
+  return FALSE;
+}
+
+GmlQuizRound *
+gml_quiz_page_save_round (GmlQuizPage *self)
+{
+  GmlQuizRound *round;
+
+  g_return_val_if_fail (GML_IS_QUIZ_PAGE (self), NULL);
+
+  if (self->round == NULL)
+    return NULL;
+  round = g_new0 (GmlQuizRound, 1);
+  round->items = g_array_copy (self->round);
+  round->current = self->current;
+  round->name = self->round_name;
+  return round;
+}
+
+/* Puts @round back as it was saved: its questions, their option order, the
+ * answers given in it and the question it was on. */
+void
+gml_quiz_page_restore_round (GmlQuizPage        *self,
+                             const GmlQuizRound *round)
+{
+  g_return_if_fail (GML_IS_QUIZ_PAGE (self));
+  g_return_if_fail (round != NULL);
+
+  if (self->round_name != round->name)
+    {
+      self->round_name = round->name;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ROUND_NAME]);
+    }
+  g_clear_pointer (&self->round, g_array_unref);
+  self->round = g_array_copy (round->items);
+  self->current = MIN (round->current, self->round->len);
+  show_current (self);
+  scroll_to_top (self);
+}
+
+void
+gml_quiz_round_free (GmlQuizRound *round)
+{
+  if (round == NULL)
+    return;
+  g_array_unref (round->items);
+  g_free (round);
+}
+
 /* Returns the bank index of the question at `position` and fills its option order. */
 guint
 gml_quiz_page_get_item (GmlQuizPage *self,

@@ -36,4 +36,16 @@ guint      gml_quiz_page_get_item     (GmlQuizPage     *self,
                                        guint            position,
                                        guint            order[GML_N_OPTIONS]);
 
+/* A round as it stands, kept so that it can be put back: the undo of
+ * restarting a round. */
+typedef struct _GmlQuizRound GmlQuizRound;
+
+gboolean      gml_quiz_page_round_has_progress (GmlQuizPage        *self);
+GmlQuizRound *gml_quiz_page_save_round         (GmlQuizPage        *self);
+void          gml_quiz_page_restore_round      (GmlQuizPage        *self,
+                                                const GmlQuizRound *round);
+void          gml_quiz_round_free              (GmlQuizRound       *round);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlQuizRound, gml_quiz_round_free)
+
 G_END_DECLS

@@ -203,7 +203,7 @@ reset_response_cb (AdwMessageDialog *dialog,
     toast (self, _("Progress was reset."));
 
   /* The round on screen showed answers that are gone now. */
-  gtk_widget_activate_action (GTK_WIDGET (self->window), "win.restart", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (self->window), "win.restart-fresh", NULL);
   gml_review_update (self);
 }
 

@@ -46,6 +46,8 @@ struct _GmlWindow
   GMenu                *recent_menu;
   GtkFileChooserNative *chooser;
   char                 *quiz_subtitle;
+  GmlQuizRound         *restarted_round;   /* the round Ctrl+R replaced, while its toast shows */
+  AdwToast             *restart_toast;
 
   /* Borrowed from the application */
   GmlQuestionBank      *bank;

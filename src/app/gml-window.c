@@ -169,11 +169,77 @@ filter_changed_cb (GmlWindow *self)
 }
 
 static void
+restart_toast_dismissed_cb (AdwToast  *toast,
+                            GmlWindow *self)
+{
+  if (self->restart_toast != toast)
+    return;
+  self->restart_toast = NULL;
+  g_clear_pointer (&self->restarted_round, gml_quiz_round_free);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo-restart", FALSE);
+}
+
+/* Ctrl+R: a new round of the filter's questions. The round it replaces, when it
+ * had answers or had moved on, can be had back from the toast for a while. */
+static void
 win_restart_action (GtkWidget  *widget,
                     const char *action_name,
                     GVariant   *parameter)
 {
-  start_filtered_round (GML_WINDOW (widget));
+  GmlWindow *self = GML_WINDOW (widget);
+  g_autoptr(GmlQuizRound) previous = NULL;
+  AdwToast *toast;
+
+  if (gml_quiz_page_round_has_progress (self->quiz_page))
+    previous = gml_quiz_page_save_round (self->quiz_page);
+  if (self->restart_toast != NULL)
+    adw_toast_dismiss (self->restart_toast);
+  start_filtered_round (self);
+  adw_view_stack_set_visible_child_name (self->view_stack, "quiz");
+  if (previous == NULL)
+    return;
+
+  self->restarted_round = g_steal_pointer (&previous);
+  toast = adw_toast_new (_("A new round started."));
+  adw_toast_set_button_label (toast, _("_Undo"));
+  adw_toast_set_action_name (toast, "win.undo-restart");
+  adw_toast_set_timeout (toast, 10);
+  g_signal_connect_object (toast, "dismissed", G_CALLBACK (restart_toast_dismissed_cb), self, 0);
+  self->restart_toast = toast;
+  gtk_widget_action_set_enabled (widget, "win.undo-restart", TRUE);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/* A new round with nothing to undo: after the progress was reset, the rounds
+ * on screen and kept for undo show answers that are gone. */
+static void
+win_restart_fresh_action (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  GmlWindow *self = GML_WINDOW (widget);
+
+  g_clear_pointer (&self->restarted_round, gml_quiz_round_free);
+  if (self->restart_toast != NULL)
+    adw_toast_dismiss (self->restart_toast);
+  start_filtered_round (self);
+}
+
+static void
+win_undo_restart_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  GmlWindow *self = GML_WINDOW (widget);
+  g_autoptr(GmlQuizRound) round = g_steal_pointer (&self->restarted_round);
+
+  if (round == NULL)
+    return;
+  gml_quiz_page_restore_round (self->quiz_page, round);
+  update_subtitle (self);
+  adw_view_stack_set_visible_child_name (self->view_stack, "quiz");
+  if (self->restart_toast != NULL)
+    adw_toast_dismiss (self->restart_toast);
 }
 
 static void
@@ -446,6 +512,8 @@ gml_window_dispose (GObject *object)
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_WINDOW);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->quiz_subtitle, g_free);
+  g_clear_pointer (&self->restarted_round, gml_quiz_round_free);
+  self->restart_toast = NULL;
   g_clear_object (&self->review);
   g_clear_pointer (&self->topics, g_ptr_array_unref);
 
@@ -487,6 +555,8 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, quiz_page);
 
   gtk_widget_class_install_action (widget_class, "win.restart", NULL, win_restart_action);
+  gtk_widget_class_install_action (widget_class, "win.undo-restart", NULL, win_undo_restart_action);
+  gtk_widget_class_install_action (widget_class, "win.restart-fresh", NULL, win_restart_fresh_action);
   gtk_widget_class_install_action (widget_class, "win.show-filter", NULL, win_show_filter_action);
   gtk_widget_class_install_action (widget_class, "win.present", NULL, win_present_action);
   gtk_widget_class_install_action (widget_class, "win.show-help-overlay", NULL, win_show_help_overlay_action);
@@ -527,6 +597,7 @@ gml_window_init (GmlWindow *self)
   _gml_window_snapshot_init (self);
 
   update_accessible_labels (self);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo-restart", FALSE);
   /* The zoom (Ctrl+plus, Ctrl+minus, Ctrl+0) applies to this window's text. */
   gtk_widget_add_css_class (GTK_WIDGET (self), "gml-main");
 }

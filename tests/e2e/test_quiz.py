@@ -29,11 +29,13 @@ T = {
     'tr': dict(sources='Kaynaklar', next='Sonraki', finish='Bitir', right='Doğru!', wrong='Yanlış.',
                yours='Sizin cevabınız', correct='Doğru cevap',
                difficulty='Zorluk', last_right='Geçen sefer: doğru', damaged='Cevap kaydınız bozulmuştu',
-               score='{total} sorudan {right} doğru', review='Bunları Tekrarla'),
+               score='{total} sorudan {right} doğru', review='Bunları Tekrarla',
+               new_round='Yeni bir tur başladı.', undo='Geri Al'),
     'en': dict(sources='Sources', next='Next', finish='Finish', right='Right!', wrong='Wrong.',
                yours='Your answer', correct='The right answer',
                difficulty='Difficulty', last_right='Last time: right', damaged='Your answer log was damaged',
-               score='{right} of {total} right', review='Review These'),
+               score='{right} of {total} right', review='Review These',
+               new_round='A new round started.', undo='Undo'),
 }[lang]
 
 # The pictures are simulated here whatever the machine has, like the render verb's.
@@ -161,6 +163,24 @@ app.wait_label(lambda t: t == T['right'], 'with question 1 still answered')
 check(True, '← goes back to question 1, still answered')
 app.key('Right')
 app.wait_label(lambda t: t == q2['text'], 'with question 2 again after →')
+
+# Ctrl+R starts a new round; the toast's Undo puts this one back, answers and all.
+n_questions = len(questions)
+app.key('ctrl+r')
+app.wait_label(lambda t: t == f'1 / {n_questions}', 'with a new round at its first question')
+app.wait_label(lambda t: t == T['new_round'], f'with the toast “{T["new_round"]}”')
+deadline = time.time() + 10
+undo = []
+while not undo and time.time() < deadline:
+    # libadwaita 1.2's toast button keeps the mnemonic in its accessible name.
+    undo = [node for role, name, text, showing, node in app.nodes()
+            if role == 'push button' and showing and T['undo'] in name.replace('_', '')]
+    time.sleep(0.3)
+check(len(undo) >= 1, f'the toast offers “{T["undo"]}”')
+undo[0].queryAction().doAction(0)
+app.wait_label(lambda t: t == f'2 / {n_questions}', 'with the old round back at question 2')
+app.wait_label(lambda t: t == q2['text'], 'with question 2 after Undo')
+check(True, 'Ctrl+R starts a new round and the toast’s Undo puts the old one back')
 
 # The rest of the round with the keyboard alone: always the option shown first.
 n_right = 1
