@@ -345,6 +345,7 @@ static const struct
   { "win.present", { "F5", NULL } },
   { "win.open-snapshot", { "<Control>o", NULL } },
   { "win.attach", { "<Control><Shift>a", NULL } },
+  { "win.import-questions", { "<Control><Shift>i", NULL } },
 };
 
 void

@@ -45,6 +45,7 @@ struct _GmlWindow
   GmlReview            *review;    /* "Review due", statistics, undo, reset */
   GMenu                *recent_menu;
   GtkFileChooserNative *chooser;
+  GtkFileChooserNative *import_chooser;
   char                 *quiz_subtitle;
   GmlQuizRound         *restarted_round;   /* the round Ctrl+R replaced, while its toast shows */
   AdwToast             *restart_toast;
@@ -58,6 +59,11 @@ void _gml_window_toast                (GmlWindow  *self,
 void _gml_window_update_title         (GmlWindow  *self);
 void _gml_window_practise_topic       (GmlWindow  *self,
                                        const char *topic);
+void _gml_window_refresh_topics       (GmlWindow  *self);
+
+/* gml-window-import.c */
+void _gml_window_import_class_init    (GtkWidgetClass *widget_class);
+void _gml_window_import_dispose       (GmlWindow      *self);
 
 /* gml-window-snapshot.c */
 void _gml_window_snapshot_class_init  (GtkWidgetClass *widget_class);

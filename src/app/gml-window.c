@@ -414,6 +414,7 @@ populate_filters (GmlWindow *self)
   int saved_difficulty = g_settings_get_int (self->settings, "filter-difficulty");
   guint topic_position = 0;
 
+  g_clear_pointer (&self->topics, g_ptr_array_unref);
   self->topics = gml_question_bank_dup_topics (self->bank);
 
   gtk_string_list_append (topics, _("All topics"));
@@ -438,11 +439,18 @@ populate_filters (GmlWindow *self)
   gtk_drop_down_set_model (self->difficulty_dropdown, G_LIST_MODEL (levels));
   gtk_drop_down_set_selected (self->topic_dropdown, topic_position);
   gtk_drop_down_set_selected (self->difficulty_dropdown, (guint) CLAMP (saved_difficulty, 0, 3));
+}
 
-  g_signal_connect_object (self->topic_dropdown, "notify::selected",
-                           G_CALLBACK (filter_changed_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->difficulty_dropdown, "notify::selected",
-                           G_CALLBACK (filter_changed_cb), self, G_CONNECT_SWAPPED);
+/* The bank has new topics (Import Questions…): the list offers them, the
+ * choice and the round on screen stay. */
+void
+_gml_window_refresh_topics (GmlWindow *self)
+{
+  g_signal_handlers_block_by_func (self->topic_dropdown, filter_changed_cb, self);
+  g_signal_handlers_block_by_func (self->difficulty_dropdown, filter_changed_cb, self);
+  populate_filters (self);
+  g_signal_handlers_unblock_by_func (self->topic_dropdown, filter_changed_cb, self);
+  g_signal_handlers_unblock_by_func (self->difficulty_dropdown, filter_changed_cb, self);
 }
 
 /* "application" is not a construct property, so this runs after g_object_new(). */
@@ -464,6 +472,10 @@ gml_window_setup (GmlWindow      *self,
   g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
                            G_CONNECT_SWAPPED);
   populate_filters (self);
+  g_signal_connect_object (self->topic_dropdown, "notify::selected",
+                           G_CALLBACK (filter_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->difficulty_dropdown, "notify::selected",
+                           G_CALLBACK (filter_changed_cb), self, G_CONNECT_SWAPPED);
   start_filtered_round (self);
 
   self->review = gml_review_new (GTK_WINDOW (self), app, self->quiz_page, self->review_button,
@@ -509,6 +521,7 @@ gml_window_dispose (GObject *object)
   GmlWindow *self = GML_WINDOW (object);
 
   _gml_window_snapshot_dispose (self);
+  _gml_window_import_dispose (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_WINDOW);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->quiz_subtitle, g_free);
@@ -561,6 +574,7 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.present", NULL, win_present_action);
   gtk_widget_class_install_action (widget_class, "win.show-help-overlay", NULL, win_show_help_overlay_action);
   _gml_window_snapshot_class_init (widget_class);
+  _gml_window_import_class_init (widget_class);
   _gml_window_lab_class_init (widget_class);
   _gml_window_live_class_init (widget_class);
 }

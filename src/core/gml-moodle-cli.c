@@ -178,12 +178,17 @@ bank_file_name (const char *input)
   return g_string_free (g_steal_pointer (&name), FALSE);
 }
 
-int
-gml_moodle_import_main (int    argc,
-                        char **argv)
+/* Imports the GIFT, Moodle XML or Aiken file @path as a bank of extra topics in
+ * the user's question directory, checked as the app checks banks at start-up.
+ * Returns the file written; *replaced says whether it replaced an earlier
+ * import of a file of that name. Errors are translated, with FILE:LINE where a
+ * question is at fault. */
+char *
+gml_moodle_import_to_user_dir (const char *path,
+                               guint      *n_questions,
+                               gboolean   *replaced,
+                               GError    **error)
 {
-  g_autoptr(GOptionContext) context = g_option_context_new (_("FILE"));
-  g_autoptr(GError) error = NULL;
   g_autoptr(GmlQuestionBank) bank = gml_question_bank_new ();
   g_autofree char *contents = NULL;
   g_autofree char *json = NULL;
@@ -191,9 +196,67 @@ gml_moodle_import_main (int    argc,
   g_autofree char *target_name = NULL;
   g_autofree char *target = NULL;
   g_autofree char *topic = NULL;
-  g_autofree char *origin = NULL;
+  g_autofree char *origin = g_filename_display_name (path);
   GmlMoodleFormat format;
   gsize length = 0;
+
+  *n_questions = 0;
+  if (!gml_input_read_file (path, GML_MAX_IMPORT_SIZE, &contents, &length, error))
+    {
+      g_prefix_error (error, "%s: ", origin);
+      return NULL;
+    }
+
+  format = gml_moodle_detect_format (path, contents, length);
+  if (format == GML_MOODLE_FORMAT_UNKNOWN)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s is not a GIFT, Moodle XML or Aiken file"), origin);
+      return NULL;
+    }
+
+  {
+    g_autofree char *base = g_filename_display_basename (path);
+    char *dot = strrchr (base, '.');
+
+    if (dot != NULL && dot != base)
+      *dot = '\0';
+    topic = g_steal_pointer (&base);
+  }
+
+  json = gml_moodle_import (contents, length, format, origin, topic, n_questions, error);
+  if (json == NULL)
+    return NULL;
+
+  target_name = bank_file_name (path);
+  target = g_build_filename (user_dir, target_name, NULL);
+  if (!load_other_banks (bank, user_dir, target, error) ||
+      !check_unique_ids (bank, json, error) ||
+      !gml_question_bank_load_data (bank, json, strlen (json), origin, FALSE, error))
+    return NULL;
+
+  if (g_mkdir_with_parents (user_dir, 0700) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno), "%s: %s", user_dir,
+                   g_strerror (saved_errno));
+      return NULL;
+    }
+  if (replaced != NULL)
+    *replaced = g_file_test (target, G_FILE_TEST_EXISTS);
+  if (!g_file_set_contents (target, json, -1, error))
+    return NULL;
+  return g_steal_pointer (&target);
+}
+
+int
+gml_moodle_import_main (int    argc,
+                        char **argv)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new (_("FILE"));
+  g_autoptr(GError) error = NULL;
+  g_autofree char *target = NULL;
   guint n_questions = 0;
 
   g_option_context_set_summary (context,
@@ -210,55 +273,8 @@ gml_moodle_import_main (int    argc,
       return 2;
     }
 
-  origin = g_filename_display_name (argv[1]);
-  if (!gml_input_read_file (argv[1], GML_MAX_IMPORT_SIZE, &contents, &length, &error))
-    {
-      g_prefix_error (&error, "%s: ", origin);
-      g_printerr ("gpu-memory-lab import: %s\n", error->message);
-      return 1;
-    }
-
-  format = gml_moodle_detect_format (argv[1], contents, length);
-  if (format == GML_MOODLE_FORMAT_UNKNOWN)
-    {
-      g_printerr (_("gpu-memory-lab import: %s is not a GIFT, Moodle XML or Aiken file\n"), origin);
-      return 1;
-    }
-
-  {
-    g_autofree char *base = g_filename_display_basename (argv[1]);
-    char *dot = strrchr (base, '.');
-
-    if (dot != NULL && dot != base)
-      *dot = '\0';
-    topic = g_steal_pointer (&base);
-  }
-
-  json = gml_moodle_import (contents, length, format, origin, topic, &n_questions, &error);
-  if (json == NULL)
-    {
-      g_printerr ("gpu-memory-lab import: %s\n", error->message);
-      return 1;
-    }
-
-  target_name = bank_file_name (argv[1]);
-  target = g_build_filename (user_dir, target_name, NULL);
-  if (!load_other_banks (bank, user_dir, target, &error) ||
-      !check_unique_ids (bank, json, &error) ||
-      !gml_question_bank_load_data (bank, json, strlen (json), origin, FALSE, &error))
-    {
-      g_printerr ("gpu-memory-lab import: %s\n", error->message);
-      return 1;
-    }
-
-  if (g_mkdir_with_parents (user_dir, 0700) != 0)
-    {
-      int saved_errno = errno;
-
-      g_printerr ("gpu-memory-lab import: %s: %s\n", user_dir, g_strerror (saved_errno));
-      return 1;
-    }
-  if (!g_file_set_contents (target, json, -1, &error))
+  target = gml_moodle_import_to_user_dir (argv[1], &n_questions, NULL, &error);
+  if (target == NULL)
     {
       g_printerr ("gpu-memory-lab import: %s\n", error->message);
       return 1;
