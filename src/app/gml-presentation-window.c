@@ -169,15 +169,16 @@ format_countdown (int seconds)
   return g_strdup_printf ("%d:%02d", seconds / 60, seconds % 60);
 }
 
-static void
-update_timer (GmlPresentationWindow *self)
+/* The countdown's label; returns the seconds left (-1: no countdown). */
+static int
+update_timer_label (GmlPresentationWindow *self)
 {
   int left = gml_presentation_window_get_seconds_left (self);
   gboolean up = left == 0;
 
   gtk_widget_set_visible (GTK_WIDGET (self->timer_label), left >= 0);
   if (left < 0)
-    return;
+    return left;
 
   if (up)
     gtk_label_set_label (self->timer_label, _("Time is up!"));
@@ -197,13 +198,31 @@ update_timer (GmlPresentationWindow *self)
       self->time_was_up = up;
       g_signal_emit (self, signals[CHANGED], 0);
     }
+  return left;
 }
 
+/* Four times a second while a countdown runs, and not at all otherwise. */
 static gboolean
 tick_cb (gpointer user_data)
 {
-  update_timer (user_data);
-  return G_SOURCE_CONTINUE;
+  GmlPresentationWindow *self = user_data;
+
+  if (update_timer_label (self) > 0)
+    return G_SOURCE_CONTINUE;
+  self->tick_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+update_timer (GmlPresentationWindow *self)
+{
+  if (update_timer_label (self) > 0)
+    {
+      if (self->tick_id == 0)
+        self->tick_id = g_timeout_add (250, tick_cb, self);
+    }
+  else
+    g_clear_handle_id (&self->tick_id, g_source_remove);
 }
 
 static void
@@ -1014,7 +1033,6 @@ gml_presentation_window_init (GmlPresentationWindow *self)
 
   self->started_at = g_get_monotonic_time ();
   self->question_at = self->started_at;
-  self->tick_id = g_timeout_add (250, tick_cb, self);
 }
 
 static void

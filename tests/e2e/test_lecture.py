@@ -417,6 +417,35 @@ def run_x11():
         app.quit()
 
 
+def run_countdown():
+    """A countdown set in the preferences (question-timer, read here from a keyfile):
+    the presentation counts down, says when time is up, and hides it once revealed."""
+    home = tempfile.mkdtemp(prefix='gml-lecture-timer-')
+    settings = os.path.join(home, 'config', 'glib-2.0', 'settings')
+    os.makedirs(settings)
+    with open(os.path.join(settings, 'keyfile'), 'w') as f:
+        f.write('[io/github/gpumemorylab/GpuMemoryLab]\nquestion-timer=3\n')
+    app = App(home, 'en', env={'GSETTINGS_BACKEND': 'keyfile'})
+    try:
+        app.key('F5')
+        audience = wait_for(lambda: frame(app, AUDIENCE), 'the presentation window')
+        wait_for(lambda: question_shown(audience, EN), 'the question in the presentation')
+        shown = wait_for(lambda: [t for t in labels(audience) if re.fullmatch(r'0:0[1-3]', t)],
+                         'a countdown of at most three seconds', timeout=10)
+        check(True, f'the presentation counts down from the preferences’ three seconds ({shown[0]})')
+        wait_for(lambda: 'Time is up!' in labels(audience), '“Time is up!”', timeout=15)
+        check(True, 'the countdown ends with “Time is up!”')
+        x_key(AUDIENCE, 'space')
+        wait_for(lambda: any(t.startswith('The right answer is') for t in labels(audience)), 'the answer revealed')
+        check('Time is up!' not in labels(audience) and
+              not any(re.fullmatch(r'\d+:\d\d', t) for t in labels(audience)),
+              'once the answer is revealed the countdown is gone')
+        x_key(AUDIENCE, 'Escape')
+        wait_for(lambda: frame(app, AUDIENCE) is None, 'the presentation to close')
+    finally:
+        app.quit()
+
+
 def run_weston():
     tmp = tempfile.mkdtemp(prefix='gml-weston-')
     runtime = os.path.join(tmp, 'runtime')
@@ -546,6 +575,7 @@ def run_weston():
 
 if mode == 'x11':
     run_x11()
+    run_countdown()
 elif mode == 'weston':
     run_weston()
 else:
