@@ -163,6 +163,14 @@ gml_presentation_window_get_seconds_left (GmlPresentationWindow *self)
   return (int) MAX (0, limit - elapsed);
 }
 
+/* What the lecture test reads of the windows' placement and type scale: logged
+ * when G_MESSAGES_DEBUG names this domain. */
+static gboolean
+debugging (void)
+{
+  return !g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN);
+}
+
 static char *
 format_countdown (int seconds)
 {
@@ -442,10 +450,9 @@ fit_tick_cb (GtkWidget     *widget,
       return G_SOURCE_REMOVE;
     }
   gtk_widget_measure (self->body_box, GTK_ORIENTATION_VERTICAL, width, &needed, NULL, NULL, NULL);
-  if (g_getenv ("GML_DEBUG_MONITORS") != NULL)
+  if (debugging ())
     {
-      printf ("gml-fit audience %.2f %d %d\n", self->fit, needed, height);
-      fflush (stdout);
+      g_debug ("gml-fit audience %.2f %d %d", self->fit, needed, height);
     }
   if (needed <= height || self->fit <= FIT_MIN || self->zoom > 1.0 ||
       ++self->fit_frames >= FIT_MAX_FRAMES)
@@ -758,15 +765,14 @@ update_scale (GmlPresentationWindow *self)
    * are 18 px there; fitting shrinks the text, never the picture. */
   self->picture_scale = self->scaled_for * self->zoom / 720.0;
   gtk_widget_queue_resize (self->picture_holder);
-  if (g_getenv ("GML_DEBUG_MONITORS") != NULL)
+  if (debugging ())
     {
       GmlRenderStyle desk;
 
       /* The window's height, the question's type and the picture's labels in px. */
       gml_render_style_init (&desk, GML_THEME_LIGHT);
-      printf ("gml-scale audience %d %d %.0f %.2f\n", gtk_widget_get_height (GTK_WIDGET (self)),
+      g_debug ("gml-scale audience %d %d %.0f %.2f", gtk_widget_get_height (GTK_WIDGET (self)),
               unit * 50 / 1000, floor (desk.font_size * MAX (1.0, self->picture_scale)), self->zoom);
-      fflush (stdout);
     }
 }
 
@@ -1043,8 +1049,7 @@ print_monitor_cb (GdkSurface *surface,
   GdkRectangle geometry;
 
   gdk_monitor_get_geometry (monitor, &geometry);
-  printf ("gml-monitor %s %d %d %d %d\n", role, geometry.x, geometry.y, geometry.width, geometry.height);
-  fflush (stdout);
+  g_debug ("gml-monitor %s %d %d %d %d", role, geometry.x, geometry.y, geometry.width, geometry.height);
 }
 
 static void
@@ -1052,9 +1057,8 @@ print_fullscreen_cb (GtkWindow  *window,
                      GParamSpec *pspec,
                      const char *role)
 {
-  printf ("gml-fullscreen %s %d %d %d\n", role, gtk_window_is_fullscreen (window),
-          gtk_widget_get_width (GTK_WIDGET (window)), gtk_widget_get_height (GTK_WIDGET (window)));
-  fflush (stdout);
+  g_debug ("gml-fullscreen %s %d %d %d", role, gtk_window_is_fullscreen (window),
+           gtk_widget_get_width (GTK_WIDGET (window)), gtk_widget_get_height (GTK_WIDGET (window)));
 }
 
 static void
@@ -1065,14 +1069,14 @@ watch_realize_cb (GtkWidget  *widget,
                     G_CALLBACK (print_monitor_cb), (gpointer) role);
 }
 
-/* With GML_DEBUG_MONITORS set, prints where the compositor put a presentation window
- * and whether it is fullscreen, so a test can check the placement that no
- * accessibility API reports (Wayland has no global coordinates). */
+/* With G_MESSAGES_DEBUG=gml-presentation-window, logs where the compositor put a
+ * presentation window and whether it is fullscreen, so a test can check the
+ * placement that no accessibility API reports (Wayland has no global coordinates). */
 void
 _gml_presentation_debug_watch (GtkWindow  *window,
                                const char *role)
 {
-  if (g_getenv ("GML_DEBUG_MONITORS") == NULL)
+  if (!debugging ())
     return;
   g_signal_connect (window, "realize", G_CALLBACK (watch_realize_cb), (gpointer) role);
   g_signal_connect (window, "notify::fullscreened", G_CALLBACK (print_fullscreen_cb), (gpointer) role);

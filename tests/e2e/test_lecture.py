@@ -417,6 +417,19 @@ def run_x11():
         app.quit()
 
 
+def logged(path):
+    """What the presentation window logged with g_debug() (G_MESSAGES_DEBUG names its
+    domain): the words of each message from its tag (gml-monitor, gml-scale, …) on."""
+    tags = ('gml-monitor', 'gml-fullscreen', 'gml-scale', 'gml-fit')
+    out = []
+    for line in open(path).read().split('\n'):
+        words = line.split()
+        at = next((i for i, w in enumerate(words) if w in tags), None)
+        if at is not None:
+            out.append(words[at:])
+    return out
+
+
 def run_countdown():
     """A countdown set in the preferences (question-timer, read here from a keyfile):
     the presentation counts down, says when time is up, and hides it once revealed."""
@@ -473,7 +486,7 @@ def run_weston():
         home = os.path.join(tmp, 'home')
         aenv = app_env(home, 'en')
         aenv.update(XDG_RUNTIME_DIR=runtime, WAYLAND_DISPLAY='wl-gml', GDK_BACKEND='wayland',
-                    GML_DEBUG_MONITORS='1', DISPLAY=env['DISPLAY'])
+                    G_MESSAGES_DEBUG='gml-presentation-window', DISPLAY=env['DISPLAY'])
         if os.environ.get('GML_STYLE_DARK'):
             aenv['ADW_DEBUG_COLOR_SCHEME'] = 'prefer-dark'
         out_path = os.path.join(tmp, 'app.out')
@@ -498,11 +511,9 @@ def run_weston():
         press(main, 'Present')
 
         def placed():
-            lines = open(out_path).read().split('\n')
             mon = {}
             full = {}
-            for line in lines:
-                parts = line.split()
+            for parts in logged(out_path):
                 if len(parts) == 6 and parts[0] == 'gml-monitor':
                     mon[parts[1]] = tuple(int(p) for p in parts[2:])
                 if len(parts) == 5 and parts[0] == 'gml-fullscreen' and parts[2] == '1':
@@ -532,8 +543,8 @@ def run_weston():
         check(any(re.fullmatch(r'\d\d:\d\d:\d\d', t) for t in labels(presenter)), 'the presenter sees a clock')
         check(any(t.startswith('Elapsed ') for t in labels(presenter)), 'and the elapsed time')
         # Type size: the font sizes the audience window set for its height.
-        scale = wait_for(lambda: [l.split() for l in open(out_path).read().split('\n')
-                                  if l.startswith('gml-scale audience')], 'the type scale')
+        scale = wait_for(lambda: [p for p in logged(out_path) if p[:2] == ['gml-scale', 'audience']],
+                         'the type scale')
         height, question_px, label_px = int(scale[-1][2]), int(scale[-1][3]), int(scale[-1][4])
         check(height == 1080, f'the audience window fills the 1080 px high monitor ({height} px)')
         check(label_px >= 18, f'the picture’s labels are {label_px} px high on it (≥ 18 px)')
