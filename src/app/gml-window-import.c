@@ -80,51 +80,18 @@ import_file (GmlWindow *self,
 }
 
 static void
-import_response_cb (GmlWindow            *self,
-                    int                   response,
-                    GtkFileChooserNative *chooser)
-{
-  g_autoptr(GFile) file = NULL;
-
-  /* Kept, hidden, for the next time, as Open Snapshot's chooser is. */
-  if (response == GTK_RESPONSE_ACCEPT)
-    file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
-  if (file != NULL)
-    import_file (self, file);
-}
-
-static void
 win_import_questions_action (GtkWidget  *widget,
                              const char *action_name,
                              GVariant   *parameter)
 {
-  GmlWindow *self = GML_WINDOW (widget);
   g_autoptr(GtkFileFilter) banks = gtk_file_filter_new ();
-  g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
 
-  if (self->import_chooser != NULL)
-    {
-      if (!gtk_native_dialog_get_visible (GTK_NATIVE_DIALOG (self->import_chooser)))
-        gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->import_chooser));
-      return;
-    }
-
-  self->import_chooser = gtk_file_chooser_native_new (_("Import Questions"), GTK_WINDOW (self),
-                                                      GTK_FILE_CHOOSER_ACTION_OPEN,
-                                                      _("_Import"), _("_Cancel"));
   gtk_file_filter_set_name (banks, _("GIFT, Moodle XML and Aiken files"));
   gtk_file_filter_add_pattern (banks, "*.gift");
   gtk_file_filter_add_pattern (banks, "*.txt");
   gtk_file_filter_add_pattern (banks, "*.xml");
-  gtk_file_filter_set_name (all, _("All files"));
-  gtk_file_filter_add_pattern (all, "*");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->import_chooser), banks);
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->import_chooser), all);
-  gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (self->import_chooser), banks);
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->import_chooser), TRUE);
-  g_signal_connect_object (self->import_chooser, "response", G_CALLBACK (import_response_cb), self,
-                           G_CONNECT_SWAPPED);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->import_chooser));
+  _gml_window_choose_file (GML_WINDOW (widget), &GML_WINDOW (widget)->import_chooser, _("Import Questions"),
+                           _("_Import"), banks, import_file);
 }
 
 void
@@ -136,7 +103,5 @@ _gml_window_import_class_init (GtkWidgetClass *widget_class)
 void
 _gml_window_import_dispose (GmlWindow *self)
 {
-  if (self->import_chooser != NULL)
-    gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->import_chooser));
-  g_clear_object (&self->import_chooser);
+  _gml_window_drop_chooser (&self->import_chooser);
 }

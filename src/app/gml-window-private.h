@@ -61,6 +61,16 @@ void _gml_window_practise_topic       (GmlWindow  *self,
                                        const char *topic);
 void _gml_window_refresh_topics       (GmlWindow  *self);
 
+typedef void (*GmlWindowFileFunc)     (GmlWindow  *self,
+                                       GFile      *file);
+void _gml_window_choose_file          (GmlWindow             *self,
+                                       GtkFileChooserNative **chooser,
+                                       const char            *title,
+                                       const char            *accept,
+                                       GtkFileFilter         *filter,
+                                       GmlWindowFileFunc      chosen);
+void _gml_window_drop_chooser         (GtkFileChooserNative **chooser);
+
 /* gml-window-import.c */
 void _gml_window_import_class_init    (GtkWidgetClass *widget_class);
 void _gml_window_import_dispose       (GmlWindow      *self);

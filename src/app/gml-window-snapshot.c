@@ -31,56 +31,18 @@ gml_window_open_file (GmlWindow *self,
 /* Open Snapshot…                                                            */
 
 static void
-chooser_response_cb (GmlWindow            *self,
-                     int                   response,
-                     GtkFileChooserNative *chooser)
-{
-  g_autoptr(GFile) file = NULL;
-
-  /* The chooser is kept, hidden, for the next time (it remembers the folder).
-   * Destroying GTK's fallback dialog here, while a screen reader walks the
-   * accessibility tree, made GTK 4.8 send a NULL object path (a critical). */
-  if (response == GTK_RESPONSE_ACCEPT)
-    file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
-  if (file != NULL)
-    gml_window_open_file (self, file);
-}
-
-static void
 win_open_snapshot_action (GtkWidget  *widget,
                           const char *action_name,
                           GVariant   *parameter)
 {
-  GmlWindow *self = GML_WINDOW (widget);
   g_autoptr(GtkFileFilter) pickles = gtk_file_filter_new ();
-  g_autoptr(GtkFileFilter) all = gtk_file_filter_new ();
 
-  if (self->chooser != NULL)
-    {
-      if (!gtk_native_dialog_get_visible (GTK_NATIVE_DIALOG (self->chooser)))
-        gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
-      return;
-    }
-
-  /* GtkFileChooserNative goes through the file chooser portal inside the
-   * Flatpak (the sandbox has no file system access of its own) and falls back
-   * to GTK's own dialog where there is no portal. */
-  self->chooser = gtk_file_chooser_native_new (_("Open Snapshot"), GTK_WINDOW (self),
-                                               GTK_FILE_CHOOSER_ACTION_OPEN,
-                                               _("_Open"), _("_Cancel"));
   gtk_file_filter_set_name (pickles, _("PyTorch memory snapshots"));
   gtk_file_filter_add_pattern (pickles, "*.pickle");
   gtk_file_filter_add_pattern (pickles, "*.pkl");
   gtk_file_filter_add_mime_type (pickles, PICKLE_MIME_TYPE);
-  gtk_file_filter_set_name (all, _("All files"));
-  gtk_file_filter_add_pattern (all, "*");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), pickles);
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), all);
-  gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (self->chooser), pickles);
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->chooser), TRUE);
-  g_signal_connect_object (self->chooser, "response", G_CALLBACK (chooser_response_cb), self,
-                           G_CONNECT_SWAPPED);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+  _gml_window_choose_file (GML_WINDOW (widget), &GML_WINDOW (widget)->chooser, _("Open Snapshot"), _("_Open"),
+                           pickles, gml_window_open_file);
 }
 
 static void
@@ -228,8 +190,6 @@ _gml_window_snapshot_init (GmlWindow *self)
 void
 _gml_window_snapshot_dispose (GmlWindow *self)
 {
-  if (self->chooser != NULL)
-    gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->chooser));
-  g_clear_object (&self->chooser);
+  _gml_window_drop_chooser (&self->chooser);
   g_clear_object (&self->recent_menu);
 }

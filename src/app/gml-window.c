@@ -29,6 +29,70 @@ _gml_window_toast (GmlWindow  *self,
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
+/* ------------------------------------------------------------------------- */
+/* File choosers                                                             */
+
+static void
+chooser_response_cb (GtkNativeDialog *chooser,
+                     int              response,
+                     GmlWindow       *self)
+{
+  GmlWindowFileFunc chosen = g_object_get_data (G_OBJECT (chooser), "gml-chosen");
+  g_autoptr(GFile) file = NULL;
+
+  /* The chooser is kept, hidden, for the next time (it remembers the folder).
+   * Destroying GTK's fallback dialog here, while a screen reader walks the
+   * accessibility tree, made GTK 4.8 send a NULL object path (a critical). */
+  if (response == GTK_RESPONSE_ACCEPT)
+    file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+  if (file != NULL)
+    chosen (self, file);
+}
+
+/* Shows the chooser kept in *@chooser, making it the first time: @filter
+ * first, then all files. GtkFileChooserNative goes through the file chooser
+ * portal inside the Flatpak (the sandbox has no file system access of its
+ * own) and falls back to GTK's own dialog where there is no portal. @chosen
+ * gets the file once one is chosen. */
+void
+_gml_window_choose_file (GmlWindow             *self,
+                         GtkFileChooserNative **chooser,
+                         const char            *title,
+                         const char            *accept,
+                         GtkFileFilter         *filter,
+                         GmlWindowFileFunc      chosen)
+{
+  g_autoptr(GtkFileFilter) all = NULL;
+
+  if (*chooser != NULL)
+    {
+      if (!gtk_native_dialog_get_visible (GTK_NATIVE_DIALOG (*chooser)))
+        gtk_native_dialog_show (GTK_NATIVE_DIALOG (*chooser));
+      return;
+    }
+
+  *chooser = gtk_file_chooser_native_new (title, GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_OPEN,
+                                          accept, _("_Cancel"));
+  all = gtk_file_filter_new ();
+  gtk_file_filter_set_name (all, _("All files"));
+  gtk_file_filter_add_pattern (all, "*");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (*chooser), filter);
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (*chooser), all);
+  gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (*chooser), filter);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (*chooser), TRUE);
+  g_object_set_data (G_OBJECT (*chooser), "gml-chosen", chosen);
+  g_signal_connect_object (*chooser, "response", G_CALLBACK (chooser_response_cb), self, 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (*chooser));
+}
+
+void
+_gml_window_drop_chooser (GtkFileChooserNative **chooser)
+{
+  if (*chooser != NULL)
+    gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (*chooser));
+  g_clear_object (chooser);
+}
+
 static void
 quiz_page_message_cb (GmlWindow   *self,
                       const char  *message,
