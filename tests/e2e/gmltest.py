@@ -235,6 +235,35 @@ class App:
         assert status == 0, f'the application exited with status {status} on Ctrl+Q'
 
 
+def x_window(name, timeout=20):
+    """The X id of the visible window titled NAME, waiting for it to appear."""
+    out = subprocess.run(['xdotool', 'search', '--sync', '--onlyvisible', '--name', name],
+                         capture_output=True, text=True, timeout=timeout).stdout.split()
+    assert out, f'no window “{name}”'
+    return out[-1]
+
+
+def type_into_chooser(title, path, select='ctrl+l'):
+    """GTK's own file chooser (there is no portal here), driven with the keyboard: SELECT
+    opens an Open chooser's location entry (ctrl+l) or selects a Save chooser's name
+    (ctrl+a), PATH is typed, Return. Then it waits until the chooser is gone: GTK 4.8
+    logs a critical (a NULL object path) when the accessibility tree is walked while its
+    fallback chooser is being taken down."""
+    chooser = x_window(title)
+    subprocess.run(['xdotool', 'windowfocus', '--sync', chooser], check=True)
+    time.sleep(0.5)
+    subprocess.run(['xdotool', 'key', '--window', chooser, select], check=True)
+    time.sleep(0.5)
+    subprocess.run(['xdotool', 'type', '--delay', '30', path], check=True)
+    time.sleep(0.5)
+    subprocess.run(['xdotool', 'key', 'Return'], check=True)
+    deadline = time.time() + 10
+    while time.time() < deadline and subprocess.run(['xdotool', 'search', '--onlyvisible', '--name', title],
+                                                    capture_output=True).stdout.strip():
+        time.sleep(0.2)
+    time.sleep(2)
+
+
 def check(condition, message):
     if not condition:
         print('FAIL:', message, file=sys.stderr)

@@ -13,12 +13,11 @@
 
 import gettext
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
-from gmltest import BUILD, App, check
+from gmltest import BUILD, App, check, type_into_chooser
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
@@ -50,31 +49,10 @@ with open(BROKEN, 'w', encoding='utf-8') as f:
     f.write('// fine so far\n\n::b1::Text{\n=a\n~b\n\n~c\n}\n')
 
 
-def x_window(name, timeout=20):
-    out = subprocess.run(['xdotool', 'search', '--sync', '--onlyvisible', '--name', name],
-                         capture_output=True, text=True, timeout=timeout).stdout.split()
-    assert out, f'no window “{name}”'
-    return out[-1]
-
-
 def import_with_keyboard(app, path):
     """Ctrl+Shift+I, then the path typed into GTK's own chooser."""
     app.key('ctrl+shift+i')
-    chooser = x_window(_('Import Questions'))
-    subprocess.run(['xdotool', 'windowfocus', '--sync', chooser], check=True)
-    time.sleep(0.5)
-    subprocess.run(['xdotool', 'key', '--window', chooser, 'ctrl+l'], check=True)
-    time.sleep(0.5)
-    subprocess.run(['xdotool', 'type', '--delay', '30', path], check=True)
-    time.sleep(0.5)
-    subprocess.run(['xdotool', 'key', 'Return'], check=True)
-    # As in the Snapshot test: let GTK 4.8 take its fallback chooser down before the
-    # accessibility tree is walked again.
-    deadline = time.time() + 10
-    while time.time() < deadline and subprocess.run(['xdotool', 'search', '--onlyvisible', '--name',
-                                                     _('Import Questions')], capture_output=True).stdout.strip():
-        time.sleep(0.2)
-    time.sleep(2)
+    type_into_chooser(_('Import Questions'), path)
 
 
 app = App(home, lang)

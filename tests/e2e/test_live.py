@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 
-from gmltest import APP, BUILD, App, app_env, check
+from gmltest import APP, BUILD, App, app_env, check, type_into_chooser
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
@@ -140,28 +140,10 @@ def label_starting(app, prefix):
     return None
 
 
-def x_window(name, timeout=20):
-    out = subprocess.run(['xdotool', 'search', '--sync', '--onlyvisible', '--name', name],
-                         capture_output=True, text=True, timeout=timeout).stdout.split()
-    assert out, f'no window “{name}”'
-    return out[-1]
-
-
 def save_snapshot(app, path):
     """Save Snapshot… with the keyboard: GTK's own chooser here (no portal), the path typed."""
     app.key('ctrl+s')
-    chooser = x_window(_('Save Snapshot'))
-    subprocess.run(['xdotool', 'windowfocus', '--sync', chooser], check=True)
-    time.sleep(0.5)
-    subprocess.run(['xdotool', 'key', '--window', chooser, 'ctrl+a'], check=True)
-    subprocess.run(['xdotool', 'type', '--delay', '20', path], check=True)
-    time.sleep(0.3)
-    subprocess.run(['xdotool', 'key', 'Return'], check=True)
-    deadline = time.time() + 10
-    while time.time() < deadline and subprocess.run(['xdotool', 'search', '--onlyvisible', '--name',
-                                                     _('Save Snapshot')], capture_output=True).stdout.strip():
-        time.sleep(0.2)
-    time.sleep(1)
+    type_into_chooser(_('Save Snapshot'), path, 'ctrl+a')
 
 
 # ---------------------------------------------------------------------------------------

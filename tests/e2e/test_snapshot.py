@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 
-from gmltest import APP, BUILD, App, app_env, bank, check
+from gmltest import APP, BUILD, App, app_env, bank, check, type_into_chooser
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
@@ -119,13 +119,6 @@ def press(app, name):
     time.sleep(0.5)
 
 
-def x_window(name):
-    out = subprocess.run(['xdotool', 'search', '--sync', '--onlyvisible', '--name', name],
-                         capture_output=True, text=True, timeout=20).stdout.split()
-    assert out, f'no window “{name}”'
-    return out[-1]
-
-
 real = info(REAL)
 n = real['trace_entries']
 page = max(1, n // 100)
@@ -169,21 +162,7 @@ for button, view in ((_('Timeline view'), 'timeline'), (_('Active memory view'),
 oom = info(OOM)
 check(len(oom['ooms']) == 1, 'the oom case has one out-of-memory error')
 app.key('ctrl+o')
-chooser = x_window(_('Open Snapshot'))
-subprocess.run(['xdotool', 'windowfocus', '--sync', chooser], check=True)
-time.sleep(0.5)
-subprocess.run(['xdotool', 'key', '--window', chooser, 'ctrl+l'], check=True)
-time.sleep(0.5)
-subprocess.run(['xdotool', 'type', '--delay', '30', OOM], check=True)
-time.sleep(0.5)
-subprocess.run(['xdotool', 'key', 'Return'], check=True)
-# GTK 4.8 logs a critical (a NULL object path) when the accessibility tree is walked
-# while its fallback chooser is being taken down: wait until that is over.
-deadline = time.time() + 10
-while time.time() < deadline and subprocess.run(['xdotool', 'search', '--onlyvisible', '--name',
-                                                 _('Open Snapshot')], capture_output=True).stdout.strip():
-    time.sleep(0.2)
-time.sleep(2)
+type_into_chooser(_('Open Snapshot'), OOM)
 error = oom['ooms'][0]
 index = error['index']
 title = c_format(_('Out of memory at entry %zu of %zu'), index + 1, oom['trace_entries'])
