@@ -138,6 +138,7 @@ struct _GmlLabPage
 
   /* State */
   guint            run_source;
+  gboolean         first_run_pending; /* the step runs when the view is first shown */
   guint            spinner_source;
   guint            generation;
   gboolean         updating;
@@ -363,6 +364,7 @@ results_outdated (GmlLabPage *self)
 static void
 schedule_run (GmlLabPage *self)
 {
+  self->first_run_pending = FALSE;
   g_clear_handle_id (&self->run_source, g_source_remove);
   results_outdated (self);
   if (gtk_toggle_button_get_active (self->predict_button))
@@ -1179,6 +1181,16 @@ bind (GtkWidgetClass *widget_class,
 #define CHILD(name) gtk_widget_class_bind_template_child (widget_class, GmlLabPage, name)
 
 static void
+gml_lab_page_map (GtkWidget *widget)
+{
+  GmlLabPage *self = GML_LAB_PAGE (widget);
+
+  GTK_WIDGET_CLASS (gml_lab_page_parent_class)->map (widget);
+  if (self->first_run_pending)
+    schedule_run (self);
+}
+
+static void
 gml_lab_page_class_init (GmlLabPageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -1187,6 +1199,7 @@ gml_lab_page_class_init (GmlLabPageClass *klass)
   object_class->dispose = gml_lab_page_dispose;
   object_class->finalize = gml_lab_page_finalize;
   object_class->get_property = gml_lab_page_get_property;
+  widget_class->map = gml_lab_page_map;
 
   properties[PROP_SUBTITLE] =
     g_param_spec_string ("subtitle", NULL, NULL, NULL,
@@ -1362,5 +1375,7 @@ gml_lab_page_init (GmlLabPage *self)
   if (GML_IS_APPLICATION (g_application_get_default ()))
     g_signal_connect_object (g_application_get_default (), "language-changed",
                              G_CALLBACK (language_changed_cb), self, G_CONNECT_SWAPPED);
-  schedule_run (self);
+  /* Nothing runs while the view is not shown: the window starts with the quiz,
+   * and a whole training step on the other core would slow its first frame. */
+  self->first_run_pending = TRUE;
 }
