@@ -30,6 +30,45 @@ static const char * const scenario_names[] = {
   "oom", "batch-size", "empty-cache", "precision", "checkpointing", "fragmentation", NULL
 };
 
+static void script_batch_size    (GmlScript *r);
+static void script_checkpointing (GmlScript *r);
+
+/* Everything a named scenario is, in one row; the rows follow scenario_names. */
+typedef struct
+{
+  const char *name;
+  const char *title;          /* N_() */
+  GmlView     focus_view;
+  guint       extra_views;    /* views shown besides the usual ones */
+  void      (*script) (GmlScript *r);
+} ScenarioDef;
+
+static const ScenarioDef scenario_defs[] = {
+  { "oom", N_("Out of memory: weights, gradients, optimizer state and activations fill the GPU"),
+    GML_VIEW_MEMORY_MAP, 0, _gml_script_oom },
+  { "batch-size", N_("Batch size: the same model at batch 32 and at batch 128"),
+    GML_VIEW_MEMORY_MAP, 0, script_batch_size },
+  { "empty-cache", N_("empty_cache(): what the caching allocator gives back, and what it cannot"),
+    GML_VIEW_TIMELINE, 1u << GML_VIEW_FRAGMENTATION, _gml_script_empty_cache_story },
+  { "precision", N_("Precision: the same tensors in fp32 and in bf16"),
+    GML_VIEW_MEMORY_MAP, 0, _gml_script_precision },
+  { "checkpointing", N_("Gradient checkpointing: stored and recomputed activations"),
+    GML_VIEW_CHECKPOINTING, 0, script_checkpointing },
+  { "fragmentation", N_("Fragmentation: enough free memory in total, no block large enough"),
+    GML_VIEW_FRAGMENTATION, 1u << GML_VIEW_FRAGMENTATION, _gml_script_fragmentation },
+};
+
+G_STATIC_ASSERT (G_N_ELEMENTS (scenario_defs) == G_N_ELEMENTS (scenario_names) - 1);
+
+static const ScenarioDef *
+scenario_def (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (scenario_defs); i++)
+    if (g_strcmp0 (scenario_defs[i].name, name) == 0)
+      return &scenario_defs[i];
+  return NULL;
+}
+
 static const char * const view_names[GML_N_VIEWS] = {
   "memory-map", "fragmentation", "timeline", "checkpointing", "comparison"
 };
@@ -51,31 +90,17 @@ gml_scenario_name_is_known (const char *name)
 const char *
 gml_scenario_title (const char *name)
 {
-  if (g_strcmp0 (name, "oom") == 0)
-    return _("Out of memory: weights, gradients, optimizer state and activations fill the GPU");
-  if (g_strcmp0 (name, "batch-size") == 0)
-    return _("Batch size: the same model at batch 32 and at batch 128");
-  if (g_strcmp0 (name, "empty-cache") == 0)
-    return _("empty_cache(): what the caching allocator gives back, and what it cannot");
-  if (g_strcmp0 (name, "precision") == 0)
-    return _("Precision: the same tensors in fp32 and in bf16");
-  if (g_strcmp0 (name, "checkpointing") == 0)
-    return _("Gradient checkpointing: stored and recomputed activations");
-  if (g_strcmp0 (name, "fragmentation") == 0)
-    return _("Fragmentation: enough free memory in total, no block large enough");
-  return NULL;
+  const ScenarioDef *def = scenario_def (name);
+
+  return def != NULL ? _(def->title) : NULL;
 }
 
 GmlView
 gml_scenario_focus_view (const char *name)
 {
-  if (g_strcmp0 (name, "empty-cache") == 0)
-    return GML_VIEW_TIMELINE;
-  if (g_strcmp0 (name, "checkpointing") == 0)
-    return GML_VIEW_CHECKPOINTING;
-  if (g_strcmp0 (name, "fragmentation") == 0)
-    return GML_VIEW_FRAGMENTATION;
-  return GML_VIEW_MEMORY_MAP;
+  const ScenarioDef *def = scenario_def (name);
+
+  return def != NULL ? def->focus_view : GML_VIEW_MEMORY_MAP;
 }
 
 const char *
@@ -1258,11 +1283,25 @@ _gml_scenario_finish (GmlScenario  *sc,
   return sc;
 }
 
+/* The named scenarios' own arguments for the scripts the experiments share. */
+static void
+script_batch_size (GmlScript *r)
+{
+  _gml_script_batch_size (r, 32, 128, NULL);
+}
+
+static void
+script_checkpointing (GmlScript *r)
+{
+  _gml_script_checkpointing (r, 16);
+}
+
 GmlScenario *
 gml_scenario_new (const char  *name,
                   GmlDevice   *device,
                   GError     **error)
 {
+  const ScenarioDef *def;
   GmlScenario *sc;
   GmlScript r;
 
@@ -1278,27 +1317,16 @@ gml_scenario_new (const char  *name,
       return NULL;
     }
 
+  def = scenario_def (name);
   sc = _gml_scenario_create (name, device, &r);
-  sc->title = g_strdup (gml_scenario_title (name));
-  sc->focus_view = gml_scenario_focus_view (name);
-  if (g_str_equal (name, "fragmentation") || g_str_equal (name, "empty-cache"))
-    sc->views |= 1u << GML_VIEW_FRAGMENTATION;
+  sc->title = g_strdup (_(def->title));
+  sc->focus_view = def->focus_view;
+  sc->views |= def->extra_views;
   _gml_script_begin_run (&r, NULL, 0, 0, NULL, FALSE);
 
   _gml_script_end_step (&r, g_strdup (_("Start: nothing is allocated yet.")));
 
-  if (g_str_equal (name, "oom"))
-    _gml_script_oom (&r);
-  else if (g_str_equal (name, "batch-size"))
-    _gml_script_batch_size (&r, 32, 128, NULL);
-  else if (g_str_equal (name, "empty-cache"))
-    _gml_script_empty_cache_story (&r);
-  else if (g_str_equal (name, "precision"))
-    _gml_script_precision (&r);
-  else if (g_str_equal (name, "checkpointing"))
-    _gml_script_checkpointing (&r, 16);
-  else
-    _gml_script_fragmentation (&r);
+  def->script (&r);
 
   return _gml_scenario_finish (sc, &r, error);
 }

@@ -235,6 +235,43 @@ test_checkpointing (void)
     }
 }
 
+/* Each scenario opens on the view that shows its lesson, and offers the
+ * fragmentation view only where free space is the point. */
+static void
+test_views (void)
+{
+  static const struct
+  {
+    const char *name;
+    GmlView     focus;
+    gboolean    fragmentation;
+  } expected[] = {
+    { "oom", GML_VIEW_MEMORY_MAP, FALSE },
+    { "batch-size", GML_VIEW_MEMORY_MAP, FALSE },
+    { "empty-cache", GML_VIEW_TIMELINE, TRUE },
+    { "precision", GML_VIEW_MEMORY_MAP, FALSE },
+    { "checkpointing", GML_VIEW_CHECKPOINTING, FALSE },
+    { "fragmentation", GML_VIEW_FRAGMENTATION, TRUE },
+  };
+  const char * const *names = gml_scenario_names ();
+
+  g_assert_cmpuint (g_strv_length ((char **) names), ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      g_autoptr(GmlScenario) sc = NULL;
+
+      g_assert_cmpstr (names[i], ==, expected[i].name);
+      g_assert_cmpint (gml_scenario_focus_view (names[i]), ==, expected[i].focus);
+      g_assert_nonnull (gml_scenario_title (names[i]));
+      sc = run (names[i]);
+      g_assert_cmpint (gml_scenario_get_focus_view (sc), ==, expected[i].focus);
+      g_assert_cmpstr (gml_scenario_get_title (sc), ==, gml_scenario_title (names[i]));
+      g_assert_cmpint (gml_scenario_has_view (sc, GML_VIEW_FRAGMENTATION), ==,
+                       expected[i].fragmentation);
+    }
+  g_assert_null (gml_scenario_title ("no-such"));
+}
+
 static void
 test_unknown (void)
 {
@@ -260,6 +297,7 @@ main (int    argc,
   g_test_add_func ("/scenario/fragmentation", test_fragmentation);
   g_test_add_func ("/scenario/oom", test_oom);
   g_test_add_func ("/scenario/checkpointing", test_checkpointing);
+  g_test_add_func ("/scenario/views", test_views);
   g_test_add_func ("/scenario/unknown", test_unknown);
 
   return g_test_run ();
