@@ -14,13 +14,7 @@
 #include "fuzz-common.h"
 #include "gml-allocator.h"
 
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  fuzz_quiet ();
-  return 0;
-}
+FUZZ_DEFINE_QUIET_INITIALIZE ()
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data,

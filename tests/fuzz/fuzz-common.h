@@ -42,6 +42,16 @@ fuzz_quiet (void)
   g_log_set_default_handler (fuzz_silent_log_cb, NULL);
 }
 
+/* The LLVMFuzzerInitialize of a target that needs nothing but quiet. */
+#define FUZZ_DEFINE_QUIET_INITIALIZE()            \
+  int                                             \
+  LLVMFuzzerInitialize (int    *argc,             \
+                        char ***argv)             \
+  {                                               \
+    fuzz_quiet ();                                \
+    return 0;                                     \
+  }
+
 /* The input as a NUL-terminated string (the parsers take C strings too). */
 static inline char *
 fuzz_strndup (const uint8_t *data,

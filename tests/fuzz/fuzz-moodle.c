@@ -18,13 +18,7 @@
 #error "FUZZ_FORMAT must name a GmlMoodleFormat"
 #endif
 
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  fuzz_quiet ();
-  return 0;
-}
+FUZZ_DEFINE_QUIET_INITIALIZE ()
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data,

@@ -19,13 +19,7 @@
 #include "gml-probe-message.h"
 #include "gml-snapshot-state.h"
 
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  fuzz_quiet ();
-  return 0;
-}
+FUZZ_DEFINE_QUIET_INITIALIZE ()
 
 static void
 check_state (GmlLiveRecord         *record,

@@ -13,13 +13,7 @@
 #include "fuzz-common.h"
 #include "gml-progress.h"
 
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  fuzz_quiet ();
-  return 0;
-}
+FUZZ_DEFINE_QUIET_INITIALIZE ()
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data,

@@ -15,13 +15,7 @@
 #include "gml-snapshot-state.h"
 #include "gml-snapshot.h"
 
-int
-LLVMFuzzerInitialize (int    *argc,
-                      char ***argv)
-{
-  fuzz_quiet ();
-  return 0;
-}
+FUZZ_DEFINE_QUIET_INITIALIZE ()
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data,
