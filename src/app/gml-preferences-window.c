@@ -51,9 +51,6 @@ struct _GmlPreferencesWindow
 
   /* Owned */
   GSettings            *settings;
-
-  /* State */
-  gboolean              syncing;     /* the rows are being set from the settings */
 };
 
 G_DEFINE_FINAL_TYPE (GmlPreferencesWindow, gml_preferences_window, ADW_TYPE_PREFERENCES_WINDOW)
@@ -67,54 +64,54 @@ row_for (GmlPreferencesWindow *self,
   return rows[choice];
 }
 
+/* The setting's string as the row's position; a value the row does not list
+ * (an older schema's) shows as the first choice without being written back. */
+static gboolean
+value_to_selected (GValue   *value,
+                   GVariant *variant,
+                   gpointer  user_data)
+{
+  const Choice *c = user_data;
+  const char *str = g_variant_get_string (variant, NULL);
+
+  g_value_set_uint (value, 0);
+  for (guint i = 0; c->values[i] != NULL; i++)
+    if (g_str_equal (c->values[i], str))
+      g_value_set_uint (value, i);
+  return TRUE;
+}
+
+static GVariant *
+selected_to_value (const GValue       *value,
+                   const GVariantType *expected_type,
+                   gpointer            user_data)
+{
+  const Choice *c = user_data;
+  guint selected = g_value_get_uint (value);
+
+  for (guint i = 0; c->values[i] != NULL; i++)
+    if (i == selected)
+      return g_variant_new_string (c->values[i]);
+  return NULL;   /* nothing selected: leave the setting alone */
+}
+
+/* (Re)builds a row's translated names and binds it to its setting. The binding
+ * is dropped while the model is replaced, so the row's passing through "nothing
+ * selected" is never written to the setting. */
 static void
-sync_row (GmlPreferencesWindow *self,
-          guint                 choice,
-          gboolean              rebuild)
+build_row (GmlPreferencesWindow *self,
+           guint                 choice)
 {
   const Choice *c = &choices[choice];
   AdwComboRow *row = row_for (self, choice);
-  g_autofree char *value = g_settings_get_string (self->settings, c->key);
-  guint selected = 0;
+  g_autoptr(GtkStringList) names = gtk_string_list_new (NULL);
 
-  self->syncing = TRUE;
-  if (rebuild)
-    {
-      g_autoptr(GtkStringList) names = gtk_string_list_new (NULL);
-
-      for (guint i = 0; c->values[i] != NULL; i++)
-        gtk_string_list_append (names, c->names[i] != NULL ? _(c->names[i]) : language_names[i]);
-      adw_combo_row_set_model (row, G_LIST_MODEL (names));
-    }
+  g_settings_unbind (row, "selected");
   for (guint i = 0; c->values[i] != NULL; i++)
-    if (g_str_equal (c->values[i], value))
-      selected = i;
-  adw_combo_row_set_selected (row, selected);
-  self->syncing = FALSE;
-}
-
-static void
-row_selected_cb (AdwComboRow          *row,
-                 GParamSpec           *pspec,
-                 GmlPreferencesWindow *self)
-{
-  guint selected = adw_combo_row_get_selected (row);
-
-  if (self->syncing || selected == GTK_INVALID_LIST_POSITION)
-    return;
-  for (guint choice = 0; choice < N_CHOICES; choice++)
-    if (row_for (self, choice) == row)
-      g_settings_set_string (self->settings, choices[choice].key, choices[choice].values[selected]);
-}
-
-static void
-setting_changed_cb (GSettings            *settings,
-                    const char           *key,
-                    GmlPreferencesWindow *self)
-{
-  for (guint choice = 0; choice < N_CHOICES; choice++)
-    if (g_str_equal (key, choices[choice].key))
-      sync_row (self, choice, FALSE);
+    gtk_string_list_append (names, c->names[i] != NULL ? _(c->names[i]) : language_names[i]);
+  adw_combo_row_set_model (row, G_LIST_MODEL (names));
+  g_settings_bind_with_mapping (self->settings, c->key, row, "selected", G_SETTINGS_BIND_DEFAULT,
+                                value_to_selected, selected_to_value, (gpointer) c, NULL);
 }
 
 static void
@@ -124,7 +121,7 @@ language_changed_cb (GmlPreferencesWindow *self,
 {
   gml_language_retranslate_widget (GTK_WIDGET (self));
   for (guint choice = 0; choice < N_CHOICES; choice++)
-    sync_row (self, choice, TRUE);
+    build_row (self, choice);
 }
 
 static void
@@ -193,12 +190,7 @@ gml_preferences_window_new (GmlApplication *app,
         gml_accessible_name_by_row (bindings[i].widget, row);
     }
   for (guint choice = 0; choice < N_CHOICES; choice++)
-    {
-      sync_row (self, choice, TRUE);
-      g_signal_connect_object (row_for (self, choice), "notify::selected",
-                               G_CALLBACK (row_selected_cb), self, 0);
-    }
-  g_signal_connect_object (self->settings, "changed", G_CALLBACK (setting_changed_cb), self, 0);
+    build_row (self, choice);
   g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
                            G_CONNECT_SWAPPED);
   return self;
