@@ -18,6 +18,35 @@
 #include "gml-snapshot-cli.h"
 #include "gml-watch-cli.h"
 
+/* `render FILE.pickle` draws a snapshot; `render SCENARIO` a scenario. */
+static int
+render_main (int    argc,
+             char **argv)
+{
+  if (argc > 1 && gml_render_is_snapshot (argv[1]))
+    return gml_render_snapshot_main (argc, argv);
+  return gml_render_main (argc, argv);
+}
+
+/* The verbs that run without a display, before GTK is initialised. Each gets
+ * argv from its own name on and returns the process exit status. */
+static const struct
+{
+  const char *name;
+  int       (*main) (int    argc,
+                     char **argv);
+} verbs[] = {
+  { "replay", gml_replay_main },
+  { "questions", gml_questions_main },
+  { "render", render_main },
+  { "scenarios", gml_scenarios_main },
+  { "export", gml_moodle_export_main },
+  { "import", gml_moodle_import_main },
+  { "snapshot", gml_snapshot_main },
+  { "experiment", gml_lab_main },
+  { "probe", gml_probe_main },
+};
+
 int
 main (int    argc,
       char **argv)
@@ -27,27 +56,9 @@ main (int    argc,
   gml_bench_mark ("main");
   gml_i18n_init ();
 
-  /* The verbs run without a display, before GTK is initialised. */
-  if (argc > 1 && g_str_equal (argv[1], "replay"))
-    return gml_replay_main (argc - 1, argv + 1);
-  if (argc > 1 && g_str_equal (argv[1], "questions"))
-    return gml_questions_main (argc - 1, argv + 1);
-  if (argc > 2 && g_str_equal (argv[1], "render") && gml_render_is_snapshot (argv[2]))
-    return gml_render_snapshot_main (argc - 1, argv + 1);
-  if (argc > 1 && g_str_equal (argv[1], "render"))
-    return gml_render_main (argc - 1, argv + 1);
-  if (argc > 1 && g_str_equal (argv[1], "scenarios"))
-    return gml_scenarios_main (argc - 1, argv + 1);
-  if (argc > 1 && g_str_equal (argv[1], "export"))
-    return gml_moodle_export_main (argc - 1, argv + 1);
-  if (argc > 1 && g_str_equal (argv[1], "import"))
-    return gml_moodle_import_main (argc - 1, argv + 1);
-  if (argc > 1 && g_str_equal (argv[1], "snapshot"))
-    return gml_snapshot_main (argc - 1, argv + 1);
-  if (argc > 1 && g_str_equal (argv[1], "experiment"))
-    return gml_lab_main (argc - 1, argv + 1);
-  if (argc > 1 && g_str_equal (argv[1], "probe"))
-    return gml_probe_main (argc - 1, argv + 1);
+  for (guint i = 0; argc > 1 && i < G_N_ELEMENTS (verbs); i++)
+    if (g_str_equal (argv[1], verbs[i].name))
+      return verbs[i].main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "watch"))
     {
       g_auto(GmlWatchOptions) options = { 0 };
