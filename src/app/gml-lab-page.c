@@ -39,6 +39,7 @@ static const char * const model_values[] = { "gpt2", "llama-3.2-1b", "llama-2-7b
 static const char * const mode_values[] = { "train", "inference" };
 static const char * const precision_values[] = { "fp32", "amp-fp16", "amp-bf16", "bf16" };
 static const char * const optimizer_values[] = { "sgd", "momentum", "adam", "adamw" };
+static const char * const step_values[] = { "steady", "first" };
 static const char * const checkpointing_values[] = { "none", "every", "sqrt" };
 static const char * const zero_values[] = { "0", "1", "2", "3" };
 
@@ -75,6 +76,7 @@ struct _GmlLabPage
   AdwComboRow     *precision_row;
   GtkWidget       *training_group;
   AdwComboRow     *optimizer_row;
+  AdwComboRow     *step_row;
   AdwComboRow     *checkpointing_row;
   GtkWidget       *every_row;
   GtkSpinButton   *every_spin;
@@ -104,6 +106,7 @@ struct _GmlLabPage
   GtkLabel        *reserved_caption;
   GtkLabel        *params_caption;
   GtkLabel        *max_batch_label;
+  GtkLabel        *step_label;
   GtkGrid         *category_grid;
   GtkWidget       *oom_box;
   GtkLabel        *oom_label;
@@ -235,6 +238,7 @@ fill_choices (GmlLabPage *self)
   set_model (self->precision_row, _("fp32"), _("Mixed precision, fp16 (amp-fp16)"),
              _("Mixed precision, bf16 (amp-bf16)"), _("bf16 everywhere"), NULL);
   set_model (self->optimizer_row, _("SGD"), _("SGD with momentum"), _("Adam"), _("AdamW"), NULL);
+  set_model (self->step_row, _("Steady state (step 2)"), _("First step"), NULL);
   set_model (self->checkpointing_row, _("None"), _("Every K layers"), _("√N segments"), NULL);
   set_model (self->zero_row, _("0: data parallel"), _("1: optimizer state sharded"),
              _("2: and gradients"), _("3: and weights"), NULL);
@@ -330,6 +334,7 @@ sync_widgets (GmlLabPage *self)
   set_spin (self->tokens_spin, c->tokens);
   adw_combo_row_set_selected (self->precision_row, c->precision);
   adw_combo_row_set_selected (self->optimizer_row, c->optimizer);
+  adw_combo_row_set_selected (self->step_row, c->step);
   adw_combo_row_set_selected (self->checkpointing_row, c->checkpointing);
   set_spin (self->every_spin, c->checkpoint_every);
   set_spin (self->accumulation_spin, c->accumulation);
@@ -566,6 +571,10 @@ show_results (GmlLabPage *self)
       else
         set_size_label (self->category_formulas[i], formula[cat]);
     }
+
+  /* The first step, said against the steady step in one sentence. */
+  gtk_widget_set_visible (GTK_WIDGET (self->step_label), r->step_difference != NULL);
+  gtk_label_set_label (self->step_label, r->step_difference != NULL ? r->step_difference : "");
 
   gtk_widget_set_visible (self->oom_box, !r->fits);
   gtk_label_set_label (self->oom_label, r->oom_message != NULL ? r->oom_message : "");
@@ -1228,6 +1237,7 @@ gml_lab_page_class_init (GmlLabPageClass *klass)
   CHILD (precision_row);
   CHILD (training_group);
   CHILD (optimizer_row);
+  CHILD (step_row);
   CHILD (checkpointing_row);
   CHILD (every_row);
   CHILD (every_spin);
@@ -1257,6 +1267,7 @@ gml_lab_page_class_init (GmlLabPageClass *klass)
   CHILD (reserved_caption);
   CHILD (params_caption);
   CHILD (max_batch_label);
+  CHILD (step_label);
   CHILD (category_grid);
   CHILD (oom_box);
   CHILD (oom_label);
@@ -1312,7 +1323,7 @@ gml_lab_page_init (GmlLabPage *self)
     "layers", "hidden", "heads", "ffn", "vocab", "batch", "seq", "tokens", "checkpointing",
     "accumulation", "gpus",
   };
-  AdwComboRow *combos[7];
+  AdwComboRow *combos[8];
 
   gtk_widget_init_template (GTK_WIDGET (self));
   gml_lab_config_init (&self->config);
@@ -1338,6 +1349,7 @@ gml_lab_page_init (GmlLabPage *self)
   knob (GTK_WIDGET (self->mode_row), "mode", mode_values, G_N_ELEMENTS (mode_values));
   knob (GTK_WIDGET (self->precision_row), "precision", precision_values, G_N_ELEMENTS (precision_values));
   knob (GTK_WIDGET (self->optimizer_row), "optimizer", optimizer_values, G_N_ELEMENTS (optimizer_values));
+  knob (GTK_WIDGET (self->step_row), "step", step_values, G_N_ELEMENTS (step_values));
   knob (GTK_WIDGET (self->checkpointing_row), "checkpointing", checkpointing_values,
         G_N_ELEMENTS (checkpointing_values));
   knob (GTK_WIDGET (self->zero_row), "zero", zero_values, G_N_ELEMENTS (zero_values));
@@ -1350,6 +1362,7 @@ gml_lab_page_init (GmlLabPage *self)
   combos[4] = self->checkpointing_row;
   combos[5] = self->zero_row;
   combos[6] = self->gpu_row;
+  combos[7] = self->step_row;
   for (guint i = 0; i < G_N_ELEMENTS (combos); i++)
     g_signal_connect_object (combos[i], "notify::selected", G_CALLBACK (combo_changed_cb), self, 0);
   g_signal_connect_object (self->conf_row, "apply", G_CALLBACK (conf_applied_cb), self, 0);

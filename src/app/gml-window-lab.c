@@ -11,11 +11,29 @@
 #include "gml-i18n.h"
 
 #include "gml-window-private.h"
+#include "gml-lab-presentation.h"
 
 gboolean
 _gml_window_showing_lab (GmlWindow *self)
 {
   return g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), "lab") == 0;
+}
+
+/* F5 in the Experiment view: its result, large, in a window of its own. */
+void
+_gml_window_present_lab (GmlWindow *self)
+{
+  GmlLabRun *run = gml_lab_page_get_run (self->lab_page);
+  GtkWindow *window;
+
+  if (run == NULL)
+    {
+      _gml_window_toast (self, _("The experiment has not run yet: run it first (Ctrl+Enter)."));
+      return;
+    }
+  window = gml_lab_presentation_new (GTK_WINDOW (self), gml_lab_run_get_config (run));
+  gtk_window_fullscreen (window);
+  gtk_window_present (window);
 }
 
 /* A question's "Open in the lab": its configuration, in the Experiment view. */

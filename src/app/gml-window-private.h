@@ -86,6 +86,7 @@ void _gml_window_lab_class_init       (GtkWidgetClass *widget_class);
 void _gml_window_lab_setup            (GmlWindow      *self,
                                        GmlApplication *app);
 gboolean _gml_window_showing_lab      (GmlWindow      *self);
+void _gml_window_present_lab          (GmlWindow      *self);
 void _gml_window_lab_retranslate      (GmlWindow      *self);
 /* gml-window-live.c */
 void _gml_window_live_class_init      (GtkWidgetClass *widget_class);

@@ -341,7 +341,8 @@ win_show_help_overlay_action (GtkWidget  *widget,
   gtk_window_present (GTK_WINDOW (shortcuts));
 }
 
-/* F5: the round as it stands goes on the projector, from the current question. */
+/* F5: the round as it stands goes on the projector, from the current question
+ * (the Experiment view's result when that view is shown). */
 static void
 win_present_action (GtkWidget  *widget,
                     const char *action_name,
@@ -352,6 +353,12 @@ win_present_action (GtkWidget  *widget,
   g_autoptr(GArray) slides = g_array_sized_new (FALSE, TRUE, sizeof (GmlSlide), n);
   guint start = gml_quiz_page_get_position (self->quiz_page);
 
+  /* In the Experiment view, F5 puts the lab's result on the projector. */
+  if (_gml_window_showing_lab (self))
+    {
+      _gml_window_present_lab (self);
+      return;
+    }
   for (guint i = 0; i < n; i++)
     {
       GmlSlide slide = { 0 };

@@ -85,6 +85,12 @@ gml_lab_result_to_json (GmlLabRun *run,
     {
       json_builder_set_member_name (b, "optimizer");
       json_builder_add_string_value (b, gml_lab_optimizer_to_string (c->optimizer));
+      /* Only the first step adds keys: the steady step's JSON stays as it was. */
+      if (c->step == GML_LAB_STEP_FIRST)
+        {
+          json_builder_set_member_name (b, "step");
+          json_builder_add_string_value (b, gml_lab_step_to_string (c->step));
+        }
       json_builder_set_member_name (b, "checkpointing");
       json_builder_add_string_value (b, ckpt);
       add_int (b, "accumulation", c->accumulation);
@@ -127,6 +133,18 @@ gml_lab_result_to_json (GmlLabRun *run,
   json_builder_set_member_name (b, "extra_compute");
   json_builder_add_double_value (b, r->extra_compute);
   add_int (b, "trace_events", r->n_events);
+  if (r->step_difference != NULL)
+    {
+      json_builder_set_member_name (b, "steady_step");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "fits");
+      json_builder_add_boolean_value (b, r->steady_fits);
+      add_int (b, "peak_allocated_bytes", r->steady_peak_allocated);
+      add_int (b, "peak_reserved_bytes", r->steady_peak_reserved);
+      json_builder_set_member_name (b, "difference");
+      json_builder_add_string_value (b, r->step_difference);
+      json_builder_end_object (b);
+    }
   json_builder_set_member_name (b, "notes");
   json_builder_begin_array (b);
   for (guint i = 0; i < notes->len; i++)
@@ -173,6 +191,8 @@ print_text (GmlLabRun *run,
     g_print (_("It does not fit in %s:\n  %s\n"), gpu, r->oom_message);
   if (with_max_batch)
     g_print (_("Largest batch that fits: %u\n"), max_batch);
+  if (r->step_difference != NULL)
+    g_print ("%s\n", r->step_difference);
   for (guint i = 0; i < notes->len; i++)
     g_print ("- %s\n", (const char *) g_ptr_array_index (notes, i));
 }
@@ -184,7 +204,7 @@ gml_lab_main (int    argc,
   /* The knobs, applied in this order (the model first, then what changes it). */
   static const char * const knobs[] = {
     "model", "layers", "hidden", "heads", "ffn", "seq", "vocab", "batch", "mode", "tokens",
-    "precision", "optimizer", "checkpointing", "accumulation", "zero", "gpus", "gpu-memory",
+    "precision", "optimizer", "step", "checkpointing", "accumulation", "zero", "gpus", "gpu-memory",
     "alloc-conf",
   };
   char *values[G_N_ELEMENTS (knobs)] = { NULL };
@@ -204,12 +224,13 @@ gml_lab_main (int    argc,
     { "tokens", 0, 0, G_OPTION_ARG_STRING, &values[9], N_("Inference: tokens generated after the prompt"), "T" },
     { "precision", 0, 0, G_OPTION_ARG_STRING, &values[10], N_("fp32, amp-fp16, amp-bf16 or bf16"), "P" },
     { "optimizer", 0, 0, G_OPTION_ARG_STRING, &values[11], N_("sgd, momentum, adam or adamw"), "OPT" },
-    { "checkpointing", 0, 0, G_OPTION_ARG_STRING, &values[12], N_("none, every-K or sqrt"), "C" },
-    { "accumulation", 0, 0, G_OPTION_ARG_STRING, &values[13], N_("Micro-steps per optimizer step"), "K" },
-    { "zero", 0, 0, G_OPTION_ARG_STRING, &values[14], N_("ZeRO stage: 0, 1, 2 or 3"), "STAGE" },
-    { "gpus", 0, 0, G_OPTION_ARG_STRING, &values[15], N_("Number of GPUs (data parallel)"), "N" },
-    { "gpu-memory", 0, 0, G_OPTION_ARG_STRING, &values[16], N_("The GPU’s memory: 8G, 12G, 16G, 24G, 40G, 48G, 80G, 141G or bytes"), "SIZE" },
-    { "alloc-conf", 0, 0, G_OPTION_ARG_STRING, &values[17], N_("Allocator settings, as PYTORCH_CUDA_ALLOC_CONF"), "STRING" },
+    { "step", 0, 0, G_OPTION_ARG_STRING, &values[12], N_("Training: steady (the step after the first) or first"), "STEP" },
+    { "checkpointing", 0, 0, G_OPTION_ARG_STRING, &values[13], N_("none, every-K or sqrt"), "C" },
+    { "accumulation", 0, 0, G_OPTION_ARG_STRING, &values[14], N_("Micro-steps per optimizer step"), "K" },
+    { "zero", 0, 0, G_OPTION_ARG_STRING, &values[15], N_("ZeRO stage: 0, 1, 2 or 3"), "STAGE" },
+    { "gpus", 0, 0, G_OPTION_ARG_STRING, &values[16], N_("Number of GPUs (data parallel)"), "N" },
+    { "gpu-memory", 0, 0, G_OPTION_ARG_STRING, &values[17], N_("The GPU’s memory: 8G, 12G, 16G, 24G, 40G, 48G, 80G, 141G or bytes"), "SIZE" },
+    { "alloc-conf", 0, 0, G_OPTION_ARG_STRING, &values[18], N_("Allocator settings, as PYTORCH_CUDA_ALLOC_CONF"), "STRING" },
     { "find-max-batch", 0, 0, G_OPTION_ARG_NONE, &find_max, N_("Also search for the largest batch that fits"), NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
     { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },

@@ -8,7 +8,8 @@
  * Training is the steady state: the model is loaded, one step runs (its
  * optimizer.step() creates the optimizer's state, as torch.optim does lazily),
  * then the step the lab reports runs on the same allocator, with the cache the
- * first step left. Each step is: zero_grad(set_to_none=True) (the default since
+ * first step left. With --step first the lab reports that first step instead
+ * and the picture ends after it. Each step is: zero_grad(set_to_none=True) (the default since
  * PyTorch 2.0), then for each micro-step the forward pass (each layer keeps what
  * its backward needs) and the backward pass (each layer frees what it kept and
  * produces its weights' gradients; with accumulation, later micro-steps add into
@@ -152,6 +153,13 @@ typedef struct
 
 /* ------------------------------------------------------------------------- */
 /* Allocations                                                               */
+
+/* The training step the lab reports: 2, the steady state, or 1. */
+static guint
+reported_step (Lab *lab)
+{
+  return lab->c->step == GML_LAB_STEP_FIRST ? 1 : 2;
+}
 
 static guint64
 allocated_now (Lab *lab)
@@ -855,7 +863,7 @@ grad_logits_label (Lab *lab)
 static void
 mark_forward (Lab *lab)
 {
-  if (!lab->quick && !lab->failed && lab->phase.step == 2 && lab->phase.micro == 0)
+  if (!lab->quick && !lab->failed && lab->phase.step == reported_step (lab) && lab->phase.micro == 0)
     lab->forward_step = _gml_script_last_step (&lab->r);
 }
 
@@ -1103,7 +1111,7 @@ optimizer_step (Lab *lab)
         /* Translators: a step number, a size. */
         end_step (lab, g_strdup_printf (_("Step %u, optimizer.step(): the weights are updated; the "
                                           "optimizer’s state holds %s."), lab->phase.step, o));
-      if (lab->phase.step == 2 && !lab->failed)
+      if (lab->phase.step == reported_step (lab) && !lab->failed)
         lab->optimizer_step = _gml_script_last_step (&lab->r);
     }
 }
@@ -1136,7 +1144,8 @@ train_step (Lab   *lab,
     return;
   lab->phase.step = step;
   /* The peak the lab reports is the steady-state step's (the first step's
-   * when that one already runs out of memory). */
+   * when that one already runs out of memory, or with --step first, when
+   * step 2 does not run). */
   lab->track = TRUE;
   if (step == 2)
     lab->peak = 0;
@@ -1505,7 +1514,7 @@ run_step (const GmlLabConfig *c,
     {
       if (!lab.failed)
         train_step (&lab, 1);
-      if (!lab.failed)
+      if (!lab.failed && c->step == GML_LAB_STEP_STEADY)
         train_step (&lab, 2);
     }
 
@@ -1558,6 +1567,49 @@ result_clear (GmlLabResult *res)
 {
   g_clear_pointer (&res->oom_message, g_free);
   g_clear_pointer (&res->peak_at, g_free);
+  g_clear_pointer (&res->step_difference, g_free);
+}
+
+/* One sentence: how the first step's peak differs from the steady step's. */
+static char *
+describe_first_step (const GmlLabConfig *c,
+                     const GmlLabResult *first,
+                     const GmlLabResult *steady)
+{
+  g_autofree char *f = gml_format_size_short (first->peak_allocated);
+  g_autofree char *s = gml_format_size_short (steady->peak_allocated);
+  g_autofree char *state = gml_format_size_short (steady->by_category[GML_CATEGORY_OPTIMIZER_STATE]);
+  g_autofree char *diff = NULL;
+
+  if (!first->fits)
+    return g_strdup (_("The first step already runs out of memory, before any optimizer state exists."));
+  if (!steady->fits)
+    /* Translators: a size. */
+    return g_strdup_printf (_("The first step fits with a peak of %s, but the steady step runs out of memory: "
+                              "the optimizer’s state created at the first optimizer.step() stays for every "
+                              "later step."), f);
+  if (c->optimizer == GML_LAB_SGD)
+    /* Translators: a size, then where ("in step 1, during the backward pass of layer 3 of 12"). */
+    return g_strdup_printf (_("Plain SGD keeps no optimizer state, so the first step peaks as the steady step "
+                              "does: %s allocated, %s."), f, first->peak_at);
+  if (first->peak_allocated < steady->peak_allocated)
+    {
+      diff = gml_format_size_short (steady->peak_allocated - first->peak_allocated);
+      /* Translators: sizes, then where ("in step 1, during the backward pass of layer 3 of 12"). */
+      return g_strdup_printf (_("The first step peaks at %s allocated, %s; that is %s less than the steady "
+                                "step’s %s, because the optimizer’s state (%s) is only created at the first "
+                                "optimizer.step() and is not there yet during the first forward and backward "
+                                "passes."), f, first->peak_at, diff, s, state);
+    }
+  if (first->peak_allocated == steady->peak_allocated)
+    /* Translators: a size, then where ("in step 1, during optimizer.step()"), then a size. */
+    return g_strdup_printf (_("The first step peaks as high as the steady step, %s allocated, %s: its "
+                              "optimizer.step() creates the optimizer’s state (%s) while the gradients still "
+                              "exist, which is what every later step holds too."), f, first->peak_at, state);
+  diff = gml_format_size_short (first->peak_allocated - steady->peak_allocated);
+  /* Translators: sizes, then where ("in step 1, during optimizer.step()"). */
+  return g_strdup_printf (_("The first step peaks at %s allocated, %s; that is %s more than the steady "
+                            "step’s %s."), f, first->peak_at, diff, s);
 }
 
 GmlLabRun *
@@ -1605,6 +1657,31 @@ gml_lab_run_new (const GmlLabConfig *config,
       g_clear_pointer (&sc, gml_scenario_free);
       result_clear (&res);
       gml_lab_config_clear (&big);
+    }
+
+  /* The first step, said against the steady step of the same knobs. */
+  if (config->mode == GML_LAB_TRAIN && config->step == GML_LAB_STEP_FIRST && (flags & GML_LAB_RUN_QUICK) == 0)
+    {
+      GmlLabConfig steady;
+      g_autoptr(GmlDevice) device = NULL;
+      GmlScenario *sc;
+      GmlLabResult res = { 0 };
+
+      memset (&steady, 0, sizeof steady);
+      gml_lab_config_copy (&steady, config);
+      steady.step = GML_LAB_STEP_STEADY;
+      device = gml_device_sim_new (steady.gpu_memory, 0);
+      sc = run_step (&steady, device, TRUE, &res, NULL);
+      if (sc != NULL)
+        {
+          self->result.steady_fits = res.fits;
+          self->result.steady_peak_allocated = res.peak_allocated;
+          self->result.steady_peak_reserved = res.peak_reserved;
+          self->result.step_difference = describe_first_step (config, &self->result, &res);
+        }
+      g_clear_pointer (&sc, gml_scenario_free);
+      result_clear (&res);
+      gml_lab_config_clear (&steady);
     }
   return g_steal_pointer (&self);
 }

@@ -83,6 +83,12 @@ gml_lab_optimizer_to_string (GmlLabOptimizer optimizer)
   return optimizer_names[optimizer];
 }
 
+const char *
+gml_lab_step_to_string (GmlLabStep step)
+{
+  return step == GML_LAB_STEP_FIRST ? "first" : "steady";
+}
+
 char *
 gml_lab_checkpointing_to_string (const GmlLabConfig *config)
 {
@@ -187,6 +193,7 @@ gml_lab_config_init (GmlLabConfig *config)
   config->tokens = 256;
   config->precision = GML_LAB_FP32;
   config->optimizer = GML_LAB_ADAMW;
+  config->step = GML_LAB_STEP_STEADY;
   config->checkpointing = GML_LAB_CHECKPOINT_NONE;
   config->checkpoint_every = 2;
   config->accumulation = 1;
@@ -430,6 +437,16 @@ gml_lab_config_set (GmlLabConfig  *config,
           }
       return bad_choice (knob, value, "sgd, momentum, adam, adamw", error);
     }
+  if (g_str_equal (knob, "step"))
+    {
+      if (g_strcmp0 (value, "steady") == 0)
+        config->step = GML_LAB_STEP_STEADY;
+      else if (g_strcmp0 (value, "first") == 0)
+        config->step = GML_LAB_STEP_FIRST;
+      else
+        return bad_choice (knob, value, "steady, first", error);
+      return TRUE;
+    }
   if (g_str_equal (knob, "checkpointing"))
     {
       if (g_strcmp0 (value, "none") == 0)
@@ -605,6 +622,8 @@ gml_lab_config_to_args (const GmlLabConfig *c)
   if (c->mode == GML_LAB_TRAIN)
     {
       g_string_append_printf (s, " --optimizer %s", optimizer_names[c->optimizer]);
+      if (c->step == GML_LAB_STEP_FIRST)
+        g_string_append (s, " --step first");
       if (c->checkpointing != GML_LAB_CHECKPOINT_NONE)
         g_string_append_printf (s, " --checkpointing %s", ckpt);
       if (c->accumulation > 1)

@@ -72,6 +72,13 @@ typedef enum
   GML_LAB_CHECKPOINT_SQRT,     /* groups of ⌈√L⌉ layers (Chen et al. 2016) */
 } GmlLabCheckpointing;
 
+/* Which training step the lab reports. */
+typedef enum
+{
+  GML_LAB_STEP_STEADY,         /* the step after the first: the optimizer's state exists */
+  GML_LAB_STEP_FIRST,          /* the first step: the state is created at its optimizer.step() */
+} GmlLabStep;
+
 /* The knobs. Plain data: copy with gml_lab_config_copy(), which copies the
  * allocator settings' text too. */
 typedef struct
@@ -94,6 +101,7 @@ typedef struct
   guint               tokens;         /* inference: tokens generated after the prompt */
   GmlLabPrecision     precision;
   GmlLabOptimizer     optimizer;
+  GmlLabStep          step;           /* training: the steady step (default) or the first */
   GmlLabCheckpointing checkpointing;
   guint               checkpoint_every;
   guint               accumulation;   /* micro-steps per optimizer step */
@@ -148,6 +156,12 @@ typedef struct
   guint     peak_step;
   guint     forward_step;
   guint     optimizer_step;
+  /* The first step (--step first): the steady step's peaks from a run of the
+   * same knobs, and one translated sentence on the difference (else 0, NULL). */
+  gboolean  steady_fits;
+  guint64   steady_peak_allocated;
+  guint64   steady_peak_reserved;
+  char     *step_difference;
   GmlLabFormula formula;
 } GmlLabResult;
 
@@ -170,6 +184,8 @@ const char         *gml_lab_category_name      (GmlCategory      category);
 const char * const *gml_lab_model_names        (void);
 const char         *gml_lab_precision_to_string (GmlLabPrecision  precision);
 const char         *gml_lab_optimizer_to_string (GmlLabOptimizer  optimizer);
+/* "steady" or "first". */
+const char         *gml_lab_step_to_string     (GmlLabStep       step);
 /* "none", "every-2", "sqrt" (a new string). */
 char               *gml_lab_checkpointing_to_string (const GmlLabConfig *config);
 /* The GPU sizes offered: 8, 12, 16, 24, 40, 48, 80 and 141 GiB. */
@@ -186,7 +202,8 @@ gboolean            gml_lab_config_equal       (const GmlLabConfig *a,
 gboolean            gml_lab_config_set_model   (GmlLabConfig       *config,
                                                 const char         *model);
 /* Sets one knob from its command-line spelling: "batch" "8", "precision"
- * "amp-bf16", "checkpointing" "every-2", "gpu-memory" "80G", "alloc-conf" "…".
+ * "amp-bf16", "checkpointing" "every-2", "step" "first", "gpu-memory" "80G",
+ * "alloc-conf" "…".
  * Errors are translated and name the knob and the value. Shape knobs (layers,
  * hidden, heads, ffn, vocab) make the model "custom". */
 gboolean            gml_lab_config_set         (GmlLabConfig       *config,

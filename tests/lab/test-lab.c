@@ -596,6 +596,90 @@ test_scenario (void)
   g_assert_cmpuint (gml_scenario_get_capacity (sc), ==, G_GUINT64_CONSTANT (24) << 30);
 }
 
+/* The first step (--step first): torch.optim creates Adam's exp_avg and
+ * exp_avg_sq at the first optimizer.step() (torch/optim/adam.py, _init_group:
+ * "Lazy state initialization"), so the optimizer holds nothing before it.
+ *
+ * The classroom MLP (784 → 2048 → 2048 → 2048 → 2048 → 10, P = 14,217,226
+ * parameters), fp32, Adam, batch 8: at the first optimizer.step() the weights
+ * (4P), the gradients (4P), the new moments (8P) and foreach Adam's √exp_avg_sq
+ * temporaries (4P) are allocated at once, 20P = 284,344,520 bytes requested —
+ * the step's peak, as high as the steady step's, whose optimizer.step() holds
+ * the same tensors. Plain SGD keeps no state: both steps are alike. GPT-2 at
+ * seq 1024, batch 8 peaks in the backward pass, where the steady step also
+ * holds the moments: the first step's peak is lower by about 8 × 124 M bytes. */
+static void
+test_first_step (void)
+{
+  const guint64 P = 14217226;
+  g_autoptr(GmlLabRun) first = run_args ("--model mlp --batch 8 --optimizer adam --step first");
+  g_autoptr(GmlLabRun) steady = run_args ("--model mlp --batch 8 --optimizer adam");
+  const GmlLabResult *f = gml_lab_run_get_result (first);
+  const GmlLabResult *s = gml_lab_run_get_result (steady);
+  GmlScenario *sc = gml_lab_run_get_scenario (first);
+  g_autofree char *args = gml_lab_config_to_args (gml_lab_run_get_config (first));
+  g_autofree char *steady_args = gml_lab_config_to_args (gml_lab_run_get_config (steady));
+
+  g_assert_nonnull (strstr (args, " --step first"));
+  g_assert_null (strstr (steady_args, "--step"));
+  g_assert_null (s->step_difference);
+
+  /* No state before optimizer.step(); all of it after. */
+  g_assert_cmpuint (f->forward_step, !=, G_MAXUINT);
+  g_assert_cmpuint (f->optimizer_step, !=, G_MAXUINT);
+  g_assert_cmpuint (requested_at (first, f->forward_step, GML_CATEGORY_OPTIMIZER_STATE), ==, 0);
+  /* The peak's step is inserted just before optimizer.step()'s: the one
+   * before it ends the backward pass. */
+  g_assert_cmpuint (f->peak_step + 1, ==, f->optimizer_step);
+  g_assert_cmpuint (requested_at (first, f->peak_step - 1, GML_CATEGORY_OPTIMIZER_STATE), ==, 0);
+  g_assert_cmpuint (requested_at (first, f->peak_step - 1, GML_CATEGORY_GRADIENTS), ==, 4 * P);
+  g_assert_cmpuint (requested_at (first, f->peak_step, GML_CATEGORY_OPTIMIZER_STATE), ==, 8 * P);
+  g_assert_cmpuint (requested_at (first, f->optimizer_step, GML_CATEGORY_OPTIMIZER_STATE), ==, 8 * P);
+  /* The steady step's forward pass already holds the moments. */
+  g_assert_cmpuint (requested_at (steady, s->forward_step, GML_CATEGORY_OPTIMIZER_STATE), ==, 8 * P);
+
+  /* The picture ends after the first step. */
+  g_assert_null (strstr (gml_scenario_get_step (sc, gml_scenario_get_n_steps (sc) - 1)->caption, "Step 2"));
+  g_assert_cmpuint (f->n_events, <, s->n_events);
+
+  /* The peak: at the first optimizer.step(), 20P requested, as high as the steady step's. */
+  g_assert_cmpuint (f->requested_at_peak, ==, 20 * P);
+  g_assert_cmpstr (f->peak_at, ==, "in step 1, during optimizer.step()");
+  g_assert_cmpuint (f->peak_allocated, ==, s->peak_allocated);
+  g_assert_cmpuint (f->steady_peak_allocated, ==, s->peak_allocated);
+  g_assert_cmpuint (f->by_category[GML_CATEGORY_OPTIMIZER_STATE], ==, s->by_category[GML_CATEGORY_OPTIMIZER_STATE]);
+  g_assert_nonnull (f->step_difference);
+  g_assert_true (g_str_has_prefix (f->step_difference, "The first step peaks as high as the steady step"));
+
+  /* GPT-2: the first step's peak is in the backward pass, without the moments. */
+  {
+    g_autoptr(GmlLabRun) g1 = run_args ("--model gpt2 --seq 1024 --batch 8 --optimizer adamw --step first");
+    g_autoptr(GmlLabRun) g2 = run_args ("--model gpt2 --seq 1024 --batch 8 --optimizer adamw");
+    const GmlLabResult *r1 = gml_lab_run_get_result (g1);
+    const GmlLabResult *r2 = gml_lab_run_get_result (g2);
+
+    g_assert_true (r1->fits);
+    g_assert_cmpuint (r1->by_category[GML_CATEGORY_OPTIMIZER_STATE], ==, 0);
+    g_assert_cmpuint (requested_at (g2, r2->peak_step, GML_CATEGORY_OPTIMIZER_STATE), ==, r2->formula.optimizer_state);
+    g_assert_cmpuint (requested_at (g1, r1->peak_step, GML_CATEGORY_OPTIMIZER_STATE), ==, 0);
+    g_assert_cmpuint (r1->peak_allocated, <, r2->peak_allocated);
+    g_assert_cmpuint (r1->steady_peak_allocated, ==, r2->peak_allocated);
+    g_assert_cmpuint (r2->peak_allocated - r1->peak_allocated, >=, r2->formula.optimizer_state);
+    g_assert_nonnull (strstr (r1->peak_at, "in step 1, during the backward pass"));
+    g_assert_true (g_str_has_prefix (r1->step_difference, "The first step peaks at "));
+    g_assert_nonnull (strstr (r1->step_difference, "less than the steady step’s"));
+  }
+
+  /* Plain SGD: no state, the same peak. */
+  {
+    g_autoptr(GmlLabRun) g1 = run_args ("--model mlp --batch 8 --optimizer sgd --step first");
+    g_autoptr(GmlLabRun) g2 = run_args ("--model mlp --batch 8 --optimizer sgd");
+
+    g_assert_cmpuint (gml_lab_run_get_result (g1)->peak_allocated, ==, gml_lab_run_get_result (g2)->peak_allocated);
+    g_assert_true (g_str_has_prefix (gml_lab_run_get_result (g1)->step_difference, "Plain SGD keeps no optimizer state"));
+  }
+}
+
 /* A/B names each knob that changed once, and what the change did. */
 static void
 test_difference (void)
@@ -644,6 +728,7 @@ main (int    argc,
   g_test_add_func ("/lab/args-round-trip", test_args_round_trip);
   g_test_add_func ("/lab/scenario", test_scenario);
   g_test_add_func ("/lab/difference", test_difference);
+  g_test_add_func ("/lab/first-step", test_first_step);
 
   return g_test_run ();
 }

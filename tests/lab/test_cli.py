@@ -99,6 +99,38 @@ check(at['fits'] and not over['fits'], f'batch {mb} fits and {mb + 1} does not')
 e = experiment(['--model', 'gpt2', '--batch', '4', '--seq', '256', '--alloc-conf', 'expandable_segments:True'])
 check(e['config']['alloc_conf'] == 'expandable_segments:True', 'the allocator settings are kept')
 
+# --step first: the first training step, whose optimizer.step() creates Adam's
+# moments (torch/optim/adam.py initialises exp_avg and exp_avg_sq lazily). The
+# steady step's JSON is unchanged: no "step" key, no "steady_step".
+base = ['--model', 'gpt2', '--batch', '8', '--seq', '1024', '--optimizer', 'adamw']
+st = experiment(base)
+fs = experiment(base + ['--step', 'first'])
+check('step' not in st['config'] and 'steady_step' not in st and '--step' not in st['config']['args'],
+      'the steady step\'s JSON has no step keys (as before)')
+check(list(fs.keys())[:len(KEYS)] == KEYS, '--step first keeps the issue\'s keys first, in order')
+check(fs['config']['step'] == 'first' and fs['config']['args'].endswith('--optimizer adamw --step first --gpu-memory 24G'),
+      f'--step first is in the config and its command line: {fs["config"]["args"]}')
+check(fs['by_category']['optimizer_state'] == 0
+      and st['by_category']['optimizer_state'] >= st['formula']['optimizer_state'] == 8 * 124439808,
+      'at the first step\'s peak there is no optimizer state yet; at the steady peak AdamW\'s 8 bytes a '
+      f'parameter, in the allocator\'s blocks ({st["by_category"]["optimizer_state"]})')
+check(fs['peak_allocated_bytes'] < st['peak_allocated_bytes'],
+      f'the first step peaks lower ({fs["peak_allocated_bytes"]} < {st["peak_allocated_bytes"]})')
+check(fs['steady_step']['peak_allocated_bytes'] == st['peak_allocated_bytes']
+      and fs['steady_step']['peak_reserved_bytes'] == st['peak_reserved_bytes'] and fs['steady_step']['fits'],
+      'steady_step holds the steady run\'s peaks')
+check(fs['peak_at'].startswith('in step 1, ') and st['peak_at'].startswith('in step 2, '),
+      f'the peaks are in step 1 and step 2: {fs["peak_at"]} / {st["peak_at"]}')
+check(fs['trace_events'] < st['trace_events'], 'the first step alone has fewer events')
+check('less than the steady step' in fs['steady_step']['difference'], fs['steady_step']['difference'])
+mlp1 = experiment(['--model', 'mlp', '--optimizer', 'adam', '--step', 'first'])
+mlp2 = experiment(['--model', 'mlp', '--optimizer', 'adam'])
+check(mlp1['peak_allocated_bytes'] == mlp2['peak_allocated_bytes'] and mlp1['peak_at'] == 'in step 1, during optimizer.step()',
+      'the MLP with Adam peaks at the first optimizer.step(), as high as the steady step')
+r = run(['--model', 'gpt2', '--step', 'first', '--seq', '256'], lang='tr')
+check(r.returncode == 0 and 'İlk adımın tepe noktası' in r.stdout and 'kararlı adımın' in r.stdout,
+      'the sentence on the first step, in Turkish')
+
 # Bad values: a clear message, a non-zero exit, and nothing on stdout.
 bad = [
     (['--batch', '0'], '--batch'),
@@ -111,6 +143,7 @@ bad = [
     (['--gpu-memory', 'lots'], '--gpu-memory'),
     (['--alloc-conf', 'max_split_size_mb:x'], '--alloc-conf'),
     (['--mode', 'eval'], '--mode'),
+    (['--step', 'third'], '--step'),
     (['--zero', '2'], 'GPU'),
     (['--model', 'gpt2', '--seq', '4096'], '1024'),
     (['--knob', '3'], '--knob'),
