@@ -1,4 +1,5 @@
-/* gml-accessible.c — accessible names that read as the visible labels.
+/* gml-accessible.c — accessible names that read as the visible labels, and
+ * figures whose description gives the exact number.
  *
  * GTK 4.8 gives a button whose label has a mnemonic two names at once: its label
  * property as written ("_Previous") and, through the labelled-by relation the label
@@ -14,6 +15,8 @@
 #include "config.h"
 
 #include "gml-accessible.h"
+#include "gml-i18n.h"
+#include "gml-scenario.h"
 
 static void
 button_label_changed_cb (GtkButton *button)
@@ -96,4 +99,23 @@ gml_accessible_name_by_row (GtkWidget *control,
 
   g_signal_connect_object (row, "notify::title", G_CALLBACK (row_title_changed_cb), control, 0);
   row_title_changed_cb (G_OBJECT (row), NULL, control);
+}
+
+/* A figure shown short ("2.4 GiB") whose tooltip and accessible description
+ * give the exact bytes ("2,576,980,378 bytes"). */
+void
+gml_accessible_set_bytes (GtkLabel *label,
+                          guint64   bytes)
+{
+  g_autofree char *text = gml_format_size_short (bytes);
+  g_autofree char *exact = gml_format_grouped (bytes);
+  /* Translators: an exact number of bytes, for a screen reader and the tooltip. */
+  g_autofree char *description = g_strdup_printf (_("%s bytes"), exact);
+
+  g_return_if_fail (GTK_IS_LABEL (label));
+
+  gtk_label_set_label (label, text);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (label), description);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  description, -1);
 }

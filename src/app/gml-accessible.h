@@ -13,5 +13,7 @@ void  gml_accessible_name_buttons   (GtkWidget  *root);
 char *gml_accessible_strip_mnemonic (const char *text);
 void  gml_accessible_name_by_row    (GtkWidget  *control,
                                      GtkWidget  *row);
+void  gml_accessible_set_bytes      (GtkLabel   *label,
+                                     guint64     bytes);
 
 G_END_DECLS

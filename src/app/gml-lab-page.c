@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include <math.h>
+#include "gml-accessible.h"
 #include "gml-i18n.h"
 
 #include "gml-application.h"
@@ -156,39 +157,6 @@ static void start_run (GmlLabPage *self);
 
 /* ------------------------------------------------------------------------- */
 /* Formatting                                                                */
-
-/* "124,439,808" in English, "124.439.808" in Turkish. */
-static char *
-group_digits (guint64 n)
-{
-  g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
-  /* Translators: the separator of thousands in a long number ("124,439,808"). */
-  const char *sep = C_("thousands separator", ",");
-  GString *out = g_string_new (NULL);
-  gsize len = strlen (digits);
-
-  for (gsize i = 0; i < len; i++)
-    {
-      if (i > 0 && (len - i) % 3 == 0)
-        g_string_append (out, sep);
-      g_string_append_c (out, digits[i]);
-    }
-  return g_string_free (out, FALSE);
-}
-
-static void
-set_size_label (GtkLabel *label,
-                guint64   bytes)
-{
-  g_autofree char *text = gml_format_size_short (bytes);
-  g_autofree char *exact = group_digits (bytes);
-  /* Translators: an exact number of bytes, for a screen reader and the tooltip. */
-  g_autofree char *description = g_strdup_printf (_("%s bytes"), exact);
-
-  gtk_label_set_label (label, text);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (label), description);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description, -1);
-}
 
 /* ------------------------------------------------------------------------- */
 /* The knobs                                                                 */
@@ -541,15 +509,15 @@ show_results (GmlLabPage *self)
   const GmlLabConfig *c = gml_lab_run_get_config (self->run);
   g_autofree char *gpu = gml_format_size_short (c->gpu_memory);
   g_autofree char *verdict = NULL;
-  g_autofree char *params = group_digits (r->parameters);
+  g_autofree char *params = gml_format_grouped (r->parameters);
   g_autoptr(GPtrArray) notes = gml_lab_run_dup_notes (self->run);
   g_autoptr(GString) text = g_string_new (NULL);
   guint64 formula[GML_N_CATEGORIES] = { 0 };
 
   verdict = r->fits ? g_strdup_printf (_("Fits in %s"), gpu) : g_strdup_printf (_("Does not fit in %s"), gpu);
   gtk_label_set_label (self->verdict_label, verdict);
-  set_size_label (self->allocated_label, r->peak_allocated);
-  set_size_label (self->reserved_label, r->peak_reserved);
+  gml_accessible_set_bytes (self->allocated_label, r->peak_allocated);
+  gml_accessible_set_bytes (self->reserved_label, r->peak_reserved);
   gtk_label_set_label (self->params_label, params);
 
   formula[GML_CATEGORY_WEIGHTS] = r->formula.weights;
@@ -561,7 +529,7 @@ show_results (GmlLabPage *self)
     {
       GmlCategory cat = category_order[i];
 
-      set_size_label (self->category_values[i], r->by_category[cat]);
+      gml_accessible_set_bytes (self->category_values[i], r->by_category[cat]);
       if (cat == GML_CATEGORY_TEMPORARY)
         {
           gtk_label_set_label (self->category_formulas[i], "—");
@@ -569,7 +537,7 @@ show_results (GmlLabPage *self)
                                           GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _("No formula"), -1);
         }
       else
-        set_size_label (self->category_formulas[i], formula[cat]);
+        gml_accessible_set_bytes (self->category_formulas[i], formula[cat]);
     }
 
   /* The first step, said against the steady step in one sentence. */
@@ -1109,7 +1077,7 @@ set_accessible_labels (GmlLabPage *self)
   gtk_label_set_label (self->peak_header, _("At the peak"));
   gtk_label_set_label (self->formula_header, _("Formula"));
   /* A screen reader reads each figure after its caption, and the exact bytes
-   * in its description (set_size_label()). */
+   * in its description (gml_accessible_set_bytes()). */
   for (guint i = 0; i < G_N_ELEMENTS (category_order); i++)
     gtk_label_set_label (self->category_names[i], gml_lab_category_name (category_order[i]));
 }

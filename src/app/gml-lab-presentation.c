@@ -15,6 +15,7 @@
 
 #include "gml-lab-presentation.h"
 
+#include "gml-accessible.h"
 #include "gml-i18n.h"
 #include "gml-language.h"
 #include "gml-render.h"
@@ -74,19 +75,6 @@ draw_picture (GtkDrawingArea *area,
 }
 
 static void
-set_size (GtkLabel *label,
-          guint64   bytes)
-{
-  g_autofree char *text = gml_format_size_short (bytes);
-  g_autofree char *exact = g_strdup_printf ("%" G_GUINT64_FORMAT, bytes);
-  /* Translators: an exact number of bytes, for a screen reader and the tooltip. */
-  g_autofree char *description = g_strdup_printf (_("%s bytes"), exact);
-
-  gtk_label_set_label (label, text);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description, -1);
-}
-
-static void
 show_result (GmlLabPresentation *self)
 {
   const GmlLabResult *r = gml_lab_run_get_result (self->run);
@@ -97,8 +85,8 @@ show_result (GmlLabPresentation *self)
   GtkWidget *child;
   guint row = 0;
 
-  set_size (self->allocated_label, r->peak_allocated);
-  set_size (self->reserved_label, r->peak_reserved);
+  gml_accessible_set_bytes (self->allocated_label, r->peak_allocated);
+  gml_accessible_set_bytes (self->reserved_label, r->peak_reserved);
   verdict = r->fits ? g_strdup_printf (_("Fits in %s"), gpu) : g_strdup_printf (_("Does not fit in %s"), gpu);
   gtk_label_set_label (self->verdict_label, verdict);
   gtk_widget_set_visible (GTK_WIDGET (self->oom_label), !r->fits);
@@ -119,7 +107,7 @@ show_result (GmlLabPresentation *self)
       gtk_label_set_xalign (GTK_LABEL (name), 0);
       gtk_label_set_xalign (GTK_LABEL (value), 1);
       gtk_widget_add_css_class (value, "numeric");
-      set_size (GTK_LABEL (value), r->by_category[category_order[i]]);
+      gml_accessible_set_bytes (GTK_LABEL (value), r->by_category[category_order[i]]);
       gtk_grid_attach (self->category_grid, name, 0, row, 1, 1);
       gtk_grid_attach (self->category_grid, value, 1, row, 1, 1);
       row++;

@@ -145,6 +145,24 @@ drop_trailing_zeros (char *buf)
 /* Sizes in captions: "64 MiB", "1.25 MiB" — the same units as PyTorch's message,
  * without its trailing zeros, with a decimal comma in Turkish ("1,25 MiB"). */
 char *
+gml_format_grouped (guint64 n)
+{
+  g_autofree char *digits = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
+  /* Translators: the separator of thousands in a long number ("124,439,808"). */
+  const char *sep = C_("thousands separator", ",");
+  GString *out = g_string_new (NULL);
+  gsize len = strlen (digits);
+
+  for (gsize i = 0; i < len; i++)
+    {
+      if (i > 0 && (len - i) % 3 == 0)
+        g_string_append (out, sep);
+      g_string_append_c (out, digits[i]);
+    }
+  return g_string_free (out, FALSE);
+}
+
+char *
 gml_format_size_short (guint64 size)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];

@@ -212,6 +212,8 @@ const GmlCheckpointStrategy *gml_scenario_get_strategy (GmlScenario *self,
 
 /* "64 MiB", "1.25 MiB": PyTorch's units without trailing zeros. */
 char               *gml_format_size_short         (guint64        size);
+/* "124,439,808" in English, "124.439.808" in Turkish. */
+char               *gml_format_grouped            (guint64        n);
 /* "112 GB", "38.5 GB": decimal units (10⁹ bytes), as the ZeRO paper counts. */
 char               *gml_format_size_decimal       (guint64        size);
 
