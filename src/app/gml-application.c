@@ -24,6 +24,9 @@ struct _GmlApplication
   GmlDevice       *device;             /* opened on first use; freed, with all its memory, at exit */
   char            *device_reason;      /* why it is simulated, or NULL */
   gboolean         device_stale;       /* the backend settings changed since it was opened */
+  GThread         *opening_thread;     /* opens the device at start-up, off the main loop */
+  struct _DeviceOpening *opening;      /* its result, until taken */
+  gboolean         device_awaited;     /* someone asked while it was opening: say when it is open */
   GtkCssProvider  *look_provider;      /* zoom of the main window, forced high contrast */
   char           **watch_command;      /* `watch -- COMMAND`, until the window takes it */
   double           watch_interval;
@@ -359,6 +362,87 @@ gml_bench_mark (const char *what)
     g_print ("bench %s %" G_GINT64_FORMAT "\n", what, g_get_monotonic_time ());
 }
 
+/* The device is opened in a thread at start-up: the CUDA backend's dlopen and
+ * cuInit take hundreds of milliseconds on a real GPU, and the window's first
+ * frame must not wait for them. The CUDA backend makes its context current
+ * before each call, so the device can be used on the main thread after. */
+typedef struct _DeviceOpening
+{
+  GmlBackendKind  kind;
+  guint64         capacity;
+  guint64         budget;
+  GmlDevice      *device;   /* the thread's result */
+  char           *reason;
+  int             done;     /* atomic: the thread has finished */
+  GmlApplication *app;      /* a reference, for the idle that says so */
+} DeviceOpening;
+
+static void finish_opening (GmlApplication *self);
+
+static gboolean
+device_opened_cb (gpointer data)
+{
+  GmlApplication *self = data;
+
+  if (self->opening == NULL)
+    return G_SOURCE_REMOVE;   /* gml_application_get_device() took it already */
+  finish_opening (self);
+  gml_bench_mark ("device-open");
+  if (self->device_awaited)
+    {
+      self->device_awaited = FALSE;
+      g_signal_emit (self, signals[DEVICE_CHANGED], 0);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer
+open_device_thread (gpointer data)
+{
+  DeviceOpening *op = data;
+  g_autoptr(GError) error = NULL;
+
+  op->device = gml_device_open (op->kind, op->capacity, op->budget, &op->reason, &error);
+  if (op->device == NULL)
+    {
+      /* CUDA was asked for and cannot be had: say why, and simulate. */
+      op->reason = g_strdup (error->message);
+      op->device = gml_device_sim_new (op->capacity, 0);
+    }
+  g_atomic_int_set (&op->done, TRUE);
+  g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, device_opened_cb, g_object_ref (op->app), g_object_unref);
+  return NULL;
+}
+
+static void
+start_opening (GmlApplication *self)
+{
+  DeviceOpening *op = g_new0 (DeviceOpening, 1);
+  g_autofree char *backend = g_settings_get_string (self->settings, "backend");
+
+  op->kind = GML_BACKEND_AUTO;
+  gml_backend_kind_from_string (backend, &op->kind);
+  op->budget = (guint64) g_settings_get_int (self->settings, "cuda-budget-mib") << 20;
+  op->capacity = (guint64) g_settings_get_int (self->settings, "sim-capacity-mib") << 20;
+  op->app = self;
+  self->opening = op;
+  self->opening_thread = g_thread_new ("gml-device-open", open_device_thread, op);
+}
+
+/* Waits for the opening thread (at once if it is done) and keeps its device. */
+static void
+finish_opening (GmlApplication *self)
+{
+  DeviceOpening *op = g_steal_pointer (&self->opening);
+
+  if (op == NULL)
+    return;
+  g_thread_join (g_steal_pointer (&self->opening_thread));
+  self->device = op->device;
+  self->device_reason = op->reason;
+  g_free (op);
+}
+
 static void
 gml_application_startup (GApplication *application)
 {
@@ -396,6 +480,8 @@ gml_application_startup (GApplication *application)
                            G_CONNECT_SWAPPED);
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
     gtk_application_set_accels_for_action (GTK_APPLICATION (self), accels[i].action, accels[i].accels);
+  /* After the language: the thread writes why the GPU is simulated in it. */
+  start_opening (self);
 
   if (!gml_question_bank_load_builtin (self->bank, &error))
     {
@@ -470,6 +556,7 @@ gml_application_finalize (GObject *object)
   g_clear_pointer (&self->bank, gml_question_bank_free);
   g_clear_pointer (&self->progress, gml_progress_free);
   g_clear_pointer (&self->startup_messages, g_ptr_array_unref);
+  finish_opening (self);
   g_clear_pointer (&self->device, gml_device_destroy);
   g_clear_pointer (&self->device_reason, g_free);
   g_clear_object (&self->look_provider);
@@ -570,6 +657,9 @@ gml_application_get_device (GmlApplication  *self,
 {
   g_return_val_if_fail (GML_IS_APPLICATION (self), NULL);
 
+  /* Still opening at start-up: whoever needs it now waits for it. */
+  finish_opening (self);
+
   /* Switching the backend gives all memory of the old one back first. */
   if (self->device_stale)
     {
@@ -600,10 +690,29 @@ gml_application_get_device (GmlApplication  *self,
   return self->device;
 }
 
+/* The device, or NULL while it is still being opened at start-up (then
+ * GmlApplication::device-changed says when it is open): for what must not wait
+ * for it, such as the quiz's first picture. */
+GmlDevice *
+gml_application_peek_device (GmlApplication  *self,
+                             const char     **reason)
+{
+  g_return_val_if_fail (GML_IS_APPLICATION (self), NULL);
+
+  if (self->opening != NULL && !g_atomic_int_get (&self->opening->done))
+    {
+      self->device_awaited = TRUE;
+      if (reason)
+        *reason = NULL;
+      return NULL;
+    }
+  return gml_application_get_device (self, reason);
+}
+
 static void
 backend_settings_changed_cb (GmlApplication *self)
 {
-  if (self->device == NULL)
+  if (self->device == NULL && self->opening == NULL)
     return;
   self->device_stale = TRUE;
   g_signal_emit (self, signals[DEVICE_CHANGED], 0);

@@ -38,6 +38,8 @@ GSettings       *gml_application_get_settings (GmlApplication *self);
 GPtrArray       *gml_application_steal_startup_messages (GmlApplication *self);
 GmlDevice       *gml_application_get_device   (GmlApplication *self,
                                                const char    **reason);
+GmlDevice       *gml_application_peek_device  (GmlApplication *self,
+                                               const char    **reason);
 
 /* For bench/startup: with GML_BENCH_FIRST_FRAME set, prints "bench WHAT TIME"
  * (the monotonic clock, µs), so that the start-up can be split into parts. */

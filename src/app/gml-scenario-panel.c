@@ -87,8 +87,10 @@ current_device (GmlScenarioPanel  *self,
       *reason = self->fallback_reason;
       return self->fallback;
     }
+  /* NULL while the application still opens it: the first question must not
+   * wait for the CUDA driver; GmlApplication::device-changed reloads. */
   if (GML_IS_APPLICATION (app))
-    return gml_application_get_device (GML_APPLICATION (app), reason);
+    return gml_application_peek_device (GML_APPLICATION (app), reason);
 
   /* Without the application (widget tests), the simulator. */
   self->fallback = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
@@ -104,6 +106,15 @@ update_source_label (GmlScenarioPanel *self)
   const char *reason = NULL;
   GmlDevice *device = current_device (self, &reason);
 
+  if (device == NULL)
+    {
+      /* Not known yet: nothing that could be wrong. */
+      gtk_label_set_label (self->source_label, "…");
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->source_label), NULL);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->source_label),
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _("Finding the GPU…"), -1);
+      return;
+    }
   if (g_str_equal (gml_device_get_id (device), "cuda"))
     {
       g_autofree char *text = NULL;
@@ -174,11 +185,15 @@ get_scenario (GmlScenarioPanel  *self,
   GmlScenario *sc = g_hash_table_lookup (self->scenarios, key);
   g_autoptr(GError) error = NULL;
   const char *reason = NULL;
+  GmlDevice *device;
 
   if (sc != NULL)
     return sc;
 
-  sc = gml_scenario_new_experiment (q->experiment, current_device (self, &reason), &error);
+  device = current_device (self, &reason);
+  if (device == NULL)
+    return NULL;   /* the picture comes once the device is open */
+  sc = gml_scenario_new_experiment (q->experiment, device, &error);
   if (sc == NULL && g_error_matches (error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_DEVICE)
       && self->fallback == NULL)
     {
@@ -238,7 +253,10 @@ gml_scenario_panel_set_question (GmlScenarioPanel  *self,
       g_free (self->key);
       self->key = g_steal_pointer (&key);
       if (sc == NULL)
-        return;
+        {
+          gtk_label_set_label (self->title_label, "…");
+          return;
+        }
       self->picture = gml_picture_new (sc);
       gml_picture_set_by_size (self->picture, gtk_toggle_button_get_active (self->by_size_button));
       gml_picture_view_set_picture (self->picture_view, self->picture);

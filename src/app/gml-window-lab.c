@@ -45,7 +45,7 @@ gml_window_open_lab (GmlWindow  *self,
 
   g_return_if_fail (GML_IS_WINDOW (self));
 
-  if (!gml_lab_page_open_config (self->lab_page, args, &error))
+  if (!gml_lab_page_open_config (_gml_window_ensure_lab_page (self), args, &error))
     {
       _gml_window_toast (self, error->message);
       return;
@@ -84,13 +84,29 @@ _gml_window_lab_retranslate (GmlWindow *self)
   adw_view_stack_page_set_title (self->lab_stack_page, _("Experiment"));
 }
 
+/* The Experiment view, built the first time it is shown or a question opens
+ * its configuration in it. */
+GmlLabPage *
+_gml_window_ensure_lab_page (GmlWindow *self)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  if (self->lab_page != NULL)
+    return self->lab_page;
+
+  self->lab_page = g_object_new (GML_TYPE_LAB_PAGE, NULL);
+  if (GML_IS_APPLICATION (app))
+    gml_lab_page_set_progress (self->lab_page, gml_application_get_progress (GML_APPLICATION (app)));
+  g_signal_connect_object (self->lab_page, "notify::subtitle", G_CALLBACK (subtitle_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  _gml_window_adopt_view (self, self->lab_bin, GTK_WIDGET (self->lab_page), "lab");
+  return self->lab_page;
+}
+
 void
 _gml_window_lab_setup (GmlWindow      *self,
                        GmlApplication *app)
 {
-  gml_lab_page_set_progress (self->lab_page, gml_application_get_progress (app));
-  g_signal_connect_object (self->lab_page, "notify::subtitle", G_CALLBACK (subtitle_changed_cb), self,
-                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->view_stack, "notify::visible-child-name", G_CALLBACK (visible_child_changed_cb),
                            self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
 }
@@ -99,6 +115,6 @@ void
 _gml_window_lab_class_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, lab_stack_page);
-  gtk_widget_class_bind_template_child (widget_class, GmlWindow, lab_page);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, lab_bin);
   gtk_widget_class_install_action (widget_class, "win.open-lab", "s", win_open_lab_action);
 }

@@ -22,7 +22,7 @@ attach_cb (GmlWindow       *self,
            GmlAttachDialog *dialog)
 {
   adw_view_stack_set_visible_child_name (self->view_stack, "live");
-  gml_live_page_attach (self->live_page, socket, hello);
+  gml_live_page_attach (_gml_window_ensure_live_page (self), socket, hello);
 }
 
 static void
@@ -95,8 +95,10 @@ void
 _gml_window_live_view_changed (GmlWindow *self,
                                gboolean   visible)
 {
-  /* Programs connect by themselves only while someone can see them. */
-  gml_live_page_set_listening (self->live_page, visible);
+  /* Programs connect by themselves only while someone can see them (a view
+   * never shown listens to nothing). */
+  if (self->live_page != NULL)
+    gml_live_page_set_listening (self->live_page, visible);
 }
 
 void
@@ -111,7 +113,7 @@ _gml_window_live_setup (GmlWindow      *self,
   if (command == NULL)
     return;
   adw_view_stack_set_visible_child_name (self->view_stack, "live");
-  if (!gml_live_page_watch_command (self->live_page, (const char * const *) command, interval, snapshot_dir,
+  if (!gml_live_page_watch_command (_gml_window_ensure_live_page (self), (const char * const *) command, interval, snapshot_dir,
                                     &error))
     {
       _gml_window_toast (self, error->message);
@@ -123,12 +125,19 @@ _gml_window_live_setup (GmlWindow      *self,
 void
 _gml_window_live_class_init (GtkWidgetClass *widget_class)
 {
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, live_bin);
   gtk_widget_class_install_action (widget_class, "win.attach", NULL, win_attach_action);
 }
 
-void
-_gml_window_live_init (GmlWindow *self)
+/* The Live view, built the first time it is shown or a program is watched or
+ * attached to. */
+GmlLivePage *
+_gml_window_ensure_live_page (GmlWindow *self)
 {
+  if (self->live_page != NULL)
+    return self->live_page;
+
+  self->live_page = g_object_new (GML_TYPE_LIVE_PAGE, NULL);
   g_signal_connect_object (self->live_page, "message", G_CALLBACK (live_message_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->live_page, "open-file", G_CALLBACK (live_open_file_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->live_page, "saved", G_CALLBACK (live_saved_cb), self, G_CONNECT_SWAPPED);
@@ -136,4 +145,6 @@ _gml_window_live_init (GmlWindow *self)
   g_signal_connect_object (self->live_page, "notify::title", G_CALLBACK (live_title_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->live_page, "notify::subtitle", G_CALLBACK (live_title_cb), self,
                            G_CONNECT_SWAPPED);
+  _gml_window_adopt_view (self, self->live_bin, GTK_WIDGET (self->live_page), "live");
+  return self->live_page;
 }

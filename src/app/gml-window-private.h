@@ -35,6 +35,12 @@ struct _GmlWindow
   GtkDropDown          *topic_dropdown;
   GtkDropDown          *difficulty_dropdown;
   GmlQuizPage          *quiz_page;
+  AdwBin               *snapshot_bin;
+  AdwBin               *lab_bin;
+  AdwBin               *live_bin;
+
+  /* Built when first shown or first needed (_gml_window_ensure_*): the window's
+   * first frame has only the quiz to build, style and draw. NULL until then. */
   GmlSnapshotPage      *snapshot_page;
   GmlLabPage           *lab_page;
   GmlLivePage          *live_page;
@@ -60,6 +66,12 @@ void _gml_window_update_title         (GmlWindow  *self);
 void _gml_window_practise_topic       (GmlWindow  *self,
                                        const char *topic);
 void _gml_window_refresh_topics       (GmlWindow  *self);
+void _gml_window_adopt_view           (GmlWindow  *self,
+                                       AdwBin     *bin,
+                                       GtkWidget  *page,
+                                       const char *name);
+gboolean _gml_window_showing_view     (GmlWindow  *self,
+                                       const char *name);
 
 typedef void (*GmlWindowFileFunc)     (GmlWindow  *self,
                                        GFile      *file);
@@ -80,6 +92,7 @@ void _gml_window_snapshot_class_init  (GtkWidgetClass *widget_class);
 void _gml_window_snapshot_init        (GmlWindow      *self);
 void _gml_window_snapshot_dispose     (GmlWindow      *self);
 void _gml_window_snapshot_retranslate (GmlWindow      *self);
+GmlSnapshotPage *_gml_window_ensure_snapshot_page (GmlWindow *self);
 
 /* gml-window-lab.c */
 void _gml_window_lab_class_init       (GtkWidgetClass *widget_class);
@@ -88,9 +101,10 @@ void _gml_window_lab_setup            (GmlWindow      *self,
 gboolean _gml_window_showing_lab      (GmlWindow      *self);
 void _gml_window_present_lab          (GmlWindow      *self);
 void _gml_window_lab_retranslate      (GmlWindow      *self);
+GmlLabPage *_gml_window_ensure_lab_page (GmlWindow      *self);
 /* gml-window-live.c */
 void _gml_window_live_class_init      (GtkWidgetClass *widget_class);
-void _gml_window_live_init            (GmlWindow      *self);
+GmlLivePage *_gml_window_ensure_live_page (GmlWindow   *self);
 void _gml_window_live_setup           (GmlWindow      *self,
                                        GmlApplication *app);
 void _gml_window_live_view_changed    (GmlWindow      *self,

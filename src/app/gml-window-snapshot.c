@@ -24,7 +24,39 @@ gml_window_open_file (GmlWindow *self,
   g_return_if_fail (G_IS_FILE (file));
 
   adw_view_stack_set_visible_child_name (self->view_stack, "snapshot");
-  gml_snapshot_page_open (self->snapshot_page, file);
+  gml_snapshot_page_open (_gml_window_ensure_snapshot_page (self), file);
+}
+
+static void
+snapshot_message_cb (GmlWindow       *self,
+                     const char      *message,
+                     GmlSnapshotPage *page)
+{
+  _gml_window_toast (self, message);
+}
+
+static void
+snapshot_title_cb (GmlWindow *self)
+{
+  _gml_window_update_title (self);
+}
+
+/* The Snapshot view, built the first time it is shown or a file is opened. */
+GmlSnapshotPage *
+_gml_window_ensure_snapshot_page (GmlWindow *self)
+{
+  if (self->snapshot_page != NULL)
+    return self->snapshot_page;
+
+  self->snapshot_page = g_object_new (GML_TYPE_SNAPSHOT_PAGE, NULL);
+  g_signal_connect_object (self->snapshot_page, "message", G_CALLBACK (snapshot_message_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->snapshot_page, "notify::title", G_CALLBACK (snapshot_title_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->snapshot_page, "notify::subtitle", G_CALLBACK (snapshot_title_cb), self,
+                           G_CONNECT_SWAPPED);
+  _gml_window_adopt_view (self, self->snapshot_bin, GTK_WIDGET (self->snapshot_page), "snapshot");
+  return self->snapshot_page;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -168,6 +200,7 @@ _gml_window_snapshot_retranslate (GmlWindow *self)
 void
 _gml_window_snapshot_class_init (GtkWidgetClass *widget_class)
 {
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, snapshot_bin);
   gtk_widget_class_install_action (widget_class, "win.open-snapshot", NULL, win_open_snapshot_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", win_open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.practise", "s", win_practise_action);

@@ -159,6 +159,33 @@ showing_view (GmlWindow  *self,
   return g_strcmp0 (adw_view_stack_get_visible_child_name (self->view_stack), view) == 0;
 }
 
+gboolean
+_gml_window_showing_view (GmlWindow  *self,
+                          const char *name)
+{
+  return showing_view (self, name);
+}
+
+/* Puts a view built on first use in its place in the stack, as the window's
+ * template would have: its strings in the current language (they are looked
+ * up again on a language switch like the rest of the window), its buttons
+ * named, and out of the accessibility tree unless it is the view shown. */
+void
+_gml_window_adopt_view (GmlWindow  *self,
+                        AdwBin     *bin,
+                        GtkWidget  *page,
+                        const char *name)
+{
+  gtk_widget_set_vexpand (page, TRUE);
+  gml_language_localize_widget (page, NULL);
+  gml_accessible_name_buttons (page);
+  gtk_accessible_update_state (GTK_ACCESSIBLE (page), GTK_ACCESSIBLE_STATE_HIDDEN,
+                               !showing_view (self, name), -1);
+  adw_bin_set_child (bin, page);
+  /* Read by tests/e2e/test_startup.py: which views the window built, and when. */
+  g_debug ("gml-view-built %s", name);
+}
+
 /* The switcher's title and subtitle show when the window is too narrow for
  * the switcher itself: the quiz's filter, the snapshot's file and device, or
  * the watched program and its GPU. */
@@ -170,12 +197,12 @@ _gml_window_update_title (GmlWindow *self)
   gboolean live = showing_view (self, "live");
   const char *title = quiz ? NULL
                       : lab ? _("Experiment")
-                      : live ? gml_live_page_get_title (self->live_page)
-                      : gml_snapshot_page_get_title (self->snapshot_page);
+                      : live ? gml_live_page_get_title (_gml_window_ensure_live_page (self))
+                      : gml_snapshot_page_get_title (_gml_window_ensure_snapshot_page (self));
   const char *subtitle = quiz ? self->quiz_subtitle
-                         : lab ? gml_lab_page_get_subtitle (self->lab_page)
-                         : live ? gml_live_page_get_subtitle (self->live_page)
-                         : gml_snapshot_page_get_subtitle (self->snapshot_page);
+                         : lab ? gml_lab_page_get_subtitle (_gml_window_ensure_lab_page (self))
+                         : live ? gml_live_page_get_subtitle (_gml_window_ensure_live_page (self))
+                         : gml_snapshot_page_get_subtitle (_gml_window_ensure_snapshot_page (self));
 
   adw_view_switcher_title_set_title (self->switcher_title, title != NULL ? title : _("GPU Memory Lab"));
   adw_view_switcher_title_set_subtitle (self->switcher_title, subtitle);
@@ -442,21 +469,34 @@ language_changed_cb (GmlWindow      *self,
 }
 
 static void
+set_view_hidden (GtkWidget *page,
+                 gboolean   hidden)
+{
+  if (page != NULL)
+    gtk_accessible_update_state (GTK_ACCESSIBLE (page), GTK_ACCESSIBLE_STATE_HIDDEN, hidden, -1);
+}
+
+static void
 visible_view_changed_cb (GmlWindow *self)
 {
   gboolean quiz = showing_quiz (self);
+
+  /* A view is built the first time it is shown (the view switcher, its keys). */
+  if (showing_view (self, "snapshot"))
+    _gml_window_ensure_snapshot_page (self);
+  else if (_gml_window_showing_lab (self))
+    _gml_window_ensure_lab_page (self);
+  else if (showing_view (self, "live"))
+    _gml_window_ensure_live_page (self);
 
   _gml_window_update_title (self);
   /* The view not shown is out of the accessibility tree too, as it is out of
    * sight: a screen reader (and a test) finds the quiz's buttons only in the
    * quiz, the snapshot's only in the Snapshot view. */
-  gtk_accessible_update_state (GTK_ACCESSIBLE (self->quiz_page), GTK_ACCESSIBLE_STATE_HIDDEN, !quiz, -1);
-  gtk_accessible_update_state (GTK_ACCESSIBLE (self->snapshot_page), GTK_ACCESSIBLE_STATE_HIDDEN,
-                               !showing_view (self, "snapshot"), -1);
-  gtk_accessible_update_state (GTK_ACCESSIBLE (self->lab_page), GTK_ACCESSIBLE_STATE_HIDDEN,
-                               !_gml_window_showing_lab (self), -1);
-  gtk_accessible_update_state (GTK_ACCESSIBLE (self->live_page), GTK_ACCESSIBLE_STATE_HIDDEN,
-                               !showing_view (self, "live"), -1);
+  set_view_hidden (GTK_WIDGET (self->quiz_page), !quiz);
+  set_view_hidden (GTK_WIDGET (self->snapshot_page), !showing_view (self, "snapshot"));
+  set_view_hidden (GTK_WIDGET (self->lab_page), !_gml_window_showing_lab (self));
+  set_view_hidden (GTK_WIDGET (self->live_page), !showing_view (self, "live"));
   _gml_window_live_view_changed (self, showing_view (self, "live"));
 }
 
@@ -466,14 +506,6 @@ switcher_bar_revealed_cb (GmlWindow *self)
 {
   gtk_accessible_update_state (GTK_ACCESSIBLE (self->switcher_bar), GTK_ACCESSIBLE_STATE_HIDDEN,
                                !adw_view_switcher_bar_get_reveal (self->switcher_bar), -1);
-}
-
-static void
-snapshot_page_message_cb (GmlWindow       *self,
-                          const char      *message,
-                          GmlSnapshotPage *page)
-{
-  _gml_window_toast (self, message);
 }
 
 static void
@@ -593,7 +625,13 @@ gml_window_dispose (GObject *object)
 
   _gml_window_snapshot_dispose (self);
   _gml_window_import_dispose (self);
+  /* The stack changes its visible child as it goes: that must build no view now. */
+  if (self->view_stack != NULL)
+    g_signal_handlers_disconnect_by_data (self->view_stack, self);
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_WINDOW);
+  self->snapshot_page = NULL;
+  self->lab_page = NULL;
+  self->live_page = NULL;
   g_clear_object (&self->settings);
   g_clear_pointer (&self->quiz_subtitle, g_free);
   g_clear_pointer (&self->restarted_round, gml_quiz_round_free);
@@ -615,9 +653,6 @@ gml_window_class_init (GmlWindowClass *klass)
   widget_class->map = gml_window_map;
 
   g_type_ensure (GML_TYPE_QUIZ_PAGE);
-  g_type_ensure (GML_TYPE_SNAPSHOT_PAGE);
-  g_type_ensure (GML_TYPE_LAB_PAGE);
-  g_type_ensure (GML_TYPE_LIVE_PAGE);
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-window.ui");
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, toast_overlay);
@@ -627,9 +662,7 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, quiz_stack_page);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, snapshot_stack_page);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, live_stack_page);
-  gtk_widget_class_bind_template_child (widget_class, GmlWindow, live_page);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, open_button);
-  gtk_widget_class_bind_template_child (widget_class, GmlWindow, snapshot_page);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, filter_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, menu_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, present_button);
@@ -661,8 +694,6 @@ gml_window_init (GmlWindow *self)
 
   g_signal_connect_object (self->quiz_page, "message", G_CALLBACK (quiz_page_message_cb), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->snapshot_page, "message", G_CALLBACK (snapshot_page_message_cb), self,
-                           G_CONNECT_SWAPPED);
   /* The narrow layout: the switcher moves to the bottom when the title shows. */
   g_object_bind_property (self->switcher_title, "title-visible", self->switcher_bar, "reveal",
                           G_BINDING_SYNC_CREATE);
@@ -671,13 +702,8 @@ gml_window_init (GmlWindow *self)
   switcher_bar_revealed_cb (self);
   g_signal_connect_object (self->view_stack, "notify::visible-child-name",
                            G_CALLBACK (visible_view_changed_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->snapshot_page, "notify::title", G_CALLBACK (visible_view_changed_cb), self,
-                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->quiz_page, "notify::round-name", G_CALLBACK (update_subtitle), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->snapshot_page, "notify::subtitle", G_CALLBACK (visible_view_changed_cb), self,
-                           G_CONNECT_SWAPPED);
-  _gml_window_live_init (self);
   visible_view_changed_cb (self);
   _gml_window_snapshot_init (self);
 

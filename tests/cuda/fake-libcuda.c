@@ -21,6 +21,7 @@
  *                                     (default TOTAL - 512 MiB); each allocation
  *                                     lowers it by its size rounded up to 2 MiB
  *   FAKE_CUDA_RETAIN_RESULT=N        cuDevicePrimaryCtxRetain returns N
+ *   FAKE_CUDA_INIT_DELAY_MS=N        cuInit takes N ms, as a real driver's can
  *   FAKE_CUDA_ALLOC_FAIL_AFTER=N     after N successful cuMemAlloc_v2 calls, the next
  *                                     ones fail (unset: never fail, except when the
  *                                     request does not fit the free memory: 2)
@@ -52,6 +53,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FAKE_EXPORT __attribute__ ((visibility ("default")))
 
@@ -250,6 +252,9 @@ cuInit (unsigned int Flags)
 
   if (Flags != 0)
     return CUDA_ERROR_INVALID_VALUE;
+
+  if (env_ll ("FAKE_CUDA_INIT_DELAY_MS", 0) > 0)
+    usleep ((useconds_t) env_ll ("FAKE_CUDA_INIT_DELAY_MS", 0) * 1000);
 
   pthread_mutex_lock (&lock);
   if (!init_called)

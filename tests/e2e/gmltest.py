@@ -70,10 +70,11 @@ def bank(lang):
 
 
 class App:
-    def __init__(self, home, lang, args=(), ready=None, env=None):
+    def __init__(self, home, lang, args=(), ready=None, env=None, stdout=None):
         """Starts the app with ARGS; it is ready when READY(app) is true (by default, when
         the quiz shows its option buttons). ENV changes the environment app_env() gives:
-        a value of None removes that variable."""
+        a value of None removes that variable. STDOUT: a file for what the app prints
+        (GLib's debug messages go there)."""
         self.home = home
         self.lang = lang
         environment = app_env(home, lang)
@@ -82,7 +83,7 @@ class App:
                 environment.pop(name, None)
             else:
                 environment[name] = value
-        self.proc = subprocess.Popen([APP, *args], env=environment)
+        self.proc = subprocess.Popen([APP, *args], env=environment, stdout=stdout)
         self.root = None
         if ready is None:
             ready = lambda app: app.find('push button', prefix='a. ')

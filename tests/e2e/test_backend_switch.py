@@ -56,3 +56,16 @@ gsettings('backend', "'cuda'")
 app.wait_label(lambda t: t.startswith('Fake GPU 9000 — live'), 'saying the picture is live again')
 check(True, 'choosing CUDA again makes the picture live again')
 app.quit()
+
+# A driver whose cuInit takes seconds (a real one can take hundreds of milliseconds):
+# the window and the question do not wait for it; the picture's source says "…" until
+# the device is known, then that it is live.
+os.environ['FAKE_CUDA_INIT_DELAY_MS'] = '15000'
+app = App(tempfile.mkdtemp(prefix='gml-backend-slow-'), 'en')
+shown = app.label_texts()
+check('…' in shown and 'Fake GPU 9000 — live' not in shown,
+      f'the question shows before a slow cuInit returns, its picture’s source “…” ({shown})')
+app.wait_label(lambda t: t == 'Fake GPU 9000 — live', 'saying the picture is live once cuInit returns',
+               timeout=40)
+check(True, 'once cuInit returns the picture is live')
+app.quit()

@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The window starts with the quiz alone: the Snapshot, Experiment and Live views are
+built the first time they are shown or needed, never before the first frame.
+
+    test_startup.py SCREENSHOT_DIR
+
+The window says each view it builds with g_debug ("gml-view-built NAME", domain
+gml-window); this test reads those lines. All four views stay in the switcher from the
+start, with their titles; a view built after a language switch comes in the new language;
+a snapshot given on the command line builds the Snapshot view and no other."""
+
+import os
+import sys
+import tempfile
+import time
+
+from gmltest import App, app_action, check, wait_for
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SNAPSHOT = os.path.join(HERE, '..', 'data', 'snapshots', 'magma27_memory_snapshot.pickle')
+shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp()
+os.makedirs(shots, exist_ok=True)
+
+
+def built(path):
+    """The views the window built, in order, from its debug log."""
+    out = []
+    for line in open(path).read().split('\n'):
+        words = line.split()
+        if 'gml-view-built' in words:
+            out.append(words[words.index('gml-view-built') + 1])
+    return out
+
+
+def start(args=(), ready=None):
+    home = tempfile.mkdtemp(prefix='gml-e2e-startup-')
+    log = os.path.join(home, 'app.out')
+    app = App(home, 'en', args=args, ready=ready, stdout=open(log, 'w'),
+              env={'G_MESSAGES_DEBUG': 'gml-window'})
+    return app, log
+
+
+def tab(app, title):
+    tabs = [n for r, name, t, s, n in app.nodes() if r == 'page tab' and name == title and s]
+    return tabs[0] if tabs else None
+
+
+app, log = start()
+try:
+    for title in ('Quiz', 'Snapshot', 'Experiment', 'Live'):
+        check(tab(app, title) is not None, f'the view switcher offers “{title}” from the start')
+    # Time for anything queued to run after the first frame: nothing else is built.
+    time.sleep(2)
+    check(built(log) == [], f'only the quiz is built at start (built: {built(log)})')
+
+    tab(app, 'Experiment').queryAction().doAction(0)
+    wait_for(lambda: 'lab' in built(log), 'the Experiment view to be built when shown')
+    wait_for(lambda: app.find('label', equals='Hidden size'), 'the Experiment view’s controls')
+    check(built(log) == ['lab'], f'showing the Experiment view builds it alone (built: {built(log)})')
+
+    tab(app, 'Snapshot').queryAction().doAction(0)
+    wait_for(lambda: app.find('push button', equals='Open snapshot…'), 'the Snapshot view')
+    check(built(log) == ['lab', 'snapshot'], f'then the Snapshot view (built: {built(log)})')
+
+    # Live is built after the switch to Turkish: its template's words come in Turkish.
+    app_action('language', "<'tr'>")
+    wait_for(lambda: tab(app, 'Canlı'), 'the switcher in Turkish')
+    tab(app, 'Canlı').queryAction().doAction(0)
+    wait_for(lambda: [t for r, name, t, s, n in app.nodes()
+                      if s and 'Bir Eğitimi Canlı İzleyin' in (name, t)],
+             'the Live view, built after the switch, in Turkish')
+    check(built(log) == ['lab', 'snapshot', 'live'], f'then the Live view (built: {built(log)})')
+    app.screenshot(os.path.join(shots, 'startup-live-tr.png'))
+
+    # Back and forth: each view is built once.
+    for title in ('Quiz', 'Deney', 'Snapshot', 'Canlı'):
+        tab(app, title).queryAction().doAction(0)
+        time.sleep(0.3)
+    check(built(log) == ['lab', 'snapshot', 'live'], f'each view is built once (built: {built(log)})')
+finally:
+    app.quit()
+
+# A snapshot on the command line: the Snapshot view, and no other.
+app, log = start(args=[SNAPSHOT], ready=lambda a: a.find('push button', equals='Open snapshot…'))
+try:
+    wait_for(lambda: 'snapshot' in built(log), 'the Snapshot view for the file')
+    time.sleep(1)
+    check(built(log) == ['snapshot'], f'a file on the command line builds the Snapshot view alone '
+                                      f'(built: {built(log)})')
+finally:
+    app.quit()
