@@ -23,7 +23,7 @@ _gml_window_showing_lab (GmlWindow *self)
 void
 _gml_window_present_lab (GmlWindow *self)
 {
-  GmlLabRun *run = gml_lab_page_get_run (self->lab_page);
+  GmlLabRun *run = gml_lab_page_get_run (_gml_window_ensure_lab_page (self));
   GtkWindow *window;
 
   if (run == NULL)
