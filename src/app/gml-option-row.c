@@ -227,6 +227,23 @@ gml_option_row_set_option (GmlOptionRow      *self,
   g_object_thaw_notify (G_OBJECT (self));
 }
 
+/* For a template with one child per option named @prefix and its letter
+ * ("option_row_a" … "option_row_d"): binds them to the array of GML_N_OPTIONS
+ * pointers at @offset in the instance struct. */
+void
+gml_option_row_bind_template_children (GtkWidgetClass *widget_class,
+                                       const char     *prefix,
+                                       gsize           offset)
+{
+  for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s%c", prefix, gml_option_letter (shown));
+
+      gtk_widget_class_bind_template_child_full (widget_class, name, FALSE,
+                                                 offset + shown * sizeof (gpointer));
+    }
+}
+
 static void
 gml_option_row_get_property (GObject    *object,
                              guint       prop_id,

@@ -36,6 +36,10 @@ void        gml_option_row_set_state    (GmlOptionRow      *self,
                                          gboolean           correct,
                                          gboolean           selected);
 
+void        gml_option_row_bind_template_children (GtkWidgetClass *widget_class,
+                                                   const char     *prefix,
+                                                   gsize           offset);
+
 void        gml_label_set_other         (GtkLabel          *label,
                                          const char        *shown,
                                          const char        *other);

@@ -836,6 +836,14 @@ bilingual_changed_cb (GmlPresentationWindow *self)
   show_current (self);
 }
 
+/* A new time limit restarts nothing but the countdown: the slide stays as it is. */
+static void
+question_timer_changed_cb (GmlPresentationWindow *self)
+{
+  update_timer (self);
+  g_signal_emit (self, signals[CHANGED], 0);
+}
+
 static gboolean
 gml_presentation_window_close_request (GtkWindow *window)
 {
@@ -940,14 +948,8 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_box);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_summary_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_list_box);
-  for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
-    {
-      g_autofree char *row = g_strdup_printf ("option_row_%c", gml_option_letter (shown));
-
-      gtk_widget_class_bind_template_child_full (widget_class, row, FALSE,
-                                                 G_STRUCT_OFFSET (GmlPresentationWindow, option_rows)
-                                                 + shown * sizeof (GmlOptionRow *));
-    }
+  gml_option_row_bind_template_children (widget_class, "option_row_",
+                                         G_STRUCT_OFFSET (GmlPresentationWindow, option_rows));
 
   g_type_ensure (GML_TYPE_PICTURE_VIEW);
   g_type_ensure (GML_TYPE_OPTION_ROW);
@@ -1085,8 +1087,8 @@ gml_presentation_start (GtkWindow      *parent,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->settings, "changed::bilingual", G_CALLBACK (bilingual_changed_cb),
                            self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->settings, "changed::question-timer", G_CALLBACK (bilingual_changed_cb),
-                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::question-timer",
+                           G_CALLBACK (question_timer_changed_cb), self, G_CONNECT_SWAPPED);
   show_current (self);
 
   _gml_presentation_debug_watch (GTK_WINDOW (self), "audience");

@@ -260,14 +260,8 @@ gml_presenter_window_class_init (GmlPresenterWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, timer_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, state_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, question_label);
-  for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
-    {
-      g_autofree char *row = g_strdup_printf ("option_row_%c", gml_option_letter (shown));
-
-      gtk_widget_class_bind_template_child_full (widget_class, row, FALSE,
-                                                 G_STRUCT_OFFSET (GmlPresenterWindow, option_rows)
-                                                 + shown * sizeof (GmlOptionRow *));
-    }
+  gml_option_row_bind_template_children (widget_class, "option_row_",
+                                         G_STRUCT_OFFSET (GmlPresenterWindow, option_rows));
   g_type_ensure (GML_TYPE_OPTION_ROW);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, explanation_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, next_label);

@@ -930,18 +930,10 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, wrong_heading);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, wrong_box);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, review_button);
-  for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
-    {
-      g_autofree char *button = g_strdup_printf ("option_button_%c", gml_option_letter (shown));
-      g_autofree char *row = g_strdup_printf ("option_row_%c", gml_option_letter (shown));
-
-      gtk_widget_class_bind_template_child_full (widget_class, button, FALSE,
-                                                 G_STRUCT_OFFSET (GmlQuizPage, option_buttons)
-                                                 + shown * sizeof (GtkWidget *));
-      gtk_widget_class_bind_template_child_full (widget_class, row, FALSE,
-                                                 G_STRUCT_OFFSET (GmlQuizPage, option_rows)
-                                                 + shown * sizeof (GmlOptionRow *));
-    }
+  gml_option_row_bind_template_children (widget_class, "option_button_",
+                                         G_STRUCT_OFFSET (GmlQuizPage, option_buttons));
+  gml_option_row_bind_template_children (widget_class, "option_row_",
+                                         G_STRUCT_OFFSET (GmlQuizPage, option_rows));
 
   gtk_widget_class_install_action (widget_class, "quiz.choose", "i", quiz_choose_action);
   gtk_widget_class_install_action (widget_class, "quiz.next", NULL, quiz_next_action);
