@@ -18,6 +18,7 @@
 #include "gml-i18n.h"
 
 #include "gml-language.h"
+#include "gml-option-row.h"
 #include "gml-picture-view.h"
 #include "gml-presentation-window.h"
 #include "gml-presenter-window.h"
@@ -32,7 +33,6 @@ struct _GmlPresentationWindow
   GtkLabel        *timer_label;
   GtkLabel        *question_label;
   GtkLabel        *question_other_label;
-  GtkBox          *options_box;
   GtkBox          *result_box;
   GtkLabel        *verdict_label;
   GtkLabel        *feedback_label;
@@ -48,10 +48,7 @@ struct _GmlPresentationWindow
   GtkLabel        *end_summary_label;
   GtkFlowBox      *end_list_box;
 
-  GtkWidget       *option_rows[GML_N_OPTIONS];
-  GtkLabel        *option_letters[GML_N_OPTIONS];
-  GtkLabel        *option_texts[GML_N_OPTIONS];
-  GtkLabel        *option_others[GML_N_OPTIONS];
+  GmlOptionRow    *option_rows[GML_N_OPTIONS];
 
   /* Owned */
   GSettings       *settings;
@@ -231,18 +228,6 @@ update_timer (GmlPresentationWindow *self)
     }
   else
     g_clear_handle_id (&self->tick_id, g_source_remove);
-}
-
-static void
-set_other (GtkLabel   *label,
-           const char *shown,
-           char       *other)   /* owned */
-{
-  gboolean visible = other != NULL && !g_str_equal (other, shown);
-
-  gtk_label_set_label (label, visible ? other : "");
-  gtk_widget_set_visible (GTK_WIDGET (label), visible);
-  g_free (other);
 }
 
 /* The picture: the same scenario, step and view that the main window's panel points
@@ -489,6 +474,7 @@ show_current (GmlPresentationWindow *self)
   guint right_pos;
   g_autofree char *position = NULL;
   g_autofree char *text = NULL;
+  g_autofree char *other = NULL;
 
   if (slide == NULL)
     return;
@@ -513,31 +499,13 @@ show_current (GmlPresentationWindow *self)
 
   text = gml_question_format (q, q->text, slide->order);
   gtk_label_set_label (self->question_label, text);
-  set_other (self->question_other_label, text,
-             bilingual ? gml_language_format_other (q, q->text, slide->order) : NULL);
+  other = bilingual ? gml_language_format_other (q, q->text, slide->order) : NULL;
+  gml_label_set_other (self->question_other_label, text, other);
 
   for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
     {
-      const GmlOption *option = &q->options[slide->order[shown]];
-      g_autofree char *option_text = gml_question_format (q, option->text, slide->order);
-      g_autofree char *letter = g_strdup_printf ("%c", gml_option_letter (shown));
-      g_autofree char *accessible = g_strdup_printf ("%s. %s", letter, option_text);
-      GtkWidget *row = self->option_rows[shown];
-
-      gtk_label_set_label (self->option_letters[shown], letter);
-      gtk_label_set_label (self->option_texts[shown], option_text);
-      set_other (self->option_others[shown], option_text,
-                 bilingual ? gml_language_format_other (q, option->text, slide->order) : NULL);
-
-      gtk_widget_remove_css_class (row, "correct");
-      gtk_widget_remove_css_class (row, "not-correct");
-      if (slide->revealed)
-        gtk_widget_add_css_class (row, shown == right_pos ? "correct" : "not-correct");
-      gtk_accessible_update_property (GTK_ACCESSIBLE (row),
-                                      GTK_ACCESSIBLE_PROPERTY_LABEL, accessible,
-                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-                                      slide->revealed && shown == right_pos ? _("The right answer") : "",
-                                      -1);
+      gml_option_row_set_option (self->option_rows[shown], q, slide->order, shown, bilingual);
+      gml_option_row_set_state (self->option_rows[shown], slide->revealed, shown == right_pos, FALSE);
     }
 
   gtk_widget_set_visible (GTK_WIDGET (self->result_box), slide->revealed);
@@ -726,7 +694,7 @@ update_scale (GmlPresentationWindow *self)
                          "window.presentation .question { font-size: %dpx; }\n"
                          "window.presentation .question-other { font-size: %dpx; }\n"
                          "window.presentation .options { margin-top: %dpx; border-spacing: %dpx; }\n"
-                         "window.presentation .option { padding: %dpx %dpx; border-spacing: %dpx; }\n"
+                         "window.presentation optionrow { padding: %dpx %dpx; border-spacing: %dpx; }\n"
                          "window.presentation .option-letter,\n"
                          "window.presentation .option-text { font-size: %dpx; }\n"
                          "window.presentation .option-other { font-size: %dpx; }\n"
@@ -868,6 +836,14 @@ bilingual_changed_cb (GmlPresentationWindow *self)
   show_current (self);
 }
 
+/* A new time limit restarts nothing but the countdown: the slide stays as it is. */
+static void
+question_timer_changed_cb (GmlPresentationWindow *self)
+{
+  update_timer (self);
+  g_signal_emit (self, signals[CHANGED], 0);
+}
+
 static gboolean
 gml_presentation_window_close_request (GtkWindow *window)
 {
@@ -958,7 +934,6 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, timer_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, question_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, question_other_label);
-  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, options_box);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, result_box);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, verdict_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, feedback_label);
@@ -973,8 +948,11 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_box);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_summary_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_list_box);
+  gml_option_row_bind_template_children (widget_class, "option_row_",
+                                         G_STRUCT_OFFSET (GmlPresentationWindow, option_rows));
 
   g_type_ensure (GML_TYPE_PICTURE_VIEW);
+  g_type_ensure (GML_TYPE_OPTION_ROW);
 }
 
 static void
@@ -997,40 +975,6 @@ gml_presentation_window_init (GmlPresentationWindow *self)
   gtk_style_context_add_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                               GTK_STYLE_PROVIDER (self->scale_provider),
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION + 1);
-
-  for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
-    {
-      GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-      GtkWidget *texts = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-      GtkWidget *letter = gtk_label_new (NULL);
-      GtkWidget *text = gtk_label_new (NULL);
-      GtkWidget *other = gtk_label_new (NULL);
-
-      gtk_widget_add_css_class (row, "option");
-      gtk_widget_add_css_class (letter, "option-letter");
-      gtk_widget_set_valign (letter, GTK_ALIGN_START);
-      gtk_widget_add_css_class (text, "option-text");
-      gtk_widget_add_css_class (other, "option-other");
-      gtk_widget_add_css_class (other, "other-language");
-      gtk_widget_set_visible (other, FALSE);
-      for (GtkWidget *l = text; l != NULL; l = l == text ? other : NULL)
-        {
-          gtk_label_set_wrap (GTK_LABEL (l), TRUE);
-          gtk_label_set_wrap_mode (GTK_LABEL (l), PANGO_WRAP_WORD_CHAR);
-          gtk_label_set_xalign (GTK_LABEL (l), 0);
-        }
-      gtk_widget_set_hexpand (texts, TRUE);
-      gtk_box_append (GTK_BOX (texts), text);
-      gtk_box_append (GTK_BOX (texts), other);
-      gtk_box_append (GTK_BOX (row), letter);
-      gtk_box_append (GTK_BOX (row), texts);
-      gtk_box_append (self->options_box, row);
-
-      self->option_rows[shown] = row;
-      self->option_letters[shown] = GTK_LABEL (letter);
-      self->option_texts[shown] = GTK_LABEL (text);
-      self->option_others[shown] = GTK_LABEL (other);
-    }
 
   keys = gtk_event_controller_key_new ();
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
@@ -1143,8 +1087,8 @@ gml_presentation_start (GtkWindow      *parent,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->settings, "changed::bilingual", G_CALLBACK (bilingual_changed_cb),
                            self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->settings, "changed::question-timer", G_CALLBACK (bilingual_changed_cb),
-                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::question-timer",
+                           G_CALLBACK (question_timer_changed_cb), self, G_CONNECT_SWAPPED);
   show_current (self);
 
   _gml_presentation_debug_watch (GTK_WINDOW (self), "audience");

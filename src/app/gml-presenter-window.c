@@ -13,6 +13,7 @@
 #include "gml-i18n.h"
 
 #include "gml-language.h"
+#include "gml-option-row.h"
 #include "gml-presenter-window.h"
 
 struct _GmlPresenterWindow
@@ -26,7 +27,7 @@ struct _GmlPresenterWindow
   GtkLabel              *timer_label;
   GtkLabel              *state_label;
   GtkLabel              *question_label;
-  GtkBox                *options_box;
+  GmlOptionRow          *option_rows[GML_N_OPTIONS];
   GtkLabel              *explanation_label;
   GtkLabel              *next_label;
   GtkButton             *previous_button;
@@ -91,7 +92,6 @@ update (GmlPresenterWindow *self)
   const GmlQuestion *q;
   const GmlQuestion *next;
   const GmlSlide *next_slide;
-  GtkWidget *child;
   guint right_pos;
   guint position, n;
   g_autofree char *text = NULL;
@@ -125,39 +125,24 @@ update (GmlPresenterWindow *self)
   text = gml_question_format (q, q->text, slide->order);
   gtk_label_set_label (self->question_label, text);
 
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->options_box))) != NULL)
-    gtk_box_remove (self->options_box, child);
-
   right_pos = gml_question_correct_position (q, slide->order);
   for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
     {
+      GmlOptionRow *row = self->option_rows[shown];
       const GmlOption *option = &q->options[slide->order[shown]];
-      g_autofree char *option_text = gml_question_format (q, option->text, slide->order);
       g_autofree char *feedback = gml_question_format (q, option->feedback, slide->order);
-      g_autofree char *line = NULL;
-      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
-      GtkWidget *label;
 
+      /* The lecturer sees the answer before the audience does. */
+      gml_option_row_set_option (row, q, slide->order, shown, FALSE);
+      gml_option_row_set_state (row, TRUE, shown == right_pos, FALSE);
+      gml_option_row_set_feedback (row, feedback);
       if (shown == right_pos)
-        /* Translators: an option in the presenter view; %c its letter, %s its text. */
-        line = g_strdup_printf (_("%c. %s — right"), gml_option_letter (shown), option_text);
-      else
-        line = g_strdup_printf ("%c. %s", gml_option_letter (shown), option_text);
+        {
+          /* Translators: the right option in the presenter view; %s is its text. */
+          g_autofree char *line = g_strdup_printf (_("%s — right"), gml_option_row_get_text (row));
 
-      label = gtk_label_new (line);
-      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_label_set_xalign (GTK_LABEL (label), 0);
-      gtk_widget_add_css_class (label, shown == right_pos ? "right-option" : "option");
-      gtk_box_append (GTK_BOX (box), label);
-
-      label = gtk_label_new (feedback);
-      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_label_set_xalign (GTK_LABEL (label), 0);
-      gtk_widget_add_css_class (label, "dim-label");
-      gtk_widget_add_css_class (label, "feedback");
-      gtk_box_append (GTK_BOX (box), label);
-
-      gtk_box_append (self->options_box, box);
+          gml_option_row_set_text (row, line);
+        }
     }
 
   explanation = gml_question_format (q, q->explanation, slide->order);
@@ -275,7 +260,9 @@ gml_presenter_window_class_init (GmlPresenterWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, timer_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, state_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, question_label);
-  gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, options_box);
+  gml_option_row_bind_template_children (widget_class, "option_row_",
+                                         G_STRUCT_OFFSET (GmlPresenterWindow, option_rows));
+  g_type_ensure (GML_TYPE_OPTION_ROW);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, explanation_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, next_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, previous_button);

@@ -13,6 +13,7 @@
 #include "gml-i18n.h"
 
 #include "gml-language.h"
+#include "gml-option-row.h"
 #include "gml-quiz-page.h"
 #include "gml-scenario-panel.h"
 
@@ -38,7 +39,6 @@ struct _GmlQuizPage
   GtkLabel        *position_label;
   GtkLabel        *question_label;
   GtkLabel        *question_other_label;    /* bilingual mode: the other language */
-  GtkBox          *options_box;
   GtkBox          *result_box;
   GtkLabel        *verdict_label;
   GtkLabel        *chosen_feedback_label;
@@ -61,9 +61,7 @@ struct _GmlQuizPage
   const char      *round_name;         /* a static msgid, or NULL for the filter's round */
 
   GtkWidget       *option_buttons[GML_N_OPTIONS];
-  GtkLabel        *option_letters[GML_N_OPTIONS];
-  GtkLabel        *option_texts[GML_N_OPTIONS];
-  GtkLabel        *option_others[GML_N_OPTIONS];
+  GmlOptionRow    *option_rows[GML_N_OPTIONS];
 
   /* Borrowed from the application, which outlives every window. */
   GmlQuestionBank *bank;
@@ -214,20 +212,6 @@ show_summary (GmlQuizPage *self)
   gtk_widget_grab_focus (GTK_WIDGET (any_wrong ? self->review_button : self->next_button));
 }
 
-/* Bilingual mode: the same string in the other language, in smaller text below. */
-static void
-set_other_language (GtkLabel          *label,
-                    gboolean           bilingual,
-                    const GmlQuestion *question,
-                    const char        *source,
-                    const guint        order[GML_N_OPTIONS])
-{
-  g_autofree char *other = bilingual ? gml_language_format_other (question, source, order) : NULL;
-
-  gtk_label_set_label (label, other != NULL ? other : "");
-  gtk_widget_set_visible (GTK_WIDGET (label), other != NULL && *other != '\0');
-}
-
 /* The question's experiment beside it; once answered, it points at the answer. */
 static void
 update_picture (GmlQuizPage *self)
@@ -359,6 +343,7 @@ show_current (GmlQuizPage *self)
   g_autofree char *difficulty = NULL;
   g_autofree char *position = NULL;
   g_autofree char *last = NULL;
+  g_autofree char *other = NULL;
   gboolean bilingual;
 
   if (self->round == NULL || self->round->len == 0)
@@ -390,43 +375,17 @@ show_current (GmlQuizPage *self)
   text = gml_question_format (q, q->text, item->order);
   gtk_label_set_label (self->question_label, text);
   bilingual = self->settings != NULL && g_settings_get_boolean (self->settings, "bilingual");
-  set_other_language (self->question_other_label, bilingual, q, q->text, item->order);
+  other = bilingual ? gml_language_format_other (q, q->text, item->order) : NULL;
+  gml_label_set_other (self->question_other_label, text, other);
 
   right_pos = gml_question_correct_position (q, item->order);
   right = &q->options[item->order[right_pos]];
 
   for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
     {
-      const GmlOption *option = &q->options[item->order[shown]];
-      g_autofree char *option_text = gml_question_format (q, option->text, item->order);
-      g_autofree char *letter = g_strdup_printf ("%c", gml_option_letter (shown));
-      g_autofree char *accessible = g_strdup_printf ("%s. %s", letter, option_text);
-      GtkWidget *button = self->option_buttons[shown];
-
-      gtk_label_set_label (self->option_letters[shown], letter);
-      gtk_label_set_label (self->option_texts[shown], option_text);
-      set_other_language (self->option_others[shown], bilingual, q, option->text, item->order);
-      gtk_accessible_update_property (GTK_ACCESSIBLE (button),
-                                      GTK_ACCESSIBLE_PROPERTY_LABEL, accessible,
-                                      -1);
-
-      gtk_widget_remove_css_class (button, "correct");
-      gtk_widget_remove_css_class (button, "wrong");
-      gtk_widget_remove_css_class (button, "answered");
-      if (item->answered)
-        {
-          gtk_widget_add_css_class (button, "answered");
-          if (shown == right_pos)
-            gtk_widget_add_css_class (button, "correct");
-          else if (shown == item->chosen)
-            gtk_widget_add_css_class (button, "wrong");
-        }
-      gtk_accessible_update_property (GTK_ACCESSIBLE (button),
-                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-                                      !item->answered ? "" :
-                                      shown == right_pos ? _("The right answer") :
-                                      shown == item->chosen ? _("Your answer, wrong") : "",
-                                      -1);
+      gml_option_row_set_option (self->option_rows[shown], q, item->order, shown, bilingual);
+      gml_option_row_set_state (self->option_rows[shown], item->answered, shown == right_pos,
+                                item->answered && shown == item->chosen);
     }
 
   gtk_widget_set_visible (GTK_WIDGET (self->result_box), item->answered);
@@ -955,7 +914,6 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, position_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, question_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, question_other_label);
-  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, options_box);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, result_box);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, verdict_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, chosen_feedback_label);
@@ -972,6 +930,10 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, wrong_heading);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, wrong_box);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, review_button);
+  gml_option_row_bind_template_children (widget_class, "option_button_",
+                                         G_STRUCT_OFFSET (GmlQuizPage, option_buttons));
+  gml_option_row_bind_template_children (widget_class, "option_row_",
+                                         G_STRUCT_OFFSET (GmlQuizPage, option_rows));
 
   gtk_widget_class_install_action (widget_class, "quiz.choose", "i", quiz_choose_action);
   gtk_widget_class_install_action (widget_class, "quiz.next", NULL, quiz_next_action);
@@ -999,6 +961,7 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Left, 0, "quiz.previous", NULL);
 
   g_type_ensure (ADW_TYPE_CLAMP);
+  g_type_ensure (GML_TYPE_OPTION_ROW);
   g_type_ensure (GML_TYPE_SCENARIO_PANEL);
   g_type_ensure (ADW_TYPE_STATUS_PAGE);
 }
@@ -1023,43 +986,6 @@ gml_quiz_page_init (GmlQuizPage *self)
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->scenario_panel, "message", G_CALLBACK (scenario_panel_message_cb),
                            self, G_CONNECT_SWAPPED);
-
-  for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
-    {
-      GtkWidget *button = gtk_button_new ();
-      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-      GtkWidget *letter = gtk_label_new (NULL);
-      GtkWidget *text = gtk_label_new (NULL);
-      GtkWidget *other = gtk_label_new (NULL);
-      GtkWidget *texts = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
-
-      gtk_widget_add_css_class (letter, "letter");
-      gtk_widget_set_valign (letter, GTK_ALIGN_START);
-      gtk_label_set_wrap (GTK_LABEL (text), TRUE);
-      gtk_label_set_wrap_mode (GTK_LABEL (text), PANGO_WRAP_WORD_CHAR);
-      gtk_label_set_xalign (GTK_LABEL (text), 0);
-      gtk_widget_set_hexpand (texts, TRUE);
-      gtk_label_set_wrap (GTK_LABEL (other), TRUE);
-      gtk_label_set_wrap_mode (GTK_LABEL (other), PANGO_WRAP_WORD_CHAR);
-      gtk_label_set_xalign (GTK_LABEL (other), 0);
-      gtk_widget_add_css_class (other, "bilingual");
-      gtk_widget_add_css_class (other, "dim-label");
-      gtk_widget_set_visible (other, FALSE);
-      gtk_box_append (GTK_BOX (texts), text);
-      gtk_box_append (GTK_BOX (texts), other);
-      gtk_box_append (GTK_BOX (box), letter);
-      gtk_box_append (GTK_BOX (box), texts);
-      gtk_button_set_child (GTK_BUTTON (button), box);
-      gtk_widget_add_css_class (button, "option");
-      gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "quiz.choose");
-      gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "i", (gint32) shown);
-      gtk_box_append (self->options_box, button);
-
-      self->option_buttons[shown] = button;
-      self->option_letters[shown] = GTK_LABEL (letter);
-      self->option_texts[shown] = GTK_LABEL (text);
-      self->option_others[shown] = GTK_LABEL (other);
-    }
 }
 
 GtkWidget *
