@@ -34,6 +34,7 @@ struct _GmlApplication
 enum {
   LANGUAGE_CHANGED,
   DEVICE_CHANGED,
+  MESSAGE,
   N_SIGNALS
 };
 
@@ -359,6 +360,22 @@ gml_bench_mark (const char *what)
     g_print ("bench %s %" G_GINT64_FORMAT "\n", what, g_get_monotonic_time ());
 }
 
+/* A background save of the answer log failed (the disk is full, the directory
+ * went read-only): the answers are still in memory and the next save, or the one
+ * at exit, writes them. Tell the person, in a window if there is one. */
+static void
+progress_save_failed_cb (GmlProgress  *progress,
+                         const GError *error,
+                         gpointer      user_data)
+{
+  GmlApplication *self = user_data;
+
+  if (gtk_application_get_windows (GTK_APPLICATION (self)) == NULL)
+    g_ptr_array_add (self->startup_messages, g_strdup (error->message));
+  else
+    g_signal_emit (self, signals[MESSAGE], 0, error->message);
+}
+
 static void
 gml_application_startup (GApplication *application)
 {
@@ -418,6 +435,8 @@ gml_application_startup (GApplication *application)
                        g_strdup_printf (_("Your answer log was damaged. It was kept as %s and a new "
                                           "log was started."), base));
     }
+  /* An answer is written by a worker thread, not in the click that gave it. */
+  gml_progress_set_background_saves (self->progress, TRUE, progress_save_failed_cb, self);
 }
 
 static void
@@ -488,6 +507,7 @@ gml_application_class_init (GmlApplicationClass *klass)
   object_class->finalize = gml_application_finalize;
   app_class->startup = gml_application_startup;
   app_class->activate = gml_application_activate;
+  app_class->shutdown = gml_application_shutdown;
   app_class->open = gml_application_open;
 
   /**
@@ -510,6 +530,16 @@ gml_application_class_init (GmlApplicationClass *klass)
    */
   signals[DEVICE_CHANGED] = g_signal_new ("device-changed", G_TYPE_FROM_CLASS (klass),
                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+
+  /**
+   * GmlApplication::message:
+   * @message: a translated sentence
+   *
+   * Something the person must know that happened outside any click, such as a
+   * background save of the answer log that failed. Windows show it as a toast.
+   */
+  signals[MESSAGE] = g_signal_new ("message", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                   NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void backend_settings_changed_cb (GmlApplication *self);
