@@ -21,9 +21,8 @@ struct _GmlApplication
   GmlQuestionBank *bank;
   GmlProgress     *progress;
   GPtrArray       *startup_messages;   /* translated sentences for the first window's toasts */
-  GmlDevice       *device;             /* opened on first use; freed, with all its memory, at exit */
+  GmlDevice       *device;             /* a reference, opened on first use; scenarios hold their own */
   char            *device_reason;      /* why it is simulated, or NULL */
-  gboolean         device_stale;       /* the backend settings changed since it was opened */
   GtkCssProvider  *look_provider;      /* zoom of the main window, forced high contrast */
   char           **watch_command;      /* `watch -- COMMAND`, until the window takes it */
   double           watch_interval;
@@ -298,7 +297,7 @@ refresh_device_reason (GmlApplication *self)
                                &error);
   if (probe != NULL)
     {
-      gml_device_destroy (probe);
+      gml_device_unref (probe);
       return;
     }
   g_free (self->device_reason);
@@ -439,6 +438,19 @@ gml_application_startup (GApplication *application)
   gml_progress_set_background_saves (self->progress, TRUE, progress_save_failed_cb, self);
 }
 
+/* Nothing is lost at exit: the answers still on their way to disk are written
+ * before the application ends. */
+static void
+gml_application_shutdown (GApplication *application)
+{
+  GmlApplication *self = GML_APPLICATION (application);
+  g_autoptr(GError) error = NULL;
+
+  if (!gml_progress_flush (self->progress, &error))
+    g_printerr ("%s\n", error->message);
+  G_APPLICATION_CLASS (gml_application_parent_class)->shutdown (application);
+}
+
 static void
 gml_application_activate (GApplication *application)
 {
@@ -489,7 +501,7 @@ gml_application_finalize (GObject *object)
   g_clear_pointer (&self->bank, gml_question_bank_free);
   g_clear_pointer (&self->progress, gml_progress_free);
   g_clear_pointer (&self->startup_messages, g_ptr_array_unref);
-  g_clear_pointer (&self->device, gml_device_destroy);
+  g_clear_pointer (&self->device, gml_device_unref);
   g_clear_pointer (&self->device_reason, g_free);
   g_clear_object (&self->look_provider);
   g_clear_pointer (&self->watch_command, g_strfreev);
@@ -524,9 +536,10 @@ gml_application_class_init (GmlApplicationClass *klass)
   /**
    * GmlApplication::device-changed:
    *
-   * The backend settings changed: whoever holds scenarios built on the old device
-   * drops them and asks gml_application_get_device() again, which then frees the
-   * old device and all its memory before opening the new one.
+   * The backend settings changed. The application has let go of the old device
+   * already; whoever holds scenarios built on it drops them (the old device, with
+   * all its memory, is freed with the last of them) and asks
+   * gml_application_get_device() again, which opens the new one.
    */
   signals[DEVICE_CHANGED] = g_signal_new ("device-changed", G_TYPE_FROM_CLASS (klass),
                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
@@ -593,20 +606,14 @@ gml_application_steal_startup_messages (GmlApplication *self)
 }
 
 /* The GPU the pictures run on: CUDA when a device answers, else the simulator
- * (the same size as the default CUDA budget); *reason says why it is simulated. */
+ * (the same size as the default CUDA budget); *reason says why it is simulated.
+ * The device is the application's: whoever keeps using it beyond the call (a
+ * scenario, an allocator) takes a reference of its own. */
 GmlDevice *
 gml_application_get_device (GmlApplication  *self,
                             const char     **reason)
 {
   g_return_val_if_fail (GML_IS_APPLICATION (self), NULL);
-
-  /* Switching the backend gives all memory of the old one back first. */
-  if (self->device_stale)
-    {
-      g_clear_pointer (&self->device, gml_device_destroy);
-      g_clear_pointer (&self->device_reason, g_free);
-      self->device_stale = FALSE;
-    }
 
   if (self->device == NULL)
     {
@@ -635,6 +642,9 @@ backend_settings_changed_cb (GmlApplication *self)
 {
   if (self->device == NULL)
     return;
-  self->device_stale = TRUE;
+  /* Only the application's reference goes: scenarios still running on the old
+   * device keep it until their holders drop them, in the handlers. */
+  g_clear_pointer (&self->device, gml_device_unref);
+  g_clear_pointer (&self->device_reason, g_free);
   g_signal_emit (self, signals[DEVICE_CHANGED], 0);
 }
