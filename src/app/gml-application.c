@@ -23,6 +23,7 @@ struct _GmlApplication
   GPtrArray       *startup_messages;   /* translated sentences for the first window's toasts */
   GmlDevice       *device;             /* a reference, opened on first use; scenarios hold their own */
   char            *device_reason;      /* why it is simulated, or NULL */
+  guint            device_settle_id;   /* the backend settings changed: rebuild when they settle */
   GtkCssProvider  *look_provider;      /* zoom of the main window, forced high contrast */
   char           **watch_command;      /* `watch -- COMMAND`, until the window takes it */
   double           watch_interval;
@@ -501,6 +502,7 @@ gml_application_finalize (GObject *object)
   g_clear_pointer (&self->bank, gml_question_bank_free);
   g_clear_pointer (&self->progress, gml_progress_free);
   g_clear_pointer (&self->startup_messages, g_ptr_array_unref);
+  g_clear_handle_id (&self->device_settle_id, g_source_remove);
   g_clear_pointer (&self->device, gml_device_unref);
   g_clear_pointer (&self->device_reason, g_free);
   g_clear_object (&self->look_provider);
@@ -536,7 +538,7 @@ gml_application_class_init (GmlApplicationClass *klass)
   /**
    * GmlApplication::device-changed:
    *
-   * The backend settings changed. The application has let go of the old device
+   * The backend settings changed, and stayed unchanged for GML_DEVICE_SETTLE_MS. The application has let go of the old device
    * already; whoever holds scenarios built on it drops them (the old device, with
    * all its memory, is freed with the last of them) and asks
    * gml_application_get_device() again, which opens the new one.
@@ -637,14 +639,27 @@ gml_application_get_device (GmlApplication  *self,
   return self->device;
 }
 
-static void
-backend_settings_changed_cb (GmlApplication *self)
+static gboolean
+device_settled_cb (gpointer user_data)
 {
+  GmlApplication *self = user_data;
+
+  self->device_settle_id = 0;
   if (self->device == NULL)
-    return;
+    return G_SOURCE_REMOVE;
   /* Only the application's reference goes: scenarios still running on the old
    * device keep it until their holders drop them, in the handlers. */
   g_clear_pointer (&self->device, gml_device_unref);
   g_clear_pointer (&self->device_reason, g_free);
   g_signal_emit (self, signals[DEVICE_CHANGED], 0);
+  return G_SOURCE_REMOVE;
+}
+
+/* Each click on the budget's spin button is a change: the device is rebuilt (and
+ * the experiments run again) once the changes settle, not once per click. */
+static void
+backend_settings_changed_cb (GmlApplication *self)
+{
+  g_clear_handle_id (&self->device_settle_id, g_source_remove);
+  self->device_settle_id = g_timeout_add (GML_DEVICE_SETTLE_MS, device_settled_cb, self);
 }
