@@ -21,12 +21,12 @@ struct _GmlApplication
   GmlQuestionBank *bank;
   GmlProgress     *progress;
   GPtrArray       *startup_messages;   /* translated sentences for the first window's toasts */
-  GmlDevice       *device;             /* opened on first use; freed, with all its memory, at exit */
+  GmlDevice       *device;             /* a reference, opened on first use; scenarios hold their own */
   char            *device_reason;      /* why it is simulated, or NULL */
-  gboolean         device_stale;       /* the backend settings changed since it was opened */
   GThread         *opening_thread;     /* opens the device at start-up, off the main loop */
   struct _DeviceOpening *opening;      /* its result, until taken */
   gboolean         device_awaited;     /* someone asked while it was opening: say when it is open */
+  guint            device_settle_id;   /* the backend settings changed: rebuild when they settle */
   GtkCssProvider  *look_provider;      /* zoom of the main window, forced high contrast */
   char           **watch_command;      /* `watch -- COMMAND`, until the window takes it */
   double           watch_interval;
@@ -37,6 +37,7 @@ struct _GmlApplication
 enum {
   LANGUAGE_CHANGED,
   DEVICE_CHANGED,
+  MESSAGE,
   N_SIGNALS
 };
 
@@ -300,7 +301,7 @@ refresh_device_reason (GmlApplication *self)
                                &error);
   if (probe != NULL)
     {
-      gml_device_destroy (probe);
+      gml_device_unref (probe);
       return;
     }
   g_free (self->device_reason);
@@ -443,6 +444,24 @@ finish_opening (GmlApplication *self)
   g_free (op);
 }
 
+/* A background save of the answer log failed (the disk is full, the directory
+ * went read-only): the answers are still in memory and the next save, or the one
+ * at exit, writes them. Tell the person, in a window if there is one. */
+static void
+progress_save_failed_cb (GmlProgress  *progress,
+                         const GError *error,
+                         gpointer      user_data)
+{
+  GmlApplication *self = user_data;
+
+  if (gtk_application_get_windows (GTK_APPLICATION (self)) != NULL)
+    g_signal_emit (self, signals[MESSAGE], 0, error->message);
+  else if (self->startup_messages != NULL)
+    g_ptr_array_add (self->startup_messages, g_strdup (error->message));
+  else
+    g_printerr ("%s\n", error->message);   /* the last window is gone */
+}
+
 static void
 gml_application_startup (GApplication *application)
 {
@@ -504,6 +523,21 @@ gml_application_startup (GApplication *application)
                        g_strdup_printf (_("Your answer log was damaged. It was kept as %s and a new "
                                           "log was started."), base));
     }
+  /* An answer is written by a worker thread, not in the click that gave it. */
+  gml_progress_set_background_saves (self->progress, TRUE, progress_save_failed_cb, self);
+}
+
+/* Nothing is lost at exit: the answers still on their way to disk are written
+ * before the application ends. */
+static void
+gml_application_shutdown (GApplication *application)
+{
+  GmlApplication *self = GML_APPLICATION (application);
+  g_autoptr(GError) error = NULL;
+
+  if (!gml_progress_flush (self->progress, &error))
+    g_printerr ("%s\n", error->message);
+  G_APPLICATION_CLASS (gml_application_parent_class)->shutdown (application);
 }
 
 static void
@@ -557,7 +591,8 @@ gml_application_finalize (GObject *object)
   g_clear_pointer (&self->progress, gml_progress_free);
   g_clear_pointer (&self->startup_messages, g_ptr_array_unref);
   finish_opening (self);
-  g_clear_pointer (&self->device, gml_device_destroy);
+  g_clear_handle_id (&self->device_settle_id, g_source_remove);
+  g_clear_pointer (&self->device, gml_device_unref);
   g_clear_pointer (&self->device_reason, g_free);
   g_clear_object (&self->look_provider);
   g_clear_pointer (&self->watch_command, g_strfreev);
@@ -575,6 +610,7 @@ gml_application_class_init (GmlApplicationClass *klass)
   object_class->finalize = gml_application_finalize;
   app_class->startup = gml_application_startup;
   app_class->activate = gml_application_activate;
+  app_class->shutdown = gml_application_shutdown;
   app_class->open = gml_application_open;
 
   /**
@@ -591,12 +627,23 @@ gml_application_class_init (GmlApplicationClass *klass)
   /**
    * GmlApplication::device-changed:
    *
-   * The backend settings changed: whoever holds scenarios built on the old device
-   * drops them and asks gml_application_get_device() again, which then frees the
-   * old device and all its memory before opening the new one.
+   * The backend settings changed, and stayed unchanged for GML_DEVICE_SETTLE_MS. The application has let go of the old device
+   * already; whoever holds scenarios built on it drops them (the old device, with
+   * all its memory, is freed with the last of them) and asks
+   * gml_application_get_device() again, which opens the new one.
    */
   signals[DEVICE_CHANGED] = g_signal_new ("device-changed", G_TYPE_FROM_CLASS (klass),
                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+
+  /**
+   * GmlApplication::message:
+   * @message: a translated sentence
+   *
+   * Something the person must know that happened outside any click, such as a
+   * background save of the answer log that failed. Windows show it as a toast.
+   */
+  signals[MESSAGE] = g_signal_new ("message", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                   NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void backend_settings_changed_cb (GmlApplication *self);
@@ -650,7 +697,9 @@ gml_application_steal_startup_messages (GmlApplication *self)
 }
 
 /* The GPU the pictures run on: CUDA when a device answers, else the simulator
- * (the same size as the default CUDA budget); *reason says why it is simulated. */
+ * (the same size as the default CUDA budget); *reason says why it is simulated.
+ * The device is the application's: whoever keeps using it beyond the call (a
+ * scenario, an allocator) takes a reference of its own. */
 GmlDevice *
 gml_application_get_device (GmlApplication  *self,
                             const char     **reason)
@@ -659,14 +708,6 @@ gml_application_get_device (GmlApplication  *self,
 
   /* Still opening at start-up: whoever needs it now waits for it. */
   finish_opening (self);
-
-  /* Switching the backend gives all memory of the old one back first. */
-  if (self->device_stale)
-    {
-      g_clear_pointer (&self->device, gml_device_destroy);
-      g_clear_pointer (&self->device_reason, g_free);
-      self->device_stale = FALSE;
-    }
 
   if (self->device == NULL)
     {
@@ -709,11 +750,29 @@ gml_application_peek_device (GmlApplication  *self,
   return gml_application_get_device (self, reason);
 }
 
+static gboolean
+device_settled_cb (gpointer user_data)
+{
+  GmlApplication *self = user_data;
+
+  self->device_settle_id = 0;
+  /* Opened with the settings before the change: wait for it, then drop it. */
+  finish_opening (self);
+  if (self->device == NULL)
+    return G_SOURCE_REMOVE;
+  /* Only the application's reference goes: scenarios still running on the old
+   * device keep it until their holders drop them, in the handlers. */
+  g_clear_pointer (&self->device, gml_device_unref);
+  g_clear_pointer (&self->device_reason, g_free);
+  g_signal_emit (self, signals[DEVICE_CHANGED], 0);
+  return G_SOURCE_REMOVE;
+}
+
+/* Each click on the budget's spin button is a change: the device is rebuilt (and
+ * the experiments run again) once the changes settle, not once per click. */
 static void
 backend_settings_changed_cb (GmlApplication *self)
 {
-  if (self->device == NULL && self->opening == NULL)
-    return;
-  self->device_stale = TRUE;
-  g_signal_emit (self, signals[DEVICE_CHANGED], 0);
+  g_clear_handle_id (&self->device_settle_id, g_source_remove);
+  self->device_settle_id = g_timeout_add (GML_DEVICE_SETTLE_MS, device_settled_cb, self);
 }

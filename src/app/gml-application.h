@@ -15,6 +15,9 @@ G_BEGIN_DECLS
 
 #define GML_TYPE_APPLICATION (gml_application_get_type ())
 
+/* How long the backend settings must stay unchanged before the device is rebuilt. */
+#define GML_DEVICE_SETTLE_MS 300
+
 G_DECLARE_FINAL_TYPE (GmlApplication, gml_application, GML, APPLICATION, AdwApplication)
 
 GmlApplication  *gml_application_new          (void);

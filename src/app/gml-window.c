@@ -574,6 +574,7 @@ gml_window_setup (GmlWindow      *self,
                              self->settings);
   g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (app, "message", G_CALLBACK (_gml_window_toast), self, G_CONNECT_SWAPPED);
   populate_filters (self);
   g_signal_connect_object (self->topic_dropdown, "notify::selected",
                            G_CALLBACK (filter_changed_cb), self, G_CONNECT_SWAPPED);

@@ -60,7 +60,7 @@ typedef struct
 
 struct _GmlAllocator
 {
-  GmlDevice    *device;     /* borrowed */
+  GmlDevice    *device;     /* a reference: the segments live on it */
   GmlAllocConf  conf;
   gboolean      expandable; /* conf.expandable_segments and a device that can map */
   GmlMemState  *state;
@@ -535,7 +535,7 @@ gml_allocator_new (GmlDevice          *device,
   g_return_val_if_fail (device != NULL, NULL);
 
   self = g_new0 (GmlAllocator, 1);
-  self->device = device;
+  self->device = gml_device_ref (device);
   if (conf)
     self->conf = *conf;
   else
@@ -577,6 +577,7 @@ gml_allocator_destroy (GmlAllocator *self)
   g_free (self->pools[0].keys);
   g_free (self->pools[1].keys);
   g_free (self->last_oom_message);
+  gml_device_unref (self->device);
   g_free (self);
 }
 

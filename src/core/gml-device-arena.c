@@ -23,7 +23,7 @@
 typedef struct
 {
   GmlDevice   parent;
-  GmlDevice  *base;        /* borrowed */
+  GmlDevice  *base;        /* a reference: the base outlives its arenas */
   guint64     capacity;
   GHashTable *sizes;       /* address -> bytes the base device counted for it */
 } GmlDeviceArena;
@@ -113,6 +113,7 @@ arena_destroy (GmlDevice *device)
   while (g_hash_table_iter_next (&iter, &key, NULL))
     gml_device_free (self->base, *(guint64 *) key, NULL);
   g_hash_table_unref (self->sizes);
+  gml_device_unref (self->base);
   g_free (device->name);
   g_free (self);
 }
@@ -163,7 +164,8 @@ gml_device_arena_new (GmlDevice *base,
   self->parent.name = g_strdup (base->name);
   self->parent.name_is_msgid = base->name_is_msgid;
   self->parent.other_in_use = other_in_use;
-  self->base = base;
+  g_atomic_ref_count_init (&self->parent.ref_count);
+  self->base = gml_device_ref (base);
   self->capacity = capacity;
   self->sizes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   return &self->parent;

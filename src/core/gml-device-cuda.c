@@ -628,6 +628,7 @@ gml_device_cuda_new (guint64   budget,
 
   self = g_new0 (GmlDeviceCuda, 1);
   self->parent.klass = &gml_device_cuda_class;
+  g_atomic_ref_count_init (&self->parent.ref_count);
   self->live = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
 
   if (!open_driver (self, error) || !init_driver (self, budget, error))

@@ -233,6 +233,7 @@ gml_device_sim_new (guint64 capacity,
   GmlDeviceSim *self = g_new0 (GmlDeviceSim, 1);
 
   self->parent.klass = &sim_class;
+  g_atomic_ref_count_init (&self->parent.ref_count);
   self->parent.name = g_strdup (N_("Simulated GPU"));
   self->parent.name_is_msgid = TRUE;
   self->parent.other_in_use = other_in_use;

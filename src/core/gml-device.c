@@ -153,13 +153,28 @@ gml_device_unmap (GmlDevice *self,
     self->klass->unmap (self, address, size);
 }
 
+GmlDevice *
+gml_device_ref (GmlDevice *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+/* The last reference gives every live allocation back and frees the device. */
 void
-gml_device_destroy (GmlDevice *self)
+gml_device_unref (GmlDevice *self)
 {
   if (self == NULL)
     return;
+  if (g_atomic_ref_count_dec (&self->ref_count))
+    self->klass->destroy (self);
+}
 
-  self->klass->destroy (self);
+void
+gml_device_destroy (GmlDevice *self)
+{
+  gml_device_unref (self);
 }
 
 gboolean

@@ -35,7 +35,9 @@ typedef struct _GmlDeviceClass GmlDeviceClass;
  * The generic gml_device_* wrappers only dispatch: alloc() and free() keep the
  * in_use and n_live counters up to date themselves (only the backend knows the
  * size behind an address), and destroy() frees the live allocations, the name
- * and the struct itself. */
+ * and the struct itself. A device is reference-counted: whoever uses it (an
+ * allocator, an arena, a scenario) holds a reference, and destroy() runs when the
+ * last one is dropped. */
 struct _GmlDeviceClass
 {
   const char *id;                               /* "sim" or "cuda" */
@@ -72,6 +74,7 @@ struct _GmlDeviceClass
 struct _GmlDevice
 {
   const GmlDeviceClass *klass;
+  gatomicrefcount       ref_count;     /* set to 1 by the backend's constructor */
   char                 *name;          /* "Simulated GPU", "NVIDIA H200" */
   gboolean              name_is_msgid; /* name is a source string, looked up on each get */
   guint64               budget;        /* bytes the lab may hold on the device; 0 = no limit */
@@ -96,6 +99,10 @@ gboolean        gml_device_mem_get_info  (GmlDevice       *self,
                                           guint64         *free_bytes,
                                           guint64         *total_bytes,
                                           GError         **error);
+GmlDevice      *gml_device_ref           (GmlDevice       *self);
+void            gml_device_unref         (GmlDevice       *self);
+/* The same as gml_device_unref(): frees the device, with all its memory, once
+ * nobody else holds it. */
 void            gml_device_destroy       (GmlDevice       *self);
 /* Expandable segments: whether the backend can, and the operations. */
 gboolean        gml_device_can_map       (GmlDevice       *self);
@@ -118,7 +125,7 @@ GmlDevice      *gml_device_sim_new       (guint64          capacity,
                                           guint64          other_in_use);
 GmlDevice      *gml_device_cuda_new      (guint64          budget,
                                           GError         **error);
-/* A smaller device of @capacity bytes inside @base (borrowed; must outlive it):
+/* A smaller device of @capacity bytes inside @base (which it holds a reference to):
  * allocations go to @base, the arena refuses what exceeds its capacity, and
  * @other_in_use of it is held by someone else (a CUDA context, other programs). */
 GmlDevice      *gml_device_arena_new     (GmlDevice       *base,

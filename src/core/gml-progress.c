@@ -4,6 +4,13 @@
  * with G_FILE_SET_CONTENTS_CONSISTENT: a temporary file is written and synced, then
  * renamed over the old one, so a crash leaves either the old or the new log.
  *
+ * By default a change is saved before the call returns (the command line, the
+ * crash-safety helper). The application turns on background saves instead
+ * (gml_progress_set_background_saves): the log is serialised on the calling thread,
+ * written, synced and renamed in a worker, one write at a time; changes made while
+ * a write is under way are coalesced into one more write of the newest state.
+ * Anything that reads the file back or replaces it waits for that write first.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -13,6 +20,7 @@
 
 #include <errno.h>
 #include "gml-i18n.h"
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
@@ -21,15 +29,41 @@
 
 #define PROGRESS_VERSION 1
 
+/* One background write. The worker only sees @path and @data; the result is
+ * handed back under @mutex so that a flush can wait for it without running the
+ * main loop. @owner is touched on the owner's thread only, and is NULL once the
+ * result was taken (by the task's callback or by a flush). */
+typedef struct
+{
+  GmlProgress *owner;
+  char        *path;
+  char        *data;
+  gsize        length;
+  GMutex       mutex;
+  GCond        cond;
+  gboolean     done;
+  GError      *error;
+} SaveJob;
+
 struct _GmlProgress
 {
   char       *path;
   GArray     *answers;   /* GmlAnswer */
   GArray     *guesses;   /* GmlGuess: "Predict, then run" in the experiment lab */
   GHashTable *last;      /* question id -> index + 1 of its last answer */
+
+  /* Background saves (gml_progress_set_background_saves). */
+  gboolean                 background;
+  GmlProgressSaveFailedFunc failed_func;
+  gpointer                 failed_data;
+  SaveJob                 *job;       /* the write in flight, or NULL */
+  gboolean                 dirty;     /* changes not yet handed to a write */
+  guint                    n_writes;  /* writes finished, in the background or not */
 };
 
 G_DEFINE_QUARK (gml-progress-error-quark, gml_progress_error)
+
+static void finish_in_flight (GmlProgress *self);
 
 static void
 clear_answer (GmlAnswer *answer)
@@ -77,6 +111,16 @@ gml_progress_free (GmlProgress *self)
 {
   if (self == NULL)
     return;
+  if (self->background)
+    {
+      g_autoptr(GError) error = NULL;
+
+      /* The application flushes at exit and reports failures; this is the last
+       * chance for anyone who did not. */
+      if (!gml_progress_flush (self, &error))
+        g_message ("%s", error->message);
+    }
+  finish_in_flight (self);
   g_hash_table_unref (self->last);
   g_array_unref (self->answers);
   g_array_unref (self->guesses);
@@ -313,6 +357,8 @@ gml_progress_load (GmlProgress *self,
   if (set_aside != NULL)
     *set_aside = NULL;
 
+  /* Its temporary file is no leftover, and what it writes is what is read. */
+  finish_in_flight (self);
   remove_stale_temporaries (self);
 
   /* A file too big to be a log is set aside like a corrupt one, unread. */
@@ -421,38 +467,248 @@ gml_progress_serialize (GmlProgress *self,
   return json_generator_to_data (generator, length);
 }
 
-gboolean
-gml_progress_save (GmlProgress *self,
-                   GError     **error)
+/* Writes @data to @path atomically and durably. Runs on any thread: the error
+ * is GLib's, untranslated; take_result() puts it into a sentence on the owner's
+ * thread. */
+static gboolean
+write_file (const char  *path,
+            const char  *data,
+            gsize        length,
+            GError     **error)
 {
-  g_autofree char *dir = g_path_get_dirname (self->path);
-  g_autofree char *data = NULL;
-  g_autoptr(GError) local_error = NULL;
-  gsize length = 0;
+  g_autofree char *dir = g_path_get_dirname (path);
 
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
       int saved_errno = errno;
 
-      g_set_error (error, GML_PROGRESS_ERROR, GML_PROGRESS_ERROR_IO,
-                   _("Could not save progress to %s: %s"), self->path, g_strerror (saved_errno));
+      g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                           g_strerror (saved_errno));
       return FALSE;
     }
+  return g_file_set_contents_full (path, data, length,
+                                   G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                   0600, error);
+}
 
-  data = gml_progress_serialize (self, &length);
-  if (!g_file_set_contents_full (self->path, data, length,
-                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                 0600, &local_error))
+static void
+save_failed (GmlProgress  *self,
+             const GError *cause,
+             GError      **error)
+{
+  g_set_error (error, GML_PROGRESS_ERROR, GML_PROGRESS_ERROR_IO,
+               _("Could not save progress to %s: %s"), self->path, cause->message);
+}
+
+static void
+save_job_free (SaveJob *job)
+{
+  g_clear_pointer (&job->path, g_free);
+  g_clear_pointer (&job->data, g_free);
+  g_clear_error (&job->error);
+  g_mutex_clear (&job->mutex);
+  g_cond_clear (&job->cond);
+  g_free (job);
+}
+
+static void
+save_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  SaveJob *job = task_data;
+  GError *error = NULL;
+
+  write_file (job->path, job->data, job->length, &error);
+  g_mutex_lock (&job->mutex);
+  job->error = error;
+  job->done = TRUE;
+  g_cond_broadcast (&job->cond);
+  g_mutex_unlock (&job->mutex);
+  g_task_return_boolean (task, TRUE);
+}
+
+/* Waits for the write in flight to end and takes its result. The job itself is
+ * freed with its task, once the task's callback ran. Returns its error, in a
+ * sentence, or NULL. */
+static GError *
+take_result (GmlProgress *self)
+{
+  SaveJob *job = g_steal_pointer (&self->job);
+  GError *error = NULL;
+
+  g_mutex_lock (&job->mutex);
+  while (!job->done)
+    g_cond_wait (&job->cond, &job->mutex);
+  g_mutex_unlock (&job->mutex);
+
+  job->owner = NULL;
+  self->n_writes++;
+  if (job->error != NULL)
     {
-      g_set_error (error, GML_PROGRESS_ERROR, GML_PROGRESS_ERROR_IO,
-                   _("Could not save progress to %s: %s"), self->path, local_error->message);
+      save_failed (self, job->error, &error);
+      /* What it carried is still only in memory. */
+      self->dirty = TRUE;
+    }
+  return error;
+}
+
+static void start_write (GmlProgress *self);
+
+static void
+save_done_cb (GObject      *source_object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  SaveJob *job = g_task_get_task_data (G_TASK (result));
+  GmlProgress *self = job->owner;
+  g_autoptr(GError) error = NULL;
+
+  /* A flush took the result already (and maybe the progress is gone). */
+  if (self == NULL)
+    return;
+  error = take_result (self);
+  if (error != NULL)
+    {
+      /* No retry of its own: a failing disk would be written to in a loop. The
+       * next change, or the flush at exit, writes everything. */
+      if (self->failed_func != NULL)
+        self->failed_func (self, error, self->failed_data);
+      else
+        g_message ("%s", error->message);
+      return;
+    }
+  /* Changes made during the write: one more write, of the newest state. */
+  if (self->dirty)
+    start_write (self);
+}
+
+static void
+start_write (GmlProgress *self)
+{
+  g_autoptr(GTask) task = NULL;
+  SaveJob *job = g_new0 (SaveJob, 1);
+
+  g_assert (self->job == NULL);
+  g_mutex_init (&job->mutex);
+  g_cond_init (&job->cond);
+  job->owner = self;
+  job->path = g_strdup (self->path);
+  job->data = gml_progress_serialize (self, &job->length);
+  self->job = job;
+  self->dirty = FALSE;
+
+  task = g_task_new (NULL, NULL, save_done_cb, NULL);
+  g_task_set_source_tag (task, start_write);
+  g_task_set_task_data (task, job, (GDestroyNotify) save_job_free);
+  g_task_run_in_thread (task, save_thread);
+}
+
+/* Waits for a background write under way, so that nothing else writes, reads or
+ * replaces the file meanwhile. Its error does not matter to the caller, which
+ * writes everything again or reads what is on disk. */
+static void
+finish_in_flight (GmlProgress *self)
+{
+  if (self->job != NULL)
+    {
+      g_autoptr(GError) error = take_result (self);
+
+      if (error != NULL)
+        g_debug ("%s", error->message);
+    }
+}
+
+/* Saves now, on this thread, after any background write under way. */
+gboolean
+gml_progress_save (GmlProgress *self,
+                   GError     **error)
+{
+  g_autofree char *data = NULL;
+  g_autoptr(GError) local_error = NULL;
+  gsize length = 0;
+
+  finish_in_flight (self);
+  data = gml_progress_serialize (self, &length);
+  self->n_writes++;
+  if (!write_file (self->path, data, length, &local_error))
+    {
+      self->dirty = TRUE;
+      save_failed (self, local_error, error);
       return FALSE;
     }
+  self->dirty = FALSE;
   return TRUE;
 }
 
-/* Appends an answer and saves. If saving fails the answer stays in memory and the
- * next save writes it. */
+/* With @background, changes (answers, guesses) are saved by a worker thread and
+ * the calls that make them return at once; a failure is reported to @failed_func
+ * on this thread's main context. Undo and reset still save before they return,
+ * since they undo themselves when saving fails. Turning background saves off
+ * flushes. */
+void
+gml_progress_set_background_saves (GmlProgress               *self,
+                                   gboolean                   background,
+                                   GmlProgressSaveFailedFunc  failed_func,
+                                   gpointer                   user_data)
+{
+  if (!background && self->background)
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (!gml_progress_flush (self, &error))
+        g_message ("%s", error->message);
+    }
+  self->background = background;
+  self->failed_func = background ? failed_func : NULL;
+  self->failed_data = background ? user_data : NULL;
+}
+
+/* Waits for the background write under way and writes the changes it did not
+ * carry: once this returns TRUE the file holds everything in memory. */
+gboolean
+gml_progress_flush (GmlProgress *self,
+                    GError     **error)
+{
+  finish_in_flight (self);
+  if (!self->dirty)
+    return TRUE;
+  return gml_progress_save (self, error);
+}
+
+/* Whether changes are in memory that the file does not hold yet (a write under
+ * way, or one still to come). */
+gboolean
+gml_progress_has_pending_save (GmlProgress *self)
+{
+  return self->job != NULL || self->dirty;
+}
+
+/* How many times the log was written (or a write was tried), in the background
+ * or not. */
+guint
+gml_progress_get_n_writes (GmlProgress *self)
+{
+  return self->n_writes;
+}
+
+/* A change to save: now, or in the background. */
+static gboolean
+changed (GmlProgress *self,
+         GError     **error)
+{
+  if (!self->background)
+    return gml_progress_save (self, error);
+  self->dirty = TRUE;
+  if (self->job == NULL)
+    start_write (self);
+  return TRUE;
+}
+
+/* Appends an answer and saves (or, with background saves, hands the log to the
+ * worker and returns). If saving fails the answer stays in memory and the next save
+ * writes it. */
 gboolean
 gml_progress_record (GmlProgress *self,
                      const char  *question,
@@ -474,7 +730,7 @@ gml_progress_record (GmlProgress *self,
   g_hash_table_insert (self->last,
                        g_array_index (self->answers, GmlAnswer, self->answers->len - 1).question,
                        GUINT_TO_POINTER (self->answers->len));
-  return gml_progress_save (self, error);
+  return changed (self, error);
 }
 
 /* Appends a guess and saves. If saving fails the guess stays in memory and the
@@ -499,7 +755,7 @@ gml_progress_record_guess (GmlProgress *self,
   };
 
   g_array_append_val (self->guesses, guess);
-  return gml_progress_save (self, error);
+  return changed (self, error);
 }
 
 guint

@@ -39,6 +39,12 @@ typedef struct
 
 typedef struct _GmlProgress GmlProgress;
 
+/* A background save failed: @error says why, in the language in effect. The
+ * changes stay in memory and the next save writes them. */
+typedef void (*GmlProgressSaveFailedFunc) (GmlProgress  *progress,
+                                           const GError *error,
+                                           gpointer      user_data);
+
 GQuark           gml_progress_error_quark (void);
 
 char            *gml_progress_default_path (void);
@@ -50,6 +56,14 @@ gboolean         gml_progress_load         (GmlProgress  *self,
                                             GError      **error);
 gboolean         gml_progress_save         (GmlProgress  *self,
                                             GError      **error);
+void             gml_progress_set_background_saves (GmlProgress               *self,
+                                                    gboolean                   background,
+                                                    GmlProgressSaveFailedFunc  failed_func,
+                                                    gpointer                   user_data);
+gboolean         gml_progress_flush        (GmlProgress  *self,
+                                            GError      **error);
+gboolean         gml_progress_has_pending_save (GmlProgress *self);
+guint            gml_progress_get_n_writes (GmlProgress  *self);
 gboolean         gml_progress_record       (GmlProgress  *self,
                                             const char   *question,
                                             const char   *chosen,

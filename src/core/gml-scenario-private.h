@@ -30,7 +30,7 @@ struct _GmlScenario
 {
   char          *name;           /* scenario name or experiment kind */
   char          *title;          /* translated */
-  GmlDevice     *device;         /* borrowed, unless owned_device is set */
+  GmlDevice     *device;         /* a reference, held while the scenario lives */
   GmlDevice     *owned_device;   /* the experiment lab's own GPU; freed after the runs */
   GPtrArray     *runs;           /* GmlScenarioRun* */
   GArray        *steps;          /* GmlScenarioStep */

@@ -1245,7 +1245,7 @@ _gml_scenario_create (const char *name,
   GmlScenario *sc = g_new0 (GmlScenario, 1);
 
   sc->name = g_strdup (name);
-  sc->device = device;
+  sc->device = gml_device_ref (device);
   sc->runs = g_ptr_array_new_with_free_func (run_free_func);
   sc->steps = g_array_new (FALSE, TRUE, sizeof (GmlScenarioStep));
   g_array_set_clear_func (sc->steps, step_clear);
@@ -1354,8 +1354,10 @@ gml_scenario_free (GmlScenario *self)
 {
   if (self == NULL)
     return;
+  /* The runs' allocators give their segments back to the device first. */
   g_clear_pointer (&self->runs, g_ptr_array_unref);
-  g_clear_pointer (&self->owned_device, gml_device_destroy);
+  g_clear_pointer (&self->device, gml_device_unref);
+  g_clear_pointer (&self->owned_device, gml_device_unref);
   g_clear_pointer (&self->steps, g_array_unref);
   g_clear_pointer (&self->strategies, g_ptr_array_unref);
   g_clear_pointer (&self->bars, g_ptr_array_unref);

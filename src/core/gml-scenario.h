@@ -136,7 +136,7 @@ const char         *gml_view_to_string            (GmlView        view);
 gboolean            gml_view_from_string          (const char    *str,
                                                    GmlView       *view);
 
-/* Runs @name's script on @device (borrowed; must outlive the scenario). Out of
+/* Runs @name's script on @device (the scenario holds a reference to it). Out of
  * memory is part of the story, not an error; any other device failure is. */
 GmlScenario        *gml_scenario_new              (const char    *name,
                                                    GmlDevice     *device,

@@ -928,6 +928,7 @@ gml_snapshot_check (GmlSnapshotTimeline *timeline,
   gml_snapshot_settings_to_conf (gml_snapshot_get_settings (snap), &r.conf);
   r.device = g_new0 (ReplayDevice, 1);
   r.device->parent.klass = &replay_class;
+  g_atomic_ref_count_init (&r.device->parent.ref_count);
   r.device->parent.name = g_strdup ("replay");
   r.device->replay = &r;
   r.blocks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);

@@ -273,6 +273,173 @@ test_guesses (Fixture      *f,
     }
 }
 
+/* Background saves (as the application makes them). */
+
+static guint
+n_on_disk (const char *path)
+{
+  g_autoptr(GmlProgress) reader = gml_progress_new (path);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (gml_progress_load (reader, NULL, &error));
+  g_assert_no_error (error);
+  return gml_progress_get_n_answers (reader);
+}
+
+static gboolean
+timeout_cb (gpointer user_data)
+{
+  g_error ("a background save never ended");
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs the main loop until @done (or no save is pending, when @done is NULL). */
+static void
+wait_for_saves (GmlProgress *progress,
+                guint       *done)
+{
+  guint timeout = g_timeout_add_seconds (30, timeout_cb, NULL);
+
+  while (done != NULL ? *done == 0 : gml_progress_has_pending_save (progress))
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (timeout);
+}
+
+/* A burst of answers is written a few times, not once per answer, and the file
+ * ends with all of them, in order. */
+static void
+test_background_coalesced (Fixture      *f,
+                           gconstpointer data)
+{
+  g_autoptr(GmlProgress) progress = gml_progress_new (f->path);
+  g_autoptr(GmlProgress) reader = gml_progress_new (f->path);
+  g_autoptr(GError) error = NULL;
+  const guint n = 200;
+
+  gml_progress_set_background_saves (progress, TRUE, NULL, NULL);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("q%u", i);
+
+      g_assert_true (gml_progress_record (progress, id, "a", TRUE, 1, 1764400000 + i, &error));
+      g_assert_no_error (error);
+      /* Now and then the main loop turns, as between a person's clicks. */
+      if (i % 50 == 0)
+        g_main_context_iteration (NULL, FALSE);
+    }
+  g_assert_cmpuint (gml_progress_get_n_answers (progress), ==, n);
+  wait_for_saves (progress, NULL);
+
+  g_assert_cmpuint (gml_progress_get_n_writes (progress), >=, 1);
+  g_assert_cmpuint (gml_progress_get_n_writes (progress), <=, 10);
+  g_assert_true (gml_progress_load (reader, NULL, &error));
+  g_assert_cmpuint (gml_progress_get_n_answers (reader), ==, n);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("q%u", i);
+
+      g_assert_cmpstr (gml_progress_get_answer (reader, i)->question, ==, id);
+    }
+}
+
+/* A flush (the application's shutdown) leaves the file complete without the main
+ * loop running; so does freeing the log with writes pending. */
+static void
+test_background_flush (Fixture      *f,
+                       gconstpointer data)
+{
+  GmlProgress *progress = gml_progress_new (f->path);
+  g_autoptr(GError) error = NULL;
+
+  gml_progress_set_background_saves (progress, TRUE, NULL, NULL);
+  for (guint i = 0; i < 30; i++)
+    g_assert_true (gml_progress_record (progress, "q", "a", TRUE, 1, 1764400000 + i, NULL));
+  g_assert_true (gml_progress_has_pending_save (progress));
+  g_assert_true (gml_progress_flush (progress, &error));
+  g_assert_no_error (error);
+  g_assert_false (gml_progress_has_pending_save (progress));
+  g_assert_cmpuint (n_on_disk (f->path), ==, 30);
+
+  for (guint i = 30; i < 45; i++)
+    g_assert_true (gml_progress_record (progress, "q", "a", TRUE, 1, 1764400000 + i, NULL));
+  gml_progress_free (progress);
+  g_assert_cmpuint (n_on_disk (f->path), ==, 45);
+  /* The callbacks of the writes the flushes took over find nobody to tell. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+/* A reset while a write is under way: the write ends first, so it never puts the
+ * old answers back over the empty log. */
+static void
+test_background_reset (Fixture      *f,
+                       gconstpointer data)
+{
+  g_autoptr(GmlProgress) progress = gml_progress_new (f->path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *backup = NULL;
+
+  gml_progress_set_background_saves (progress, TRUE, NULL, NULL);
+  for (guint i = 0; i < 20; i++)
+    g_assert_true (gml_progress_record (progress, "q", "a", TRUE, 1, 1764400000 + i, NULL));
+  g_assert_true (gml_progress_reset (progress, &backup, &error));
+  g_assert_no_error (error);
+  wait_for_saves (progress, NULL);
+  g_assert_cmpuint (n_on_disk (f->path), ==, 0);
+  g_assert_cmpuint (n_on_disk (backup), ==, 20);
+}
+
+typedef struct
+{
+  guint  n_failed;
+  char  *message;
+} Failures;
+
+static void
+save_failed_cb (GmlProgress  *progress,
+                const GError *error,
+                gpointer      user_data)
+{
+  Failures *failures = user_data;
+
+  g_assert_error (error, GML_PROGRESS_ERROR, GML_PROGRESS_ERROR_IO);
+  failures->n_failed++;
+  g_free (failures->message);
+  failures->message = g_strdup (error->message);
+}
+
+/* A background write that fails is reported once; the answers stay in memory and
+ * the next successful write carries them. */
+static void
+test_background_failure (Fixture      *f,
+                         gconstpointer data)
+{
+  g_autofree char *blocker = g_build_filename (f->dir, "file", NULL);
+  g_autofree char *path = g_build_filename (blocker, "progress.json", NULL);
+  g_autoptr(GmlProgress) progress = gml_progress_new (path);
+  g_autoptr(GError) error = NULL;
+  Failures failures = { 0 };
+
+  /* A regular file where the directory should be. */
+  g_assert_true (g_file_set_contents (blocker, "x", -1, NULL));
+  gml_progress_set_background_saves (progress, TRUE, save_failed_cb, &failures);
+  g_assert_true (gml_progress_record (progress, "q1", "a", TRUE, 1, 1764400000, &error));
+  g_assert_no_error (error);
+  wait_for_saves (progress, &failures.n_failed);
+  g_assert_cmpuint (failures.n_failed, ==, 1);
+  g_assert_nonnull (strstr (failures.message, path));
+  g_assert_cmpuint (gml_progress_get_n_answers (progress), ==, 1);
+  g_assert_true (gml_progress_has_pending_save (progress));
+
+  /* The directory can be made now: the next answer's write carries both. */
+  g_assert_cmpint (g_remove (blocker), ==, 0);
+  g_assert_true (gml_progress_record (progress, "q2", "b", FALSE, 1, 1764400060, &error));
+  wait_for_saves (progress, NULL);
+  g_assert_cmpuint (failures.n_failed, ==, 1);
+  g_assert_cmpuint (n_on_disk (path), ==, 2);
+  g_free (failures.message);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -287,6 +454,10 @@ main (int    argc,
   g_test_add ("/core/progress/stale-temporaries", Fixture, NULL, fixture_set_up, test_stale_temporaries_removed, fixture_tear_down);
   g_test_add ("/core/progress/save-failure", Fixture, NULL, fixture_set_up, test_save_failure_reported, fixture_tear_down);
   g_test_add ("/core/progress/guesses", Fixture, NULL, fixture_set_up, test_guesses, fixture_tear_down);
+  g_test_add ("/core/progress/background/coalesced", Fixture, NULL, fixture_set_up, test_background_coalesced, fixture_tear_down);
+  g_test_add ("/core/progress/background/flush", Fixture, NULL, fixture_set_up, test_background_flush, fixture_tear_down);
+  g_test_add ("/core/progress/background/reset", Fixture, NULL, fixture_set_up, test_background_reset, fixture_tear_down);
+  g_test_add ("/core/progress/background/failure", Fixture, NULL, fixture_set_up, test_background_failure, fixture_tear_down);
 
   return g_test_run ();
 }
