@@ -250,7 +250,9 @@ scenario_for (GmlPresentationWindow *self,
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *key = gml_experiment_to_string (q->experiment);
+  g_autofree char *why = NULL;
   const char *reason = NULL;
+  gboolean had_fallback;
   GmlDevice *device;
 
   if (self->scenario != NULL && g_strcmp0 (self->scenario_key, key) == 0)
@@ -258,16 +260,12 @@ scenario_for (GmlPresentationWindow *self,
 
   drop_picture (self);
   device = self->fallback != NULL ? self->fallback : gml_application_get_device (self->app, &reason);
-  self->scenario = gml_scenario_new_experiment (q->experiment, device, &error);
-  if (self->scenario == NULL && self->fallback == NULL
-      && g_error_matches (error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_DEVICE))
-    {
-      /* A CUDA call failed in the middle: the class still gets a (simulated) picture. */
-      g_message ("Experiment %s on the GPU: %s; simulating it", key, error->message);
-      g_clear_error (&error);
-      self->fallback = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
-      self->scenario = gml_scenario_new_experiment (q->experiment, self->fallback, &error);
-    }
+  had_fallback = self->fallback != NULL;
+  /* A CUDA call failing in the middle still gives the class a (simulated) picture. */
+  self->scenario = gml_scenario_new_experiment_or_simulate (q->experiment, device, &self->fallback,
+                                                            &why, &error);
+  if (self->fallback != NULL && !had_fallback)
+    g_message ("Experiment %s on the GPU: %s; simulating it", key, why);
   if (self->scenario == NULL)
     g_message ("Experiment %s: %s", key, error->message);
   else

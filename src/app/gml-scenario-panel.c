@@ -184,7 +184,9 @@ get_scenario (GmlScenarioPanel  *self,
 {
   GmlScenario *sc = g_hash_table_lookup (self->scenarios, key);
   g_autoptr(GError) error = NULL;
+  g_autofree char *why = NULL;
   const char *reason = NULL;
+  gboolean had_fallback;
   GmlDevice *device;
 
   if (sc != NULL)
@@ -193,17 +195,14 @@ get_scenario (GmlScenarioPanel  *self,
   device = current_device (self, &reason);
   if (device == NULL)
     return NULL;   /* the picture comes once the device is open */
-  sc = gml_scenario_new_experiment (q->experiment, device, &error);
-  if (sc == NULL && g_error_matches (error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_DEVICE)
-      && self->fallback == NULL)
+  had_fallback = self->fallback != NULL;
+  sc = gml_scenario_new_experiment_or_simulate (q->experiment, device, &self->fallback, &why, &error);
+  if (self->fallback != NULL && !had_fallback)
     {
       /* A CUDA call failed in the middle: tell why, and go on simulated. */
       self->fallback_reason = g_strdup_printf (_("The GPU failed (%s), so the pictures are "
-                                                 "simulated."), error->message);
-      self->fallback = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
+                                                 "simulated."), why);
       g_hash_table_remove_all (self->scenarios);
-      g_clear_error (&error);
-      sc = gml_scenario_new_experiment (q->experiment, self->fallback, &error);
     }
   if (sc == NULL)
     {

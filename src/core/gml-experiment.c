@@ -568,3 +568,32 @@ gml_scenario_new_experiment (const GmlExperiment *self,
   self->kind->script (&r, self);
   return _gml_scenario_finish (sc, &r, error);
 }
+
+GmlScenario *
+gml_scenario_new_experiment_or_simulate (const GmlExperiment  *self,
+                                         GmlDevice            *device,
+                                         GmlDevice           **fallback,
+                                         char                **why,
+                                         GError              **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  GmlScenario *sc;
+
+  g_return_val_if_fail (fallback != NULL && why != NULL, NULL);
+
+  if (*fallback != NULL)
+    return gml_scenario_new_experiment (self, *fallback, error);
+
+  sc = gml_scenario_new_experiment (self, device, &local_error);
+  if (sc == NULL && g_error_matches (local_error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_DEVICE))
+    {
+      g_free (*why);
+      *why = g_strdup (local_error->message);
+      *fallback = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
+      g_clear_error (&local_error);
+      sc = gml_scenario_new_experiment (self, *fallback, &local_error);
+    }
+  if (sc == NULL)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  return sc;
+}

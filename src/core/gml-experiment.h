@@ -52,10 +52,19 @@ void                gml_experiment_to_json           (const GmlExperiment *self,
 /* The knobs of a "lab" experiment ("--model gpt2 --batch 8"), NULL for other kinds. */
 const char         *gml_experiment_get_lab_config    (const GmlExperiment *self);
 
-/* Runs the experiment on @device (borrowed; must outlive the scenario). */
+/* Runs the experiment on @device (the scenario holds a reference). */
 GmlScenario        *gml_scenario_new_experiment      (const GmlExperiment *self,
                                                       GmlDevice           *device,
                                                       GError             **error);
+/* The same, on *@fallback once it is set; when @device fails in the middle (a
+ * CUDA call, not a full memory) it sets *@fallback to a simulator, runs the
+ * experiment there and puts the GPU's complaint in *@why. The caller keeps
+ * *@fallback for its next experiments and frees both. */
+GmlScenario        *gml_scenario_new_experiment_or_simulate (const GmlExperiment  *self,
+                                                             GmlDevice            *device,
+                                                             GmlDevice           **fallback,
+                                                             char                **why,
+                                                             GError              **error);
 
 /* Parses "3 MiB", "20.00 MiB", "6 GB", "1000 B" or "1000" into bytes; *decimal
  * says whether the unit was decimal (kB, MB, GB, TB). */

@@ -26,6 +26,7 @@
 #include "gml-i18n.h"
 #include "gml-replay.h"
 #ifdef HAVE_GML_SCENARIO
+#include "gml-experiment.h"
 #include "gml-scenario.h"
 #endif
 
@@ -258,6 +259,48 @@ test_scenarios_device_fails (void)
       g_assert_cmpuint (gml_scenario_get_n_steps (scenario), >, 0);
     }
 }
+
+/* The quiz's picture and the presentation's: a question's experiment that fails on
+ * the GPU runs on a simulator, which then serves the next ones without the GPU. */
+static void
+test_experiment_falls_back (void)
+{
+  g_autoptr(GmlExperiment) experiment = gml_experiment_new_default ("oom");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GmlDevice) device = NULL;
+  g_autofree char *why = NULL;
+  GmlDevice *fallback = NULL;
+  GmlScenario *first, *second;
+  guint calls;
+
+  if (!in_subprocess ())
+    return;
+
+  g_setenv ("FAKE_CUDA_ALLOC_FAIL_AFTER", "1", TRUE);
+  g_setenv ("FAKE_CUDA_ALLOC_FAIL_RESULT", "999", TRUE);
+  open_fake ();
+  device = gml_device_cuda_new (0, &error);
+  g_assert_no_error (error);
+
+  first = gml_scenario_new_experiment_or_simulate (experiment, device, &fallback, &why, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (first);
+  g_assert_nonnull (fallback);
+  g_assert_cmpstr (gml_device_get_id (fallback), ==, "sim");
+  g_assert_nonnull (why);
+  g_assert_nonnull (strstr (why, "CUDA_ERROR_UNKNOWN"));
+  g_assert_cmpuint (fake_live_allocations (), ==, 0);
+
+  calls = fake_alloc_calls ();
+  second = gml_scenario_new_experiment_or_simulate (experiment, device, &fallback, &why, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (second);
+  g_assert_cmpuint (fake_alloc_calls (), ==, calls);   /* the GPU is not asked again */
+
+  gml_scenario_free (first);
+  gml_scenario_free (second);
+  gml_device_unref (fallback);
+}
 #endif
 
 int
@@ -283,6 +326,7 @@ main (int    argc,
   g_test_add_func ("/cuda-faults/allocator/alloc-fails-999", test_allocator_alloc_fails_999);
 #ifdef HAVE_GML_SCENARIO
   g_test_add_func ("/cuda-faults/scenarios/device-fails", test_scenarios_device_fails);
+  g_test_add_func ("/cuda-faults/scenarios/experiment-falls-back", test_experiment_falls_back);
 #endif
 #endif
 
