@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Helpers for driving the real GPU Memory Lab window through the accessibility tree."""
 
+import gettext
 import json
 import os
 import subprocess
@@ -296,3 +297,28 @@ def wait_for(predicate, what, timeout=20):
             return last
         time.sleep(0.2)
     raise AssertionError(f'timed out waiting for {what} (last: {last!r})')
+
+
+def translator(lang):
+    """The lab's own catalogue for LANG as a gettext function (the msgid when untranslated)."""
+    return gettext.translation('gpu-memory-lab', localedir=os.path.join(BUILD, 'po', 'locale'),
+                               languages=[lang], fallback=True).gettext
+
+
+def experiment_json(home, lang, args):
+    """`gpu-memory-lab experiment ARGS --json`, parsed: what the window must agree with."""
+    out = subprocess.run([APP, 'experiment', *args.split(), '--json'], env=app_env(home, lang),
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def frame(app, title):
+    """The application's top-level window titled TITLE, or None."""
+    for i in range(app.root.childCount):
+        node = app.root.getChildAtIndex(i)
+        try:
+            if node is not None and node.name == title:
+                return node
+        except Exception:
+            pass
+    return None

@@ -12,8 +12,6 @@ Pin as A (Ctrl+P) must name the knob that changed.
 
     test_lab.py LANG SCREENSHOT_DIR"""
 
-import gettext
-import json
 import os
 import re
 import subprocess
@@ -21,22 +19,18 @@ import sys
 import tempfile
 import time
 
-from gmltest import APP, BUILD, App, app_env, check
+from gmltest import App, check, experiment_json, translator
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
 os.makedirs(shots, exist_ok=True)
 
-catalogue = gettext.translation('gpu-memory-lab', localedir=os.path.join(BUILD, 'po', 'locale'),
-                                languages=[lang], fallback=True)
-_ = catalogue.gettext
+_ = translator(lang)
 home = tempfile.mkdtemp(prefix='gml-e2e-lab-')
 
 
 def verb(args):
-    out = subprocess.run([APP, 'experiment', *args.split(), '--json'], env=app_env(home, lang),
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
+    return experiment_json(home, lang, args)
 
 
 def exact_bytes(app, caption):

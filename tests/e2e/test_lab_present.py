@@ -12,8 +12,6 @@ category and the memory map at the peak; Escape closes it.
 
     test_lab_present.py LANG SCREENSHOT_DIR"""
 
-import gettext
-import json
 import os
 import re
 import subprocess
@@ -21,22 +19,18 @@ import sys
 import tempfile
 import time
 
-from gmltest import APP, BUILD, App, app_env, check, wait_for
+from gmltest import App, check, experiment_json, frame, translator, wait_for
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
 os.makedirs(shots, exist_ok=True)
 
-catalogue = gettext.translation('gpu-memory-lab', localedir=os.path.join(BUILD, 'po', 'locale'),
-                                languages=[lang], fallback=True)
-_ = catalogue.gettext
+_ = translator(lang)
 home = tempfile.mkdtemp(prefix='gml-e2e-lab-present-')
 
 
 def verb(args):
-    out = subprocess.run([APP, 'experiment', *args.split(), '--json'], env=app_env(home, lang),
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
+    return experiment_json(home, lang, args)
 
 
 def walk(node, depth=0):
@@ -58,17 +52,6 @@ def walk(node, depth=0):
     except Exception:
         pass
     return out
-
-
-def frame(app, title):
-    for i in range(app.root.childCount):
-        node = app.root.getChildAtIndex(i)
-        try:
-            if node is not None and node.name == title:
-                return node
-        except Exception:
-            pass
-    return None
 
 
 def bytes_after(nodes, caption):

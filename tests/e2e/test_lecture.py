@@ -29,7 +29,7 @@ import time
 
 import pyatspi
 
-from gmltest import APP, App, app_env, bank, check
+from gmltest import APP, App, app_env, bank, check, frame
 
 APP_ID = 'io.github.gpumemorylab.GpuMemoryLab'
 AUDIENCE = 'GPU Memory Lab — Presentation'
@@ -83,17 +83,6 @@ def texts_under(node, depth=0):
     except Exception:
         pass
     return out
-
-
-def frame(app, title):
-    for i in range(app.root.childCount):
-        node = app.root.getChildAtIndex(i)
-        try:
-            if node is not None and node.name == title:
-                return node
-        except Exception:
-            pass
-    return None
 
 
 def wait_for(predicate, what, timeout=20):
