@@ -1612,6 +1612,31 @@ describe_first_step (const GmlLabConfig *c,
                             "step’s %s."), f, first->peak_at, diff, s);
 }
 
+/* The same knobs on a simulated GPU of @gpu_memory at @step, quickly (no
+ * pictures kept): fills @res and says whether the step ran at all. */
+static gboolean
+run_variant (const GmlLabConfig *config,
+             guint64             gpu_memory,
+             GmlLabStep          step,
+             GmlLabResult       *res)
+{
+  GmlLabConfig variant;
+  g_autoptr(GmlDevice) device = NULL;
+  GmlScenario *sc;
+
+  memset (&variant, 0, sizeof variant);
+  gml_lab_config_copy (&variant, config);
+  variant.gpu_memory = gpu_memory;
+  variant.step = step;
+  device = gml_device_sim_new (variant.gpu_memory, 0);
+  sc = run_step (&variant, device, TRUE, res, NULL);
+  gml_lab_config_clear (&variant);
+  if (sc == NULL)
+    return FALSE;
+  gml_scenario_free (sc);
+  return TRUE;
+}
+
 GmlLabRun *
 gml_lab_run_new (const GmlLabConfig *config,
                  GmlLabRunFlags      flags,
@@ -1639,49 +1664,29 @@ gml_lab_run_new (const GmlLabConfig *config,
   /* What it would need: the same step on a GPU as large as the lab simulates. */
   if (!self->result.fits && (flags & GML_LAB_RUN_QUICK) == 0)
     {
-      GmlLabConfig big;
-      g_autoptr(GmlDevice) device = NULL;
-      GmlScenario *sc;
       GmlLabResult res = { 0 };
 
-      memset (&big, 0, sizeof big);
-      gml_lab_config_copy (&big, config);
-      big.gpu_memory = GML_LAB_UNBOUNDED_MEMORY;
-      device = gml_device_sim_new (big.gpu_memory, 0);
-      sc = run_step (&big, device, TRUE, &res, NULL);
-      if (sc != NULL && res.fits)
+      if (run_variant (config, GML_LAB_UNBOUNDED_MEMORY, config->step, &res) && res.fits)
         {
           self->result.needed_allocated = res.peak_allocated;
           self->result.needed_reserved = res.peak_reserved;
         }
-      g_clear_pointer (&sc, gml_scenario_free);
       result_clear (&res);
-      gml_lab_config_clear (&big);
     }
 
   /* The first step, said against the steady step of the same knobs. */
   if (config->mode == GML_LAB_TRAIN && config->step == GML_LAB_STEP_FIRST && (flags & GML_LAB_RUN_QUICK) == 0)
     {
-      GmlLabConfig steady;
-      g_autoptr(GmlDevice) device = NULL;
-      GmlScenario *sc;
       GmlLabResult res = { 0 };
 
-      memset (&steady, 0, sizeof steady);
-      gml_lab_config_copy (&steady, config);
-      steady.step = GML_LAB_STEP_STEADY;
-      device = gml_device_sim_new (steady.gpu_memory, 0);
-      sc = run_step (&steady, device, TRUE, &res, NULL);
-      if (sc != NULL)
+      if (run_variant (config, config->gpu_memory, GML_LAB_STEP_STEADY, &res))
         {
           self->result.steady_fits = res.fits;
           self->result.steady_peak_allocated = res.peak_allocated;
           self->result.steady_peak_reserved = res.peak_reserved;
           self->result.step_difference = describe_first_step (config, &self->result, &res);
         }
-      g_clear_pointer (&sc, gml_scenario_free);
       result_clear (&res);
-      gml_lab_config_clear (&steady);
     }
   return g_steal_pointer (&self);
 }
