@@ -29,9 +29,10 @@ add_int (JsonBuilder *b,
 }
 
 char *
-gml_lab_result_to_json (GmlLabRun *run,
-                        gboolean   with_max_batch,
-                        guint      max_batch)
+gml_lab_result_to_json (GmlLabRun        *run,
+                        gboolean          with_max_batch,
+                        guint             max_batch,
+                        const GmlLabLive *live)
 {
   const GmlLabConfig *c = gml_lab_run_get_config (run);
   const GmlLabResult *r = gml_lab_run_get_result (run);
@@ -145,6 +146,36 @@ gml_lab_result_to_json (GmlLabRun *run,
       json_builder_add_string_value (b, r->step_difference);
       json_builder_end_object (b);
     }
+  if (live != NULL)
+    {
+      json_builder_set_member_name (b, "live");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "device");
+      json_builder_add_string_value (b, live->device_name);
+      add_int (b, "scale", live->scale);
+      add_int (b, "gpu_share_bytes", live->capacity);
+      add_int (b, "available_bytes", live->available);
+      json_builder_set_member_name (b, "fits");
+      json_builder_add_boolean_value (b, live->fits);
+      add_int (b, "peak_allocated_bytes", live->peak_allocated);
+      add_int (b, "peak_reserved_bytes", live->peak_reserved);
+      add_int (b, "driver_peak_bytes", live->driver_peak);
+      json_builder_set_member_name (b, "oom_message");
+      if (live->oom_message != NULL)
+        json_builder_add_string_value (b, live->oom_message);
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "simulated");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "fits");
+      json_builder_add_boolean_value (b, live->sim_fits);
+      add_int (b, "peak_allocated_bytes", live->sim_peak_allocated);
+      add_int (b, "peak_reserved_bytes", live->sim_peak_reserved);
+      json_builder_end_object (b);
+      json_builder_set_member_name (b, "agrees");
+      json_builder_add_boolean_value (b, live->agrees);
+      json_builder_end_object (b);
+    }
   json_builder_set_member_name (b, "notes");
   json_builder_begin_array (b);
   for (guint i = 0; i < notes->len; i++)
@@ -159,9 +190,10 @@ gml_lab_result_to_json (GmlLabRun *run,
 }
 
 static void
-print_text (GmlLabRun *run,
-            gboolean   with_max_batch,
-            guint      max_batch)
+print_text (GmlLabRun        *run,
+            gboolean          with_max_batch,
+            guint             max_batch,
+            const GmlLabLive *live)
 {
   const GmlLabConfig *c = gml_lab_run_get_config (run);
   const GmlLabResult *r = gml_lab_run_get_result (run);
@@ -195,6 +227,12 @@ print_text (GmlLabRun *run,
     g_print ("%s\n", r->step_difference);
   for (guint i = 0; i < notes->len; i++)
     g_print ("- %s\n", (const char *) g_ptr_array_index (notes, i));
+  if (live != NULL)
+    {
+      g_autofree char *text = gml_lab_live_describe (live);
+
+      g_print ("%s\n", text);
+    }
 }
 
 int
@@ -209,7 +247,8 @@ gml_lab_main (int    argc,
   };
   char *values[G_N_ELEMENTS (knobs)] = { NULL };
   g_autofree char *lang = NULL;
-  gboolean json = FALSE, find_max = FALSE;
+  gboolean json = FALSE, find_max = FALSE, live_run = FALSE;
+  g_autofree char *budget_text = NULL;
   g_auto(GStrv) rest = NULL;
   GOptionEntry entries[] = {
     { "model", 0, 0, G_OPTION_ARG_STRING, &values[0], N_("gpt2, llama-3.2-1b, llama-2-7b or mlp"), "MODEL" },
@@ -232,6 +271,8 @@ gml_lab_main (int    argc,
     { "gpu-memory", 0, 0, G_OPTION_ARG_STRING, &values[17], N_("The GPU’s memory: 8G, 12G, 16G, 24G, 40G, 48G, 80G, 141G or bytes"), "SIZE" },
     { "alloc-conf", 0, 0, G_OPTION_ARG_STRING, &values[18], N_("Allocator settings, as PYTORCH_CUDA_ALLOC_CONF"), "STRING" },
     { "find-max-batch", 0, 0, G_OPTION_ARG_NONE, &find_max, N_("Also search for the largest batch that fits"), NULL },
+    { "live", 0, 0, G_OPTION_ARG_NONE, &live_run, N_("Also run the step on the NVIDIA GPU, scaled down to fit the lab’s share of it"), NULL },
+    { "budget", 0, 0, G_OPTION_ARG_STRING, &budget_text, N_("With --live: the lab’s share of the GPU (default: 1 GiB or a quarter of its free memory, whichever is smaller)"), "SIZE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
     { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL, NULL },
@@ -241,6 +282,9 @@ gml_lab_main (int    argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(GmlLabRun) run = NULL;
   GmlLabConfig config;
+  GmlLabLive live = { 0 };
+  gboolean have_live = FALSE;
+  guint64 budget = 0;
   guint max_batch = 0;
   int status = 0;
 
@@ -268,6 +312,15 @@ gml_lab_main (int    argc,
     {
       /* Translators: %s is what was typed. */
       g_printerr (_("gpu-memory-lab experiment: unexpected “%s” (knobs are written --name value)\n"), rest[0]);
+      status = 2;
+      goto out;
+    }
+
+  if (budget_text != NULL && (!gml_lab_parse_gpu_memory (budget_text, &budget) || budget == 0))
+    {
+      /* Translators: %s is what was typed. */
+      g_printerr (_("gpu-memory-lab experiment: --budget “%s” is not a size (write 2G, 512M or bytes)\n"),
+                  budget_text);
       status = 2;
       goto out;
     }
@@ -301,16 +354,32 @@ gml_lab_main (int    argc,
       goto done;
     }
 
+  if (live_run)
+    {
+      g_autoptr(GmlDevice) device = gml_device_open (GML_BACKEND_CUDA, 0, budget, NULL, &error);
+
+      if (device == NULL || !gml_lab_run_live (&config, device, &live, &error))
+        {
+          g_printerr ("gpu-memory-lab experiment: %s\n", error->message);
+          status = 1;
+          goto done;
+        }
+      have_live = TRUE;
+    }
+
   if (json)
     {
-      g_autofree char *text = gml_lab_result_to_json (run, find_max, max_batch);
+      g_autofree char *text = gml_lab_result_to_json (run, find_max, max_batch, have_live ? &live : NULL);
 
       g_print ("%s\n", text);
     }
   else
-    print_text (run, find_max, max_batch);
+    print_text (run, find_max, max_batch, have_live ? &live : NULL);
+  if (have_live && !live.agrees)
+    status = 3;
 
 done:
+  gml_lab_live_clear (&live);
   gml_lab_config_clear (&config);
 out:
   for (guint i = 0; i < G_N_ELEMENTS (values); i++)

@@ -16,6 +16,7 @@ int   gml_lab_main          (int                 argc,
 /* The result as the verb's JSON (also what the window's tests compare with). */
 char *gml_lab_result_to_json (GmlLabRun         *run,
                               gboolean           with_max_batch,
-                              guint              max_batch);
+                              guint              max_batch,
+                              const GmlLabLive  *live);
 
 G_END_DECLS

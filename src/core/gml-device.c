@@ -56,7 +56,10 @@ gml_device_alloc (GmlDevice  *self,
       return FALSE;
     }
 
-  return self->klass->alloc (self, size, address, error);
+  if (!self->klass->alloc (self, size, address, error))
+    return FALSE;
+  self->peak_in_use = MAX (self->peak_in_use, self->in_use);
+  return TRUE;
 }
 
 gboolean
@@ -140,7 +143,10 @@ gml_device_map (GmlDevice  *self,
                              "(expandable segments)."));
       return FALSE;
     }
-  return self->klass->map (self, address, size, error);
+  if (!self->klass->map (self, address, size, error))
+    return FALSE;
+  self->peak_in_use = MAX (self->peak_in_use, self->in_use);
+  return TRUE;
 }
 
 void

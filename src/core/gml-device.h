@@ -79,6 +79,7 @@ struct _GmlDevice
   gboolean              name_is_msgid; /* name is a source string, looked up on each get */
   guint64               budget;        /* bytes the lab may hold on the device; 0 = no limit */
   guint64               in_use;        /* bytes currently held through this device */
+  guint64               peak_in_use;   /* the most in_use has been (kept by the wrappers) */
   guint64               other_in_use;  /* memory used by others (other processes, context) */
   guint                 n_live;        /* live device allocations */
 };

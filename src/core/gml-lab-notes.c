@@ -330,3 +330,46 @@ gml_lab_describe_difference (GmlLabRun *a,
     }
   return g_string_free (out, FALSE);
 }
+
+char *
+gml_lab_live_describe (const GmlLabLive *live)
+{
+  g_autofree char *share = gml_format_size_short (live->capacity);
+  g_autofree char *alloc = gml_format_size (live->peak_allocated);
+  g_autofree char *reserved = gml_format_size (live->peak_reserved);
+  g_autofree char *driver = gml_format_size (live->driver_peak);
+  g_autofree char *sim_alloc = gml_format_size (live->sim_peak_allocated);
+  g_autofree char *sim_reserved = gml_format_size (live->sim_peak_reserved);
+  g_autofree char *scale = g_strdup_printf ("%" G_GUINT64_FORMAT, live->scale);
+  GString *s = g_string_new (NULL);
+
+  /* Translators: the GPU's name, the scale (64 means every tensor is 64 times smaller),
+   * then a size: the share of the real GPU the step ran in. */
+  g_string_append_printf (s, _("Ran on %s with every tensor divided by %s, in %s of it: "), live->device_name,
+                          scale, share);
+  if (live->fits)
+    /* Translators: sizes. */
+    g_string_append_printf (s, _("peak %s allocated and %s reserved; the driver gave at most %s."), alloc,
+                            reserved, driver);
+  else
+    /* Translators: PyTorch's out of memory message follows. */
+    g_string_append_printf (s, _("out of memory: %s"), live->oom_message);
+  g_string_append_c (s, ' ');
+  if (live->agrees)
+    /* Translators: sizes. */
+    g_string_append_printf (s, _("The simulator, at the same scale, gives the same figures (%s allocated, "
+                                 "%s reserved)."), sim_alloc, sim_reserved);
+  else if (live->sim_fits && !live->fits)
+    /* Translators: sizes. */
+    g_string_append_printf (s, _("The simulator, at the same scale, differs: %s allocated and %s reserved. "
+                                 "The GPU refused memory the simulator had (other programs may hold it)."),
+                            sim_alloc, sim_reserved);
+  else if (live->sim_fits)
+    /* Translators: sizes. */
+    g_string_append_printf (s, _("The simulator, at the same scale, differs: %s allocated and %s reserved."),
+                            sim_alloc, sim_reserved);
+  else
+    g_string_append (s, _("The simulator, at the same scale, differs: it runs out of memory as well, "
+                          "but not at the same point."));
+  return g_string_free (s, FALSE);
+}

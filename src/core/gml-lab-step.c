@@ -118,6 +118,7 @@ typedef struct
   GmlScript           r;
   const GmlLabConfig *c;
   gboolean            quick;
+  guint64             scale;           /* every tensor divided by this (live runs), else 1 */
   GArray             *params;          /* GmlLabParam */
   guint64             n_params;
   guint64             d;               /* activation bytes per value */
@@ -181,6 +182,8 @@ alloc_v (Lab         *lab,
     return FALSE;
   if (bytes == 0)
     return TRUE;
+  if (lab->scale > 1)
+    bytes = (bytes - 1) / lab->scale + 1;
   g_vsnprintf (label, sizeof label, format, args);
   before = allocated_now (lab);
   if (!_gml_script_alloc (&lab->r, label, category, bytes))
@@ -1463,6 +1466,7 @@ static GmlScenario *
 run_step (const GmlLabConfig *c,
           GmlDevice          *device,
           gboolean            quick,
+          guint64             scale,
           GmlLabResult       *result,
           GError            **error)
 {
@@ -1475,6 +1479,7 @@ run_step (const GmlLabConfig *c,
   lab.optimizer_step = G_MAXUINT;
   lab.c = c;
   lab.quick = quick;
+  lab.scale = MAX (scale, 1);
   lab.params = g_array_new (FALSE, FALSE, sizeof (GmlLabParam));
   _gml_lab_param_list (c, lab.params);
   lab.n_params = gml_lab_count_parameters (c);
@@ -1629,7 +1634,7 @@ run_variant (const GmlLabConfig *config,
   variant.gpu_memory = gpu_memory;
   variant.step = step;
   device = gml_device_sim_new (variant.gpu_memory, 0);
-  sc = run_step (&variant, device, TRUE, res, NULL);
+  sc = run_step (&variant, device, TRUE, 1, res, NULL);
   gml_lab_config_clear (&variant);
   if (sc == NULL)
     return FALSE;
@@ -1653,7 +1658,7 @@ gml_lab_run_new (const GmlLabConfig *config,
   self = g_new0 (GmlLabRun, 1);
   gml_lab_config_copy (&self->config, config);
   self->device = gml_device_sim_new (config->gpu_memory, 0);
-  self->scenario = run_step (&self->config, self->device, (flags & GML_LAB_RUN_QUICK) != 0,
+  self->scenario = run_step (&self->config, self->device, (flags & GML_LAB_RUN_QUICK) != 0, 1,
                              &self->result, &local);
   if (self->scenario == NULL)
     {
@@ -1689,6 +1694,125 @@ gml_lab_run_new (const GmlLabConfig *config,
       result_clear (&res);
     }
   return g_steal_pointer (&self);
+}
+
+/* Past this, a live run would be more rounding than step. */
+#define MAX_LIVE_SCALE 1024
+
+guint64
+gml_lab_live_scale (guint64 gpu_memory,
+                    guint64 available)
+{
+  if (gpu_memory == 0 || available == 0)
+    return 0;
+  for (guint64 scale = 1; scale <= MAX_LIVE_SCALE; scale *= 2)
+    if ((gpu_memory - 1) / scale + 1 <= available)
+      return scale;
+  return 0;
+}
+
+gboolean
+gml_lab_run_live (const GmlLabConfig *config,
+                  GmlDevice          *device,
+                  GmlLabLive         *live,
+                  GError            **error)
+{
+  g_autoptr(GmlDevice) arena = NULL;
+  g_autoptr(GmlDevice) sim = NULL;
+  g_autoptr(GError) local = NULL;
+  GmlLabResult res = { 0 }, sim_res = { 0 };
+  GmlScenario *sc;
+
+  g_return_val_if_fail (config != NULL, FALSE);
+  g_return_val_if_fail (device != NULL, FALSE);
+  g_return_val_if_fail (live != NULL, FALSE);
+
+  memset (live, 0, sizeof *live);
+  if (!gml_lab_config_check (config, error))
+    return FALSE;
+  if (!g_str_equal (gml_device_get_id (device), "cuda"))
+    {
+      g_set_error_literal (error, GML_LAB_ERROR, GML_LAB_ERROR_NOT_LIVE,
+                           _("A live run needs an NVIDIA GPU; this computer’s GPU is simulated."));
+      return FALSE;
+    }
+
+  /* The lab's share of the GPU is an arena of whole allocations: it cannot map
+   * pages into reserved address space, so the allocator would quietly use
+   * ordinary segments where the simulator uses expandable ones. */
+  if (config->conf.expandable_segments)
+    {
+      g_set_error_literal (error, GML_LAB_ERROR, GML_LAB_ERROR_NOT_LIVE,
+                           _("A live run cannot use expandable segments yet: run it without "
+                             "expandable_segments:True."));
+      return FALSE;
+    }
+
+  live->device_name = g_strdup (gml_device_get_name (device));
+  live->available = gml_device_available (device);
+  live->scale = gml_lab_live_scale (config->gpu_memory, live->available);
+  if (live->scale == 0)
+    {
+      g_autofree char *free_text = gml_format_size_short (live->available);
+      g_autofree char *need_text = gml_format_size_short ((config->gpu_memory - 1) / MAX_LIVE_SCALE + 1);
+
+      /* Translators: sizes; the lab's share is set in Preferences (GPU memory budget). */
+      g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_NOT_LIVE,
+                   _("The GPU has too little free memory for a live run: %s within the lab’s budget, "
+                     "at least %s needed."), free_text, need_text);
+      gml_lab_live_clear (live);
+      return FALSE;
+    }
+  live->capacity = (config->gpu_memory - 1) / live->scale + 1;
+
+  /* On the GPU: a share of it, so what does not fit there is the scaled
+   * step's out of memory, as on a GPU of that size. */
+  arena = gml_device_arena_new (device, live->capacity, 0);
+  sc = run_step (config, arena, TRUE, live->scale, &res, &local);
+  if (sc == NULL)
+    {
+      /* Translators: %s says why (the driver's error). */
+      g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_DEVICE, _("The live run failed: %s"), local->message);
+      result_clear (&res);
+      gml_lab_live_clear (live);
+      return FALSE;
+    }
+  gml_scenario_free (sc);
+  live->fits = res.fits;
+  live->peak_allocated = res.peak_allocated;
+  live->peak_reserved = res.peak_reserved;
+  live->driver_peak = arena->peak_in_use;
+  live->oom_message = g_steal_pointer (&res.oom_message);
+  result_clear (&res);
+
+  /* The same scaled step on the simulator. */
+  sim = gml_device_sim_new (live->capacity, 0);
+  sc = run_step (config, sim, TRUE, live->scale, &sim_res, &local);
+  if (sc == NULL)
+    {
+      g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_DEVICE, "%s", local->message);
+      result_clear (&sim_res);
+      gml_lab_live_clear (live);
+      return FALSE;
+    }
+  gml_scenario_free (sc);
+  live->sim_fits = sim_res.fits;
+  live->sim_peak_allocated = sim_res.peak_allocated;
+  live->sim_peak_reserved = sim_res.peak_reserved;
+  result_clear (&sim_res);
+
+  live->agrees = live->fits == live->sim_fits &&
+                 live->peak_allocated == live->sim_peak_allocated &&
+                 live->peak_reserved == live->sim_peak_reserved &&
+                 live->driver_peak == live->peak_reserved;
+  return TRUE;
+}
+
+void
+gml_lab_live_clear (GmlLabLive *live)
+{
+  g_clear_pointer (&live->device_name, g_free);
+  g_clear_pointer (&live->oom_message, g_free);
 }
 
 void

@@ -30,6 +30,7 @@ typedef enum
   GML_LAB_ERROR_INVALID,       /* a knob out of range or knobs that do not go together */
   GML_LAB_ERROR_TOO_LARGE,     /* more allocations than the lab simulates at once */
   GML_LAB_ERROR_DEVICE,        /* the simulated device failed (should not happen) */
+  GML_LAB_ERROR_NOT_LIVE,      /* a live run on a device that is not a GPU, or one too full */
 } GmlLabError;
 
 typedef enum
@@ -262,6 +263,45 @@ gboolean            gml_lab_find_max_batch     (const GmlLabConfig *config,
                                                 guint              *probes,
                                                 GCancellable       *cancellable,
                                                 GError            **error);
+
+/* A live run: the same step on a real GPU, within what the lab may hold there.
+ * A step for an 80 GiB GPU does not fit in the lab's share of this one, so every
+ * tensor is divided by @scale (a power of two) and the step runs on a share of
+ * the GPU that is the chosen GPU's memory divided by the same: the caching
+ * allocator's segments are then real cuMemAlloc calls. The same scaled step
+ * runs on the simulator too; on a GPU that gives what it is asked for, the two
+ * must agree to the byte, and the memory the driver gave at the peak must be
+ * the reserved peak. At a large scale the 512-byte rounding and the 2 MiB
+ * segments weigh more than at full size: the live figures are to be compared
+ * with the simulator's at the same scale, not with the full-size run. */
+typedef struct
+{
+  char     *device_name;             /* the GPU it ran on */
+  guint64   scale;                   /* every tensor divided by this */
+  guint64   capacity;                /* the chosen GPU's memory divided by @scale */
+  guint64   available;               /* what the lab could have had on the GPU */
+  gboolean  fits;
+  guint64   peak_allocated;          /* the engine's figures, on the real GPU */
+  guint64   peak_reserved;
+  guint64   driver_peak;             /* the most the driver had given the run at once */
+  char     *oom_message;             /* PyTorch's text when the scaled step does not fit */
+  gboolean  sim_fits;                /* the same scaled step on the simulator */
+  guint64   sim_peak_allocated;
+  guint64   sim_peak_reserved;
+  gboolean  agrees;                  /* the live run, the simulator and the driver agree */
+} GmlLabLive;
+
+/* The power of two by which a step for a GPU of @gpu_memory is divided to fit
+ * in @available bytes, or 0 when even the largest scale the lab uses does not. */
+guint64             gml_lab_live_scale         (guint64             gpu_memory,
+                                                guint64             available);
+gboolean            gml_lab_run_live           (const GmlLabConfig *config,
+                                                GmlDevice          *device,
+                                                GmlLabLive         *live,
+                                                GError            **error);
+void                gml_lab_live_clear         (GmlLabLive         *live);
+/* Translated, one paragraph: the live run against the simulator at the same scale. */
+char               *gml_lab_live_describe      (const GmlLabLive   *live);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlLabRun, gml_lab_run_free)
 

@@ -19,6 +19,7 @@
 
 #include "gml-device.h"
 #include "gml-experiment.h"
+#include "gml-lab.h"
 #include "gml-question-bank.h"
 
 #define MIB (G_GUINT64_CONSTANT (1024) * 1024)
@@ -650,6 +651,103 @@ test_experiments (void)
   g_assert_cmpuint (fake.live_allocations (), ==, 0);
 }
 
+/* The lab's live run: gpt2's training step for an 80 GiB GPU, scaled down into a
+ * 1 GiB budget, its segments real cuMemAlloc calls; the simulator at the same scale
+ * and the driver's own count agree with the engine. */
+static void
+test_lab_live (void)
+{
+  g_autoptr(GError) error = NULL;
+  GmlLabConfig config;
+  GmlLabLive live;
+  GmlDevice *device;
+  guint calls_before;
+
+  if (!in_subprocess ())
+    return;
+
+  setenv_u64 ("FAKE_CUDA_TOTAL", 8 * GIB);
+  open_fake ();
+  gml_lab_config_init (&config);
+  g_assert_true (gml_lab_config_set (&config, "model", "gpt2", &error));
+  g_assert_true (gml_lab_config_set (&config, "gpu-memory", "80G", &error));
+  g_assert_true (gml_lab_config_set (&config, "batch", "8", &error));
+  g_assert_no_error (error);
+
+  device = gml_device_cuda_new (1 * GIB, &error);
+  g_assert_no_error (error);
+  calls_before = fake.alloc_calls ();
+  g_assert_true (gml_lab_run_live (&config, device, &live, &error));
+  g_assert_no_error (error);
+  g_test_message ("scale 1/%" G_GUINT64_FORMAT ", share %" G_GUINT64_FORMAT ", peaks %" G_GUINT64_FORMAT
+                  " / %" G_GUINT64_FORMAT ", driver %" G_GUINT64_FORMAT ", %u cuMemAlloc calls",
+                  live.scale, live.capacity, live.peak_allocated, live.peak_reserved, live.driver_peak,
+                  fake.alloc_calls () - calls_before);
+  /* 80 GiB / 64 is 1.25 GiB, more than the budget; / 128 is 640 MiB. */
+  g_assert_cmpuint (live.scale, ==, 128);
+  g_assert_cmpuint (live.capacity, ==, 640 * MIB);
+  g_assert_cmpstr (live.device_name, ==, "Fake NVIDIA GPU");
+  g_assert_true (live.fits);
+  g_assert_true (live.sim_fits);
+  g_assert_cmpuint (live.peak_allocated, >, 0);
+  g_assert_cmpuint (live.peak_allocated, ==, live.sim_peak_allocated);
+  g_assert_cmpuint (live.peak_reserved, ==, live.sim_peak_reserved);
+  g_assert_cmpuint (live.driver_peak, ==, live.peak_reserved);
+  g_assert_true (live.agrees);
+  g_assert_cmpuint (fake.alloc_calls () - calls_before, >, 1);
+  /* Everything went back to the driver. */
+  g_assert_cmpuint (fake.live_allocations (), ==, 0);
+  g_assert_cmpuint (device->in_use, ==, 0);
+  gml_lab_live_clear (&live);
+
+  /* Too little room for even the largest scale. */
+  gml_device_destroy (device);
+  device = gml_device_cuda_new (16 * MIB, &error);
+  g_assert_no_error (error);
+  g_assert_false (gml_lab_run_live (&config, device, &live, &error));
+  g_assert_error (error, GML_LAB_ERROR, GML_LAB_ERROR_NOT_LIVE);
+  g_clear_error (&error);
+  g_assert_null (live.device_name);
+  gml_device_destroy (device);
+  gml_lab_config_clear (&config);
+  g_assert_cmpuint (fake.live_allocations (), ==, 0);
+}
+
+/* A GPU that refuses memory the simulator would give: the live run ends in the
+ * out of memory PyTorch would print, and says that it does not agree. */
+static void
+test_lab_live_refused (void)
+{
+  g_autoptr(GError) error = NULL;
+  GmlLabConfig config;
+  GmlLabLive live;
+  GmlDevice *device;
+
+  if (!in_subprocess ())
+    return;
+
+  setenv_u64 ("FAKE_CUDA_TOTAL", 8 * GIB);
+  g_setenv ("FAKE_CUDA_ALLOC_FAIL_AFTER", "2", TRUE);
+  open_fake ();
+  gml_lab_config_init (&config);
+  g_assert_true (gml_lab_config_set (&config, "model", "gpt2", &error));
+  g_assert_no_error (error);
+
+  device = gml_device_cuda_new (1 * GIB, &error);
+  g_assert_no_error (error);
+  g_assert_true (gml_lab_run_live (&config, device, &live, &error));
+  g_assert_no_error (error);
+  g_assert_false (live.fits);
+  g_assert_true (live.sim_fits);
+  g_assert_false (live.agrees);
+  g_assert_nonnull (live.oom_message);
+  g_assert_nonnull (strstr (live.oom_message, "CUDA out of memory"));
+  gml_lab_live_clear (&live);
+  gml_device_destroy (device);
+  gml_lab_config_clear (&config);
+  g_assert_cmpuint (fake.live_allocations (), ==, 0);
+}
+
 /* Only with GML_TEST_REAL_CUDA=1 and GML_LIBCUDA unset, on a machine with an NVIDIA GPU
  * (tests/device/run-device-checks.sh): the same backend against the real driver. */
 static void
@@ -775,6 +873,8 @@ main (int   argc,
   g_test_add_func ("/cuda/destroy-frees-everything", test_destroy_frees_everything);
   g_test_add_func ("/cuda/reopen", test_reopen);
   g_test_add_func ("/cuda/experiments", test_experiments);
+  g_test_add_func ("/cuda/lab-live", test_lab_live);
+  g_test_add_func ("/cuda/lab-live-refused", test_lab_live_refused);
 #else
   g_test_add_func ("/cuda/built-without-cuda", test_built_without_cuda);
 #endif

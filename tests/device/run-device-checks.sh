@@ -20,6 +20,8 @@
 #      settings (record_snapshots.py) and runs `gpu-memory-lab snapshot --check` on each;
 #   5b. runs a training loop under `gpu-memory-lab watch --json` (watch_live.py): exact
 #      figures, and the probe's cost per step;
+#   5c. runs the lab's step live (`experiment --live`) for four configurations: the
+#      simulator at the same scale must agree;
 #   6. writes everything to $OUT/RESULTS.md (and prints it), logs under $OUT/logs.
 #
 # Exit status: 0 when everything ran and agreed, 1 when something disagreed or
@@ -375,6 +377,32 @@ if [ -n "$GML" ] && "$GML" watch --help > /dev/null 2>&1; then
 else
   say ''
   say '- Watch checks: skipped, the build has no `gpu-memory-lab watch` (only the cc fallback ran).'
+  fail
+fi
+
+# --------------------------------------------------------------------------- 4d. lab live
+
+# The Experiment view's live run (`experiment --live`): the step scaled into the
+# lab's share of the real GPU, its segments real cuMemAlloc calls, must give the
+# simulator's figures at the same scale (exit 0; 3 when they differ).
+if [ -n "$GML" ] && "$GML" experiment --help 2>/dev/null | grep -q -- '--live'; then
+  say ''
+  say '## The lab, live'
+  say ''
+  for knobs in "--model gpt2 --gpu-memory 80G --batch 8" \
+               "--model llama-3.2-1b --gpu-memory 141G --batch 4 --precision amp-bf16" \
+               "--model llama-2-7b --mode inference --seq 512 --tokens 256 --gpu-memory 24G" \
+               "--model gpt2 --gpu-memory 24G --batch 8 --alloc-conf max_split_size_mb:64"; do
+    name=lab-live-$(printf '%s' "$knobs" | tr -c 'a-z0-9' '-' | tr -s '-' | cut -c1-60)
+    # shellcheck disable=SC2086
+    step "$name" 300 "$GML" experiment $knobs --live --budget 4G
+    rc=$?
+    say "- \`$knobs --live --budget 4G\`: exit $rc — $(tail -n 1 "$LOGS/$name.log")"
+    [ $rc -eq 0 ] || fail
+  done
+else
+  say ''
+  say '- Lab live checks: skipped, the build has no `experiment --live`.'
   fail
 fi
 

@@ -699,6 +699,32 @@ test_difference (void)
   g_assert_true (g_str_has_prefix (none, "A and B have the same knobs."));
 }
 
+/* The live run's scale: the smallest power of two that brings the GPU into what
+ * the lab may have, none past 1/1024; and a simulated GPU is never live. */
+static void
+test_live_scale (void)
+{
+  const guint64 mib = G_GUINT64_CONSTANT (1) << 20, gib = mib << 10;
+  g_autoptr(GmlDevice) sim = gml_device_sim_new (gib, 0);
+  g_autoptr(GError) error = NULL;
+  GmlLabConfig config;
+  GmlLabLive live;
+
+  g_assert_cmpuint (gml_lab_live_scale (8 * gib, 8 * gib), ==, 1);
+  g_assert_cmpuint (gml_lab_live_scale (8 * gib + 1, 8 * gib), ==, 2);
+  g_assert_cmpuint (gml_lab_live_scale (80 * gib, gib), ==, 128);
+  g_assert_cmpuint (gml_lab_live_scale (24 * gib, gib), ==, 32);
+  g_assert_cmpuint (gml_lab_live_scale (141 * gib, 141 * mib), ==, 1024);
+  g_assert_cmpuint (gml_lab_live_scale (141 * gib, 140 * mib), ==, 0);
+  g_assert_cmpuint (gml_lab_live_scale (8 * gib, 0), ==, 0);
+
+  gml_lab_config_init (&config);
+  g_assert_false (gml_lab_run_live (&config, sim, &live, &error));
+  g_assert_error (error, GML_LAB_ERROR, GML_LAB_ERROR_NOT_LIVE);
+  g_assert_null (live.device_name);
+  gml_lab_config_clear (&config);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -729,6 +755,7 @@ main (int    argc,
   g_test_add_func ("/lab/scenario", test_scenario);
   g_test_add_func ("/lab/difference", test_difference);
   g_test_add_func ("/lab/first-step", test_first_step);
+  g_test_add_func ("/lab/live-scale", test_live_scale);
 
   return g_test_run ();
 }
