@@ -92,6 +92,7 @@ struct _GmlLabPage
   GtkLabel        *status_label;
   GtkWidget       *run_button;
   GtkWidget       *max_batch_button;
+  GtkWidget       *live_button;
   GtkWidget       *pin_button;
   GtkToggleButton *predict_button;
   GtkWidget       *predict_box;
@@ -107,6 +108,7 @@ struct _GmlLabPage
   GtkLabel        *reserved_caption;
   GtkLabel        *params_caption;
   GtkLabel        *max_batch_label;
+  GtkLabel        *live_label;
   GtkLabel        *step_label;
   GtkGrid         *category_grid;
   GtkWidget       *oom_box;
@@ -332,6 +334,7 @@ static void
 results_outdated (GmlLabPage *self)
 {
   gtk_widget_set_visible (GTK_WIDGET (self->max_batch_label), FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->live_label), FALSE);
 }
 
 static void
@@ -815,6 +818,43 @@ max_batch_action (GtkWidget  *widget,
 }
 
 /* ------------------------------------------------------------------------- */
+/* Live run                                                                  */
+
+/* The same step on the application's GPU, scaled into the lab's share of it,
+ * and the simulator at the same scale beside it. It runs here, on the main
+ * loop, because the device is not thread-safe and the quiz's picture uses it
+ * too; a quick run is one step without pictures (milliseconds for most knobs). */
+static void
+live_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  GmlLabPage *self = GML_LAB_PAGE (widget);
+  GApplication *app = g_application_get_default ();
+  GmlDevice *device = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  GmlLabLive live;
+
+  if (GML_IS_APPLICATION (app))
+    device = gml_application_peek_device (GML_APPLICATION (app), NULL);
+  if (device == NULL)
+    text = g_strdup (_("A live run needs an NVIDIA GPU; this computer’s GPU is simulated."));
+  else if (!gml_lab_run_live (&self->config, device, &live, &error))
+    text = g_strdup (error->message);
+  else
+    {
+      text = gml_lab_live_describe (&live);
+      g_debug ("gml-lab-live scale=%" G_GUINT64_FORMAT " allocated=%" G_GUINT64_FORMAT
+               " reserved=%" G_GUINT64_FORMAT " driver=%" G_GUINT64_FORMAT " agrees=%d",
+               live.scale, live.peak_allocated, live.peak_reserved, live.driver_peak, live.agrees);
+      gml_lab_live_clear (&live);
+    }
+  gtk_label_set_label (self->live_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->live_label), TRUE);
+}
+
+/* ------------------------------------------------------------------------- */
 /* Actions                                                                   */
 
 static void
@@ -1055,7 +1095,7 @@ static void
 set_accessible_labels (GmlLabPage *self)
 {
   GtkWidget *buttons[] = {
-    self->run_button, self->max_batch_button, self->pin_button, GTK_WIDGET (self->predict_button),
+    self->run_button, self->max_batch_button, self->live_button, self->pin_button, GTK_WIDGET (self->predict_button),
     GTK_WIDGET (self->guess_fits_button), GTK_WIDGET (self->guess_oom_button),
   };
   static const char *view_labels[N_LAB_VIEWS] = { N_("Memory map view"), N_("Fragmentation view"),
@@ -1220,6 +1260,7 @@ gml_lab_page_class_init (GmlLabPageClass *klass)
   CHILD (status_label);
   CHILD (run_button);
   CHILD (max_batch_button);
+  CHILD (live_button);
   CHILD (pin_button);
   CHILD (predict_button);
   CHILD (predict_box);
@@ -1235,6 +1276,7 @@ gml_lab_page_class_init (GmlLabPageClass *klass)
   CHILD (reserved_caption);
   CHILD (params_caption);
   CHILD (max_batch_label);
+  CHILD (live_label);
   CHILD (step_label);
   CHILD (category_grid);
   CHILD (oom_box);
@@ -1256,6 +1298,7 @@ gml_lab_page_class_init (GmlLabPageClass *klass)
 
   gtk_widget_class_install_action (widget_class, "lab.run", NULL, run_action);
   gtk_widget_class_install_action (widget_class, "lab.max-batch", NULL, max_batch_action);
+  gtk_widget_class_install_action (widget_class, "lab.live", NULL, live_action);
   gtk_widget_class_install_action (widget_class, "lab.pin", NULL, pin_action);
   gtk_widget_class_install_action (widget_class, "lab.unpin", NULL, unpin_action);
   gtk_widget_class_install_action (widget_class, "lab.predict", NULL, predict_action);
@@ -1271,6 +1314,8 @@ gml_lab_page_class_init (GmlLabPageClass *klass)
   bind (widget_class, GDK_KEY_Return, GDK_CONTROL_MASK, "lab.run");
   bind (widget_class, GDK_KEY_KP_Enter, GDK_CONTROL_MASK, "lab.run");
   bind (widget_class, GDK_KEY_b, GDK_CONTROL_MASK, "lab.max-batch");
+  bind (widget_class, GDK_KEY_Return, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "lab.live");
+  bind (widget_class, GDK_KEY_KP_Enter, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "lab.live");
   bind (widget_class, GDK_KEY_p, GDK_CONTROL_MASK, "lab.pin");
   bind (widget_class, GDK_KEY_g, GDK_CONTROL_MASK, "lab.predict");
   bind (widget_class, GDK_KEY_l, GDK_CONTROL_MASK, "lab.edit-args");

@@ -55,6 +55,24 @@ check(not any(t.startswith('Fake GPU 9000') for t in app.label_texts()) and 'pre
 gsettings('backend', "'cuda'")
 app.wait_label(lambda t: t.startswith('Fake GPU 9000 — live'), 'saying the picture is live again')
 check(True, 'choosing CUDA again makes the picture live again')
+
+# The Experiment view's live run (Ctrl+Shift+Enter): its default step, scaled into the
+# lab's share of the fake GPU, must say what `experiment --live` says for the same knobs
+# (the same default budget), and that the simulator at the same scale agrees.
+tabs = app.find('page tab', equals='Experiment')
+check(tabs, 'the view switcher offers the Experiment view')
+tabs[0][1].queryAction().doAction(0)
+app.wait_label(lambda t: t == 'Fits in 24 GiB', 'the default step having run', timeout=30)
+default = '--model gpt2 --seq 1024 --batch 8 --precision fp32 --optimizer adamw --gpu-memory 24G'
+verb = subprocess.run([gmltest.APP, 'experiment', *default.split(), '--live'], env=keyfile_env(home, 'en'),
+                      capture_output=True, text=True)
+check(verb.returncode == 0, f'experiment --live agrees with the simulator (exit {verb.returncode}, {verb.stderr})')
+want = verb.stdout.strip().splitlines()[-1]
+check(want.startswith('Ran on Fake GPU 9000 with every tensor divided by ') and
+      'The simulator, at the same scale, gives the same figures' in want, f'the verb ran it live: {want}')
+app.key('ctrl+shift+Return')
+app.wait_label(lambda t: t == want, 'the live run saying what the verb says', timeout=30)
+check(True, f'the window ran the step live on the fake GPU: {want}')
 app.quit()
 
 # A driver whose cuInit takes seconds (a real one can take hundreds of milliseconds):

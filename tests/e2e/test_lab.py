@@ -131,6 +131,12 @@ prefix = (_('Largest batch that fits: %u (found in %u runs through the allocator
 found = app.wait_label(lambda t: t.startswith(prefix), 'the largest batch', timeout=30)
 check(found.startswith(f'{prefix}{mb} '), f'the window finds batch {mb}, as the verb does: {found}')
 
+# Run on the GPU (Ctrl+Shift+Enter) with no NVIDIA driver: the view says why it cannot.
+app.key('ctrl+shift+Return')
+app.wait_label(lambda t: t == _('A live run needs an NVIDIA GPU; this computer’s GPU is simulated.'),
+               'saying a live run needs an NVIDIA GPU')
+print('ok: without a GPU, Run on the GPU says it needs one')
+
 app.quit()
 print('ok: the Experiment view')
 
