@@ -1,8 +1,9 @@
 /* gml-presentation-window.c — the quiz on the projector, for the audience.
  *
- * The window owns the presented round: which question is up, whether its answer has
- * been revealed and the countdown. The presenter window (on a second monitor) only
- * shows that state and forwards its keys here, so both windows always agree.
+ * A view of the presented round, a GmlPresentation: which question is up, whether its
+ * answer has been revealed, the countdown and the zoom are the model's. The presenter
+ * window (on a second monitor) is another view of the same model, so both windows
+ * always agree; neither knows the other.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -51,9 +52,8 @@ struct _GmlPresentationWindow
   GmlOptionRow    *option_rows[GML_N_OPTIONS];
 
   /* Owned */
-  GSettings       *settings;
+  GmlPresentation *model;
   GtkCssProvider  *scale_provider;
-  GArray          *slides;          /* GmlSlide */
   GmlScenario     *scenario;        /* the revealed question's, run on demand */
   char            *scenario_key;    /* its experiment's string */
   GmlPicture      *picture;
@@ -61,104 +61,22 @@ struct _GmlPresentationWindow
 
   /* Borrowed: the application outlives every window. */
   GmlApplication  *app;
-  GmlQuestionBank *bank;
-  GtkWindow       *presenter;       /* weak */
   GtkWindow       *main_window;     /* weak */
 
   /* State */
-  guint            current;
-  gint64           started_at;      /* monotonic µs when the presentation began */
-  gint64           question_at;     /* monotonic µs when the current question came up */
+  guint            shown_position;  /* the slide last shown, to show each change once */
+  gboolean         shown_revealed;
+  gboolean         shown_at_end;
+  gboolean         closing;
   int              scaled_for;      /* the size unit the font sizes were computed for */
   double           picture_scale;   /* how much larger than on the desk the picture is drawn */
-  double           zoom;            /* Ctrl+plus/minus: the lecturer's own factor */
   double           fit;             /* < 1 while the slide would not fit at full size */
   guint            fit_tick_id;
   guint            fit_frames;
   guint            scale_idle_id;
-  gboolean         at_end;          /* the round's result is shown */
-  guint            tick_id;
-  gboolean         time_was_up;
 };
-
-enum {
-  CHANGED,
-  N_SIGNALS
-};
-
-static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (GmlPresentationWindow, gml_presentation_window, ADW_TYPE_WINDOW)
-
-static GmlSlide *
-slide_at (GmlPresentationWindow *self,
-          guint                  position)
-{
-  if (self->slides == NULL || position >= self->slides->len)
-    return NULL;
-  return &g_array_index (self->slides, GmlSlide, position);
-}
-
-const GmlSlide *
-gml_presentation_window_get_slide (GmlPresentationWindow *self,
-                                   guint                  offset)
-{
-  g_return_val_if_fail (GML_IS_PRESENTATION_WINDOW (self), NULL);
-  return slide_at (self, self->current + offset);
-}
-
-const GmlQuestion *
-gml_presentation_window_get_question (GmlPresentationWindow *self,
-                                      guint                  offset)
-{
-  const GmlSlide *slide = gml_presentation_window_get_slide (self, offset);
-
-  return slide != NULL ? gml_question_bank_get (self->bank, slide->question) : NULL;
-}
-
-guint
-gml_presentation_window_get_position (GmlPresentationWindow *self)
-{
-  g_return_val_if_fail (GML_IS_PRESENTATION_WINDOW (self), 0);
-  return self->current;
-}
-
-guint
-gml_presentation_window_get_n_slides (GmlPresentationWindow *self)
-{
-  g_return_val_if_fail (GML_IS_PRESENTATION_WINDOW (self), 0);
-  return self->slides != NULL ? self->slides->len : 0;
-}
-
-/* Whether the round's result is shown, after the last question. */
-gboolean
-gml_presentation_window_is_at_end (GmlPresentationWindow *self)
-{
-  g_return_val_if_fail (GML_IS_PRESENTATION_WINDOW (self), FALSE);
-  return self->at_end;
-}
-
-gint64
-gml_presentation_window_get_started_at (GmlPresentationWindow *self)
-{
-  g_return_val_if_fail (GML_IS_PRESENTATION_WINDOW (self), 0);
-  return self->started_at;
-}
-
-/* Seconds left on the current question's countdown; -1 when there is none (no timer
- * set, or the answer is already revealed). */
-int
-gml_presentation_window_get_seconds_left (GmlPresentationWindow *self)
-{
-  const GmlSlide *slide = slide_at (self, self->current);
-  int limit = g_settings_get_int (self->settings, "question-timer");
-  gint64 elapsed;
-
-  if (limit <= 0 || slide == NULL || slide->revealed || self->at_end)
-    return -1;
-  elapsed = (g_get_monotonic_time () - self->question_at) / G_USEC_PER_SEC;
-  return (int) MAX (0, limit - elapsed);
-}
 
 /* What the lecture test reads of the windows' placement and type scale: logged
  * when G_MESSAGES_DEBUG names this domain. */
@@ -174,16 +92,16 @@ format_countdown (int seconds)
   return g_strdup_printf ("%d:%02d", seconds / 60, seconds % 60);
 }
 
-/* The countdown's label; returns the seconds left (-1: no countdown). */
-static int
-update_timer_label (GmlPresentationWindow *self)
+/* The countdown's label, from the model's seconds-left (-1: no countdown). */
+static void
+update_timer (GmlPresentationWindow *self)
 {
-  int left = gml_presentation_window_get_seconds_left (self);
+  int left = gml_presentation_get_seconds_left (self->model);
   gboolean up = left == 0;
 
   gtk_widget_set_visible (GTK_WIDGET (self->timer_label), left >= 0);
   if (left < 0)
-    return left;
+    return;
 
   if (up)
     gtk_label_set_label (self->timer_label, _("Time is up!"));
@@ -197,37 +115,6 @@ update_timer_label (GmlPresentationWindow *self)
     gtk_widget_add_css_class (GTK_WIDGET (self->timer_label), "time-up");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->timer_label), "time-up");
-
-  if (up != self->time_was_up)
-    {
-      self->time_was_up = up;
-      g_signal_emit (self, signals[CHANGED], 0);
-    }
-  return left;
-}
-
-/* Four times a second while a countdown runs, and not at all otherwise. */
-static gboolean
-tick_cb (gpointer user_data)
-{
-  GmlPresentationWindow *self = user_data;
-
-  if (update_timer_label (self) > 0)
-    return G_SOURCE_CONTINUE;
-  self->tick_id = 0;
-  return G_SOURCE_REMOVE;
-}
-
-static void
-update_timer (GmlPresentationWindow *self)
-{
-  if (update_timer_label (self) > 0)
-    {
-      if (self->tick_id == 0)
-        self->tick_id = g_timeout_add (250, tick_cb, self);
-    }
-  else
-    g_clear_handle_id (&self->tick_id, g_source_remove);
 }
 
 /* The picture: the same scenario, step and view that the main window's panel points
@@ -356,8 +243,10 @@ holder_allocate (GtkWidget *holder,
 static void
 show_end (GmlPresentationWindow *self)
 {
-  guint n = self->slides->len, revealed = 0;
-  guint seconds = (guint) ((g_get_monotonic_time () - self->started_at) / G_USEC_PER_SEC);
+  guint n = gml_presentation_get_n_questions (self->model);
+  guint revealed = gml_presentation_get_n_revealed (self->model);
+  guint seconds = (guint) ((g_get_monotonic_time () - gml_presentation_get_started_at (self->model))
+                           / G_USEC_PER_SEC);
   g_autofree char *duration = NULL;
   g_autofree char *questions = NULL;
   g_autofree char *answers = NULL;
@@ -369,14 +258,13 @@ show_end (GmlPresentationWindow *self)
 
   for (guint i = 0; i < n; i++)
     {
-      const GmlSlide *slide = slide_at (self, i);
-      const GmlQuestion *q = gml_question_bank_get (self->bank, slide->question);
+      const GmlSlide *slide = gml_presentation_get_slide (self->model, i);
+      const GmlQuestion *q = gml_presentation_get_question (self->model, i);
       g_autofree char *line = NULL;
       GtkWidget *label;
 
-      if (!slide->revealed)
+      if (slide == NULL || !slide->revealed)
         continue;
-      revealed++;
       /* Translators: a line of the round's result: the question's number, its topic
        * and the letter of its right option, e.g. "2. Mixed precision — b". */
       line = g_strdup_printf (_("%u. %s — %c"), i + 1, gml_question_translate (q, q->topic),
@@ -437,7 +325,7 @@ fit_tick_cb (GtkWidget     *widget,
     {
       g_debug ("gml-fit audience %.2f %d %d", self->fit, needed, height);
     }
-  if (needed <= height || self->fit <= FIT_MIN || self->zoom > 1.0 ||
+  if (needed <= height || self->fit <= FIT_MIN || gml_presentation_get_zoom (self->model) > 1.0 ||
       ++self->fit_frames >= FIT_MAX_FRAMES)
     {
       self->fit_tick_id = 0;
@@ -459,40 +347,44 @@ refit (GmlPresentationWindow *self)
       update_scale (self);
     }
   self->fit_frames = 0;
-  if (self->fit_tick_id == 0 && !self->at_end)
+  if (self->fit_tick_id == 0 && !gml_presentation_get_at_end (self->model))
     self->fit_tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), fit_tick_cb, NULL, NULL);
 }
 
 static void
 show_current (GmlPresentationWindow *self)
 {
-  GmlSlide *slide = slide_at (self, self->current);
-  const GmlQuestion *q;
-  gboolean bilingual = g_settings_get_boolean (self->settings, "bilingual");
+  guint position = gml_presentation_get_position (self->model);
+  const GmlSlide *slide = gml_presentation_get_slide (self->model, position);
+  const GmlQuestion *q = gml_presentation_get_question (self->model, position);
+  gboolean bilingual = gml_presentation_get_bilingual (self->model);
+  gboolean at_end = gml_presentation_get_at_end (self->model);
   guint right_pos;
-  g_autofree char *position = NULL;
+  g_autofree char *position_line = NULL;
   g_autofree char *text = NULL;
   g_autofree char *other = NULL;
 
-  if (slide == NULL)
+  if (slide == NULL || q == NULL)
     return;
 
-  gtk_widget_set_visible (self->scroller, !self->at_end);
-  gtk_widget_set_visible (self->end_box, self->at_end);
-  if (self->at_end)
+  self->shown_position = position;
+  self->shown_revealed = slide->revealed;
+  self->shown_at_end = at_end;
+  gtk_widget_set_visible (self->scroller, !at_end);
+  gtk_widget_set_visible (self->end_box, at_end);
+  if (at_end)
     {
       show_end (self);
       update_timer (self);
-      g_signal_emit (self, signals[CHANGED], 0);
       return;
     }
 
-  q = gml_question_bank_get (self->bank, slide->question);
   right_pos = gml_question_correct_position (q, slide->order);
 
   /* Translators: the position in the round, e.g. "3 / 6". */
-  position = g_strdup_printf (_("%u / %u"), self->current + 1, self->slides->len);
-  gtk_label_set_label (self->position_label, position);
+  position_line = g_strdup_printf (_("%u / %u"), position + 1,
+                                   gml_presentation_get_n_questions (self->model));
+  gtk_label_set_label (self->position_label, position_line);
   gtk_label_set_label (self->topic_label, gml_question_translate (q, q->topic));
 
   text = gml_question_format (q, q->text, slide->order);
@@ -530,141 +422,21 @@ show_current (GmlPresentationWindow *self)
 
   refit (self);
   update_timer (self);
-  g_signal_emit (self, signals[CHANGED], 0);
 }
 
-void
-gml_presentation_window_reveal (GmlPresentationWindow *self)
+/* position, revealed and at-end come together from one move: the slide is shown
+ * once, on the first of their notifications. */
+static void
+slide_changed_cb (GmlPresentationWindow *self)
 {
-  GmlSlide *slide = slide_at (self, self->current);
+  guint position = gml_presentation_get_position (self->model);
+  const GmlSlide *slide = gml_presentation_get_slide (self->model, position);
 
-  g_return_if_fail (GML_IS_PRESENTATION_WINDOW (self));
-
-  if (slide == NULL || slide->revealed || self->at_end)
+  if (slide != NULL && self->shown_position == position &&
+      self->shown_revealed == slide->revealed &&
+      self->shown_at_end == gml_presentation_get_at_end (self->model))
     return;
-  slide->revealed = TRUE;
   show_current (self);
-}
-
-/* Moves by delta questions. Past the last one comes the round's result; back from
- * it, the last question again. */
-void
-gml_presentation_window_go (GmlPresentationWindow *self,
-                            int                    delta)
-{
-  int target;
-
-  g_return_if_fail (GML_IS_PRESENTATION_WINDOW (self));
-
-  if (self->slides == NULL || delta == 0)
-    return;
-  if (self->at_end)
-    {
-      if (delta > 0)
-        return;
-      self->at_end = FALSE;
-      delta++;
-    }
-  target = (int) self->current + delta;
-  if (target >= (int) self->slides->len)
-    {
-      self->at_end = TRUE;
-      target = (int) self->slides->len - 1;
-    }
-  target = MAX (target, 0);
-  self->current = (guint) target;
-  self->question_at = g_get_monotonic_time ();
-  self->time_was_up = FALSE;
-  show_current (self);
-}
-
-/* Keys of a lecture: Space or Enter reveal the answer and then go on, → and ← (and
- * the Page Down / Page Up that presentation clickers send) change the question, Esc
- * leaves. They work from the audience's and from the presenter's window. */
-gboolean
-gml_presentation_window_handle_key (GmlPresentationWindow *self,
-                                    guint                  keyval,
-                                    GdkModifierType        state)
-{
-  const GmlSlide *slide = slide_at (self, self->current);
-
-  if ((state & (GDK_ALT_MASK | GDK_SUPER_MASK)) != 0)
-    return FALSE;
-  if ((state & GDK_CONTROL_MASK) != 0)
-    {
-      /* Zoom, as in a browser: Ctrl+plus (or the = key under it), Ctrl+minus, Ctrl+0. */
-      switch (keyval)
-        {
-        case GDK_KEY_plus:
-        case GDK_KEY_equal:
-        case GDK_KEY_KP_Add:
-          gml_presentation_window_zoom (self, 1);
-          return TRUE;
-
-        case GDK_KEY_minus:
-        case GDK_KEY_KP_Subtract:
-          gml_presentation_window_zoom (self, -1);
-          return TRUE;
-
-        case GDK_KEY_0:
-        case GDK_KEY_KP_0:
-          gml_presentation_window_zoom (self, 0);
-          return TRUE;
-
-        default:
-          return FALSE;
-        }
-    }
-
-  switch (keyval)
-    {
-    case GDK_KEY_Escape:
-      gtk_window_close (GTK_WINDOW (self));
-      return TRUE;
-
-    case GDK_KEY_Home:
-    case GDK_KEY_KP_Home:
-      gml_presentation_window_go (self, -(int) self->current - (self->at_end ? 1 : 0));
-      return TRUE;
-
-    case GDK_KEY_End:
-    case GDK_KEY_KP_End:
-      if (self->slides != NULL && !self->at_end)
-        gml_presentation_window_go (self, (int) self->slides->len - 1 - (int) self->current);
-      return TRUE;
-
-    case GDK_KEY_space:
-    case GDK_KEY_Return:
-    case GDK_KEY_KP_Enter:
-    case GDK_KEY_ISO_Enter:
-      if (self->at_end)
-        return TRUE;
-      if (slide != NULL && !slide->revealed)
-        gml_presentation_window_reveal (self);
-      else
-        gml_presentation_window_go (self, 1);
-      return TRUE;
-
-    case GDK_KEY_Right:
-    case GDK_KEY_KP_Right:
-    case GDK_KEY_Page_Down:
-    case GDK_KEY_KP_Page_Down:
-      gml_presentation_window_go (self, 1);
-      return TRUE;
-
-    case GDK_KEY_Left:
-    case GDK_KEY_KP_Left:
-    case GDK_KEY_Page_Up:
-    case GDK_KEY_KP_Page_Up:
-      gml_presentation_window_go (self, -1);
-      return TRUE;
-
-    case GDK_KEY_F5:
-      return TRUE;
-
-    default:
-      return FALSE;
-    }
 }
 
 static gboolean
@@ -674,7 +446,7 @@ key_pressed_cb (GmlPresentationWindow *self,
                 GdkModifierType        state,
                 GtkEventControllerKey *controller)
 {
-  return gml_presentation_window_handle_key (self, keyval, state);
+  return gml_presentation_handle_key (self->model, keyval, state);
 }
 
 /* Type scales with the window: a projector's 1920×1080 gets a 54 px question (5 % of
@@ -683,7 +455,8 @@ key_pressed_cb (GmlPresentationWindow *self,
 static void
 update_scale (GmlPresentationWindow *self)
 {
-  int unit = (int) round (self->scaled_for * self->zoom * self->fit);
+  double zoom = gml_presentation_get_zoom (self->model);
+  int unit = (int) round (self->scaled_for * zoom * self->fit);
   g_autofree char *css = NULL;
 
   css = g_strdup_printf ("window.presentation .slide { padding: %dpx %dpx %dpx %dpx; }\n"
@@ -729,7 +502,7 @@ update_scale (GmlPresentationWindow *self)
   gtk_css_provider_load_from_data (self->scale_provider, css, -1);
   /* 1.5 times the desk size on a 1080 px high projector, so the picture's 12 px labels
    * are 18 px there; fitting shrinks the text, never the picture. */
-  self->picture_scale = self->scaled_for * self->zoom / 720.0;
+  self->picture_scale = self->scaled_for * zoom / 720.0;
   gtk_widget_queue_resize (self->picture_holder);
   if (debugging ())
     {
@@ -738,7 +511,7 @@ update_scale (GmlPresentationWindow *self)
       /* The window's height, the question's type and the picture's labels in px. */
       gml_render_style_init (&desk, GML_THEME_LIGHT);
       g_debug ("gml-scale audience %d %d %.0f %.2f", gtk_widget_get_height (GTK_WIDGET (self)),
-              unit * 50 / 1000, floor (desk.font_size * MAX (1.0, self->picture_scale)), self->zoom);
+              unit * 50 / 1000, floor (desk.font_size * MAX (1.0, self->picture_scale)), zoom);
     }
 }
 
@@ -752,37 +525,14 @@ update_scale_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-#define ZOOM_MIN 0.5
-#define ZOOM_MAX 2.0
-#define ZOOM_STEP 0.1
-
-/* direction > 0 zooms in a step, < 0 out, 0 back to the size that fits the window. */
-void
-gml_presentation_window_zoom (GmlPresentationWindow *self,
-                              int                    direction)
+/* Ctrl+plus/minus/0, in either window: the type from its full size at the new zoom. */
+static void
+zoom_changed_cb (GmlPresentationWindow *self)
 {
-  double zoom;
-
-  g_return_if_fail (GML_IS_PRESENTATION_WINDOW (self));
-
-  if (direction == 0)
-    zoom = 1.0;
-  else
-    zoom = CLAMP (round ((self->zoom + direction * ZOOM_STEP) * 10) / 10, ZOOM_MIN, ZOOM_MAX);
-  if (zoom == self->zoom)
-    return;
-  self->zoom = zoom;
   self->fit = 1.0;
   update_scale (self);
-  if (!self->at_end)
+  if (!gml_presentation_get_at_end (self->model))
     refit (self);
-}
-
-double
-gml_presentation_window_get_zoom (GmlPresentationWindow *self)
-{
-  g_return_val_if_fail (GML_IS_PRESENTATION_WINDOW (self), 1.0);
-  return self->zoom;
 }
 
 static void
@@ -804,7 +554,7 @@ gml_presentation_window_size_allocate (GtkWidget *widget,
       self->fit = 1.0;
       if (self->scale_idle_id == 0)
         self->scale_idle_id = g_idle_add (update_scale_cb, self);
-      if (!self->at_end)
+      if (!gml_presentation_get_at_end (self->model))
         refit (self);
     }
 }
@@ -834,28 +584,25 @@ bilingual_changed_cb (GmlPresentationWindow *self)
   show_current (self);
 }
 
-/* A new time limit restarts nothing but the countdown: the slide stays as it is. */
+/* The lecture is over (Esc in either window, or the other window closed). */
 static void
-question_timer_changed_cb (GmlPresentationWindow *self)
+ended_cb (GmlPresentationWindow *self)
 {
-  update_timer (self);
-  g_signal_emit (self, signals[CHANGED], 0);
+  if (self->main_window != NULL)
+    gtk_window_present (self->main_window);
+  if (!self->closing)
+    gtk_window_destroy (GTK_WINDOW (self));
 }
 
+/* Closing the audience's window ends the presentation, as Esc does. */
 static gboolean
 gml_presentation_window_close_request (GtkWindow *window)
 {
   GmlPresentationWindow *self = GML_PRESENTATION_WINDOW (window);
-  GtkWindow *presenter = self->presenter;
 
-  if (presenter != NULL)
-    {
-      g_object_remove_weak_pointer (G_OBJECT (presenter), (gpointer *) &self->presenter);
-      self->presenter = NULL;
-      gtk_window_destroy (presenter);
-    }
-  if (self->main_window != NULL)
-    gtk_window_present (self->main_window);
+  self->closing = TRUE;
+  if (self->model != NULL)
+    gml_presentation_end (self->model);
 
   return GTK_WINDOW_CLASS (gml_presentation_window_parent_class)->close_request (window);
 }
@@ -865,16 +612,17 @@ gml_presentation_window_dispose (GObject *object)
 {
   GmlPresentationWindow *self = GML_PRESENTATION_WINDOW (object);
 
-  if (self->presenter != NULL)
+  /* Gone, for whatever reason: the lecture is over, and the presenter's window goes too. */
+  if (self->model != NULL)
     {
-      g_object_remove_weak_pointer (G_OBJECT (self->presenter), (gpointer *) &self->presenter);
-      gtk_window_destroy (g_steal_pointer (&self->presenter));
+      g_signal_handlers_disconnect_by_data (self->model, self);
+      gml_presentation_end (self->model);
     }
+  g_clear_object (&self->model);
   if (self->main_window != NULL)
     g_object_remove_weak_pointer (G_OBJECT (self->main_window), (gpointer *) &self->main_window);
   self->main_window = NULL;
   g_clear_handle_id (&self->scale_idle_id, g_source_remove);
-  g_clear_handle_id (&self->tick_id, g_source_remove);
   if (self->fit_tick_id != 0)
     gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->fit_tick_id);
   self->fit_tick_id = 0;
@@ -882,7 +630,6 @@ gml_presentation_window_dispose (GObject *object)
     gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                                    GTK_STYLE_PROVIDER (self->scale_provider));
   g_clear_object (&self->scale_provider);
-  g_clear_object (&self->settings);
   if (self->picture_view != NULL)
     gml_picture_view_set_picture (self->picture_view, NULL);
 
@@ -897,7 +644,6 @@ gml_presentation_window_finalize (GObject *object)
 {
   GmlPresentationWindow *self = GML_PRESENTATION_WINDOW (object);
 
-  g_clear_pointer (&self->slides, g_array_unref);
   g_clear_pointer (&self->picture, gml_picture_free);
   g_clear_pointer (&self->scenario, gml_scenario_free);
   g_clear_pointer (&self->scenario_key, g_free);
@@ -917,14 +663,6 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   object_class->finalize = gml_presentation_window_finalize;
   widget_class->size_allocate = gml_presentation_window_size_allocate;
   window_class->close_request = gml_presentation_window_close_request;
-
-  /**
-   * GmlPresentationWindow::changed:
-   *
-   * The question, its revealed state or its countdown changed.
-   */
-  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-presentation-window.ui");
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, position_label);
@@ -964,7 +702,6 @@ gml_presentation_window_init (GmlPresentationWindow *self)
 
   gml_accessible_name_buttons (GTK_WIDGET (self));
   self->picture_scale = 1.0;
-  self->zoom = 1.0;
   self->fit = 1.0;
   gtk_widget_set_layout_manager (self->picture_holder,
                                  gtk_custom_layout_new (NULL, holder_measure, holder_allocate));
@@ -978,9 +715,35 @@ gml_presentation_window_init (GmlPresentationWindow *self)
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect_object (keys, "key-pressed", G_CALLBACK (key_pressed_cb), self, G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), keys);
+}
 
-  self->started_at = g_get_monotonic_time ();
-  self->question_at = self->started_at;
+/* A view of model on the projector. */
+GmlPresentationWindow *
+gml_presentation_window_new (GmlApplication  *app,
+                             GmlPresentation *model)
+{
+  GmlPresentationWindow *self;
+
+  g_return_val_if_fail (GML_IS_APPLICATION (app), NULL);
+  g_return_val_if_fail (GML_IS_PRESENTATION (model), NULL);
+
+  self = g_object_new (GML_TYPE_PRESENTATION_WINDOW, "application", app, NULL);
+  self->app = app;
+  self->model = g_object_ref (model);
+
+  g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (app, "device-changed", G_CALLBACK (device_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_swapped (model, "notify::position", G_CALLBACK (slide_changed_cb), self);
+  g_signal_connect_swapped (model, "notify::revealed", G_CALLBACK (slide_changed_cb), self);
+  g_signal_connect_swapped (model, "notify::at-end", G_CALLBACK (slide_changed_cb), self);
+  g_signal_connect_swapped (model, "notify::bilingual", G_CALLBACK (bilingual_changed_cb), self);
+  g_signal_connect_swapped (model, "notify::seconds-left", G_CALLBACK (update_timer), self);
+  g_signal_connect_swapped (model, "notify::zoom", G_CALLBACK (zoom_changed_cb), self);
+  g_signal_connect_swapped (model, "notify::ended", G_CALLBACK (ended_cb), self);
+  show_current (self);
+  return self;
 }
 
 static void
@@ -1029,10 +792,10 @@ _gml_presentation_debug_watch (GtkWindow  *window,
  * window fullscreen on the main window's monitor. With one monitor the audience
  * window takes it and the presenter view is off. */
 gboolean
-gml_presentation_start (GtkWindow      *parent,
-                        GmlApplication *app,
-                        GArray         *slides,
-                        guint           start)
+gml_presentation_window_start (GtkWindow      *parent,
+                               GmlApplication *app,
+                               GArray         *slides,
+                               guint           start)
 {
   GdkDisplay *display = gtk_widget_get_display (GTK_WIDGET (parent));
   GListModel *monitors = gdk_display_get_monitors (display);
@@ -1041,6 +804,8 @@ gml_presentation_start (GtkWindow      *parent,
   g_autoptr(GdkMonitor) home = NULL;
   g_autoptr(GdkMonitor) audience_monitor = NULL;
   g_autoptr(GdkMonitor) presenter_monitor = NULL;
+  g_autoptr(GmlPresentation) model = NULL;
+  GSettings *settings = gml_application_get_settings (app);
   GmlPresentationWindow *self;
 
   if (slides == NULL || slides->len == 0)
@@ -1070,24 +835,13 @@ gml_presentation_start (GtkWindow      *parent,
           }
     }
 
-  self = g_object_new (GML_TYPE_PRESENTATION_WINDOW, "application", app, NULL);
-  self->app = app;
-  self->bank = gml_application_get_bank (app);
-  self->settings = g_object_ref (gml_application_get_settings (app));
-  self->slides = g_array_ref (slides);
-  self->current = MIN (start, slides->len - 1);
+  model = gml_presentation_new (gml_application_get_bank (app), slides, start);
+  g_settings_bind (settings, "bilingual", model, "bilingual", G_SETTINGS_BIND_GET);
+  g_settings_bind (settings, "question-timer", model, "question-timer", G_SETTINGS_BIND_GET);
+
+  self = gml_presentation_window_new (app, model);
   self->main_window = parent;
   g_object_add_weak_pointer (G_OBJECT (parent), (gpointer *) &self->main_window);
-
-  g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
-                           G_CONNECT_SWAPPED);
-  g_signal_connect_object (app, "device-changed", G_CALLBACK (device_changed_cb), self,
-                           G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->settings, "changed::bilingual", G_CALLBACK (bilingual_changed_cb),
-                           self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->settings, "changed::question-timer",
-                           G_CALLBACK (question_timer_changed_cb), self, G_CONNECT_SWAPPED);
-  show_current (self);
 
   _gml_presentation_debug_watch (GTK_WINDOW (self), "audience");
   if (audience_monitor != NULL)
@@ -1098,10 +852,8 @@ gml_presentation_start (GtkWindow      *parent,
 
   if (presenter_monitor != NULL)
     {
-      GtkWindow *presenter = GTK_WINDOW (gml_presenter_window_new (self, app));
+      GtkWindow *presenter = GTK_WINDOW (gml_presenter_window_new (app, model));
 
-      self->presenter = presenter;
-      g_object_add_weak_pointer (G_OBJECT (presenter), (gpointer *) &self->presenter);
       _gml_presentation_debug_watch (presenter, "presenter");
       gtk_window_fullscreen_on_monitor (presenter, presenter_monitor);
       gtk_window_present (presenter);

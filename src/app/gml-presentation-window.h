@@ -8,7 +8,7 @@
 #include <adwaita.h>
 
 #include "gml-application.h"
-#include "gml-question-bank.h"
+#include "gml-presentation.h"
 
 G_BEGIN_DECLS
 
@@ -16,38 +16,14 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (GmlPresentationWindow, gml_presentation_window, GML, PRESENTATION_WINDOW, AdwWindow)
 
-/* One question of the presented round. */
-typedef struct
-{
-  guint    question;                /* index in the bank */
-  guint    order[GML_N_OPTIONS];    /* order[shown] = source option */
-  gboolean revealed;
-} GmlSlide;
+GmlPresentationWindow *gml_presentation_window_new   (GmlApplication  *app,
+                                                      GmlPresentation *model);
+gboolean               gml_presentation_window_start (GtkWindow       *parent,
+                                                      GmlApplication  *app,
+                                                      GArray          *slides,
+                                                      guint            start);
 
-gboolean           gml_presentation_start                   (GtkWindow             *parent,
-                                                             GmlApplication        *app,
-                                                             GArray                *slides,
-                                                             guint                  start);
-gboolean           gml_presentation_window_handle_key       (GmlPresentationWindow *self,
-                                                             guint                  keyval,
-                                                             GdkModifierType        state);
-void               gml_presentation_window_reveal           (GmlPresentationWindow *self);
-void               gml_presentation_window_go               (GmlPresentationWindow *self,
-                                                             int                    delta);
-const GmlSlide    *gml_presentation_window_get_slide        (GmlPresentationWindow *self,
-                                                             guint                  offset);
-const GmlQuestion *gml_presentation_window_get_question     (GmlPresentationWindow *self,
-                                                             guint                  offset);
-guint              gml_presentation_window_get_position     (GmlPresentationWindow *self);
-guint              gml_presentation_window_get_n_slides     (GmlPresentationWindow *self);
-gint64             gml_presentation_window_get_started_at   (GmlPresentationWindow *self);
-int                gml_presentation_window_get_seconds_left (GmlPresentationWindow *self);
-gboolean           gml_presentation_window_is_at_end        (GmlPresentationWindow *self);
-void               gml_presentation_window_zoom             (GmlPresentationWindow *self,
-                                                             int                    direction);
-double             gml_presentation_window_get_zoom         (GmlPresentationWindow *self);
-
-void               _gml_presentation_debug_watch            (GtkWindow             *window,
-                                                             const char            *role);
+void                   _gml_presentation_debug_watch (GtkWindow       *window,
+                                                      const char      *role);
 
 G_END_DECLS

@@ -1,6 +1,8 @@
 /* gml-presenter-window.c — what the lecturer sees while the audience sees the quiz:
  * the right answer and every option's feedback before they are revealed, the
- * explanation, the next question, a clock and the time since the start.
+ * explanation, the next question, a clock and the time since the start. A view of
+ * the same GmlPresentation as the audience's window: its keys and buttons call the
+ * model, and it redraws on the model's notifications.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -35,36 +37,21 @@ struct _GmlPresenterWindow
   GtkButton             *next_button;
   GtkButton             *leave_button;
 
-  /* Weak: the audience window owns the round and destroys this window with it. */
-  GmlPresentationWindow *audience;
+  /* Owned */
+  GmlPresentation       *model;
 
+  /* State */
   guint                  clock_id;
+  gboolean               closing;
 };
 
 G_DEFINE_FINAL_TYPE (GmlPresenterWindow, gml_presenter_window, ADW_TYPE_WINDOW)
 
 static void
-update_clock (GmlPresenterWindow *self)
+update_timer (GmlPresenterWindow *self)
 {
-  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
-  g_autofree char *clock = g_date_time_format (now, "%H:%M:%S");
-  g_autofree char *elapsed = NULL;
-  g_autofree char *elapsed_line = NULL;
-  gint64 seconds;
-  int left;
+  int left = gml_presentation_get_seconds_left (self->model);
 
-  if (self->audience == NULL)
-    return;
-
-  seconds = (g_get_monotonic_time () - gml_presentation_window_get_started_at (self->audience)) / G_USEC_PER_SEC;
-  elapsed = g_strdup_printf ("%d:%02d:%02d", (int) (seconds / 3600), (int) (seconds / 60 % 60),
-                             (int) (seconds % 60));
-  /* Translators: %s is the time since the presentation began, e.g. "0:12:05". */
-  elapsed_line = g_strdup_printf (_("Elapsed %s"), elapsed);
-  gtk_label_set_label (self->clock_label, clock);
-  gtk_label_set_label (self->elapsed_label, elapsed_line);
-
-  left = gml_presentation_window_get_seconds_left (self->audience);
   gtk_widget_set_visible (GTK_WIDGET (self->timer_label), left >= 0);
   if (left == 0)
     gtk_label_set_label (self->timer_label, _("Time is up!"));
@@ -76,6 +63,24 @@ update_clock (GmlPresenterWindow *self)
 
       gtk_label_set_label (self->timer_label, line);
     }
+}
+
+static void
+update_clock (GmlPresenterWindow *self)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *clock = g_date_time_format (now, "%H:%M:%S");
+  g_autofree char *elapsed = NULL;
+  g_autofree char *elapsed_line = NULL;
+  gint64 seconds;
+
+  seconds = (g_get_monotonic_time () - gml_presentation_get_started_at (self->model)) / G_USEC_PER_SEC;
+  elapsed = g_strdup_printf ("%d:%02d:%02d", (int) (seconds / 3600), (int) (seconds / 60 % 60),
+                             (int) (seconds % 60));
+  /* Translators: %s is the time since the presentation began, e.g. "0:12:05". */
+  elapsed_line = g_strdup_printf (_("Elapsed %s"), elapsed);
+  gtk_label_set_label (self->clock_label, clock);
+  gtk_label_set_label (self->elapsed_label, elapsed_line);
 }
 
 static gboolean
@@ -94,33 +99,33 @@ update (GmlPresenterWindow *self)
   const GmlSlide *next_slide;
   guint right_pos;
   guint position, n;
+  gboolean at_end;
   g_autofree char *text = NULL;
   g_autofree char *explanation = NULL;
   g_autofree char *position_line = NULL;
 
-  if (self->audience == NULL)
-    return;
-  slide = gml_presentation_window_get_slide (self->audience, 0);
-  q = gml_presentation_window_get_question (self->audience, 0);
+  position = gml_presentation_get_position (self->model);
+  n = gml_presentation_get_n_questions (self->model);
+  at_end = gml_presentation_get_at_end (self->model);
+  slide = gml_presentation_get_slide (self->model, position);
+  q = gml_presentation_get_question (self->model, position);
   if (slide == NULL || q == NULL)
     return;
 
-  position = gml_presentation_window_get_position (self->audience);
-  n = gml_presentation_window_get_n_slides (self->audience);
   /* Translators: the position in the round, e.g. "Question 3 / 6". */
   position_line = g_strdup_printf (_("Question %u / %u"), position + 1, n);
   gtk_label_set_label (self->position_label, position_line);
-  if (gml_presentation_window_is_at_end (self->audience))
+  if (at_end)
     gtk_label_set_label (self->state_label, _("The audience sees the round’s result"));
   else
     gtk_label_set_label (self->state_label, slide->revealed ? _("The answer is shown")
                                                             : _("The answer is hidden — Space reveals it"));
   gtk_widget_set_sensitive (GTK_WIDGET (self->reveal_button),
-                            !slide->revealed && !gml_presentation_window_is_at_end (self->audience));
+                            !slide->revealed && !at_end);
   gtk_widget_set_sensitive (GTK_WIDGET (self->previous_button),
-                            position > 0 || gml_presentation_window_is_at_end (self->audience));
+                            position > 0 || at_end);
   /* After the last question comes the round's result. */
-  gtk_widget_set_sensitive (GTK_WIDGET (self->next_button), !gml_presentation_window_is_at_end (self->audience));
+  gtk_widget_set_sensitive (GTK_WIDGET (self->next_button), !at_end);
 
   text = gml_question_format (q, q->text, slide->order);
   gtk_label_set_label (self->question_label, text);
@@ -148,8 +153,8 @@ update (GmlPresenterWindow *self)
   explanation = gml_question_format (q, q->explanation, slide->order);
   gtk_label_set_label (self->explanation_label, explanation);
 
-  next = gml_presentation_window_get_question (self->audience, 1);
-  next_slide = gml_presentation_window_get_slide (self->audience, 1);
+  next = gml_presentation_get_question (self->model, position + 1);
+  next_slide = gml_presentation_get_slide (self->model, position + 1);
   if (next != NULL)
     {
       g_autofree char *preview = gml_question_format (next, next->text, next_slide->order);
@@ -160,6 +165,7 @@ update (GmlPresenterWindow *self)
     gtk_label_set_label (self->next_label, _("This is the last question; the round’s result comes next."));
 
   update_clock (self);
+  update_timer (self);
 }
 
 static gboolean
@@ -169,30 +175,25 @@ key_pressed_cb (GmlPresenterWindow    *self,
                 GdkModifierType        state,
                 GtkEventControllerKey *controller)
 {
-  if (self->audience == NULL)
-    return FALSE;
-  return gml_presentation_window_handle_key (self->audience, keyval, state);
+  return gml_presentation_handle_key (self->model, keyval, state);
 }
 
 static void
 previous_clicked_cb (GmlPresenterWindow *self)
 {
-  if (self->audience != NULL)
-    gml_presentation_window_go (self->audience, -1);
+  gml_presentation_previous (self->model);
 }
 
 static void
 reveal_clicked_cb (GmlPresenterWindow *self)
 {
-  if (self->audience != NULL)
-    gml_presentation_window_reveal (self->audience);
+  gml_presentation_reveal (self->model);
 }
 
 static void
 next_clicked_cb (GmlPresenterWindow *self)
 {
-  if (self->audience != NULL)
-    gml_presentation_window_go (self->audience, 1);
+  gml_presentation_next (self->model);
 }
 
 static void
@@ -210,22 +211,24 @@ language_changed_cb (GmlPresenterWindow *self,
   update (self);
 }
 
+/* The lecture is over (Esc in either window, or the other window closed). */
+static void
+ended_cb (GmlPresenterWindow *self)
+{
+  if (!self->closing)
+    gtk_window_destroy (GTK_WINDOW (self));
+}
+
 /* Closing the presenter's window ends the presentation, as Esc does. */
 static gboolean
 gml_presenter_window_close_request (GtkWindow *window)
 {
   GmlPresenterWindow *self = GML_PRESENTER_WINDOW (window);
 
-  if (self->audience != NULL)
-    {
-      GtkWindow *audience = GTK_WINDOW (self->audience);
+  self->closing = TRUE;
+  if (self->model != NULL)
+    gml_presentation_end (self->model);
 
-      g_object_remove_weak_pointer (G_OBJECT (audience), (gpointer *) &self->audience);
-      self->audience = NULL;
-      /* The audience window destroys this one as it closes. */
-      gtk_window_close (audience);
-      return TRUE;
-    }
   return GTK_WINDOW_CLASS (gml_presenter_window_parent_class)->close_request (window);
 }
 
@@ -234,9 +237,13 @@ gml_presenter_window_dispose (GObject *object)
 {
   GmlPresenterWindow *self = GML_PRESENTER_WINDOW (object);
 
-  if (self->audience != NULL)
-    g_object_remove_weak_pointer (G_OBJECT (self->audience), (gpointer *) &self->audience);
-  self->audience = NULL;
+  /* Gone, for whatever reason: the lecture is over, and the audience's window goes too. */
+  if (self->model != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->model, self);
+      gml_presentation_end (self->model);
+    }
+  g_clear_object (&self->model);
   g_clear_handle_id (&self->clock_id, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_PRESENTER_WINDOW);
 
@@ -296,21 +303,28 @@ gml_presenter_window_init (GmlPresenterWindow *self)
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect_object (keys, "key-pressed", G_CALLBACK (key_pressed_cb), self, G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), keys);
-
-  self->clock_id = g_timeout_add_seconds (1, clock_cb, self);
 }
 
+/* A view of model for the lecturer's screen. */
 GmlPresenterWindow *
-gml_presenter_window_new (GmlPresentationWindow *audience,
-                          GmlApplication        *app)
+gml_presenter_window_new (GmlApplication  *app,
+                          GmlPresentation *model)
 {
-  GmlPresenterWindow *self = g_object_new (GML_TYPE_PRESENTER_WINDOW, "application", app, NULL);
+  GmlPresenterWindow *self;
 
-  self->audience = audience;
-  g_object_add_weak_pointer (G_OBJECT (audience), (gpointer *) &self->audience);
-  g_signal_connect_object (audience, "changed", G_CALLBACK (update), self, G_CONNECT_SWAPPED);
+  g_return_val_if_fail (GML_IS_APPLICATION (app), NULL);
+  g_return_val_if_fail (GML_IS_PRESENTATION (model), NULL);
+
+  self = g_object_new (GML_TYPE_PRESENTER_WINDOW, "application", app, NULL);
+  self->model = g_object_ref (model);
+  g_signal_connect_swapped (model, "notify::position", G_CALLBACK (update), self);
+  g_signal_connect_swapped (model, "notify::revealed", G_CALLBACK (update), self);
+  g_signal_connect_swapped (model, "notify::at-end", G_CALLBACK (update), self);
+  g_signal_connect_swapped (model, "notify::seconds-left", G_CALLBACK (update_timer), self);
+  g_signal_connect_swapped (model, "notify::ended", G_CALLBACK (ended_cb), self);
   g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
                            G_CONNECT_SWAPPED);
+  self->clock_id = g_timeout_add_seconds (1, clock_cb, self);
   update (self);
   return self;
 }

@@ -8,7 +8,7 @@
 #include <adwaita.h>
 
 #include "gml-application.h"
-#include "gml-presentation-window.h"
+#include "gml-presentation.h"
 
 G_BEGIN_DECLS
 
@@ -16,7 +16,7 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (GmlPresenterWindow, gml_presenter_window, GML, PRESENTER_WINDOW, AdwWindow)
 
-GmlPresenterWindow *gml_presenter_window_new (GmlPresentationWindow *audience,
-                                              GmlApplication        *app);
+GmlPresenterWindow *gml_presenter_window_new (GmlApplication  *app,
+                                              GmlPresentation *model);
 
 G_END_DECLS

@@ -393,8 +393,9 @@ win_present_action (GtkWidget  *widget,
       slide.question = gml_quiz_page_get_item (self->quiz_page, i, slide.order);
       g_array_append_val (slides, slide);
     }
-  if (!gml_presentation_start (GTK_WINDOW (self), GML_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))),
-                               slides, start >= n ? 0 : start))
+  if (!gml_presentation_window_start (GTK_WINDOW (self),
+                                      GML_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))),
+                                      slides, start >= n ? 0 : start))
     _gml_window_toast (self, _("There are no questions to present. Choose another topic or difficulty."));
 }
 

@@ -1,0 +1,249 @@
+/* test-presentation-windows.c — the audience's and the presenter's windows as two
+ * views of one GmlPresentation: built on one model, driven through the model and
+ * the presenter's buttons, read back from their labels, ended together, and every
+ * object finalized.
+ *
+ * The application is registered (the windows belong to it) but not run.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+
+#include "gml-application.h"
+#include "gml-i18n.h"
+#include "gml-presentation-window.h"
+#include "gml-presenter-window.h"
+
+#define N_SLIDES 3
+
+/* One for the process: an application registers once. */
+static GmlApplication *the_app;
+
+typedef struct
+{
+  GmlApplication  *app;
+  GmlPresentation *model;
+  GtkWidget       *audience;    /* a reference of the test's, to see it finalized */
+  GtkWidget       *presenter;
+} Fixture;
+
+/* The first label under root whose text is text (prefix: starts with it). */
+static GtkLabel *
+find_label (GtkWidget  *root,
+            const char *text,
+            gboolean    prefix)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found;
+
+      if (GTK_IS_LABEL (child))
+        {
+          const char *label = gtk_label_get_label (GTK_LABEL (child));
+
+          if (prefix ? g_str_has_prefix (label, text) : g_str_equal (label, text))
+            return GTK_LABEL (child);
+        }
+      if ((found = find_label (child, text, prefix)) != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Whether widget and its parents up to root (a window, not presented) are visible. */
+static gboolean
+visible_in (GtkWidget *widget,
+            GtkWidget *root)
+{
+  for (; widget != NULL && widget != root; widget = gtk_widget_get_parent (widget))
+    if (!gtk_widget_get_visible (widget))
+      return FALSE;
+  return widget == root;
+}
+
+/* Whether a label that says text is there and shown. */
+static gboolean
+shows (GtkWidget  *root,
+       const char *text,
+       gboolean    prefix)
+{
+  GtkLabel *label = find_label (root, text, prefix);
+
+  return label != NULL && visible_in (GTK_WIDGET (label), root);
+}
+
+static GtkButton *
+find_button (GtkWidget  *root,
+             const char *label)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkButton *found;
+
+      if (GTK_IS_BUTTON (child) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (child)), label) == 0)
+        return GTK_BUTTON (child);
+      if ((found = find_button (child, label)) != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GArray) slides = g_array_new (FALSE, TRUE, sizeof (GmlSlide));
+  GmlQuestionBank *bank;
+
+  f->app = the_app;
+  bank = gml_application_get_bank (f->app);
+  g_assert_cmpuint (gml_question_bank_get_n_questions (bank), >=, N_SLIDES);
+
+  for (guint i = 0; i < N_SLIDES; i++)
+    {
+      GmlSlide slide = { .question = i, .order = { 0, 1, 2, 3 }, .revealed = FALSE };
+
+      g_array_append_val (slides, slide);
+    }
+  f->model = gml_presentation_new (bank, slides, 0);
+  f->audience = g_object_ref (GTK_WIDGET (gml_presentation_window_new (f->app, f->model)));
+  f->presenter = g_object_ref (GTK_WIDGET (gml_presenter_window_new (f->app, f->model)));
+  gtk_window_present (GTK_WINDOW (f->audience));
+  gtk_window_present (GTK_WINDOW (f->presenter));
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  /* Both windows are gone with the lecture: nothing but the test holds them. */
+  g_assert_true (gml_presentation_get_ended (f->model));
+  g_assert_null (g_list_find (gtk_application_get_windows (GTK_APPLICATION (f->app)), f->audience));
+  g_assert_null (g_list_find (gtk_application_get_windows (GTK_APPLICATION (f->app)), f->presenter));
+  g_assert_finalize_object (f->audience);
+  g_assert_finalize_object (f->presenter);
+  g_assert_finalize_object (f->model);
+}
+
+static gboolean
+timeout_cb (gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_views (Fixture       *f,
+            gconstpointer  data)
+{
+  gboolean timed_out = FALSE;
+  guint timeout_id;
+  GtkLabel *summary;
+
+  /* The first question, its answer hidden on the projector, known to the lecturer. */
+  g_assert_true (shows (f->audience, "1 / 3", FALSE));
+  g_assert_false (shows (f->audience, "The right answer is", TRUE));
+  g_assert_true (shows (f->presenter, "Question 1 / 3", FALSE));
+  g_assert_true (shows (f->presenter, "The answer is hidden — Space reveals it", FALSE));
+
+  /* The presenter's Reveal: the audience sees the answer. */
+  g_signal_emit_by_name (find_button (f->presenter, "_Reveal"), "clicked");
+  g_assert_true (gml_presentation_get_revealed (f->model));
+  g_assert_true (shows (f->audience, "The right answer is", TRUE));
+  g_assert_true (shows (f->presenter, "The answer is shown", FALSE));
+  g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (find_button (f->presenter, "_Reveal"))));
+
+  /* A key, from either window, moves both. */
+  g_assert_true (gml_presentation_handle_key (f->model, GDK_KEY_Right, 0));
+  g_assert_true (shows (f->audience, "2 / 3", FALSE));
+  g_assert_false (shows (f->audience, "The right answer is", TRUE));
+  g_assert_true (shows (f->presenter, "Question 2 / 3", FALSE));
+  g_assert_true (shows (f->presenter, "The answer is hidden — Space reveals it", FALSE));
+
+  /* A one-second countdown on both screens, then "Time is up!" on both. */
+  g_object_set (f->model, "question-timer", 1, NULL);
+  g_assert_true (shows (f->audience, "0:01", FALSE));
+  g_assert_true (shows (f->presenter, "0:01 left", FALSE));
+  timeout_id = g_timeout_add (5000, timeout_cb, &timed_out);
+  while (!timed_out && gml_presentation_get_seconds_left (f->model) != 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_false (timed_out);
+  g_source_remove (timeout_id);
+  g_assert_true (shows (f->audience, "Time is up!", FALSE));
+  g_assert_true (shows (f->presenter, "Time is up!", FALSE));
+
+  /* Revealed: the countdown is gone from both. */
+  gml_presentation_advance (f->model);
+  g_assert_false (shows (f->audience, "Time is up!", FALSE));
+  g_assert_false (shows (f->presenter, "Time is up!", FALSE));
+
+  /* Past the last question: the round's result. */
+  gml_presentation_last (f->model);
+  gml_presentation_next (f->model);
+  summary = find_label (f->audience, "3 questions in ", TRUE);
+  g_assert_nonnull (summary);
+  g_assert_true (visible_in (GTK_WIDGET (summary), f->audience));
+  g_assert_true (g_str_has_suffix (gtk_label_get_label (summary), " Answers shown: 2 of 3."));
+  g_assert_false (shows (f->audience, "3 / 3", FALSE));
+  g_assert_true (shows (f->presenter, "The audience sees the round’s result", FALSE));
+
+  /* Esc: the lecture ends, and both windows with it. */
+  g_assert_true (gml_presentation_handle_key (f->model, GDK_KEY_Escape, 0));
+}
+
+/* Closing the presenter's window (its Leave button) ends the lecture for both. */
+static void
+test_leave (Fixture       *f,
+            gconstpointer  data)
+{
+  g_signal_emit_by_name (find_button (f->presenter, "_Leave Presentation"), "clicked");
+}
+
+/* Closing the audience's window ends it too. */
+static void
+test_close_audience (Fixture       *f,
+                     gconstpointer  data)
+{
+  gtk_window_close (GTK_WINDOW (f->audience));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *home = NULL;
+  int status;
+
+  /* The application reads its answer log and user questions from here. */
+  home = g_dir_make_tmp ("gml-widgets-XXXXXX", NULL);
+  g_setenv ("XDG_DATA_HOME", home, TRUE);
+  g_setenv ("XDG_CONFIG_HOME", home, TRUE);
+  gml_i18n_init ();
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  the_app = gml_application_new ();
+  /* No D-Bus name: the test's own instance, never another's. */
+  g_application_set_flags (G_APPLICATION (the_app), G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (the_app), NULL, &error));
+  g_assert_no_error (error);
+
+  g_test_add ("/presentation/windows/views", Fixture, NULL, fixture_set_up, test_views, fixture_tear_down);
+  g_test_add ("/presentation/windows/leave", Fixture, NULL, fixture_set_up, test_leave, fixture_tear_down);
+  g_test_add ("/presentation/windows/close-audience", Fixture, NULL, fixture_set_up, test_close_audience,
+              fixture_tear_down);
+  status = g_test_run ();
+  g_clear_object (&the_app);
+  /* Nothing is written there: a lecture keeps no record. */
+  g_rmdir (home);
+  return status;
+}
