@@ -169,6 +169,8 @@ for t in json.load(sys.stdin):
           *) fail "fuzz-${line#FAIL:} (see _build-fuzz/hardening-fuzz.log)" ;;
         esac
       done
+      # Why, and the input, again at the very end: a CI log may keep only its tail.
+      fuzz_details=$(sed -n '/^Fuzzing summary/,$p' _build-fuzz/hardening-fuzz.log | grep -E '^(FAIL |     )')
     else
       fail "fuzz build (see _build-fuzz/hardening-build.log)"
     fi
@@ -180,5 +182,6 @@ fi
 echo
 echo "run-hardening.sh took $(( $(date +%s) - start )) s"
 [ $failed -gt 0 ] && printf "Failed:$failures\n"
+[ -n "${fuzz_details:-}" ] && printf 'Fuzzing failures:\n%s\n' "$fuzz_details"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

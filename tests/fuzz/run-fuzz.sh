@@ -60,6 +60,7 @@ fuzz_one ()
 
   echo "== fuzz-$name: $seconds s from $seeds seeds"
   start=$(date +%s)
+  touch "$work/start-$name"
   # -max_total_time bounds the run; timeout(1) guards against libFuzzer itself
   # hanging. The regressions are read first, so a bug that comes back fails at once.
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
@@ -91,6 +92,14 @@ fuzz_one ()
       grep -E '^==[0-9]+==ERROR|^SUMMARY|deadly signal|Test unit written|ERROR: libFuzzer|^Bail out|CRITICAL|WARNING' "$log" |
         head -n 8 | sed 's/^/     /'
       echo "     full log: $log; inputs: $artifacts/$name-*"
+      # The input itself, when small, so that a failure seen only in a CI log can
+      # be reproduced: echo BASE64 | base64 -d > crash; fuzz-NAME crash
+      find "$artifacts" -maxdepth 1 -type f -name "$name-*" -newer "$work/start-$name" | head -n 2 |
+        while read -r input; do
+          bytes=$(wc -c < "$input")
+          echo "     ${input##*/}: $bytes bytes"
+          [ "$bytes" -le 3072 ] && echo "     base64: $(base64 -w0 < "$input")"
+        done
     } > "$work/result-$name"
   fi
   cat "$work/result-$name"
