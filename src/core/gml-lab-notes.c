@@ -335,11 +335,11 @@ char *
 gml_lab_live_describe (const GmlLabLive *live)
 {
   g_autofree char *share = gml_format_size_short (live->capacity);
-  g_autofree char *alloc = gml_format_size (live->peak_allocated);
-  g_autofree char *reserved = gml_format_size (live->peak_reserved);
-  g_autofree char *driver = gml_format_size (live->driver_peak);
-  g_autofree char *sim_alloc = gml_format_size (live->sim_peak_allocated);
-  g_autofree char *sim_reserved = gml_format_size (live->sim_peak_reserved);
+  g_autofree char *alloc = gml_format_size_short (live->peak_allocated);
+  g_autofree char *reserved = gml_format_size_short (live->peak_reserved);
+  g_autofree char *driver = gml_format_size_short (live->driver_peak);
+  g_autofree char *sim_alloc = gml_format_size_short (live->sim_peak_allocated);
+  g_autofree char *sim_reserved = gml_format_size_short (live->sim_peak_reserved);
   g_autofree char *scale = g_strdup_printf ("%" G_GUINT64_FORMAT, live->scale);
   GString *s = g_string_new (NULL);
 
