@@ -3,6 +3,10 @@
  * test kills it with SIGKILL at random moments and starts it again.
  *
  *   crash-helper LOG TOTAL     answer until the log holds TOTAL answers
+ *   crash-helper --background LOG TOTAL
+ *                              the same with the app's background saves: answers
+ *                              come in bursts of one to three, saved coalesced in
+ *                              the worker, and "ack N" once the burst is on disk
  *   crash-helper --check LOG   print how many answers LOG holds (exit 1 if it does
  *                              not load as a whole)
  *
@@ -15,8 +19,18 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "gml-progress.h"
+
+static void
+save_failed_cb (GmlProgress  *progress,
+                const GError *error,
+                gpointer      user_data)
+{
+  fprintf (stderr, "a background save failed: %s\n", error->message);
+  exit (1);
+}
 
 int
 main (int    argc,
@@ -26,6 +40,7 @@ main (int    argc,
   g_autoptr(GError) error = NULL;
   g_autofree char *set_aside = NULL;
   guint64 total = 0;
+  gboolean background = FALSE;
 
   if (argc == 3 && g_str_equal (argv[1], "--check"))
     {
@@ -54,9 +69,15 @@ main (int    argc,
       return 0;
     }
 
+  if (argc == 4 && g_str_equal (argv[1], "--background"))
+    {
+      background = TRUE;
+      argv++;
+      argc--;
+    }
   if (argc != 3 || !g_ascii_string_to_unsigned (argv[2], 10, 1, G_MAXUINT, &total, NULL))
     {
-      fprintf (stderr, "usage: crash-helper LOG TOTAL | crash-helper --check LOG\n");
+      fprintf (stderr, "usage: crash-helper [--background] LOG TOTAL | crash-helper --check LOG\n");
       return 2;
     }
 
@@ -74,6 +95,8 @@ main (int    argc,
     }
   setvbuf (stdout, NULL, _IOLBF, 0);
   printf ("start %u\n", gml_progress_get_n_answers (progress));
+  if (background)
+    gml_progress_set_background_saves (progress, TRUE, save_failed_cb, NULL);
 
   for (guint n = gml_progress_get_n_answers (progress) + 1; n <= total; n++)
     {
@@ -86,7 +109,15 @@ main (int    argc,
           fprintf (stderr, "%s\n", error->message);
           return 1;
         }
-      printf ("ack %u\n", n);
+      if (!background)
+        printf ("ack %u\n", n);
+      else if (n % 3 == 0 || n % 7 == 1 || n == total)
+        {
+          /* The end of a burst: the worker's coalesced save, then the ack. */
+          while (gml_progress_has_pending_save (progress))
+            g_main_context_iteration (NULL, TRUE);
+          printf ("ack %u\n", n);
+        }
     }
   return 0;
 }
