@@ -15,9 +15,8 @@ import gettext
 import os
 import sys
 import tempfile
-import time
 
-from gmltest import BUILD, App, check, type_into_chooser
+from gmltest import BUILD, App, check, type_into_chooser, wait_for
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
@@ -70,7 +69,7 @@ app.screenshot(os.path.join(shots, f'import-done-{lang}.png'))
 
 # The topic list offers the new topic: open the filter and its topic list.
 app.key('ctrl+f')
-time.sleep(1)
+app.wait_label(lambda t: t == _('Topic'), 'the filter popover, open')
 app.key('space')
 app.wait_label(lambda t: t == 'Week 4', 'with “Week 4” in the topic list', timeout=15)
 check(True, 'the window’s topic list has the imported topic without a restart')
@@ -86,7 +85,7 @@ check(True, 'a broken GIFT file: a dialog names the file and the line')
 check(not os.path.exists(os.path.join(questions_dir, 'broken.json')), 'nothing is written from a broken file')
 app.screenshot(os.path.join(shots, f'import-error-{lang}.png'))
 app.key('Escape')
-time.sleep(1)
+wait_for(lambda: heading not in app.label_texts(), 'the dialog to close')
 
 # 3. The same file again.
 import_with_keyboard(app, GIFT)
