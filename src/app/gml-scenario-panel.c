@@ -56,6 +56,9 @@ struct _GmlScenarioPanel
   /* State */
   const GmlQuestion *question;         /* borrowed from the bank */
   char            *key;                /* the shown experiment's string */
+  GCancellable    *run_cancellable;    /* the experiment running in the worker, */
+  char            *running_key;        /* and its string */
+  gboolean         pending_point;      /* answered before its picture came */
   guint            play_source;
   guint            play_stride;        /* steps per tick */
   gboolean         updating_scale;
@@ -177,40 +180,137 @@ stop_playing (GmlScenarioPanel *self)
   gtk_button_set_icon_name (self->play_button, "media-playback-start-symbolic");
 }
 
+/* ------------------------------------------------------------------------- */
+/* The experiment, run in a worker                                           */
+
+/* The device is not thread-safe: a run holds it to itself (gml_device_begin_run(),
+ * taken by gml_scenario_new_experiment()), so the worker's runs and the main
+ * loop's (the presentation, the lab's live run) come one after the other. */
+typedef struct
+{
+  const GmlExperiment *experiment;     /* borrowed from the bank, which outlives the run */
+  GmlDevice           *device;
+  GmlDevice           *fallback;       /* in: the panel's; out: a new one after a CUDA failure */
+  char                *why;
+  char                *key;
+} RunData;
+
+static void
+run_data_free (gpointer data)
+{
+  RunData *d = data;
+
+  g_clear_pointer (&d->device, gml_device_unref);
+  g_clear_pointer (&d->fallback, gml_device_unref);
+  g_free (d->why);
+  g_free (d->key);
+  g_free (d);
+}
+
+static void
+run_thread (GTask        *task,
+            gpointer      source,
+            gpointer      task_data,
+            GCancellable *cancellable)
+{
+  RunData *d = task_data;
+  GError *error = NULL;
+  GmlScenario *sc;
+
+  sc = gml_scenario_new_experiment_or_simulate (d->experiment, d->device, &d->fallback, &d->why, &error);
+  if (sc == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, sc, (GDestroyNotify) gml_scenario_free);
+}
+
+static void show_scenario (GmlScenarioPanel *self,
+                           GmlScenario      *sc);
+
+static void
+run_done_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  GmlScenarioPanel *self = GML_SCENARIO_PANEL (source);
+  RunData *d = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+  GmlScenario *sc = g_task_propagate_pointer (G_TASK (result), &error);
+
+  /* Reloaded (another device, another language) or gone since it started. */
+  if (g_task_get_cancellable (G_TASK (result)) != self->run_cancellable || self->picture_view == NULL)
+    {
+      g_clear_pointer (&sc, gml_scenario_free);
+      return;
+    }
+  g_clear_object (&self->run_cancellable);
+  g_clear_pointer (&self->running_key, g_free);
+
+  if (self->fallback == NULL && d->fallback != NULL)
+    {
+      /* A CUDA call failed in the middle: tell why, and go on simulated. */
+      self->fallback = g_steal_pointer (&d->fallback);
+      self->fallback_reason = g_strdup_printf (_("The GPU failed (%s), so the pictures are "
+                                                 "simulated."), d->why);
+      g_hash_table_remove_all (self->scenarios);
+      update_source_label (self);
+    }
+  if (sc == NULL)
+    {
+      g_warning ("Experiment %s: %s", d->key, error->message);
+      return;
+    }
+  g_hash_table_insert (self->scenarios, g_strdup (d->key), sc);
+  if (g_strcmp0 (self->key, d->key) == 0 && self->picture == NULL)
+    show_scenario (self, sc);
+}
+
+static void
+cancel_run (GmlScenarioPanel *self)
+{
+  if (self->run_cancellable != NULL)
+    g_cancellable_cancel (self->run_cancellable);
+  g_clear_object (&self->run_cancellable);
+  g_clear_pointer (&self->running_key, g_free);
+}
+
+/* The scenario of @key, if it has run; else it starts running (once the device
+ * is known) and the picture comes when it is done. */
 static GmlScenario *
 get_scenario (GmlScenarioPanel  *self,
               const GmlQuestion *q,
               const char        *key)
 {
   GmlScenario *sc = g_hash_table_lookup (self->scenarios, key);
-  g_autoptr(GError) error = NULL;
-  g_autofree char *why = NULL;
+  g_autoptr(GTask) task = NULL;
   const char *reason = NULL;
-  gboolean had_fallback;
   GmlDevice *device;
+  RunData *d;
 
   if (sc != NULL)
     return sc;
+  if (self->run_cancellable != NULL && g_strcmp0 (self->running_key, key) == 0)
+    return NULL;   /* it is running */
 
+  cancel_run (self);
   device = current_device (self, &reason);
   if (device == NULL)
     return NULL;   /* the picture comes once the device is open */
-  had_fallback = self->fallback != NULL;
-  sc = gml_scenario_new_experiment_or_simulate (q->experiment, device, &self->fallback, &why, &error);
-  if (self->fallback != NULL && !had_fallback)
-    {
-      /* A CUDA call failed in the middle: tell why, and go on simulated. */
-      self->fallback_reason = g_strdup_printf (_("The GPU failed (%s), so the pictures are "
-                                                 "simulated."), why);
-      g_hash_table_remove_all (self->scenarios);
-    }
-  if (sc == NULL)
-    {
-      g_warning ("Experiment %s: %s", key, error->message);
-      return NULL;
-    }
-  g_hash_table_insert (self->scenarios, g_strdup (key), sc);
-  return sc;
+
+  /* e2e-startup reads this: no experiment runs before the window's first frame. */
+  g_debug ("gml-experiment-run %s", key);
+  d = g_new0 (RunData, 1);
+  d->experiment = q->experiment;
+  d->device = gml_device_ref (device);
+  d->fallback = self->fallback != NULL ? gml_device_ref (self->fallback) : NULL;
+  d->key = g_strdup (key);
+  self->run_cancellable = g_cancellable_new ();
+  self->running_key = g_strdup (key);
+  task = g_task_new (self, self->run_cancellable, run_done_cb, NULL);
+  g_task_set_task_data (task, d, run_data_free);
+  g_task_set_source_tag (task, get_scenario);
+  g_task_run_in_thread (task, run_thread);
+  return NULL;
 }
 
 /* Offers the views that show something for @sc, and selects @view. */
@@ -229,6 +329,8 @@ show_views (GmlScenarioPanel *self,
   gml_picture_view_set_view (self->picture_view, view);
 }
 
+static void show_setup (GmlScenarioPanel *self);
+
 void
 gml_scenario_panel_set_question (GmlScenarioPanel  *self,
                                  const GmlQuestion *question)
@@ -243,31 +345,51 @@ gml_scenario_panel_set_question (GmlScenarioPanel  *self,
   self->question = question;
   stop_playing (self);
 
+  self->pending_point = FALSE;
   if (self->picture == NULL || g_strcmp0 (self->key, key) != 0)
     {
-      sc = get_scenario (self, question, key);
-      update_source_label (self);
       gml_picture_view_set_picture (self->picture_view, NULL);
       g_clear_pointer (&self->picture, gml_picture_free);
       g_free (self->key);
-      self->key = g_steal_pointer (&key);
+      self->key = g_strdup (key);
+      sc = get_scenario (self, question, key);
+      update_source_label (self);
       if (sc == NULL)
         {
           gtk_label_set_label (self->title_label, "…");
           return;
         }
-      self->picture = gml_picture_new (sc);
-      gml_picture_set_by_size (self->picture, gtk_toggle_button_get_active (self->by_size_button));
-      gml_picture_view_set_picture (self->picture_view, self->picture);
+      show_scenario (self, sc);
+      return;
     }
+  show_setup (self);
+}
 
-  /* The setup, unmarked: what the question is about comes with the answer. */
-  sc = gml_picture_get_scenario (self->picture);
+/* The setup, unmarked: what the question is about comes with the answer. */
+static void
+show_setup (GmlScenarioPanel *self)
+{
+  GmlScenario *sc = gml_picture_get_scenario (self->picture);
+
   gtk_label_set_label (self->title_label, gml_scenario_get_title (sc));
   gml_picture_set_pointing (self->picture, FALSE);
   gml_picture_set_step (self->picture, gml_scenario_get_setup_step (sc));
   show_views (self, sc, gml_scenario_get_setup_view (sc));
   update (self);
+}
+
+/* The shown question's scenario has run: its picture, at the setup, or at what
+ * the question is about when it was answered meanwhile. */
+static void
+show_scenario (GmlScenarioPanel *self,
+               GmlScenario      *sc)
+{
+  self->picture = gml_picture_new (sc);
+  gml_picture_set_by_size (self->picture, gtk_toggle_button_get_active (self->by_size_button));
+  gml_picture_view_set_picture (self->picture_view, self->picture);
+  show_setup (self);
+  if (self->pending_point)
+    gml_scenario_panel_point (self);
 }
 
 void
@@ -277,8 +399,13 @@ gml_scenario_panel_point (GmlScenarioPanel *self)
 
   g_return_if_fail (GML_IS_SCENARIO_PANEL (self));
   if (self->picture == NULL)
-    return;
+    {
+      /* Its scenario still runs: point once it comes. */
+      self->pending_point = self->key != NULL;
+      return;
+    }
 
+  self->pending_point = FALSE;
   stop_playing (self);
   sc = gml_picture_get_scenario (self->picture);
   gml_picture_set_pointing (self->picture, TRUE);
@@ -305,9 +432,11 @@ void
 gml_scenario_panel_reload (GmlScenarioPanel *self)
 {
   const GmlQuestion *question = self->question;
-  gboolean pointing = self->picture != NULL && gml_picture_get_pointing (self->picture);
+  gboolean pointing = self->pending_point ||
+                      (self->picture != NULL && gml_picture_get_pointing (self->picture));
 
   stop_playing (self);
+  cancel_run (self);
   gml_picture_view_set_picture (self->picture_view, NULL);
   g_clear_pointer (&self->picture, gml_picture_free);
   g_clear_pointer (&self->key, g_free);
@@ -524,6 +653,7 @@ gml_scenario_panel_dispose (GObject *object)
   GmlScenarioPanel *self = GML_SCENARIO_PANEL (object);
 
   g_clear_handle_id (&self->play_source, g_source_remove);
+  cancel_run (self);
   if (self->picture_view != NULL)
     gml_picture_view_set_picture (self->picture_view, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_SCENARIO_PANEL);
@@ -543,6 +673,7 @@ gml_scenario_panel_finalize (GObject *object)
   g_clear_pointer (&self->fallback, gml_device_destroy);
   g_clear_pointer (&self->fallback_reason, g_free);
   g_clear_pointer (&self->key, g_free);
+  g_clear_pointer (&self->running_key, g_free);
 
   G_OBJECT_CLASS (gml_scenario_panel_parent_class)->finalize (object);
 }

@@ -17,6 +17,21 @@
 
 G_DEFINE_QUARK (gml-device-error-quark, gml_device_error)
 
+/* Statically allocated: needs no initialisation. */
+static GRecMutex device_runs;
+
+void
+gml_device_begin_run (void)
+{
+  g_rec_mutex_lock (&device_runs);
+}
+
+void
+gml_device_end_run (void)
+{
+  g_rec_mutex_unlock (&device_runs);
+}
+
 const char *
 gml_device_get_id (GmlDevice *self)
 {

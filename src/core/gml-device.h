@@ -121,6 +121,15 @@ void            gml_device_unmap         (GmlDevice       *self,
                                           guint64          address,
                                           guint64          size);
 
+/* A run (a scenario, a live lab step) has the device to itself from its first
+ * allocation to its last free: its figures, the device's free memory among
+ * them, are its own. Runs on the application's device come from a worker
+ * thread and from the main loop, so whoever runs one holds this lock for the
+ * whole run. It is recursive (a run may start another) and one for all
+ * devices: runs are short, and two at once would slow both. */
+void            gml_device_begin_run     (void);
+void            gml_device_end_run       (void);
+
 /* Backends. */
 GmlDevice      *gml_device_sim_new       (guint64          capacity,
                                           guint64          other_in_use);

@@ -563,10 +563,13 @@ gml_scenario_new_experiment (const GmlExperiment *self,
   if (g_str_equal (self->kind->name, "lab"))
     return _gml_lab_scenario_new (_gml_experiment_text (self, "config"), error);
 
+  gml_device_begin_run ();
   sc = _gml_scenario_create (self->kind->name, device, &r);
   sc->decimal = self->decimal;
   self->kind->script (&r, self);
-  return _gml_scenario_finish (sc, &r, error);
+  sc = _gml_scenario_finish (sc, &r, error);
+  gml_device_end_run ();
+  return sc;
 }
 
 GmlScenario *

@@ -1722,6 +1722,7 @@ gml_lab_run_live (const GmlLabConfig *config,
   g_autoptr(GError) local = NULL;
   GmlLabResult res = { 0 }, sim_res = { 0 };
   GmlScenario *sc;
+  gboolean ran;
 
   g_return_val_if_fail (config != NULL, FALSE);
   g_return_val_if_fail (device != NULL, FALSE);
@@ -1768,8 +1769,12 @@ gml_lab_run_live (const GmlLabConfig *config,
   /* On the GPU: a share of it, so what does not fit there is the scaled
    * step's out of memory, as on a GPU of that size. */
   arena = gml_device_arena_new (device, live->capacity, 0);
+  gml_device_begin_run ();
   sc = run_step (config, arena, TRUE, live->scale, &res, &local);
-  if (sc == NULL)
+  ran = sc != NULL;
+  g_clear_pointer (&sc, gml_scenario_free);
+  gml_device_end_run ();
+  if (!ran)
     {
       /* Translators: %s says why (the driver's error). */
       g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_DEVICE, _("The live run failed: %s"), local->message);
@@ -1777,7 +1782,6 @@ gml_lab_run_live (const GmlLabConfig *config,
       gml_lab_live_clear (live);
       return FALSE;
     }
-  gml_scenario_free (sc);
   live->fits = res.fits;
   live->peak_allocated = res.peak_allocated;
   live->peak_reserved = res.peak_reserved;

@@ -1336,6 +1336,7 @@ gml_scenario_new (const char  *name,
     }
 
   def = scenario_def (name);
+  gml_device_begin_run ();
   sc = _gml_scenario_create (name, device, &r);
   sc->title = g_strdup (_(def->title));
   sc->focus_view = def->focus_view;
@@ -1346,7 +1347,9 @@ gml_scenario_new (const char  *name,
 
   def->script (&r);
 
-  return _gml_scenario_finish (sc, &r, error);
+  sc = _gml_scenario_finish (sc, &r, error);
+  gml_device_end_run ();
+  return sc;
 }
 
 void

@@ -1,0 +1,157 @@
+/* test-scenario-panel.c — the picture beside a question: its experiment runs in a
+ * worker, not in the call that shows the question; an answer given before it
+ * comes is pointed at once it does; a scenario that has run is shown at once.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <adwaita.h>
+
+#include "gml-device.h"
+#include "gml-experiment.h"
+#include "gml-i18n.h"
+#include "gml-picture-view.h"
+#include "gml-question-bank.h"
+#include "gml-scenario-panel.h"
+
+static GmlPictureView *
+find_picture_view (GtkWidget *root)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GmlPictureView *found;
+
+      if (GML_IS_PICTURE_VIEW (child))
+        return GML_PICTURE_VIEW (child);
+      if ((found = find_picture_view (child)) != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* What the picture view must say for @q's experiment: at its setup, or at what
+ * the question is about after an answer, computed here on a simulator of the
+ * size the panel uses without an application. */
+static char *
+expected_description (const GmlQuestion *q,
+                      gboolean           pointing)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
+  g_autoptr(GError) error = NULL;
+  GmlScenario *sc = gml_scenario_new_experiment (q->experiment, device, &error);
+  GmlPicture *picture;
+  GmlView view;
+  char *text;
+
+  g_assert_no_error (error);
+  picture = gml_picture_new (sc);
+  gml_picture_set_pointing (picture, pointing);
+  gml_picture_set_step (picture, pointing ? gml_scenario_get_focus_step (sc) : gml_scenario_get_setup_step (sc));
+  view = pointing ? gml_scenario_get_focus_view (sc) : gml_scenario_get_setup_view (sc);
+  if (!gml_picture_offers_view (picture, view))
+    view = gml_scenario_get_focus_view (sc);
+  text = gml_picture_describe_full (picture, view);
+  gml_picture_free (picture);
+  gml_scenario_free (sc);
+  return text;
+}
+
+static void
+wait_for_description (GmlPictureView *view)
+{
+  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+  while (gml_picture_view_get_description (view) == NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_nonnull (gml_picture_view_get_description (view));
+}
+
+static void
+test_worker (void)
+{
+  g_autoptr(GmlQuestionBank) bank = gml_question_bank_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *pointed = NULL;
+  g_autofree char *setup = NULL;
+  g_autofree char *other_setup = NULL;
+  GmlScenarioPanel *panel;
+  GmlPictureView *view;
+  const GmlQuestion *q = NULL, *other = NULL;
+
+  g_assert_true (gml_question_bank_load_builtin (bank, &error));
+  g_assert_no_error (error);
+  /* Two questions with experiments of their own (not the lab's, whose run is long). */
+  for (guint i = 0; i < gml_question_bank_get_n_questions (bank) && other == NULL; i++)
+    {
+      const GmlQuestion *candidate = gml_question_bank_get (bank, i);
+      g_autofree char *key = gml_experiment_to_string (candidate->experiment);
+
+      if (g_str_has_prefix (key, "lab"))
+        continue;
+      if (q == NULL)
+        q = candidate;
+      else
+        {
+          g_autofree char *first = gml_experiment_to_string (q->experiment);
+
+          if (!g_str_equal (first, key))
+            other = candidate;
+        }
+    }
+  g_assert_nonnull (other);
+
+  panel = GML_SCENARIO_PANEL (g_object_ref_sink (gml_scenario_panel_new ()));
+  view = find_picture_view (GTK_WIDGET (panel));
+  g_assert_nonnull (view);
+
+  /* Shown, and answered at once: nothing has run in these calls. */
+  gml_scenario_panel_set_question (panel, q);
+  g_assert_null (gml_picture_view_get_description (view));
+  gml_scenario_panel_point (panel);
+  g_assert_null (gml_picture_view_get_description (view));
+
+  /* The worker's scenario comes, pointed at what the question is about. */
+  wait_for_description (view);
+  pointed = expected_description (q, TRUE);
+  g_assert_cmpstr (gml_picture_view_get_description (view), ==, pointed);
+
+  /* Another question runs in its turn; the first, run already, is shown at once. */
+  gml_scenario_panel_set_question (panel, other);
+  g_assert_null (gml_picture_view_get_description (view));
+  wait_for_description (view);
+  other_setup = expected_description (other, FALSE);
+  g_assert_cmpstr (gml_picture_view_get_description (view), ==, other_setup);
+  gml_scenario_panel_set_question (panel, q);
+  setup = expected_description (q, FALSE);
+  g_assert_cmpstr (gml_picture_view_get_description (view), ==, setup);
+
+  /* A question left before its picture came: the late result is not shown. */
+  gml_scenario_panel_reload (panel);
+  gml_scenario_panel_set_question (panel, other);
+  gml_scenario_panel_set_question (panel, q);
+  wait_for_description (view);
+  g_assert_cmpstr (gml_picture_view_get_description (view), ==, setup);
+
+  /* The tasks' references to the panel are gone once their results came. */
+  for (gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+       G_OBJECT (panel)->ref_count > 1 && g_get_monotonic_time () < deadline;)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_finalize_object (panel);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  gml_i18n_init ();
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add_func ("/widgets/scenario-panel/worker", test_worker);
+  return g_test_run ();
+}
