@@ -764,6 +764,10 @@ device_settled_cb (gpointer user_data)
    * device keep it until their holders drop them, in the handlers. */
   g_clear_pointer (&self->device, gml_device_unref);
   g_clear_pointer (&self->device_reason, g_free);
+  /* The new one opens in a thread too (cuInit and a context can take hundreds
+   * of milliseconds): the pictures say "…" until it is there, and run again on
+   * it when it is (device_opened_cb()). */
+  start_opening (self);
   g_signal_emit (self, signals[DEVICE_CHANGED], 0);
   return G_SOURCE_REMOVE;
 }
