@@ -196,6 +196,8 @@ get_scenario (GmlScenarioPanel  *self,
   if (device == NULL)
     return NULL;   /* the picture comes once the device is open */
   had_fallback = self->fallback != NULL;
+  /* e2e-startup reads this: no experiment runs before the window's first frame. */
+  g_debug ("gml-experiment-run %s", key);
   sc = gml_scenario_new_experiment_or_simulate (q->experiment, device, &self->fallback, &why, &error);
   if (self->fallback != NULL && !had_fallback)
     {
