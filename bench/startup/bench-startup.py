@@ -36,8 +36,9 @@ app = os.path.join(build, 'src', 'app', 'gpu-memory-lab')
 # The app's own marks (gml_bench_mark), in order: what each part of the start-up takes.
 PARTS = [('main', 'exec to main() (loading the program and its libraries)'),
          ('startup', 'main() to startup (command line, D-Bus registration)'),
-         ('toolkit-ready', 'GTK and libadwaita initialisation'),
-         ('activate', 'question bank, progress log, settings'),
+         ('toolkit-ready', 'GTK and libadwaita initialisation (a thread reads the banks and the log)'),
+         ('loaded', 'actions and look; the banks and the log, if that thread is not done'),
+         ('activate', 'to activate'),
          ('window-built', 'building the window'),
          ('mapped', 'showing it, to mapped'),
          ('presented', 'the rest of presenting it'),
