@@ -50,8 +50,11 @@ def once(cmd):
     and the CPU time of all the process's threads (ms), which the load sways less."""
     start = time.monotonic_ns() // 1000
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
-    out = proc.communicate(timeout=60)[0]
-    _, _, usage = os.wait4(proc.pid, 0)
+    out = proc.stdout.read()
+    proc.stdout.close()
+    # Reaped here, not by Popen, for its resource usage.
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
     cpu = (usage.ru_utime + usage.ru_stime) * 1000.0
     marks = {}
     for line in out.splitlines():
