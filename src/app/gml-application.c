@@ -462,18 +462,66 @@ progress_save_failed_cb (GmlProgress  *progress,
     g_printerr ("%s\n", error->message);   /* the last window is gone */
 }
 
+/* The question banks and the answer log are read in a thread while GTK and
+ * libadwaita start: neither needs the toolkit, and the window waits for them only
+ * if they take longer than it does. The thread has the bank, the log and its own
+ * list of messages to itself until it is joined; the first question is chosen
+ * after that, from everything it read. */
+typedef struct
+{
+  GmlQuestionBank *bank;       /* borrowed from the application */
+  GmlProgress     *progress;   /* borrowed from the application */
+  char            *user_dir;
+  GPtrArray       *messages;   /* translated sentences for the first window */
+} Loading;
+
+static gpointer
+load_thread (gpointer data)
+{
+  Loading *loading = data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *set_aside = NULL;
+
+  if (!gml_question_bank_load_builtin (loading->bank, &error))
+    {
+      /* The built-in bank ships inside the binary; this only happens to a broken build. */
+      g_ptr_array_add (loading->messages, g_strdup (error->message));
+      g_clear_error (&error);
+    }
+  gml_question_bank_load_user_dir (loading->bank, loading->user_dir, loading->messages);
+
+  if (!gml_progress_load (loading->progress, &set_aside, &error))
+    {
+      g_ptr_array_add (loading->messages, g_strdup (error->message));
+      g_clear_error (&error);
+    }
+  else if (set_aside != NULL)
+    {
+      g_autofree char *base = g_path_get_basename (set_aside);
+
+      g_ptr_array_add (loading->messages,
+                       g_strdup_printf (_("Your answer log was damaged. It was kept as %s and a new "
+                                          "log was started."), base));
+    }
+  return NULL;
+}
+
 static void
 gml_application_startup (GApplication *application)
 {
   GmlApplication *self = GML_APPLICATION (application);
-  g_autoptr(GError) error = NULL;
   g_autoptr(GAction) shuffle = NULL;
   g_autoptr(GAction) language = NULL;
   g_autoptr(GAction) bilingual = NULL;
-  g_autofree char *user_dir = gml_user_questions_dir ();
-  g_autofree char *set_aside = NULL;
+  Loading loading = { self->bank, self->progress, gml_user_questions_dir (),
+                      g_ptr_array_new_with_free_func (g_free) };
+  GThread *loader;
 
   gml_bench_mark ("startup");
+  /* Before the loader starts: its messages are in the language chosen. */
+  apply_language (self);
+  loader = g_thread_new ("gml-load", load_thread, &loading);
+
   G_APPLICATION_CLASS (gml_application_parent_class)->startup (application);
   gml_bench_mark ("toolkit-ready");
 
@@ -485,7 +533,6 @@ gml_application_startup (GApplication *application)
   bilingual = g_settings_create_action (self->settings, "bilingual");
   g_action_map_add_action (G_ACTION_MAP (self), bilingual);
 
-  apply_language (self);
   g_signal_connect_object (self->settings, "changed::language",
                            G_CALLBACK (language_setting_changed_cb), self, G_CONNECT_SWAPPED);
   self->look_provider = gtk_css_provider_new ();
@@ -502,27 +549,11 @@ gml_application_startup (GApplication *application)
   /* After the language: the thread writes why the GPU is simulated in it. */
   start_opening (self);
 
-  if (!gml_question_bank_load_builtin (self->bank, &error))
-    {
-      /* The built-in bank ships inside the binary; this only happens to a broken build. */
-      g_ptr_array_add (self->startup_messages, g_strdup (error->message));
-      g_clear_error (&error);
-    }
-  gml_question_bank_load_user_dir (self->bank, user_dir, self->startup_messages);
-
-  if (!gml_progress_load (self->progress, &set_aside, &error))
-    {
-      g_ptr_array_add (self->startup_messages, g_strdup (error->message));
-      g_clear_error (&error);
-    }
-  else if (set_aside != NULL)
-    {
-      g_autofree char *base = g_path_get_basename (set_aside);
-
-      g_ptr_array_add (self->startup_messages,
-                       g_strdup_printf (_("Your answer log was damaged. It was kept as %s and a new "
-                                          "log was started."), base));
-    }
+  /* The bank and the log are the application's again. */
+  g_thread_join (loader);
+  gml_bench_mark ("loaded");
+  g_ptr_array_extend_and_steal (self->startup_messages, g_steal_pointer (&loading.messages));
+  g_free (loading.user_dir);
   /* An answer is written by a worker thread, not in the click that gave it. */
   gml_progress_set_background_saves (self->progress, TRUE, progress_save_failed_cb, self);
 }

@@ -72,7 +72,9 @@ struct _GmlQuizPage
   GArray          *round;     /* RoundItem */
   guint            current;
   GRand           *rand;
-  guint            picture_idle;
+  gboolean         painted;           /* the page has been in a painted frame */
+  gboolean         picture_pending;   /* the picture waits for that frame */
+  GdkFrameClock   *waiting_clock;     /* borrowed: the clock whose frame it waits for */
   guint            split_idle;
 };
 
@@ -322,14 +324,49 @@ show_open_lab (GmlQuizPage       *self,
     }
 }
 
-static gboolean
-update_picture_idle_cb (gpointer user_data)
+/* The page's first frame is on screen: now its experiment runs and its picture is
+ * drawn, in the frames that follow. */
+static void
+first_frame_painted_cb (GmlQuizPage   *self,
+                        GdkFrameClock *clock)
 {
-  GmlQuizPage *self = user_data;
+  g_signal_handlers_disconnect_by_func (clock, first_frame_painted_cb, self);
+  self->waiting_clock = NULL;
+  self->painted = TRUE;
+  if (self->picture_pending)
+    {
+      self->picture_pending = FALSE;
+      update_picture (self);
+    }
+}
 
-  self->picture_idle = 0;
-  update_picture (self);
-  return G_SOURCE_REMOVE;
+static void
+stop_waiting_for_frame (GmlQuizPage *self)
+{
+  if (self->waiting_clock != NULL)
+    g_signal_handlers_disconnect_by_func (self->waiting_clock, first_frame_painted_cb, self);
+  self->waiting_clock = NULL;
+}
+
+static void
+gml_quiz_page_map (GtkWidget *widget)
+{
+  GmlQuizPage *self = GML_QUIZ_PAGE (widget);
+
+  GTK_WIDGET_CLASS (gml_quiz_page_parent_class)->map (widget);
+  if (!self->painted && self->waiting_clock == NULL)
+    {
+      self->waiting_clock = gtk_widget_get_frame_clock (widget);
+      g_signal_connect_object (self->waiting_clock, "after-paint", G_CALLBACK (first_frame_painted_cb),
+                               self, G_CONNECT_SWAPPED);
+    }
+}
+
+static void
+gml_quiz_page_unmap (GtkWidget *widget)
+{
+  stop_waiting_for_frame (GML_QUIZ_PAGE (widget));
+  GTK_WIDGET_CLASS (gml_quiz_page_parent_class)->unmap (widget);
 }
 
 static void
@@ -425,12 +462,13 @@ show_current (GmlQuizPage *self)
       gtk_button_set_label (self->next_button, _("_Next"));
     }
 
-  /* Before the window's first frame the picture waits for the next idle moment, so
-   * the question appears at once and its picture right after. */
-  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+  /* Nothing of the picture is in the page's first frame: the question appears at
+   * once, and its experiment runs and is drawn after that frame (a page built but
+   * never shown runs none). */
+  if (self->painted)
     update_picture (self);
-  else if (self->picture_idle == 0)
-    self->picture_idle = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, update_picture_idle_cb, self, NULL);
+  else
+    self->picture_pending = TRUE;
 
   gtk_stack_set_visible_child_name (self->stack, "question");
   update_actions (self);
@@ -820,7 +858,7 @@ gml_quiz_page_dispose (GObject *object)
 {
   GmlQuizPage *self = GML_QUIZ_PAGE (object);
 
-  g_clear_handle_id (&self->picture_idle, g_source_remove);
+  stop_waiting_for_frame (self);
   g_clear_handle_id (&self->split_idle, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_QUIZ_PAGE);
   g_clear_object (&self->settings);
@@ -872,6 +910,8 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   object_class->dispose = gml_quiz_page_dispose;
   object_class->finalize = gml_quiz_page_finalize;
   object_class->get_property = gml_quiz_page_get_property;
+  widget_class->map = gml_quiz_page_map;
+  widget_class->unmap = gml_quiz_page_unmap;
 
   /**
    * GmlQuizPage:round-name:

@@ -10,11 +10,12 @@ start, with their titles; a view built after a language switch comes in the new 
 a snapshot given on the command line builds the Snapshot view and no other."""
 
 import os
+import subprocess
 import sys
 import tempfile
 import time
 
-from gmltest import App, app_action, check, wait_for
+from gmltest import APP, App, app_action, app_env, check, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SNAPSHOT = os.path.join(HERE, '..', 'data', 'snapshots', 'magma27_memory_snapshot.pickle')
@@ -89,3 +90,19 @@ try:
                                       f'(built: {built(log)})')
 finally:
     app.quit()
+
+# The first frame: the question, and nothing of its picture. The experiment runs, and
+# the picture is drawn, after that frame. GML_BENCH_FIRST_FRAME makes the app print
+# "first-frame" once its first frame is painted, and quit; the panel says each
+# experiment it runs with g_debug ("gml-experiment-run KEY", domain
+# gml-scenario-panel), on the same standard output.
+for attempt in range(3):
+    environment = app_env(tempfile.mkdtemp(prefix='gml-e2e-startup-'), 'en')
+    environment.update(GML_BENCH_FIRST_FRAME='1', G_MESSAGES_DEBUG='gml-scenario-panel')
+    lines = subprocess.run([APP], env=environment, capture_output=True, text=True,
+                           timeout=120).stdout.split('\n')
+    frame = [i for i, line in enumerate(lines) if line.startswith('first-frame ')]
+    runs = [i for i, line in enumerate(lines) if 'gml-experiment-run' in line.split()]
+    check(frame != [], 'the app reports its first painted frame')
+    check(runs == [] or runs[0] > frame[0],
+          f'no experiment runs before the first frame (run {attempt + 1}: {lines})')
