@@ -225,7 +225,7 @@ EOF
   if [ -z "$GML" ]; then
     if step cc-replay 300 $CC "${cflags[@]}" -o "$FALLBACK/gml-replay" \
          tests/device/replay-main.c src/core/gml-replay.c src/core/gml-allocator.c \
-         src/core/gml-trace.c "${device_src[@]}" \
+         src/core/gml-alloc-conf.c src/core/gml-trace.c src/core/gml-trace-state.c "${device_src[@]}" \
          $(pkg-config --cflags --libs glib-2.0 gio-2.0 gmodule-2.0 json-glib-1.0) -lm; then
       GML=$FALLBACK/gml-replay
     fi
