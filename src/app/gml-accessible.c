@@ -5,7 +5,15 @@
  * property as written ("_Previous") and, through the labelled-by relation the label
  * sets up for its mnemonic, the label as shown ("Previous"); a screen reader says
  * "_Previous Previous". Such buttons keep only the relation, which reads as the
- * visible label, whenever their label changes.
+ * visible label, whenever their label changes. This stays code, walking the tree:
+ * GtkButton sets its label property again on every new label (a new language
+ * sets one), and a template can add accessible properties, not take one away.
+ *
+ * Names a template can give (labelled-by a visible label) are given there, with
+ * <accessibility> on the template child; names that must follow the language are
+ * set in code, because GtkBuilder translates <accessibility> text in gettext's
+ * default domain, not the lab's, and gml-language cannot read an accessible
+ * property back (GTK 4.8 has no getter) to translate it again.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

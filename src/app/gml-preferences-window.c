@@ -43,10 +43,15 @@ struct _GmlPreferencesWindow
   AdwComboRow          *language_row;
   AdwComboRow          *style_row;
   AdwComboRow          *backend_row;
+  AdwActionRow         *bilingual_row;
   GtkSwitch            *bilingual_switch;
+  AdwActionRow         *shuffle_row;
   GtkSwitch            *shuffle_switch;
+  AdwActionRow         *timer_row;
   GtkSpinButton        *timer_spin;
+  AdwActionRow         *budget_row;
   GtkSpinButton        *budget_spin;
+  AdwActionRow         *capacity_row;
   GtkSpinButton        *capacity_spin;
 
   /* Owned */
@@ -147,10 +152,15 @@ gml_preferences_window_class_init (GmlPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, language_row);
   gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, style_row);
   gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, backend_row);
+  gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, bilingual_row);
   gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, bilingual_switch);
+  gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, shuffle_row);
   gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, shuffle_switch);
+  gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, timer_row);
   gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, timer_spin);
+  gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, budget_row);
   gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, budget_spin);
+  gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, capacity_row);
   gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, capacity_spin);
 }
 
@@ -160,6 +170,14 @@ gml_preferences_window_init (GmlPreferencesWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   gml_language_localize_widget (GTK_WIDGET (self), NULL);
   gml_accessible_name_buttons (GTK_WIDGET (self));
+
+  /* A switch or spin button reads as its row's title for a screen reader (the
+   * template says why this is code). */
+  gml_accessible_name_by_row (GTK_WIDGET (self->bilingual_switch), GTK_WIDGET (self->bilingual_row));
+  gml_accessible_name_by_row (GTK_WIDGET (self->shuffle_switch), GTK_WIDGET (self->shuffle_row));
+  gml_accessible_name_by_row (GTK_WIDGET (self->timer_spin), GTK_WIDGET (self->timer_row));
+  gml_accessible_name_by_row (GTK_WIDGET (self->budget_spin), GTK_WIDGET (self->budget_row));
+  gml_accessible_name_by_row (GTK_WIDGET (self->capacity_spin), GTK_WIDGET (self->capacity_row));
 }
 
 GmlPreferencesWindow *
@@ -180,15 +198,8 @@ gml_preferences_window_new (GmlApplication *app,
 
   self->settings = g_object_ref (gml_application_get_settings (app));
   for (guint i = 0; i < G_N_ELEMENTS (bindings); i++)
-    {
-      GtkWidget *row = gtk_widget_get_ancestor (bindings[i].widget, ADW_TYPE_ACTION_ROW);
-
-      g_settings_bind (self->settings, bindings[i].key, bindings[i].widget, bindings[i].property,
-                       G_SETTINGS_BIND_DEFAULT);
-      /* A switch or spin button reads as its row's title for a screen reader. */
-      if (row != NULL)
-        gml_accessible_name_by_row (bindings[i].widget, row);
-    }
+    g_settings_bind (self->settings, bindings[i].key, bindings[i].widget, bindings[i].property,
+                     G_SETTINGS_BIND_DEFAULT);
   for (guint choice = 0; choice < N_CHOICES; choice++)
     build_row (self, choice);
   g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,

@@ -42,7 +42,11 @@ struct _GmlScenarioPanel
   GtkScale        *step_scale;
   GtkAdjustment   *step_adjustment;
   GtkLabel        *step_label;
+  GtkButton       *restart_button;
+  GtkButton       *back_button;
   GtkButton       *play_button;
+  GtkButton       *forward_button;
+  GtkButton       *export_button;
   GtkDropDown     *speed_dropdown;
   GtkToggleButton *by_size_button;
 
@@ -717,7 +721,11 @@ gml_scenario_panel_class_init (GmlScenarioPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, step_scale);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, step_adjustment);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, step_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, restart_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, back_button);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, play_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, forward_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, export_button);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, speed_dropdown);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, by_size_button);
 
@@ -741,26 +749,32 @@ add_shortcut (GtkShortcutController *controller,
                                                           gtk_named_action_new (action)));
 }
 
-/* Accessible names are set in code, so they are set again when the language changes. */
+/* The icon buttons' names are set here, not with <accessibility> in the template:
+ * GtkBuilder would translate them in gettext's default domain, which is not the
+ * lab's, and gml-language can carry only GObject properties into a new language
+ * (GTK 4.8 has no getter for an accessible property). So they are set again when
+ * the language changes. The view tabs are labelled by their visible labels
+ * (labelled-by in the template). */
 static void
 set_accessible_labels (GmlScenarioPanel *self)
 {
-  /* The view tabs have visible labels, which are their names. */
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->by_size_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Pack segments by size"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->play_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Play or pause the experiment"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_next_sibling (GTK_WIDGET (self->play_button))),
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->forward_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step forward"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_prev_sibling (GTK_WIDGET (self->play_button))),
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->back_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step back"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_first_child (gtk_widget_get_parent (GTK_WIDGET (self->play_button)))),
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->restart_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Restart the experiment"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (gtk_widget_get_last_child (gtk_widget_get_parent (GTK_WIDGET (self->play_button)))),
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->export_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Export picture…"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->speed_dropdown),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Playback speed"), -1);
-  /* GTK 4.8's drop-down shows the accessibility tree its own toggle button, unnamed. */
+  /* GTK 4.8's drop-down shows the accessibility tree its own toggle button, unnamed.
+   * It is an internal child of the drop-down, which no template can name, so it is
+   * found among the drop-down's children. */
   for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->speed_dropdown));
        child != NULL; child = gtk_widget_get_next_sibling (child))
     if (GTK_IS_TOGGLE_BUTTON (child))

@@ -7,6 +7,7 @@
 
 #include <glib.h>
 
+#include "gml-alloc-conf.h"
 #include "gml-device.h"
 #include "gml-trace.h"
 
@@ -28,26 +29,10 @@ typedef enum
 #define GML_LARGE_BUFFER     G_GUINT64_CONSTANT (20971520)
 #define GML_MIN_LARGE_ALLOC  G_GUINT64_CONSTANT (10485760)
 #define GML_ROUND_LARGE      G_GUINT64_CONSTANT (2097152)
-#define GML_N_ROUNDUP_INTERVALS 16   /* 1 MiB … 64 GiB, one per power of two */
-
-/* PYTORCH_CUDA_ALLOC_CONF, the parts the lab models. */
-typedef struct
-{
-  guint64 max_split_size;                                 /* G_MAXUINT64 = not set */
-  guint64 roundup_power2_divisions[GML_N_ROUNDUP_INTERVALS]; /* 0 or 1 = plain 512 B rounding */
-  gboolean expandable_segments;                           /* expandable_segments:True */
-} GmlAllocConf;
 
 typedef struct _GmlAllocator GmlAllocator;
 
 GQuark         gml_allocator_error_quark (void);
-
-void           gml_alloc_conf_init       (GmlAllocConf       *conf);
-gboolean       gml_alloc_conf_parse      (GmlAllocConf       *conf,
-                                          const char         *str,
-                                          GError            **error);
-guint64        gml_alloc_conf_divisions_for_size (const GmlAllocConf *conf,
-                                                  guint64             size);
 
 /* The size rules, exposed so tests and pictures can explain them. */
 guint64        gml_round_size            (const GmlAllocConf *conf,

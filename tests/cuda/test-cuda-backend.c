@@ -21,6 +21,7 @@
 #include "gml-experiment.h"
 #include "gml-lab.h"
 #include "gml-question-bank.h"
+#include "gml-test-subprocess.h"
 
 #define MIB (G_GUINT64_CONSTANT (1024) * 1024)
 #define GIB (MIB * 1024)
@@ -40,22 +41,6 @@ typedef struct
 } Fake;
 
 static Fake fake;
-
-/* Runs the calling test in a subprocess; returns TRUE in the child, which then does the
- * work.  The parent checks that the child passed. */
-static gboolean
-in_subprocess (void)
-{
-  if (g_test_subprocess ())
-    return TRUE;
-
-  /* The child's own assertion message reaches stderr; failing here (rather than
-   * aborting) lets the other cases still run and report. */
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
-  if (!g_test_trap_has_passed ())
-    g_test_fail_printf ("the subprocess for %s failed", g_test_get_path ());
-  return FALSE;
-}
 
 /* Opens the same module the backend will open, so the test can read the fake's
  * counters; it also keeps it loaded, so the counters survive the backend's destroy. */
@@ -99,7 +84,7 @@ test_success (void)
   guint64 a = 0;
   guint64 b = 0;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_setenv ("FAKE_CUDA_NAME", "NVIDIA H200 (fake)", TRUE);
@@ -180,7 +165,7 @@ test_default_budget_quarter_of_free (void)
   g_autoptr(GError) error = NULL;
   GmlDevice *device;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   setenv_u64 ("FAKE_CUDA_TOTAL", 4 * GIB);
@@ -200,7 +185,7 @@ test_no_driver (void)
   g_autoptr(GError) error = NULL;
   GmlDevice *device;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_setenv ("GML_LIBCUDA", "/nonexistent/gml-test/libcuda.so.1", TRUE);
@@ -220,7 +205,7 @@ test_no_driver_auto_falls_back (void)
   g_autofree char *reason = NULL;
   GmlDevice *device;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_setenv ("GML_LIBCUDA", "/nonexistent/gml-test/libcuda.so.1", TRUE);
@@ -244,7 +229,7 @@ test_init_no_device (void)
   g_autoptr(GError) error = NULL;
   GmlDevice *device;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_setenv ("FAKE_CUDA_INIT_RESULT", "100", TRUE);
@@ -265,7 +250,7 @@ test_init_no_device_without_error_strings (void)
   g_autoptr(GError) error = NULL;
   GmlDevice *device;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_setenv ("FAKE_CUDA_INIT_RESULT", "100", TRUE);
@@ -284,7 +269,7 @@ test_init_unknown_error (void)
   g_autoptr(GError) error = NULL;
   GmlDevice *device;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_setenv ("FAKE_CUDA_INIT_RESULT", "999", TRUE);
@@ -305,7 +290,7 @@ test_init_other_error (void)
   g_autoptr(GError) error = NULL;
   GmlDevice *device;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_setenv ("FAKE_CUDA_INIT_RESULT", "803", TRUE);
@@ -324,7 +309,7 @@ test_zero_devices (void)
   g_autoptr(GError) error = NULL;
   GmlDevice *device;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_setenv ("FAKE_CUDA_DEVICE_COUNT", "0", TRUE);
@@ -343,7 +328,7 @@ test_init_mem_get_info_fails (void)
   g_autoptr(GError) error = NULL;
   GmlDevice *device;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_setenv ("FAKE_CUDA_MEMGETINFO_RESULT", "201", TRUE);
@@ -364,7 +349,7 @@ test_mem_get_info_fails_mid_session (void)
   GmlDevice *device;
   guint64 free_bytes = 0;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   open_fake ();
@@ -387,7 +372,7 @@ test_missing_symbol (void)
   const char *incomplete = g_getenv ("GML_TEST_INCOMPLETE_LIBCUDA");
   GmlDevice *device;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_assert_nonnull (incomplete);
@@ -407,7 +392,7 @@ test_alloc_out_of_memory (void)
   guint64 a = 0;
   guint64 b = 0;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_setenv ("FAKE_CUDA_ALLOC_FAIL_AFTER", "1", TRUE);
@@ -442,7 +427,7 @@ test_alloc_other_failure (void)
   GmlDevice *device;
   guint64 a = 0;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_setenv ("FAKE_CUDA_ALLOC_FAIL_AFTER", "0", TRUE);
@@ -467,7 +452,7 @@ test_memset_failure_frees (void)
   GmlDevice *device;
   guint64 a = 0;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_setenv ("FAKE_CUDA_MEMSET_RESULT", "999", TRUE);
@@ -495,7 +480,7 @@ test_budget_enforced (void)
   guint64 b = 0;
   guint calls;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   open_fake ();
@@ -542,7 +527,7 @@ test_destroy_frees_everything (void)
   g_autoptr(GError) error = NULL;
   GmlDevice *device;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   open_fake ();
@@ -574,7 +559,7 @@ test_reopen (void)
 {
   g_autoptr(GError) error = NULL;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   open_fake ();
@@ -606,7 +591,7 @@ test_experiments (void)
   g_autoptr(GError) error = NULL;
   GmlDevice *device;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   setenv_u64 ("FAKE_CUDA_TOTAL", 80 * GIB);
@@ -663,7 +648,7 @@ test_lab_live (void)
   GmlDevice *device;
   guint calls_before;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   setenv_u64 ("FAKE_CUDA_TOTAL", 8 * GIB);
@@ -723,7 +708,7 @@ test_lab_live_refused (void)
   GmlLabLive live;
   GmlDevice *device;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   setenv_u64 ("FAKE_CUDA_TOTAL", 8 * GIB);

@@ -7,7 +7,7 @@
 
 #include "config.h"
 
-#include "engine-test-locale.h"
+#include "gml-test-locale.h"
 
 #include "gml-allocator.h"
 #include "gml-device.h"
@@ -860,10 +860,10 @@ int
 main (int   argc,
       char *argv[])
 {
-  const char *missing_locale = engine_test_set_locale (&argc, &argv);
+  const char *missing_locale = gml_test_set_locale (&argc, &argv);
 
   g_test_init (&argc, &argv, NULL);
-  engine_test_report_locale (missing_locale);
+  gml_test_report_locale (missing_locale);
 
   g_test_add_func ("/engine/size/round", test_round_size);
   g_test_add_func ("/engine/size/allocation-size", test_allocation_size);

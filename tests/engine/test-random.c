@@ -9,7 +9,7 @@
 
 #include "config.h"
 
-#include "engine-test-locale.h"
+#include "gml-test-locale.h"
 #include <string.h>
 
 #include "gml-allocator.h"
@@ -250,10 +250,10 @@ int
 main (int   argc,
       char *argv[])
 {
-  const char *missing_locale = engine_test_set_locale (&argc, &argv);
+  const char *missing_locale = gml_test_set_locale (&argc, &argv);
 
   g_test_init (&argc, &argv, NULL);
-  engine_test_report_locale (missing_locale);
+  gml_test_report_locale (missing_locale);
 
   g_test_add_func ("/engine/random/short-sequences", test_short_sequences);
   g_test_add_func ("/engine/random/long-sequences", test_long_sequences);

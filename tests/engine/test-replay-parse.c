@@ -11,7 +11,7 @@
 
 #include "config.h"
 
-#include "engine-test-locale.h"
+#include "gml-test-locale.h"
 
 #include <string.h>
 
@@ -370,11 +370,11 @@ int
 main (int   argc,
       char *argv[])
 {
-  const char *missing_locale = engine_test_set_locale (&argc, &argv);
+  const char *missing_locale = gml_test_set_locale (&argc, &argv);
   int status;
 
   g_test_init (&argc, &argv, NULL);
-  engine_test_report_locale (missing_locale);
+  gml_test_report_locale (missing_locale);
 
   parser = json_parser_new_immutable ();
 

@@ -11,7 +11,7 @@
 
 #include "config.h"
 
-#include "engine-test-locale.h"
+#include "gml-test-locale.h"
 
 #include <sys/wait.h>
 
@@ -20,6 +20,7 @@
 
 #include "gml-allocator.h"
 #include "gml-device.h"
+#include "gml-test-common.h"
 
 static const char *program;
 static char *tmpdir;
@@ -724,13 +725,12 @@ int
 main (int   argc,
       char *argv[])
 {
-  g_autoptr(GError) error = NULL;
   int status;
 
-  const char *missing_locale = engine_test_set_locale (&argc, &argv);
+  const char *missing_locale = gml_test_set_locale (&argc, &argv);
 
   g_test_init (&argc, &argv, NULL);
-  engine_test_report_locale (missing_locale);
+  gml_test_report_locale (missing_locale);
 
   if (argc < 2)
     {
@@ -739,8 +739,7 @@ main (int   argc,
     }
   program = argv[1];
 
-  tmpdir = g_dir_make_tmp ("gml-replay-XXXXXX", &error);
-  g_assert_no_error (error);
+  tmpdir = gml_test_make_tmp_dir ("gml-replay-XXXXXX");
 
   g_test_add_func ("/engine/replay/good-trace", test_good_trace);
   g_test_add_func ("/engine/replay/oom-goes-on", test_oom_goes_on);
@@ -754,18 +753,8 @@ main (int   argc,
   status = g_test_run ();
 
   /* Leave nothing behind in /tmp. */
-  {
-    g_autoptr(GDir) dir = g_dir_open (tmpdir, 0, NULL);
-    const char *name;
-
-    while (dir && (name = g_dir_read_name (dir)))
-      {
-        g_autofree char *path = g_build_filename (tmpdir, name, NULL);
-        g_unlink (path);
-      }
-    g_rmdir (tmpdir);
-    g_free (tmpdir);
-  }
+  gml_test_remove_tree (tmpdir);
+  g_free (tmpdir);
 
   return status;
 }

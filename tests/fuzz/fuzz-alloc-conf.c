@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "fuzz-common.h"
-#include "gml-allocator.h"
+#include "gml-alloc-conf.h"
+#include "gml-allocator.h"   /* gml_round_size () */
 
 FUZZ_DEFINE_QUIET_INITIALIZE ()
 

@@ -25,6 +25,7 @@
 #include "gml-device.h"
 #include "gml-i18n.h"
 #include "gml-replay.h"
+#include "gml-test-subprocess.h"
 #ifdef HAVE_GML_SCENARIO
 #include "gml-experiment.h"
 #include "gml-scenario.h"
@@ -36,17 +37,6 @@ static unsigned (*fake_live_allocations) (void);
 static unsigned (*fake_alloc_calls) (void);
 static GString *captured_out;
 static GString *captured_err;
-
-static gboolean
-in_subprocess (void)
-{
-  if (g_test_subprocess ())
-    return TRUE;
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
-  if (!g_test_trap_has_passed ())
-    g_test_fail_printf ("the subprocess for %s failed", g_test_get_path ());
-  return FALSE;
-}
 
 static void
 open_fake (void)
@@ -113,7 +103,7 @@ static const char five_large[] =
 static void
 test_replay_alloc_fails_999 (void)
 {
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_setenv ("FAKE_CUDA_ALLOC_FAIL_AFTER", "2", TRUE);
@@ -132,7 +122,7 @@ test_replay_alloc_fails_999 (void)
 static void
 test_replay_alloc_fails_out_of_memory (void)
 {
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   /* Out of memory from the driver is part of the experiment: counted, and the
@@ -150,7 +140,7 @@ test_replay_alloc_fails_out_of_memory (void)
 static void
 test_replay_mem_get_info_fails (void)
 {
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   /* cuMemGetInfo answers at start-up (the budget), then fails: the out-of-memory
@@ -174,7 +164,7 @@ test_allocator_alloc_fails_999 (void)
   gint32 blocks[8];
   guint n = 0;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_setenv ("FAKE_CUDA_ALLOC_FAIL_AFTER", "3", TRUE);
@@ -220,7 +210,7 @@ test_scenarios_device_fails (void)
 {
   const char * const *names;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_setenv ("FAKE_CUDA_ALLOC_FAIL_AFTER", "1", TRUE);
@@ -273,7 +263,7 @@ test_experiment_falls_back (void)
   GmlScenario *first, *second;
   guint calls;
 
-  if (!in_subprocess ())
+  if (!gml_test_in_subprocess ())
     return;
 
   g_setenv ("FAKE_CUDA_ALLOC_FAIL_AFTER", "1", TRUE);

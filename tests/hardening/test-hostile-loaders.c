@@ -19,6 +19,7 @@
 #include "gml-input.h"
 #include "gml-progress.h"
 #include "gml-question-bank.h"
+#include "gml-test-common.h"
 
 #define TWO_GB (G_GINT64_CONSTANT (2) << 30)
 
@@ -31,31 +32,14 @@ static void
 fixture_set_up (Fixture      *f,
                 gconstpointer data)
 {
-  f->dir = g_dir_make_tmp ("gml-hostile-XXXXXX", NULL);
-  g_assert_nonnull (f->dir);
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir != NULL)
-    while ((name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *child = g_build_filename (path, name, NULL);
-
-        remove_tree (child);
-      }
-  g_remove (path);
+  f->dir = gml_test_make_tmp_dir ("gml-hostile-XXXXXX");
 }
 
 static void
 fixture_tear_down (Fixture      *f,
                    gconstpointer data)
 {
-  remove_tree (f->dir);
+  gml_test_remove_tree (f->dir);
   g_free (f->dir);
 }
 

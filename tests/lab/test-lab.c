@@ -26,7 +26,7 @@
 #include "gml-i18n.h"
 #include "gml-lab.h"
 #include "gml-scenario-private.h"
-#include "../engine/engine-test-locale.h"
+#include "gml-test-locale.h"
 
 static void
 config_from (GmlLabConfig *c,
@@ -729,7 +729,7 @@ int
 main (int    argc,
       char **argv)
 {
-  engine_test_set_locale (&argc, &argv);
+  gml_test_set_locale (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
   gml_i18n_init ();
   gml_i18n_set_language ("en");

@@ -11,6 +11,7 @@
 #include "gml-i18n.h"
 #include "gml-moodle.h"
 #include "gml-question-bank.h"
+#include "gml-test-common.h"
 
 static GmlQuestionBank *
 import_ok (const char      *data,
@@ -319,16 +320,11 @@ static void
 test_round_trip (gconstpointer data)
 {
   const char *lang = data;
-  g_autofree char *path = g_build_filename (g_getenv ("GML_SOURCE_ROOT"), "data", "questions",
-                                            "gpu-memory.json", NULL);
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GmlQuestionBank) bank = gml_question_bank_new ();
+  g_autoptr(GmlQuestionBank) bank = gml_test_load_bank_file ();
   g_autoptr(GError) error = NULL;
   guint order[GML_N_OPTIONS];
 
   gml_question_identity_order (order);
-  g_assert_true (gml_question_bank_load_file (bank, file, TRUE, &error));
-  g_assert_no_error (error);
   gml_i18n_set_language (lang);
 
   for (GmlMoodleFormat format = GML_MOODLE_FORMAT_GIFT; format <= GML_MOODLE_FORMAT_XML; format++)

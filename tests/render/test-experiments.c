@@ -11,24 +11,11 @@
 #include "gml-experiment.h"
 #include "gml-question-bank.h"
 #include "gml-render.h"
+#include "gml-test-common.h"
 
 #define MiB (G_GUINT64_CONSTANT (1048576))
 #define GiB (G_GUINT64_CONSTANT (1073741824))
 #define GB  (G_GUINT64_CONSTANT (1000000000))
-
-static GmlQuestionBank *
-load_bank (void)
-{
-  g_autofree char *path = g_build_filename (g_getenv ("GML_SOURCE_ROOT"), "data", "questions",
-                                            "gpu-memory.json", NULL);
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  GmlQuestionBank *bank = gml_question_bank_new ();
-  g_autoptr(GError) error = NULL;
-
-  g_assert_true (gml_question_bank_load_file (bank, file, TRUE, &error));
-  g_assert_no_error (error);
-  return bank;
-}
 
 static GmlScenario *
 run_on (const GmlExperiment *e,
@@ -79,7 +66,7 @@ find_mark_cb (const GmlSegmentInfo *segment,
 static void
 test_every_question (void)
 {
-  g_autoptr(GmlQuestionBank) bank = load_bank ();
+  g_autoptr(GmlQuestionBank) bank = gml_test_load_bank_file ();
 
   for (guint i = 0; i < gml_question_bank_get_n_questions (bank); i++)
     {
@@ -159,7 +146,7 @@ question (GmlQuestionBank *bank,
 static void
 test_teaches (void)
 {
-  g_autoptr(GmlQuestionBank) bank = load_bank ();
+  g_autoptr(GmlQuestionBank) bank = gml_test_load_bank_file ();
   static const struct { const char *id; const char *key; guint64 bytes; } cases[] = {
     { "oom-tried-segment-size", "segment", 20 * MiB },
     { "rounding-small-tensor", "memory_allocated", 1024 },
@@ -226,7 +213,7 @@ test_teaches (void)
 static void
 test_scale (void)
 {
-  g_autoptr(GmlQuestionBank) bank = load_bank ();
+  g_autoptr(GmlQuestionBank) bank = gml_test_load_bank_file ();
   const char *ids[] = { "oom-reserved-unallocated", "zero3-per-gpu", "grad-accum-arithmetic" };
 
   for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
@@ -270,7 +257,7 @@ test_defaults (void)
 static void
 test_tiny_device (void)
 {
-  g_autoptr(GmlQuestionBank) bank = load_bank ();
+  g_autoptr(GmlQuestionBank) bank = gml_test_load_bank_file ();
 
   for (guint i = 0; i < gml_question_bank_get_n_questions (bank); i++)
     {

@@ -10,6 +10,7 @@
 #include "gml-i18n.h"
 #include "gml-leitner.h"
 #include "gml-progress.h"
+#include "gml-test-common.h"
 
 typedef struct
 {
@@ -21,7 +22,7 @@ static void
 fixture_set_up (Fixture      *f,
                 gconstpointer data)
 {
-  f->dir = g_dir_make_tmp ("gml-undo-XXXXXX", NULL);
+  f->dir = gml_test_make_tmp_dir ("gml-undo-XXXXXX");
   f->path = g_build_filename (f->dir, "progress.json", NULL);
 }
 
@@ -29,16 +30,7 @@ static void
 fixture_tear_down (Fixture      *f,
                    gconstpointer data)
 {
-  g_autoptr(GDir) dir = g_dir_open (f->dir, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (f->dir, name, NULL);
-
-      g_remove (child);
-    }
-  g_rmdir (f->dir);
+  gml_test_remove_tree (f->dir);
   g_free (f->dir);
   g_free (f->path);
 }

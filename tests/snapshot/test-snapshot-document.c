@@ -19,9 +19,10 @@
 
 #include <glib/gstdio.h>
 
-#include "engine-test-locale.h"
+#include "gml-test-locale.h"
 #include "gml-i18n.h"
 #include "gml-snapshot-document.h"
+#include "gml-test-common.h"
 
 static const char *make_snapshots;
 static const char *real_path;
@@ -298,7 +299,7 @@ main (int    argc,
   int status = 0;
   int result;
 
-  engine_test_set_locale (&argc, &argv);
+  gml_test_set_locale (&argc, &argv);
   gml_i18n_init ();
   gml_i18n_set_language ("en");
   g_test_init (&argc, &argv, NULL);
@@ -310,8 +311,7 @@ main (int    argc,
     }
   make_snapshots = argv[1];
   real_path = argv[2];
-  cases_dir = g_dir_make_tmp ("gml-document-XXXXXX", &error);
-  g_assert_no_error (error);
+  cases_dir = gml_test_make_tmp_dir ("gml-document-XXXXXX");
   python = g_find_program_in_path ("python3");
   g_assert_nonnull (python);
   {
@@ -329,18 +329,7 @@ main (int    argc,
   g_test_add_func ("/snapshot/document/oom", test_oom);
   result = g_test_run ();
 
-  {
-    g_autoptr(GDir) dir = g_dir_open (cases_dir, 0, NULL);
-    const char *name;
-
-    while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *path = g_build_filename (cases_dir, name, NULL);
-
-        g_unlink (path);
-      }
-    g_rmdir (cases_dir);
-  }
+  gml_test_remove_tree (cases_dir);
   g_free (cases_dir);
   return result;
 }

@@ -15,10 +15,11 @@
 
 #include "gml-i18n.h"
 
-#include "engine-test-locale.h"
+#include "gml-test-locale.h"
 #include "gml-i18n.h"
 #include "gml-snapshot-state.h"
 #include "gml-snapshot.h"
+#include "gml-test-common.h"
 
 /* {'segments': [], 'device_traces': [[{'action': 'alloc', 'addr': A, 'size': 512,
  *  'stream': 0}]]} written by hand in protocol 2, with A = 2^63 + 4096 as a
@@ -279,8 +280,8 @@ test_memory_bounded (void)
 static void
 test_frames (void)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".",
-                                            "data", "snapshots", "magma27_memory_snapshot.pickle", NULL);
+  g_autofree char *path = gml_test_source_path ("tests", "data", "snapshots",
+                                                 "magma27_memory_snapshot.pickle", NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(GmlSnapshot) snap = gml_snapshot_load (path, NULL, NULL, NULL, &error);
   const GmlSnapshotEntry *entries;
@@ -304,8 +305,8 @@ test_frames (void)
 static void
 test_cancel (void)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".",
-                                            "data", "snapshots", "magma27_memory_snapshot.pickle", NULL);
+  g_autofree char *path = gml_test_source_path ("tests", "data", "snapshots",
+                                                 "magma27_memory_snapshot.pickle", NULL);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(GError) error = NULL;
 
@@ -334,7 +335,7 @@ int
 main (int    argc,
       char **argv)
 {
-  engine_test_set_locale (&argc, &argv);
+  gml_test_set_locale (&argc, &argv);
   gml_i18n_init ();
   /* Messages are compared in English; the Turkish run checks that nothing
    * else depends on the locale, and test_turkish() the translations. */

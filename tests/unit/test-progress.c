@@ -11,6 +11,7 @@
 
 #include "gml-i18n.h"
 #include "gml-progress.h"
+#include "gml-test-common.h"
 
 typedef struct
 {
@@ -22,31 +23,15 @@ static void
 fixture_set_up (Fixture      *f,
                 gconstpointer data)
 {
-  f->dir = g_dir_make_tmp ("gml-progress-XXXXXX", NULL);
+  f->dir = gml_test_make_tmp_dir ("gml-progress-XXXXXX");
   f->path = g_build_filename (f->dir, "sub", "progress.json", NULL);
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir != NULL)
-    while ((name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *child = g_build_filename (path, name, NULL);
-
-        remove_tree (child);
-      }
-  g_remove (path);
 }
 
 static void
 fixture_tear_down (Fixture      *f,
                    gconstpointer data)
 {
-  remove_tree (f->dir);
+  gml_test_remove_tree (f->dir);
   g_free (f->dir);
   g_free (f->path);
 }

@@ -10,6 +10,7 @@
 
 #include "gml-i18n.h"
 #include "gml-question-bank.h"
+#include "gml-test-common.h"
 
 #define OPTION(id, correct) \
   "{\"id\":\"" id "\",\"text\":\"Option " id "\",\"feedback\":\"Feedback " id "\",\"correct\":" correct "}"
@@ -24,16 +25,10 @@
 
 static const char *good_bank = "{\"questions\":[" QUESTION ("q1", "") "," QUESTION ("q2", "") "]}";
 
-static char *
-source_path (const char *relative)
-{
-  return g_build_filename (g_getenv ("GML_SOURCE_ROOT"), relative, NULL);
-}
-
 static void
 test_load_builtin_file (void)
 {
-  g_autofree char *path = source_path ("data/questions/gpu-memory.json");
+  g_autofree char *path = gml_test_source_path ("data", "questions", "gpu-memory.json", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GmlQuestionBank) bank = gml_question_bank_new ();
   g_autoptr(GError) error = NULL;
@@ -418,15 +413,12 @@ test_placeholders_follow_letters (void)
 static void
 test_filter (void)
 {
-  g_autoptr(GmlQuestionBank) bank = gml_question_bank_new ();
-  g_autofree char *path = source_path ("data/questions/gpu-memory.json");
-  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GmlQuestionBank) bank = gml_test_load_bank_file ();
   g_autoptr(GArray) all = NULL;
   g_autoptr(GArray) hard = NULL;
   g_autoptr(GArray) topic = NULL;
   g_autoptr(GPtrArray) topics = NULL;
 
-  g_assert_true (gml_question_bank_load_file (bank, file, TRUE, NULL));
   all = gml_question_bank_filter (bank, NULL, 0);
   g_assert_cmpuint (all->len, ==, gml_question_bank_get_n_questions (bank));
 
@@ -448,14 +440,11 @@ test_filter (void)
 static void
 test_turkish_translation (void)
 {
-  g_autoptr(GmlQuestionBank) bank = gml_question_bank_new ();
-  g_autofree char *path = source_path ("data/questions/gpu-memory.json");
-  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GmlQuestionBank) bank = gml_test_load_bank_file ();
   const GmlQuestion *q;
   guint identity[GML_N_OPTIONS];
   g_autofree char *explanation = NULL;
 
-  g_assert_true (gml_question_bank_load_file (bank, file, TRUE, NULL));
   gml_question_identity_order (identity);
   q = gml_question_bank_get (bank, 0);
 

@@ -13,6 +13,7 @@
 #include "gml-progress.h"
 #include "gml-question-bank.h"
 #include "gml-quiz-page.h"
+#include "gml-test-common.h"
 
 typedef struct
 {
@@ -44,7 +45,7 @@ fixture_set_up (Fixture      *f,
   f->bank = gml_question_bank_new ();
   g_assert_true (gml_question_bank_load_builtin (f->bank, &error));
   g_assert_no_error (error);
-  f->dir = g_dir_make_tmp ("gml-widgets-XXXXXX", NULL);
+  f->dir = gml_test_make_tmp_dir ("gml-widgets-XXXXXX");
   path = g_build_filename (f->dir, "progress.json", NULL);
   f->progress = gml_progress_new (path);
   f->settings = g_settings_new (APPLICATION_ID);
@@ -58,22 +59,12 @@ static void
 fixture_tear_down (Fixture      *f,
                    gconstpointer data)
 {
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-
   /* Nothing else may hold the page: no leaked reference, no signal left behind. */
   g_assert_finalize_object (f->page);
   g_object_unref (f->settings);
   gml_progress_free (f->progress);
   gml_question_bank_free (f->bank);
-  dir = g_dir_open (f->dir, 0, NULL);
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (f->dir, name, NULL);
-
-      g_remove (child);
-    }
-  g_rmdir (f->dir);
+  gml_test_remove_tree (f->dir);
   g_free (f->dir);
 }
 

@@ -1,4 +1,4 @@
-/* engine-test-locale.h — lets a test binary run under a named locale
+/* gml-test-locale.h — lets a test binary run under a named locale
  * (--locale=tr_TR.UTF-8), so the same checks run in Turkish where the locale
  * is installed.
  *
@@ -14,7 +14,7 @@
 
 /* Call before g_test_init(). Returns the locale asked for but missing, or NULL. */
 static inline const char *
-engine_test_set_locale (int    *argc,
+gml_test_set_locale (int    *argc,
                         char ***argv)
 {
   const char *wanted = NULL;
@@ -47,7 +47,7 @@ engine_test_set_locale (int    *argc,
 }
 
 static inline void
-engine_test_report_locale (const char *missing)
+gml_test_report_locale (const char *missing)
 {
   if (missing)
     g_test_message ("locale %s is not installed here; these checks ran in the C locale",
