@@ -120,9 +120,12 @@ if ! skipped valgrind; then
     # engine-random runs a million operations: about 3 minutes under valgrind, so
     # it runs once (its Turkish twin differs only in number formatting); so does
     # engine-replay-parse (50 000 lines through json-glib, about a minute).
+    # lab-live-cli is a Python driver of the verb: valgrind would judge Python's
+    # interpreter (and a pyenv's shell shims) more than the lab; cuda-backend's
+    # /cuda/lab-live runs the same live path in C under valgrind.
     tests=$(meson test -C _build-hardening --no-rebuild --list --suite unit --suite engine \
               --suite cuda 2>/dev/null | sed -n 's|^.* / ||p' |
-              grep -v -e '^engine-random-tr$' -e '^engine-replay-parse-tr$')
+              grep -v -e '^engine-random-tr$' -e '^engine-replay-parse-tr$' -e '^lab-live-cli$')
     # Children too (the subprocess cases of the CUDA tests, the replay binary), with
     # valgrind's report in files of its own so the tests' stderr stays as they
     # expect it. G_SLICE=always-malloc lets valgrind see every block.

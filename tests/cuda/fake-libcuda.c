@@ -89,7 +89,32 @@ static int                initialized;        /* cuInit called and succeeded */
 static int                init_called;
 static int                ctx_refcount;       /* primary context retains - releases */
 static struct CUctx_st   *primary_ctx = (struct CUctx_st *) (uintptr_t) 0xc0de0000;
-static __thread CUcontext current_ctx;
+/* The context current on each thread, as the driver keeps it. A pthread key, not
+ * __thread: the sanitizers of Debian 12's clang 14 crash at exit (LeakSanitizer's
+ * "Tracer caught signal 11") reading the dynamic TLS of a dlopen'd module under
+ * glibc 2.36, which made the ASan run of a test fail with no leak in it. */
+static pthread_key_t      current_ctx_key;
+static pthread_once_t     current_ctx_once = PTHREAD_ONCE_INIT;
+
+static void
+current_ctx_key_create (void)
+{
+  pthread_key_create (&current_ctx_key, NULL);
+}
+
+static CUcontext
+get_current_ctx (void)
+{
+  pthread_once (&current_ctx_once, current_ctx_key_create);
+  return pthread_getspecific (current_ctx_key);
+}
+
+static void
+set_current_ctx (CUcontext ctx)
+{
+  pthread_once (&current_ctx_once, current_ctx_key_create);
+  pthread_setspecific (current_ctx_key, ctx);
+}
 
 static FakeAllocation    *allocs;
 static unsigned           n_allocs;
@@ -167,7 +192,7 @@ check_context_locked (void)
 
   if (res != CUDA_SUCCESS)
     return res;
-  if (current_ctx == NULL || current_ctx != primary_ctx || ctx_refcount <= 0)
+  if (get_current_ctx () == NULL || get_current_ctx () != primary_ctx || ctx_refcount <= 0)
     return CUDA_ERROR_INVALID_CONTEXT;
   return CUDA_SUCCESS;
 }
@@ -400,7 +425,7 @@ cuCtxSetCurrent (CUcontext ctx)
   if (res == CUDA_SUCCESS && ctx != NULL && (ctx != primary_ctx || ctx_refcount <= 0))
     res = CUDA_ERROR_INVALID_CONTEXT;
   if (res == CUDA_SUCCESS)
-    current_ctx = ctx;
+    set_current_ctx (ctx);
   pthread_mutex_unlock (&lock);
   return res;
 }
