@@ -14,7 +14,7 @@
 #include "gml-probe-cli.h"
 #include "gml-questions-cli.h"
 #include "gml-render-cli.h"
-#include "gml-replay.h"
+#include "gml-replay-cli.h"
 #include "gml-snapshot-cli.h"
 #include "gml-watch-cli.h"
 

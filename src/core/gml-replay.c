@@ -1,5 +1,5 @@
-/* gml-replay.c — `gpu-memory-lab replay TRACE.jsonl`: runs a trace through the
- * caching allocator and prints torch.cuda.memory_stats()-named figures.
+/* gml-replay.c — runs a trace file through the caching allocator, a line at a
+ * time, for `gpu-memory-lab replay` (src/cli) and the tests.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -14,7 +14,6 @@
 #include <json-glib/json-glib.h>
 
 #include "gml-allocator.h"
-#include "gml-device.h"
 #include "gml-input.h"
 #include "gml-replay.h"
 #include "gml-replay-private.h"
@@ -666,8 +665,8 @@ replay_line (Replay *replay,
   return replay_apply (replay, &line);
 }
 
-static char *
-stats_to_json (GmlAllocator *allocator)
+char *
+gml_replay_stats_to_json (GmlAllocator *allocator)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonGenerator) generator = json_generator_new ();
@@ -702,119 +701,43 @@ stats_to_json (GmlAllocator *allocator)
   return json_generator_to_data (generator, NULL);
 }
 
-int
-gml_replay_main (int    argc,
-                 char **argv)
+G_DEFINE_QUARK (gml-replay-error-quark, gml_replay_error)
+
+gboolean
+gml_replay_file (const char    *path,
+                 GmlAllocator  *allocator,
+                 guint         *n_operations,
+                 GError       **error)
 {
-  g_autofree char *capacity_str = NULL;
-  g_autofree char *backend_str = NULL;
-  g_autofree char *alloc_conf_str = NULL;
   g_autofree char *buffer = NULL;
   g_autofree char *bad_line = NULL;
-  g_autofree char *reason = NULL;
-  g_autofree char *json = NULL;
-  g_autoptr(GOptionContext) context = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GError) device_error = NULL;
+  g_autoptr(GError) local_error = NULL;
   g_autoptr(GmlInputReader) reader = NULL;
-  g_autoptr(GmlDevice) device = NULL;
-  g_autoptr(GmlAllocator) allocator = NULL;
   g_autoptr(JsonParser) parser = NULL;
   g_auto(LiveTable) live = { 0 };
-  g_auto(GStrv) args = NULL;
-  GmlBackendKind kind = GML_BACKEND_SIM;
-  GmlAllocConf conf;
-  guint64 capacity = 0;
   GmlUtf8Check utf8;
   gboolean has_nul = FALSE, bad_utf8 = FALSE, replaying;
   gsize buffer_size;
   gsize held = 0;   /* bytes of a line not yet ended, at the start of buffer */
   Replay replay = { 0 };
-  const GOptionEntry entries[] = {
-    { "capacity", 0, 0, G_OPTION_ARG_STRING, &capacity_str,
-      N_("Size of the simulated GPU in bytes (default: 8 GiB, all of it available)"),
-      N_("BYTES") },
-    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend_str,
-      N_("Device: sim, cuda or auto (default: sim)"), N_("BACKEND") },
-    { "alloc-conf", 0, 0, G_OPTION_ARG_STRING, &alloc_conf_str,
-      N_("Allocator settings in PYTORCH_CUDA_ALLOC_CONF syntax, "
-         "e.g. max_split_size_mb:128,roundup_power2_divisions:4"),
-      N_("STRING") },
-    { NULL }
-  };
 
-  context = g_option_context_new (_("TRACE.jsonl — run a trace through the caching allocator"));
-  g_option_context_set_summary (context,
-                                _("Each line of the trace is one JSON object: "
-                                  "{\"op\":\"alloc\",\"id\":\"x1\",\"size\":3000000,\"stream\":0}, "
-                                  "{\"op\":\"free\",\"id\":\"x1\"} or {\"op\":\"empty_cache\"}. "
-                                  "The statistics are printed as JSON, under the names "
-                                  "torch.cuda.memory_stats() uses."));
-  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  /* GOptionContext edits its argument vector; work on a copy of the caller's. */
-  args = g_new0 (char *, argc + 1);
-  for (int i = 0; i < argc; i++)
-    args[i] = g_strdup (argv[i]);
-  if (!g_option_context_parse_strv (context, &args, &error))
-    {
-      g_printerr ("%s\n", error->message);
-      return 2;
-    }
+  if (n_operations)
+    *n_operations = 0;
 
-  if (g_strv_length (args) != 2)
-    {
-      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-
-      g_printerr ("%s\n\n%s", _("Give exactly one trace file."), help);
-      return 2;
-    }
-
-  if (capacity_str &&
-      /* The statistics are gint64, as torch's: a bigger device would overflow them. */
-      !g_ascii_string_to_unsigned (capacity_str, 10, 1, G_MAXINT64, &capacity, NULL))
-    {
-      g_printerr (_("Invalid capacity “%s”: expected a number of bytes."), capacity_str);
-      g_printerr ("\n");
-      return 2;
-    }
-
-  if (backend_str && !gml_backend_kind_from_string (backend_str, &kind))
-    {
-      g_printerr (_("Unknown backend “%s”: expected sim, cuda or auto."), backend_str);
-      g_printerr ("\n");
-      return 2;
-    }
-
-  gml_alloc_conf_init (&conf);
-  if (alloc_conf_str && !gml_alloc_conf_parse (&conf, alloc_conf_str, &error))
-    {
-      g_printerr (_("Invalid --alloc-conf: %s"), error->message);
-      g_printerr ("\n");
-      return 2;
-    }
-
-  reader = gml_input_reader_open (args[1], GML_MAX_TRACE_SIZE, &error);
+  reader = gml_input_reader_open (path, GML_MAX_TRACE_SIZE, &local_error);
   if (reader == NULL)
     {
-      g_prefix_error (&error, "%s: ", args[1]);
-      g_printerr (_("Cannot read the trace: %s"), error->message);
-      g_printerr ("\n");
-      return 1;
+      g_prefix_error (&local_error, "%s: ", path);
+      g_set_error (error, GML_REPLAY_ERROR, GML_REPLAY_ERROR_READ,
+                   _("Cannot read the trace: %s"), local_error->message);
+      return FALSE;
     }
 
-  /* The CUDA backend picks its own budget (0 asks for its default). A failure
-   * is reported after the file has been checked, as a bad line is. */
-  device = gml_device_open (kind, capacity, 0, &reason, &device_error);
-  if (device != NULL)
-    {
-      allocator = gml_allocator_new (device, &conf);
-      /* Only the final figures are wanted: no event log, no state copies. */
-      gml_allocator_set_keep_trace (allocator, FALSE);
-    }
   parser = json_parser_new_immutable ();
-
-  replay.path = args[1];
+  replay.path = path;
   replay.allocator = allocator;
   replay.parser = parser;
   live_table_init (&live);
@@ -824,11 +747,11 @@ gml_replay_main (int    argc,
    * comes, so memory stays the same for any length of file. The whole file is
    * still read when a line is bad: a NUL byte or invalid UTF-8 anywhere, or a
    * file over the limit, is what is reported then, as when the file was read
-   * whole before any line. */
+   * whole before any line. Without an allocator the file is only read. */
   buffer_size = READ_SIZE + 1;
   buffer = g_malloc (buffer_size);
   gml_utf8_check_init (&utf8);
-  replaying = device != NULL;
+  replaying = allocator != NULL;
   for (;;)
     {
       char *piece, *start, *newline;
@@ -847,16 +770,16 @@ gml_replay_main (int    argc,
 
       piece = buffer + held;
       start = buffer;
-      n = gml_input_reader_read (reader, piece, MIN (room, READ_SIZE), &error);
+      n = gml_input_reader_read (reader, piece, MIN (room, READ_SIZE), &local_error);
 
       if (n < 0)
         {
           /* As when the file was read whole: before any bad line. */
           g_clear_pointer (&replay.error, g_free);
-          g_prefix_error (&error, "%s: ", args[1]);
-          g_printerr (_("Cannot read the trace: %s"), error->message);
-          g_printerr ("\n");
-          return 1;
+          g_prefix_error (&local_error, "%s: ", path);
+          g_set_error (error, GML_REPLAY_ERROR, GML_REPLAY_ERROR_READ,
+                       _("Cannot read the trace: %s"), local_error->message);
+          return FALSE;
         }
       if (n == 0)
         break;
@@ -910,47 +833,35 @@ gml_replay_main (int    argc,
 
   if (has_nul)
     {
-      g_printerr (_("Cannot read the trace: %s contains a NUL byte."), args[1]);
-      g_printerr ("\n");
-      return 1;
+      g_set_error (error, GML_REPLAY_ERROR, GML_REPLAY_ERROR_READ,
+                   _("Cannot read the trace: %s contains a NUL byte."), path);
+      return FALSE;
     }
   if (bad_utf8)
     {
-      g_printerr (_("Cannot read the trace: %s is not UTF-8 text."), args[1]);
-      g_printerr ("\n");
-      return 1;
+      g_set_error (error, GML_REPLAY_ERROR, GML_REPLAY_ERROR_READ,
+                   _("Cannot read the trace: %s is not UTF-8 text."), path);
+      return FALSE;
     }
+  if (allocator == NULL)
+    return TRUE;
 
-  if (device == NULL)
-    {
-      g_printerr (_("Could not open the device: %s"), device_error->message);
-      g_printerr ("\n");
-      return 1;
-    }
-  if (reason)
-    {
-      g_printerr (_("Using the simulated GPU: %s"), reason);
-      g_printerr ("\n");
-    }
+  if (n_operations)
+    *n_operations = replay.n_operations;
 
   if (bad_line != NULL)
     {
-      g_printerr ("%s\n", bad_line);
-      return 1;
+      g_set_error_literal (error, GML_REPLAY_ERROR, GML_REPLAY_ERROR_LINE, bad_line);
+      return FALSE;
     }
 
   /* An empty trace is almost always the wrong file (or a truncated one). */
   if (replay.n_operations == 0)
     {
-      g_printerr (_("Cannot replay the trace: %s is empty (it has no operations)."), args[1]);
-      g_printerr ("\n");
-      return 1;
+      g_set_error (error, GML_REPLAY_ERROR, GML_REPLAY_ERROR_EMPTY,
+                   _("Cannot replay the trace: %s is empty (it has no operations)."), path);
+      return FALSE;
     }
 
-  json = stats_to_json (allocator);
-  g_print ("%s\n", json);
-
-  /* The allocator gives its segments back before the device goes. */
-  g_clear_pointer (&allocator, gml_allocator_destroy);
-  return 0;
+  return TRUE;
 }

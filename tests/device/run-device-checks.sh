@@ -204,7 +204,7 @@ if [ -z "$GML" ] || [ -z "$CUDA_TEST" ]; then
 #define HAVE_CUDA_H 1
 EOF
   CC=${CC:-cc}
-  cflags=(-std=gnu11 -O2 -g -UG_DISABLE_ASSERT -I"$FALLBACK" -Isrc/core -Itests/common -I"$CUDA_HOME/include"
+  cflags=(-std=gnu11 -O2 -g -UG_DISABLE_ASSERT -I"$FALLBACK" -Isrc/core -Isrc/cli -Itests/common -I"$CUDA_HOME/include"
           -DGLIB_VERSION_MIN_REQUIRED=GLIB_VERSION_2_74 -Wno-unused-parameter)
   device_src=(src/core/gml-device.c src/core/gml-device-sim.c src/core/gml-device-cuda.c)
   if [ -z "$CUDA_TEST" ]; then
@@ -224,7 +224,7 @@ EOF
   fi
   if [ -z "$GML" ]; then
     if step cc-replay 300 $CC "${cflags[@]}" -o "$FALLBACK/gml-replay" \
-         tests/device/replay-main.c src/core/gml-replay.c src/core/gml-allocator.c \
+         tests/device/replay-main.c src/cli/gml-replay-cli.c src/core/gml-replay.c src/core/gml-allocator.c \
          src/core/gml-alloc-conf.c src/core/gml-trace.c src/core/gml-trace-state.c "${device_src[@]}" \
          $(pkg-config --cflags --libs glib-2.0 gio-2.0 gmodule-2.0 json-glib-1.0) -lm; then
       GML=$FALLBACK/gml-replay

@@ -1,8 +1,9 @@
-/* fuzz-trace.c — `gpu-memory-lab replay` (gml_replay_main) on any trace file.
+/* fuzz-trace.c — the replay engine (gml_replay_file) on any trace file.
  *
- * The trace reader is the command itself, so the target runs the command on the
- * input, handed over as an in-memory file (memfd) with no disk in between. A bad
- * trace must end in exit status 1 with a message, never in a crash.
+ * The engine reads the file itself, so the target hands it the input as an
+ * in-memory file (memfd) with no disk in between, and replays it on a fresh
+ * simulated GPU, as `gpu-memory-lab replay` does. A bad trace must end in a
+ * GML_REPLAY_ERROR with a message, never in a crash.
  *
  * Then each line goes through both of the command's readers: whatever the fast
  * reader accepts, json-glib must read the same way, or the target aborts.
@@ -19,6 +20,7 @@
 
 #include "fuzz-common.h"
 #include "gml-input.h"
+#include "gml-device.h"
 #include "gml-replay.h"
 #include "gml-replay-private.h"
 
@@ -88,15 +90,35 @@ int
 LLVMFuzzerTestOneInput (const uint8_t *data,
                         size_t         size)
 {
-  char *argv[] = { "replay", trace_path, NULL };
-  int status;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GmlDevice) device = NULL;
+  GmlAllocator *allocator;
+  GmlAllocConf conf;
 
   if (ftruncate (trace_fd, 0) != 0 || pwrite (trace_fd, data, size, 0) != (ssize_t) size)
     abort ();
 
-  status = gml_replay_main (2, argv);
-  if (status != 0 && status != 1)
+  /* `replay`'s default device: a simulated 8 GiB GPU. */
+  device = gml_device_open (GML_BACKEND_SIM, 0, 0, NULL, &error);
+  if (device == NULL)
     abort ();
+  gml_alloc_conf_init (&conf);
+  allocator = gml_allocator_new (device, &conf);
+  gml_allocator_set_keep_trace (allocator, FALSE);
+
+  if (!gml_replay_file (trace_path, allocator, NULL, &error))
+    {
+      if (error == NULL || error->domain != GML_REPLAY_ERROR || *error->message == '\0')
+        abort ();
+    }
+  else
+    {
+      g_autofree char *json = gml_replay_stats_to_json (allocator);
+
+      if (error != NULL || json == NULL)
+        abort ();
+    }
+  gml_allocator_destroy (allocator);
 
   check_readers_agree (data, size);
   return 0;

@@ -2,7 +2,7 @@
  *
  * The fake libcuda.so.1 (tests/cuda) fails cuMemAlloc with 999 (CUDA_ERROR_UNKNOWN)
  * or 2 (out of memory) after N calls, or cuMemGetInfo after N calls. Whatever
- * fails, `replay --backend cuda`, the allocator and the scenarios must say so in
+ * fails, the replay engine on the CUDA backend, the allocator and the scenarios must say so in
  * words, and give every byte of device memory back: the fake's count of live
  * allocations returns to 0.
  *
@@ -35,8 +35,6 @@
 
 static unsigned (*fake_live_allocations) (void);
 static unsigned (*fake_alloc_calls) (void);
-static GString *captured_out;
-static GString *captured_err;
 
 static void
 open_fake (void)
@@ -54,41 +52,57 @@ open_fake (void)
                                   (gpointer *) &fake_alloc_calls));
 }
 
-static void
-capture_out_cb (const char *text)
+/* What one replay on the CUDA backend left behind. */
+typedef struct
 {
-  g_string_append (captured_out, text);
-}
+  GError *error;
+  gint64  num_ooms;
+  char   *last_oom_message;
+} ReplayResult;
 
 static void
-capture_err_cb (const char *text)
+replay_result_clear (ReplayResult *result)
 {
-  g_string_append (captured_err, text);
+  g_clear_error (&result->error);
+  g_clear_pointer (&result->last_oom_message, g_free);
 }
 
-/* Runs `gpu-memory-lab replay --backend cuda TRACE` in this process, so the fake's
- * counters can be read after it returns. */
-static int
-replay_cuda (const char *trace)
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ReplayResult, replay_result_clear)
+
+/* Runs @trace through the replay engine on the CUDA backend in this process,
+ * as `gpu-memory-lab replay --backend cuda` does, so the fake's counters can
+ * be read after it returns. The allocator and the device are gone by then. */
+static gboolean
+replay_cuda (const char   *trace,
+             ReplayResult *result)
 {
   g_autofree char *dir = g_dir_make_tmp ("gml-cuda-faults-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "trace.jsonl", NULL);
-  char *argv[] = { "replay", "--backend", "cuda", path, NULL };
-  GPrintFunc old_out, old_err;
-  int status;
+  g_autofree char *reason = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GmlDevice) device = NULL;
+  GmlAllocator *allocator;
+  GmlAllocConf conf;
+  gboolean ok;
 
   g_assert_true (g_file_set_contents (path, trace, -1, NULL));
-  g_string_truncate (captured_out, 0);
-  g_string_truncate (captured_err, 0);
-  old_out = g_set_print_handler (capture_out_cb);
-  old_err = g_set_printerr_handler (capture_err_cb);
-  status = gml_replay_main (4, argv);
-  g_set_print_handler (old_out);
-  g_set_printerr_handler (old_err);
-  g_test_message ("exit %d; stderr: %s", status, captured_err->str);
+  device = gml_device_open (GML_BACKEND_CUDA, 0, 0, &reason, &error);
+  g_assert_no_error (error);
+  g_assert_null (reason);
+  gml_alloc_conf_init (&conf);
+  allocator = gml_allocator_new (device, &conf);
+  gml_allocator_set_keep_trace (allocator, FALSE);
+
+  ok = gml_replay_file (path, allocator, NULL, &result->error);
+  gml_stats_lookup (gml_allocator_get_stats (allocator), "num_ooms", &result->num_ooms);
+  result->last_oom_message = g_strdup (gml_allocator_get_last_oom_message (allocator));
+  g_test_message ("replayed: %s; %s", ok ? "yes" : "no",
+                  result->error ? result->error->message : "no error");
+  gml_allocator_destroy (allocator);
+
   g_remove (path);
   g_rmdir (dir);
-  return status;
+  return ok;
 }
 
 /* Five allocations of 30 MB: each needs a segment of its own from the device. */
@@ -103,6 +117,8 @@ static const char five_large[] =
 static void
 test_replay_alloc_fails_999 (void)
 {
+  g_auto(ReplayResult) result = { 0 };
+
   if (!gml_test_in_subprocess ())
     return;
 
@@ -110,11 +126,12 @@ test_replay_alloc_fails_999 (void)
   g_setenv ("FAKE_CUDA_ALLOC_FAIL_RESULT", "999", TRUE);
   open_fake ();
 
-  g_assert_cmpint (replay_cuda (five_large), ==, 1);
+  g_assert_false (replay_cuda (five_large, &result));
   /* The line, the call and the driver's own words. */
-  g_assert_nonnull (strstr (captured_err->str, "trace.jsonl:3:"));
-  g_assert_nonnull (strstr (captured_err->str, "cuMemAlloc"));
-  g_assert_nonnull (strstr (captured_err->str, "CUDA_ERROR_UNKNOWN"));
+  g_assert_error (result.error, GML_REPLAY_ERROR, GML_REPLAY_ERROR_LINE);
+  g_assert_nonnull (strstr (result.error->message, "trace.jsonl:3:"));
+  g_assert_nonnull (strstr (result.error->message, "cuMemAlloc"));
+  g_assert_nonnull (strstr (result.error->message, "CUDA_ERROR_UNKNOWN"));
   g_assert_cmpuint (fake_alloc_calls (), ==, 3);
   g_assert_cmpuint (fake_live_allocations (), ==, 0);
 }
@@ -122,6 +139,8 @@ test_replay_alloc_fails_999 (void)
 static void
 test_replay_alloc_fails_out_of_memory (void)
 {
+  g_auto(ReplayResult) result = { 0 };
+
   if (!gml_test_in_subprocess ())
     return;
 
@@ -131,15 +150,18 @@ test_replay_alloc_fails_out_of_memory (void)
   g_setenv ("FAKE_CUDA_ALLOC_FAIL_RESULT", "2", TRUE);
   open_fake ();
 
-  g_assert_cmpint (replay_cuda (five_large), ==, 0);
-  g_assert_nonnull (strstr (captured_out->str, "\"num_ooms\" : 3"));
-  g_assert_nonnull (strstr (captured_out->str, "CUDA out of memory"));
+  g_assert_true (replay_cuda (five_large, &result));
+  g_assert_no_error (result.error);
+  g_assert_cmpint (result.num_ooms, ==, 3);
+  g_assert_nonnull (strstr (result.last_oom_message, "CUDA out of memory"));
   g_assert_cmpuint (fake_live_allocations (), ==, 0);
 }
 
 static void
 test_replay_mem_get_info_fails (void)
 {
+  g_auto(ReplayResult) result = { 0 };
+
   if (!gml_test_in_subprocess ())
     return;
 
@@ -150,8 +172,10 @@ test_replay_mem_get_info_fails (void)
   g_setenv ("FAKE_CUDA_MEMGETINFO_RESULT", "999", TRUE);
   open_fake ();
 
-  g_assert_cmpint (replay_cuda (five_large), ==, 0);
-  g_assert_nonnull (strstr (captured_out->str, "CUDA out of memory"));
+  g_assert_true (replay_cuda (five_large, &result));
+  g_assert_no_error (result.error);
+  g_assert_nonnull (result.last_oom_message);
+  g_assert_nonnull (strstr (result.last_oom_message, "CUDA out of memory"));
   g_assert_cmpuint (fake_live_allocations (), ==, 0);
 }
 
@@ -300,8 +324,6 @@ main (int    argc,
   g_setenv ("LANGUAGE", "en", TRUE);
   gml_i18n_init ();
   g_test_init (&argc, &argv, NULL);
-  captured_out = g_string_new (NULL);
-  captured_err = g_string_new (NULL);
 
 #if HAVE_CUDA_H
   if (g_getenv ("GML_LIBCUDA") == NULL)
