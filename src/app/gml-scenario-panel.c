@@ -189,44 +189,7 @@ stop_playing (GmlScenarioPanel *self)
 
 /* The device is not thread-safe: a run holds it to itself (gml_device_begin_run(),
  * taken by gml_scenario_new_experiment()), so the worker's runs and the main
- * loop's (the presentation, the lab's live run) come one after the other. */
-typedef struct
-{
-  const GmlExperiment *experiment;     /* borrowed from the bank, which outlives the run */
-  GmlDevice           *device;
-  GmlDevice           *fallback;       /* in: the panel's; out: a new one after a CUDA failure */
-  char                *why;
-  char                *key;
-} RunData;
-
-static void
-run_data_free (gpointer data)
-{
-  RunData *d = data;
-
-  g_clear_pointer (&d->device, gml_device_unref);
-  g_clear_pointer (&d->fallback, gml_device_unref);
-  g_free (d->why);
-  g_free (d->key);
-  g_free (d);
-}
-
-static void
-run_thread (GTask        *task,
-            gpointer      source,
-            gpointer      task_data,
-            GCancellable *cancellable)
-{
-  RunData *d = task_data;
-  GError *error = NULL;
-  GmlScenario *sc;
-
-  sc = gml_scenario_new_experiment_or_simulate (d->experiment, d->device, &d->fallback, &d->why, &error);
-  if (sc == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, sc, (GDestroyNotify) gml_scenario_free);
-}
+ * loop's (the lab's live run) come one after the other. */
 
 static void show_scenario (GmlScenarioPanel *self,
                            GmlScenario      *sc);
@@ -237,9 +200,11 @@ run_done_cb (GObject      *source,
              gpointer      user_data)
 {
   GmlScenarioPanel *self = GML_SCENARIO_PANEL (source);
-  RunData *d = g_task_get_task_data (G_TASK (result));
+  g_autofree char *key = user_data;
+  g_autofree char *why = NULL;
+  g_autoptr(GmlDevice) fallback = NULL;
   g_autoptr(GError) error = NULL;
-  GmlScenario *sc = g_task_propagate_pointer (G_TASK (result), &error);
+  GmlScenario *sc = gml_scenario_new_experiment_finish (result, &fallback, &why, &error);
 
   /* Reloaded (another device, another language) or gone since it started. */
   if (g_task_get_cancellable (G_TASK (result)) != self->run_cancellable || self->picture_view == NULL)
@@ -250,22 +215,22 @@ run_done_cb (GObject      *source,
   g_clear_object (&self->run_cancellable);
   g_clear_pointer (&self->running_key, g_free);
 
-  if (self->fallback == NULL && d->fallback != NULL)
+  if (self->fallback == NULL && fallback != NULL)
     {
       /* A CUDA call failed in the middle: tell why, and go on simulated. */
-      self->fallback = g_steal_pointer (&d->fallback);
+      self->fallback = g_steal_pointer (&fallback);
       self->fallback_reason = g_strdup_printf (_("The GPU failed (%s), so the pictures are "
-                                                 "simulated."), d->why);
+                                                 "simulated."), why);
       g_hash_table_remove_all (self->scenarios);
       update_source_label (self);
     }
   if (sc == NULL)
     {
-      g_warning ("Experiment %s: %s", d->key, error->message);
+      g_warning ("Experiment %s: %s", key, error->message);
       return;
     }
-  g_hash_table_insert (self->scenarios, g_strdup (d->key), sc);
-  if (g_strcmp0 (self->key, d->key) == 0 && self->picture == NULL)
+  g_hash_table_insert (self->scenarios, g_strdup (key), sc);
+  if (g_strcmp0 (self->key, key) == 0 && self->picture == NULL)
     show_scenario (self, sc);
 }
 
@@ -286,10 +251,8 @@ get_scenario (GmlScenarioPanel  *self,
               const char        *key)
 {
   GmlScenario *sc = g_hash_table_lookup (self->scenarios, key);
-  g_autoptr(GTask) task = NULL;
   const char *reason = NULL;
   GmlDevice *device;
-  RunData *d;
 
   if (sc != NULL)
     return sc;
@@ -303,17 +266,10 @@ get_scenario (GmlScenarioPanel  *self,
 
   /* e2e-startup reads this: no experiment runs before the window's first frame. */
   g_debug ("gml-experiment-run %s", key);
-  d = g_new0 (RunData, 1);
-  d->experiment = q->experiment;
-  d->device = gml_device_ref (device);
-  d->fallback = self->fallback != NULL ? gml_device_ref (self->fallback) : NULL;
-  d->key = g_strdup (key);
   self->run_cancellable = g_cancellable_new ();
   self->running_key = g_strdup (key);
-  task = g_task_new (self, self->run_cancellable, run_done_cb, NULL);
-  g_task_set_task_data (task, d, run_data_free);
-  g_task_set_source_tag (task, get_scenario);
-  g_task_run_in_thread (task, run_thread);
+  gml_scenario_new_experiment_async (self, q->experiment, device, self->fallback,
+                                     self->run_cancellable, run_done_cb, g_strdup (key));
   return NULL;
 }
 

@@ -600,3 +600,87 @@ gml_scenario_new_experiment_or_simulate (const GmlExperiment  *self,
     g_propagate_error (error, g_steal_pointer (&local_error));
   return sc;
 }
+
+/* The run in a worker. The experiment is the caller's, which keeps it alive
+ * until the callback (the question banks outlive every run). */
+typedef struct
+{
+  const GmlExperiment *experiment;
+  GmlDevice           *device;
+  GmlDevice           *fallback;       /* in: the caller's; out: a new one after a failure */
+  char                *why;
+} ExperimentRun;
+
+static void
+experiment_run_free (gpointer data)
+{
+  ExperimentRun *run = data;
+
+  g_clear_pointer (&run->device, gml_device_unref);
+  g_clear_pointer (&run->fallback, gml_device_unref);
+  g_free (run->why);
+  g_free (run);
+}
+
+static void
+experiment_run_thread (GTask        *task,
+                       gpointer      source_object,
+                       gpointer      task_data,
+                       GCancellable *cancellable)
+{
+  ExperimentRun *run = task_data;
+  GError *error = NULL;
+  GmlScenario *sc;
+
+  sc = gml_scenario_new_experiment_or_simulate (run->experiment, run->device, &run->fallback,
+                                                &run->why, &error);
+  if (sc == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, sc, (GDestroyNotify) gml_scenario_free);
+}
+
+void
+gml_scenario_new_experiment_async (gpointer              source_object,
+                                   const GmlExperiment  *self,
+                                   GmlDevice            *device,
+                                   GmlDevice            *fallback,
+                                   GCancellable         *cancellable,
+                                   GAsyncReadyCallback   callback,
+                                   gpointer              user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  ExperimentRun *run;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (device != NULL || fallback != NULL);
+
+  run = g_new0 (ExperimentRun, 1);
+  run->experiment = self;
+  run->device = device != NULL ? gml_device_ref (device) : NULL;
+  run->fallback = fallback != NULL ? gml_device_ref (fallback) : NULL;
+  task = g_task_new (source_object, cancellable, callback, user_data);
+  g_task_set_source_tag (task, gml_scenario_new_experiment_async);
+  g_task_set_task_data (task, run, experiment_run_free);
+  g_task_run_in_thread (task, experiment_run_thread);
+}
+
+GmlScenario *
+gml_scenario_new_experiment_finish (GAsyncResult  *result,
+                                    GmlDevice    **fallback,
+                                    char         **why,
+                                    GError       **error)
+{
+  ExperimentRun *run;
+
+  g_return_val_if_fail (G_IS_TASK (result), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == gml_scenario_new_experiment_async,
+                        NULL);
+
+  run = g_task_get_task_data (G_TASK (result));
+  if (fallback != NULL)
+    *fallback = run->fallback != NULL ? gml_device_ref (run->fallback) : NULL;
+  if (why != NULL)
+    *why = g_strdup (run->why);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

@@ -16,7 +16,7 @@
 
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
 #include "gml-scenario.h"
@@ -65,6 +65,25 @@ GmlScenario        *gml_scenario_new_experiment_or_simulate (const GmlExperiment
                                                              GmlDevice           **fallback,
                                                              char                **why,
                                                              GError              **error);
+
+/* gml_scenario_new_experiment_or_simulate() in a worker thread. @device may
+ * be NULL when @fallback is given. The device is held for the whole run
+ * (gml_device_begin_run()), so runs on one device come one after another.
+ * @self must outlive the run. */
+void                gml_scenario_new_experiment_async  (gpointer              source_object,
+                                                        const GmlExperiment  *self,
+                                                        GmlDevice            *device,
+                                                        GmlDevice            *fallback,
+                                                        GCancellable         *cancellable,
+                                                        GAsyncReadyCallback   callback,
+                                                        gpointer              user_data);
+/* The scenario, or NULL and @error. *@fallback (if asked) is the simulator the
+ * run ended on, the caller's or a new one after a CUDA failure, with *@why the
+ * GPU's complaint then; NULL when the GPU did the run. */
+GmlScenario        *gml_scenario_new_experiment_finish (GAsyncResult         *result,
+                                                        GmlDevice           **fallback,
+                                                        char                **why,
+                                                        GError              **error);
 
 /* Parses "3 MiB", "20.00 MiB", "6 GB", "1000 B" or "1000" into bytes; *decimal
  * says whether the unit was decimal (kB, MB, GB, TB). */
