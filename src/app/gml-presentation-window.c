@@ -54,8 +54,10 @@ struct _GmlPresentationWindow
   /* Owned */
   GmlPresentation *model;
   GtkCssProvider  *scale_provider;
-  GmlScenario     *scenario;        /* the revealed question's, run on demand */
+  GmlScenario     *scenario;        /* the shown question's, run in a worker */
   char            *scenario_key;    /* its experiment's string */
+  GCancellable    *run_cancellable; /* the run under way, if any */
+  char            *running_key;     /* and its experiment's string */
   GmlPicture      *picture;
   GmlDevice       *fallback;        /* the simulator, after the GPU failed */
 
@@ -125,42 +127,99 @@ update_timer (GmlPresentationWindow *self)
 static void
 drop_picture (GmlPresentationWindow *self)
 {
-  gml_picture_view_set_picture (self->picture_view, NULL);
+  if (self->run_cancellable != NULL)
+    g_cancellable_cancel (self->run_cancellable);
+  g_clear_object (&self->run_cancellable);
+  g_clear_pointer (&self->running_key, g_free);
+  if (self->picture_view != NULL)
+    gml_picture_view_set_picture (self->picture_view, NULL);
   g_clear_pointer (&self->picture, gml_picture_free);
   g_clear_pointer (&self->scenario, gml_scenario_free);
   g_clear_pointer (&self->scenario_key, g_free);
 }
 
+static void refit        (GmlPresentationWindow *self);
+static void show_picture (GmlPresentationWindow *self,
+                          const GmlQuestion     *q,
+                          gboolean               revealed);
+
+static void
+run_done_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  GmlPresentationWindow *self = GML_PRESENTATION_WINDOW (source);
+  g_autofree char *key = user_data;
+  g_autofree char *why = NULL;
+  g_autoptr(GmlDevice) fallback = NULL;
+  g_autoptr(GError) error = NULL;
+  GmlScenario *sc = gml_scenario_new_experiment_finish (result, &fallback, &why, &error);
+  guint position;
+
+  /* Another slide, device or language since, or the window is gone. */
+  if (g_task_get_cancellable (G_TASK (result)) != self->run_cancellable || self->model == NULL)
+    {
+      g_clear_pointer (&sc, gml_scenario_free);
+      return;
+    }
+  g_clear_object (&self->run_cancellable);
+  g_clear_pointer (&self->running_key, g_free);
+
+  if (self->fallback == NULL && fallback != NULL)
+    {
+      /* A CUDA call failing in the middle still gives the class a (simulated) picture. */
+      g_message ("Experiment %s on the GPU: %s; simulating it", key, why);
+      self->fallback = g_steal_pointer (&fallback);
+    }
+  if (sc == NULL)
+    {
+      g_message ("Experiment %s: %s", key, error->message);
+      return;
+    }
+  self->scenario = sc;
+  self->scenario_key = g_steal_pointer (&key);
+
+  /* The slide may have been revealed while it ran. */
+  position = gml_presentation_get_position (self->model);
+  if (!gml_presentation_get_at_end (self->model) &&
+      gml_presentation_get_question (self->model, position) != NULL)
+    {
+      show_picture (self, gml_presentation_get_question (self->model, position),
+                    gml_presentation_get_slide (self->model, position)->revealed);
+      if (gtk_widget_get_visible (self->picture_box))
+        refit (self);
+    }
+}
+
+/* The scenario of @q, or NULL while it runs in a worker. The run starts when
+ * the slide is shown, so that the picture is usually there by the reveal; a
+ * long experiment never holds the projector's window still. */
 static GmlScenario *
 scenario_for (GmlPresentationWindow *self,
               const GmlQuestion     *q)
 {
-  g_autoptr(GError) error = NULL;
   g_autofree char *key = gml_experiment_to_string (q->experiment);
-  g_autofree char *why = NULL;
   const char *reason = NULL;
-  gboolean had_fallback;
   GmlDevice *device;
 
   if (self->scenario != NULL && g_strcmp0 (self->scenario_key, key) == 0)
     return self->scenario;
+  if (self->run_cancellable != NULL && g_strcmp0 (self->running_key, key) == 0)
+    return NULL;
 
   drop_picture (self);
-  device = self->fallback != NULL ? self->fallback : gml_application_get_device (self->app, &reason);
-  had_fallback = self->fallback != NULL;
-  /* A CUDA call failing in the middle still gives the class a (simulated) picture. */
-  self->scenario = gml_scenario_new_experiment_or_simulate (q->experiment, device, &self->fallback,
-                                                            &why, &error);
-  if (self->fallback != NULL && !had_fallback)
-    g_message ("Experiment %s on the GPU: %s; simulating it", key, why);
-  if (self->scenario == NULL)
-    g_message ("Experiment %s: %s", key, error->message);
-  else
-    {
-      g_free (self->scenario_key);
-      self->scenario_key = g_steal_pointer (&key);
-    }
-  return self->scenario;
+  device = self->fallback != NULL ? self->fallback
+                                  : gml_application_peek_device (self->app, &reason);
+  /* Still opening: GmlApplication::device-changed shows the slide again. */
+  if (device == NULL)
+    return NULL;
+
+  g_debug ("gml-presentation-run %s", key);
+  self->run_cancellable = g_cancellable_new ();
+  self->running_key = g_strdup (key);
+  gml_scenario_new_experiment_async (self, q->experiment, device, self->fallback,
+                                     self->run_cancellable, run_done_cb, g_steal_pointer (&key));
+  return NULL;
 }
 
 static void
@@ -171,9 +230,11 @@ show_picture (GmlPresentationWindow *self,
   GmlScenario *sc = NULL;
   guint step;
 
-  /* Before the reveal the picture would give the answer away. */
-  if (revealed && q->experiment != NULL)
+  if (q->experiment != NULL)
     sc = scenario_for (self, q);
+  /* Before the reveal the picture would give the answer away. */
+  if (!revealed)
+    sc = NULL;
   gtk_widget_set_visible (self->picture_box, sc != NULL);
   if (sc == NULL)
     {
@@ -630,8 +691,7 @@ gml_presentation_window_dispose (GObject *object)
     gtk_style_context_remove_provider_for_display (gtk_widget_get_display (GTK_WIDGET (self)),
                                                    GTK_STYLE_PROVIDER (self->scale_provider));
   g_clear_object (&self->scale_provider);
-  if (self->picture_view != NULL)
-    gml_picture_view_set_picture (self->picture_view, NULL);
+  drop_picture (self);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_PRESENTATION_WINDOW);
   self->picture_view = NULL;

@@ -15,6 +15,7 @@
 
 #include "gml-application.h"
 #include "gml-i18n.h"
+#include "gml-picture-view.h"
 #include "gml-presentation-window.h"
 #include "gml-presenter-window.h"
 
@@ -107,17 +108,71 @@ fixture_set_up (Fixture       *f,
   bank = gml_application_get_bank (f->app);
   g_assert_cmpuint (gml_question_bank_get_n_questions (bank), >=, N_SLIDES);
 
-  for (guint i = 0; i < N_SLIDES; i++)
+  /* With data: the first questions whose answer comes with a picture. */
+  for (guint i = 0; slides->len < N_SLIDES && i < gml_question_bank_get_n_questions (bank); i++)
     {
       GmlSlide slide = { .question = i, .order = { 0, 1, 2, 3 }, .revealed = FALSE };
 
+      if (data != NULL && gml_question_bank_get (bank, i)->experiment == NULL)
+        continue;
       g_array_append_val (slides, slide);
     }
+  g_assert_cmpuint (slides->len, ==, N_SLIDES);
   f->model = gml_presentation_new (bank, slides, 0);
   f->audience = g_object_ref (GTK_WIDGET (gml_presentation_window_new (f->app, f->model)));
   f->presenter = g_object_ref (GTK_WIDGET (gml_presenter_window_new (f->app, f->model)));
   gtk_window_present (GTK_WINDOW (f->audience));
   gtk_window_present (GTK_WINDOW (f->presenter));
+}
+
+/* Runs the main loop until @done (f) or @seconds have passed. */
+static gboolean
+wait_for (Fixture  *f,
+          gboolean (*done) (Fixture *f),
+          guint     seconds)
+{
+  gint64 end = g_get_monotonic_time () + seconds * G_USEC_PER_SEC;
+
+  while (!done (f) && g_get_monotonic_time () < end)
+    {
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
+    }
+  return done (f);
+}
+
+static gboolean
+only_the_test_holds_the_audience (Fixture *f)
+{
+  return G_OBJECT (f->audience)->ref_count == 1;
+}
+
+static GtkWidget *
+find_picture_view (GtkWidget *root)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (GML_IS_PICTURE_VIEW (child))
+        return child;
+      if ((found = find_picture_view (child)) != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Whether the projector shows a picture, and what it says. */
+static gboolean
+picture_shown (Fixture *f)
+{
+  GtkWidget *view = find_picture_view (f->audience);
+
+  return view != NULL && visible_in (view, f->audience) &&
+         gml_picture_view_get_description (GML_PICTURE_VIEW (view)) != NULL &&
+         *gml_picture_view_get_description (GML_PICTURE_VIEW (view)) != '\0';
 }
 
 static void
@@ -128,6 +183,9 @@ fixture_tear_down (Fixture       *f,
   g_assert_true (gml_presentation_get_ended (f->model));
   g_assert_null (g_list_find (gtk_application_get_windows (GTK_APPLICATION (f->app)), f->audience));
   g_assert_null (g_list_find (gtk_application_get_windows (GTK_APPLICATION (f->app)), f->presenter));
+  /* A picture's run still under way holds the window until it ends: it
+   * cannot be stopped in the middle, and its result is dropped. */
+  g_assert_true (wait_for (f, only_the_test_holds_the_audience, 30));
   g_assert_finalize_object (f->audience);
   g_assert_finalize_object (f->presenter);
   g_assert_finalize_object (f->model);
@@ -199,6 +257,43 @@ test_views (Fixture       *f,
   g_assert_true (gml_presentation_handle_key (f->model, GDK_KEY_Escape, 0));
 }
 
+/* The picture of a revealed answer comes from a worker: the window goes on
+ * while the experiment runs, and shows the picture once it is there, never
+ * before the reveal. */
+static void
+test_pictures (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autofree char *first = NULL;
+
+  /* Hidden on a slide not revealed, even once its run had all the time it needs. */
+  g_assert_false (picture_shown (f));
+  wait_for (f, picture_shown, 2);
+  g_assert_false (picture_shown (f));
+
+  /* Revealed, the picture comes; the window did not wait for it. */
+  gml_presentation_reveal (f->model);
+  g_assert_true (shows (f->audience, "The right answer is", TRUE));
+  g_assert_true (wait_for (f, picture_shown, 30));
+  first = g_strdup (gml_picture_view_get_description (GML_PICTURE_VIEW (find_picture_view (f->audience))));
+
+  /* The next slide hides it; its own reveal shows its own picture. */
+  gml_presentation_next (f->model);
+  g_assert_false (picture_shown (f));
+  gml_presentation_reveal (f->model);
+  /* Not there yet: the run's result comes through the main loop. */
+  g_assert_false (picture_shown (f));
+  g_assert_true (wait_for (f, picture_shown, 30));
+  g_assert_cmpstr (gml_picture_view_get_description (GML_PICTURE_VIEW (find_picture_view (f->audience))),
+                   !=, first);
+
+  /* A slide left while its run goes on: the late result is dropped, and the
+   * lecture ends with the run still under way (tear_down waits for it). */
+  gml_presentation_next (f->model);
+  gml_presentation_reveal (f->model);
+  gml_presentation_end (f->model);
+}
+
 /* Closing the presenter's window (its Leave button) ends the lecture for both. */
 static void
 test_leave (Fixture       *f,
@@ -238,6 +333,8 @@ main (int    argc,
   g_assert_no_error (error);
 
   g_test_add ("/presentation/windows/views", Fixture, NULL, fixture_set_up, test_views, fixture_tear_down);
+  g_test_add ("/presentation/windows/pictures", Fixture, GINT_TO_POINTER (TRUE), fixture_set_up,
+              test_pictures, fixture_tear_down);
   g_test_add ("/presentation/windows/leave", Fixture, NULL, fixture_set_up, test_leave, fixture_tear_down);
   g_test_add ("/presentation/windows/close-audience", Fixture, NULL, fixture_set_up, test_close_audience,
               fixture_tear_down);
