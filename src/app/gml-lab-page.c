@@ -137,6 +137,7 @@ struct _GmlLabPage
   GmlLabRun       *pinned;
   GCancellable    *cancellable;
   GCancellable    *search_cancellable;
+  GCancellable    *live_cancellable;    /* the live run under way, if any */
   char            *subtitle;
 
   /* Borrowed */
@@ -821,9 +822,77 @@ max_batch_action (GtkWidget  *widget,
 /* Live run                                                                  */
 
 /* The same step on the application's GPU, scaled into the lab's share of it,
- * and the simulator at the same scale beside it. It runs here, on the main
- * loop, because the device is not thread-safe and the quiz's picture uses it
- * too; a quick run is one step without pictures (milliseconds for most knobs). */
+ * and the simulator at the same scale beside it, in a worker: a step of a big
+ * model takes a while on a real GPU, and the window goes on meanwhile. The
+ * device is not thread-safe; gml_lab_run_live() holds it for the whole run
+ * (gml_device_begin_run()), so the quiz picture's runs wait for it. */
+typedef struct
+{
+  GmlLabConfig  config;
+  GmlDevice    *device;
+  GmlLabLive    live;
+  guint         generation;
+} LiveData;
+
+static void
+live_data_free (gpointer data)
+{
+  LiveData *d = data;
+
+  gml_lab_config_clear (&d->config);
+  g_clear_pointer (&d->device, gml_device_unref);
+  gml_lab_live_clear (&d->live);
+  g_free (d);
+}
+
+static void
+live_thread (GTask        *task,
+             gpointer      source,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  LiveData *d = task_data;
+  GError *error = NULL;
+
+  if (gml_lab_run_live (&d->config, d->device, &d->live, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+live_done_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  GmlLabPage *self = GML_LAB_PAGE (source);
+  LiveData *d = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
+
+  if (g_task_get_cancellable (G_TASK (result)) != self->live_cancellable)
+    return;   /* the page is gone */
+  g_clear_object (&self->live_cancellable);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "lab.live", TRUE);
+
+  /* The knobs moved while it ran: its figures are for another step. */
+  if (d->generation != self->generation)
+    return;
+  if (!ok)
+    text = g_strdup (error->message);
+  else
+    {
+      text = gml_lab_live_describe (&d->live);
+      g_debug ("gml-lab-live scale=%" G_GUINT64_FORMAT " allocated=%" G_GUINT64_FORMAT
+               " reserved=%" G_GUINT64_FORMAT " driver=%" G_GUINT64_FORMAT " agrees=%d",
+               d->live.scale, d->live.peak_allocated, d->live.peak_reserved, d->live.driver_peak,
+               d->live.agrees);
+    }
+  gtk_label_set_label (self->live_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->live_label), TRUE);
+}
+
 static void
 live_action (GtkWidget  *widget,
              const char *action_name,
@@ -832,25 +901,33 @@ live_action (GtkWidget  *widget,
   GmlLabPage *self = GML_LAB_PAGE (widget);
   GApplication *app = g_application_get_default ();
   GmlDevice *device = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *text = NULL;
-  GmlLabLive live;
+  g_autoptr(GTask) task = NULL;
+  LiveData *d;
 
+  if (self->live_cancellable != NULL)
+    return;   /* one at a time: the action is off meanwhile */
   if (GML_IS_APPLICATION (app))
     device = gml_application_peek_device (GML_APPLICATION (app), NULL);
   if (device == NULL)
-    text = g_strdup (_("A live run needs an NVIDIA GPU; this computer’s GPU is simulated."));
-  else if (!gml_lab_run_live (&self->config, device, &live, &error))
-    text = g_strdup (error->message);
-  else
     {
-      text = gml_lab_live_describe (&live);
-      g_debug ("gml-lab-live scale=%" G_GUINT64_FORMAT " allocated=%" G_GUINT64_FORMAT
-               " reserved=%" G_GUINT64_FORMAT " driver=%" G_GUINT64_FORMAT " agrees=%d",
-               live.scale, live.peak_allocated, live.peak_reserved, live.driver_peak, live.agrees);
-      gml_lab_live_clear (&live);
+      gtk_label_set_label (self->live_label,
+                           _("A live run needs an NVIDIA GPU; this computer’s GPU is simulated."));
+      gtk_widget_set_visible (GTK_WIDGET (self->live_label), TRUE);
+      return;
     }
-  gtk_label_set_label (self->live_label, text);
+
+  d = g_new0 (LiveData, 1);
+  gml_lab_config_copy (&d->config, &self->config);
+  d->device = gml_device_ref (device);
+  d->generation = self->generation;
+  self->live_cancellable = g_cancellable_new ();
+  task = g_task_new (self, self->live_cancellable, live_done_cb, NULL);
+  g_task_set_task_data (task, d, live_data_free);
+  g_task_set_source_tag (task, live_action);
+  g_task_run_in_thread (task, live_thread);
+
+  gtk_widget_action_set_enabled (widget, "lab.live", FALSE);
+  gtk_label_set_label (self->live_label, _("Running the step on the GPU…"));
   gtk_widget_set_visible (GTK_WIDGET (self->live_label), TRUE);
 }
 
@@ -1079,13 +1156,11 @@ static void
 label_button (GtkWidget *button)
 {
   const char *label = gtk_button_get_label (GTK_BUTTON (button));
-  g_auto(GStrv) parts = NULL;
   g_autofree char *plain = NULL;
 
   if (label == NULL)
     return;
-  parts = g_strsplit (label, "_", -1);
-  plain = g_strjoinv ("", parts);
+  plain = gml_accessible_strip_mnemonic (label);
   gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, plain, -1);
 }
 
@@ -1162,12 +1237,15 @@ gml_lab_page_dispose (GObject *object)
     g_cancellable_cancel (self->cancellable);
   if (self->search_cancellable != NULL)
     g_cancellable_cancel (self->search_cancellable);
+  if (self->live_cancellable != NULL)
+    g_cancellable_cancel (self->live_cancellable);
   if (self->picture_view != NULL)
     gml_picture_view_set_picture (self->picture_view, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_LAB_PAGE);
   self->picture_view = NULL;
   g_clear_object (&self->cancellable);
   g_clear_object (&self->search_cancellable);
+  g_clear_object (&self->live_cancellable);
 
   G_OBJECT_CLASS (gml_lab_page_parent_class)->dispose (object);
 }

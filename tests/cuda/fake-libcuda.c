@@ -22,6 +22,7 @@
  *                                     lowers it by its size rounded up to 2 MiB
  *   FAKE_CUDA_RETAIN_RESULT=N        cuDevicePrimaryCtxRetain returns N
  *   FAKE_CUDA_INIT_DELAY_MS=N        cuInit takes N ms, as a real driver's can
+ *   FAKE_CUDA_ALLOC_DELAY_MS=N       each cuMemAlloc_v2 takes N ms (a long run on a GPU)
  *   FAKE_CUDA_ALLOC_FAIL_AFTER=N     after N successful cuMemAlloc_v2 calls, the next
  *                                     ones fail (unset: never fail, except when the
  *                                     request does not fit the free memory: 2)
@@ -462,6 +463,8 @@ cuMemAlloc_v2 (CUdeviceptr *dptr,
 
   if (dptr == NULL)
     return CUDA_ERROR_INVALID_VALUE;
+  if (env_ll ("FAKE_CUDA_ALLOC_DELAY_MS", 0) > 0)
+    usleep ((useconds_t) env_ll ("FAKE_CUDA_ALLOC_DELAY_MS", 0) * 1000);
   pthread_mutex_lock (&lock);
   alloc_calls++;
   res = check_context_locked ();

@@ -87,3 +87,24 @@ app.wait_label(lambda t: t == 'Fake GPU 9000 — live', 'saying the picture is l
                timeout=40)
 check(True, 'once cuInit returns the picture is live')
 app.quit()
+
+# A GPU on which the live run takes seconds (every cuMemAlloc a tenth of one): the
+# Experiment view says that it runs, and goes on answering meanwhile, then shows what
+# the verb said. (Run on the main loop, the window froze and never said "Running".)
+del os.environ['FAKE_CUDA_INIT_DELAY_MS']
+os.environ['FAKE_CUDA_ALLOC_DELAY_MS'] = '100'
+app = App(tempfile.mkdtemp(prefix='gml-backend-slow-alloc-'), 'en')
+app.wait_label(lambda t: t == 'Fake GPU 9000 — live', 'saying the picture is live')
+tabs = app.find('page tab', equals='Experiment')
+tabs[0][1].queryAction().doAction(0)
+app.wait_label(lambda t: t == 'Fits in 24 GiB', 'the default step having run', timeout=30)
+app.key('ctrl+shift+Return')
+app.wait_label(lambda t: t == 'Running the step on the GPU…', 'saying that the live run runs', timeout=10)
+app.key('ctrl+b')
+app.wait_label(lambda t: t.startswith('Largest batch that fits: '),
+               'the largest batch found while the live run goes on', timeout=30)
+check('Running the step on the GPU…' in app.label_texts(),
+      'the window answers (Ctrl+B) while the step runs on the GPU')
+app.wait_label(lambda t: t == want, 'the slow live run saying what the verb says', timeout=90)
+check(True, f'the slow live run ended with the verb’s sentence: {want}')
+app.quit()
