@@ -68,8 +68,8 @@ draw_picture (GtkDrawingArea *area,
 
   if (self->picture == NULL || width <= 0 || height <= 0)
     return;
-  gml_render_style_init (&style, adw_style_manager_get_high_contrast (manager) ? GML_THEME_HIGH_CONTRAST :
-                                 adw_style_manager_get_dark (manager) ? GML_THEME_DARK : GML_THEME_LIGHT);
+  gml_render_style_init (&style, gml_theme_for (adw_style_manager_get_dark (manager),
+                                               adw_style_manager_get_high_contrast (manager)));
   style.font_size *= PICTURE_FONT_SCALE;
   gml_render_picture (cr, self->picture, GML_VIEW_MEMORY_MAP, &style, width, height);
 }

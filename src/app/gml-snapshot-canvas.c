@@ -57,9 +57,7 @@ gml_snapshot_canvas_get_style (GmlSnapshotCanvas *self,
 
       high_contrast = high_contrast || g_str_equal (forced, "high-contrast");
     }
-  gml_render_style_init (style, high_contrast ? GML_THEME_HIGH_CONTRAST :
-                                adw_style_manager_get_dark (manager) ? GML_THEME_DARK :
-                                GML_THEME_LIGHT);
+  gml_render_style_init (style, gml_theme_for (adw_style_manager_get_dark (manager), high_contrast));
 }
 
 void

@@ -601,7 +601,7 @@ gml_render_snapshot_main (int    argc,
     { "width", 0, 0, G_OPTION_ARG_INT, &width, N_("Width in pixels (points for PDF)"), "W" },
     { "height", 0, 0, G_OPTION_ARG_INT, &height, N_("Height in pixels (points for PDF)"), "H" },
     { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
-    { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, N_("light, dark or high-contrast"), "THEME" },
+    { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, N_("light, dark, high-contrast or high-contrast-dark"), "THEME" },
     { "describe", 0, 0, G_OPTION_ARG_NONE, &describe, N_("Print the picture’s description in words"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
@@ -647,7 +647,7 @@ gml_render_snapshot_main (int    argc,
     }
   if (theme_name != NULL && !gml_theme_from_string (theme_name, &theme))
     {
-      g_printerr (_("gpu-memory-lab render: unknown theme “%s” (use light, dark or high-contrast)\n"), theme_name);
+      g_printerr (_("gpu-memory-lab render: unknown theme “%s” (use light, dark, high-contrast or high-contrast-dark)\n"), theme_name);
       return 2;
     }
   if (output == NULL && !describe)

@@ -29,7 +29,7 @@ gml_render_style_init (GmlRenderStyle *style,
   style->theme = theme;
   style->font_family = "Cantarell, Noto Sans, DejaVu Sans, Sans";
   style->font_size = 12.0;
-  style->line_width = theme == GML_THEME_HIGH_CONTRAST ? 2.0 : 1.0;
+  style->line_width = theme == GML_THEME_HIGH_CONTRAST || theme == GML_THEME_HIGH_CONTRAST_DARK ? 2.0 : 1.0;
   style->label_log = NULL;
 
   /* The neutrals are GNOME's, so the pictures sit well beside libadwaita's
@@ -92,6 +92,35 @@ gml_render_style_init (GmlRenderStyle *style,
       p->highlight = hex (0x000000);
       break;
 
+    /* White on black, as libadwaita's own high contrast under a dark scheme:
+     * the neutrals at their extremes, the categories lighter than the dark
+     * style's so that each stands off the black ground. */
+    case GML_THEME_HIGH_CONTRAST_DARK:
+      p->background = hex (0x000000);
+      p->foreground = hex (0xffffff);
+      p->dim = hex (0xffffff);
+      p->grid = hex (0x8a8a8a);
+      p->segment_border = hex (0xffffff);
+      p->free_fill = hex (0x000000);
+      p->hatch = hex (0xb0b0b0);
+      p->inactive = hex (0xffffff);
+      p->waste = hex (0xfff000);
+      p->category[GML_CATEGORY_NONE] = hex (0xc4c4c4);
+      p->category[GML_CATEGORY_WEIGHTS] = hex (0x6f8cff);
+      p->category[GML_CATEGORY_ACTIVATIONS] = hex (0x19b38a);
+      p->category[GML_CATEGORY_GRADIENTS] = hex (0xb38ab5);
+      p->category[GML_CATEGORY_OPTIMIZER_STATE] = hex (0xf0962a);
+      p->category[GML_CATEGORY_TEMPORARY] = hex (0x9ad8ff);
+      p->category[GML_CATEGORY_KV_CACHE] = hex (0xb07a3a);
+      p->other_processes = hex (0x9a9996);
+      p->allocated = hex (0x78aeff);
+      p->reserved = hex (0xffffff);
+      p->oom = hex (0xff5c7a);
+      p->empty_cache = hex (0x8ff0a4);
+      p->cursor = hex (0xffffff);
+      p->highlight = hex (0xffffff);
+      break;
+
     case GML_THEME_LIGHT:
     default:
       p->background = hex (0xffffff);
@@ -121,11 +150,20 @@ gml_render_style_init (GmlRenderStyle *style,
     }
 }
 
+GmlTheme
+gml_theme_for (gboolean dark,
+               gboolean high_contrast)
+{
+  if (high_contrast)
+    return dark ? GML_THEME_HIGH_CONTRAST_DARK : GML_THEME_HIGH_CONTRAST;
+  return dark ? GML_THEME_DARK : GML_THEME_LIGHT;
+}
+
 gboolean
 gml_theme_from_string (const char *str,
                        GmlTheme   *theme)
 {
-  static const char *names[GML_N_THEMES] = { "light", "dark", "high-contrast" };
+  static const char *names[GML_N_THEMES] = { "light", "dark", "high-contrast", "high-contrast-dark" };
 
   for (guint i = 0; i < GML_N_THEMES; i++)
     if (g_strcmp0 (str, names[i]) == 0)

@@ -23,6 +23,7 @@ typedef enum
   GML_THEME_LIGHT,
   GML_THEME_DARK,
   GML_THEME_HIGH_CONTRAST,
+  GML_THEME_HIGH_CONTRAST_DARK,   /* the desktop's high contrast with a dark scheme */
   GML_N_THEMES
 } GmlTheme;
 
@@ -119,6 +120,9 @@ GmlMemoryKind gml_memory_state_block_kind (const GmlMemState *state,
 
 void         gml_render_style_init      (GmlRenderStyle *style,
                                          GmlTheme        theme);
+/* The theme for a window's scheme and contrast (libadwaita's style manager). */
+GmlTheme     gml_theme_for              (gboolean        dark,
+                                         gboolean        high_contrast);
 gboolean     gml_theme_from_string      (const char     *str,
                                          GmlTheme       *theme);
 const char  *gml_category_display_name  (GmlCategory     category);
