@@ -120,8 +120,9 @@ typedef struct
   guint32  gen;
   guint32  memo;        /* the last memo slot that holds it, G_MAXUINT32 = none */
   guint32  fwd_id;      /* KIND_FORWARD: the frame or frame list it became */
-  guint32  frames_first; /* CTX_FRAMES: its frame ids so far, in the snapshot's frame_items */
+  guint32  frames_first; /* a frame list: its frame ids so far, in the snapshot's frame_items */
   guint32  frames_count;
+  GArray  *frames_own;  /* … or here, once another list was read after it (guint32) */
   guint8   fwd_type;
   guint8   kind;
   guint8   ctx;
@@ -453,6 +454,7 @@ obj_new (Reader  *r,
   o = obj_at (r, index);
   o->items = NULL;
   o->typed = NULL;
+  o->frames_own = NULL;
   o->offset = r->op_offset;
   o->len = o->cap = 0;
   o->gen++;
@@ -603,6 +605,7 @@ static void
 free_typed (Obj *o)
 {
   g_clear_pointer ((GArray **) &o->typed, g_array_unref);
+  g_clear_pointer (&o->frames_own, g_array_unref);
 }
 
 static void
@@ -880,28 +883,33 @@ read_frame (Reader      *r,
   return TRUE;
 }
 
-/* Appends @frame to the frame list being read into @o, keeping its ids
- * together at the end of the snapshot's frame_items. */
-static void
+/* Appends @frame to the frame list being read into @o. Its ids stay
+ * together at the end of the snapshot's frame_items while no other list is
+ * read in between (always, in files PyTorch writes); a list that another one
+ * followed moves, once, into an array of its own, so that lists read in
+ * turns cost no more than lists read one after the other. */
+static inline void
 frames_append (Reader *r,
                Obj    *o,
                guint32 frame)
 {
-  GArray *items = r->snap->frame_items;
+  GmlSnapshot *snap = r->snap;
 
-  if (o->frames_count > 0 && (gsize) o->frames_first + o->frames_count != items->len)
+  if (G_UNLIKELY (o->frames_own != NULL))
+    g_array_append_val (o->frames_own, frame);
+  else if (o->frames_count == 0)
     {
-      /* Another list was read in between (never in files PyTorch writes): move. */
-      gsize first = items->len;
-
-      g_array_set_size (items, first + o->frames_count);
-      memmove (&g_array_index (items, guint32, first), &g_array_index (items, guint32, o->frames_first),
-               o->frames_count * sizeof (guint32));
-      o->frames_first = (guint32) first;
+      o->frames_first = (guint32) snap->n_frame_items;
+      gml_snapshot_append_frame_item (snap, frame);
     }
-  if (o->frames_count == 0)
-    o->frames_first = items->len;
-  g_array_append_val (items, frame);
+  else if (G_LIKELY ((gsize) o->frames_first + o->frames_count == snap->n_frame_items))
+    gml_snapshot_append_frame_item (snap, frame);
+  else
+    {
+      o->frames_own = g_array_sized_new (FALSE, FALSE, sizeof (guint32), o->frames_count * 2);
+      g_array_append_vals (o->frames_own, &snap->frame_items[o->frames_first], o->frames_count);
+      g_array_append_val (o->frames_own, frame);
+    }
   o->frames_count++;
 }
 
@@ -943,9 +951,16 @@ frames_from_value (Reader      *r,
         return FALSE;
       frames_append (r, o, frame);
     }
-  if (o->frames_count > 0 && (gsize) o->frames_first + o->frames_count != r->snap->frame_items->len)
-    frames_append (r, o, g_array_index (r->snap->frame_items, guint32,
-                                        o->frames_first + --o->frames_count));
+  if (o->frames_own != NULL)
+    {
+      GmlSnapshot *snap = r->snap;
+
+      gml_snapshot_reserve_frame_items (snap, o->frames_count);
+      o->frames_first = (guint32) snap->n_frame_items;
+      memcpy (&snap->frame_items[snap->n_frame_items], o->frames_own->data, o->frames_count * sizeof (guint32));
+      snap->n_frame_items += o->frames_count;
+      g_clear_pointer (&o->frames_own, g_array_unref);
+    }
   *id = gml_snapshot_add_frame_list (r->snap, o->frames_first, o->frames_count);
   replacement.h = *id;
   if (o->ctx == CTX_FRAMES)
