@@ -40,6 +40,8 @@ struct _GmlSnapshot
 
   GArray     *streams;        /* guint64 raw cudaStream_t values, in order of appearance */
   GHashTable *stream_index;   /* raw (as a pointer to a guint64 in streams) → index + 1 */
+  guint64     last_stream_raw; /* the stream looked up last (most entries share it) */
+  guint32     last_stream;     /* its index + 1; 0 = none yet */
 
   GPtrArray  *devices;        /* GmlSnapshotDevice */
   GArray     *annotations;    /* GmlSnapshotAnnotation */

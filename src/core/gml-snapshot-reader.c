@@ -155,6 +155,7 @@ typedef struct
 /* The reader                                                                */
 
 #define N_ITEM_CLASSES 5      /* free lists of item arrays of 4, 8, 16, 32, 64 values */
+#define ITEM_POOL_SIZE 4096   /* arrays kept per class */
 #define READ_CHUNK     ((gsize) 4 << 20)
 #define PROGRESS_EVERY ((guint64) 4 << 20)
 
@@ -219,8 +220,11 @@ typedef struct
   gsize         memo_cap;
 
   GArray       *objs;         /* Obj */
-  GArray       *free_objs;    /* guint32 */
-  GPtrArray    *item_pool[N_ITEM_CLASSES];
+  guint32      *free_objs;    /* indices of objs given back */
+  gsize         n_free_objs;
+  gsize         free_objs_cap;
+  Value       **item_pool[N_ITEM_CLASSES];   /* ITEM_POOL_SIZE each */
+  guint         n_pooled[N_ITEM_CLASSES];
   gsize         n_items;      /* live generic values, for the cap */
 
   /* Caps, from the file's size. */
@@ -384,8 +388,8 @@ items_free (Reader *r,
   if (items == NULL)
     return;
   c = item_class (cap);
-  if (c >= 0 && r->item_pool[c]->len < 4096)
-    g_ptr_array_add (r->item_pool[c], items);
+  if (c >= 0 && r->n_pooled[c] < ITEM_POOL_SIZE)
+    r->item_pool[c][r->n_pooled[c]++] = items;
   else
     g_free (items);
 }
@@ -396,8 +400,8 @@ items_alloc (Reader *r,
 {
   int c = item_class (cap);
 
-  if (c >= 0 && r->item_pool[c]->len > 0)
-    return g_ptr_array_steal_index_fast (r->item_pool[c], r->item_pool[c]->len - 1);
+  if (c >= 0 && r->n_pooled[c] > 0)
+    return r->item_pool[c][--r->n_pooled[c]];
   return g_new (Value, cap);
 }
 
@@ -437,11 +441,8 @@ obj_new (Reader  *r,
   guint32 index;
   Obj *o;
 
-  if (r->free_objs->len > 0)
-    {
-      index = g_array_index (r->free_objs, guint32, r->free_objs->len - 1);
-      g_array_set_size (r->free_objs, r->free_objs->len - 1);
-    }
+  if (r->n_free_objs > 0)
+    index = r->free_objs[--r->n_free_objs];
   else
     {
       if (r->objs->len >= r->max_objs)
@@ -495,7 +496,13 @@ obj_release (Reader      *r,
   o->items = NULL;
   o->len = o->cap = 0;
   o->live = FALSE;
-  g_array_append_val (r->free_objs, index);
+  /* Never more free than made: objs->len, within max_objs. */
+  if (G_UNLIKELY (r->n_free_objs == r->free_objs_cap))
+    {
+      r->free_objs_cap = MAX (r->free_objs_cap * 2, 256);
+      r->free_objs = g_renew (guint32, r->free_objs, r->free_objs_cap);
+    }
+  r->free_objs[r->n_free_objs++] = index;
 }
 
 /* Keeps the object as a stand-in for @replacement: for generic containers,
@@ -571,10 +578,10 @@ obj_claim (Reader  *r,
 }
 
 static gboolean
-obj_append (Reader      *r,
-            Obj         *o,
-            const Value *v,
-            GError     **error)
+obj_append_slow (Reader      *r,
+                 Obj         *o,
+                 const Value *v,
+                 GError     **error)
 {
   if (o->len == o->cap)
     {
@@ -596,6 +603,21 @@ obj_append (Reader      *r,
   o->items[o->len++] = *v;
   r->n_items++;
   return TRUE;
+}
+
+static inline gboolean
+obj_append (Reader      *r,
+            Obj         *o,
+            const Value *v,
+            GError     **error)
+{
+  if (G_LIKELY (o->len < o->cap && r->n_items < r->max_items))
+    {
+      o->items[o->len++] = *v;
+      r->n_items++;
+      return TRUE;
+    }
+  return obj_append_slow (r, o, v, error);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -637,20 +659,30 @@ records_new (gsize          record_size,
 /* Strings                                                                   */
 
 static gboolean
+push_slow (Reader      *r,
+           const Value *v,
+           GError     **error)
+{
+  if (r->stack_cap >= r->max_stack)
+    return fail_at (error, GML_SNAPSHOT_ERROR_TOO_LARGE, r->op_offset,
+                    _("the pickle’s stack grows beyond what a snapshot needs."));
+  r->stack_cap = MIN (MAX (r->stack_cap * 2, 1024), r->max_stack);
+  r->stack = g_renew (Value, r->stack, r->stack_cap);
+  r->stack[r->sp++] = *v;
+  return TRUE;
+}
+
+static inline gboolean
 push (Reader      *r,
       const Value *v,
       GError     **error)
 {
-  if (G_UNLIKELY (r->sp == r->stack_cap))
+  if (G_LIKELY (r->sp < r->stack_cap))
     {
-      if (r->stack_cap >= r->max_stack)
-        return fail_at (error, GML_SNAPSHOT_ERROR_TOO_LARGE, r->op_offset,
-                        _("the pickle’s stack grows beyond what a snapshot needs."));
-      r->stack_cap = MIN (MAX (r->stack_cap * 2, 1024), r->max_stack);
-      r->stack = g_renew (Value, r->stack, r->stack_cap);
+      r->stack[r->sp++] = *v;
+      return TRUE;
     }
-  r->stack[r->sp++] = *v;
-  return TRUE;
+  return push_slow (r, v, error);
 }
 
 static gboolean
@@ -1870,7 +1902,7 @@ memo_put (Reader  *r,
   return TRUE;
 }
 
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 memo_get (Reader  *r,
           guint64  index,
           GError **error)
@@ -1888,6 +1920,22 @@ memo_get (Reader  *r,
       v = *resolve (r, &v, &tmp);
     }
   return push (r, &v, error);
+}
+
+/* memo_get() of a string, number or record read before, with room on the
+ * stack: most of the memo references of a snapshot. FALSE when memo_get()
+ * must do it. */
+static inline gboolean
+memo_get_plain (Reader  *r,
+                guint64  index)
+{
+  if (G_LIKELY (index < r->memo_len && r->memo[index].type != VT_INVALID &&
+                r->memo[index].type != VT_OBJ && r->sp < r->stack_cap))
+    {
+      r->stack[r->sp++] = r->memo[index];
+      return TRUE;
+    }
+  return FALSE;
 }
 
 static gboolean
@@ -2378,17 +2426,24 @@ run (Reader  *r,
                               _("items appended to something that is not a list."));
             for (gsize i = first; i < r->sp; i++)
               {
-                /* list_add() may grow the object array: look the list up again. */
-                list = obj_get (r, &r->stack[first - 1]);
-                if (list == NULL)
+                /* list_add() may grow the object array: look the list up again
+                 * after it. */
+                if (list == NULL && (list = obj_get (r, &r->stack[first - 1])) == NULL)
                   return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
                                   _("a list that was already read is appended to."));
+                /* A frame read before, into a stack's list: most of a trace. */
+                if (list->ctx == CTX_FRAMES && r->stack[i].type == VT_FRAME)
+                  {
+                    frames_append (r, list, r->stack[i].h);
+                    continue;
+                  }
                 list->busy = TRUE;
                 if (!list_add (r, list, &r->stack[i], error))
                   return FALSE;
                 list = obj_get (r, &r->stack[first - 1]);
                 if (list != NULL)
                   list->busy = FALSE;
+                list = NULL;
               }
             r->sp = first;
           }
@@ -2411,18 +2466,31 @@ run (Reader  *r,
             if (first == 0 || (r->sp - first) % 2 != 0)
               return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
                               _("dict items without a dict, or a key without its value."));
+            dict = NULL;
             for (gsize i = first; i < r->sp; i += 2)
               {
-                dict = obj_get (r, &r->stack[first - 1]);
-                if (dict == NULL || dict->kind != KIND_DICT)
+                /* dict_set() may grow the object array: look the dict up again
+                 * after it. */
+                if (dict == NULL && ((dict = obj_get (r, &r->stack[first - 1])) == NULL ||
+                                     dict->kind != KIND_DICT))
                   return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
                                   _("items stored in something that is not a dict."));
+                /* Text, a number or a record read before under a text key: what
+                 * dict_set() would store, without its look-ups. */
+                if (r->stack[i].type == VT_STR && r->stack[i + 1].type != VT_OBJ)
+                  {
+                    if (!obj_append (r, dict, &r->stack[i], error) ||
+                        !obj_append (r, dict, &r->stack[i + 1], error))
+                      return FALSE;
+                    continue;
+                  }
                 dict->busy = TRUE;
                 if (!dict_set (r, dict, &r->stack[i], &r->stack[i + 1], error))
                   return FALSE;
                 dict = obj_get (r, &r->stack[first - 1]);
                 if (dict != NULL)
                   dict->busy = FALSE;
+                dict = NULL;
               }
             r->sp = first;
             /* A stack frame is complete with its one batch of items: read it
@@ -2463,8 +2531,12 @@ run (Reader  *r,
         case 'h':    /* BINGET */
           if (!need (r, 1, error))
             return FALSE;
-          if (!memo_get (r, r->buf[r->pos++], error))
-            return FALSE;
+          {
+            guint index = r->buf[r->pos++];
+
+            if (!memo_get_plain (r, index) && !memo_get (r, index, error))
+              return FALSE;
+          }
           break;
 
         case 'j':    /* LONG_BINGET */
@@ -2472,7 +2544,7 @@ run (Reader  *r,
             return FALSE;
           p = r->buf + r->pos;
           r->pos += 4;
-          if (!memo_get (r, le32 (p), error))
+          if (!memo_get_plain (r, le32 (p)) && !memo_get (r, le32 (p), error))
             return FALSE;
           break;
 
@@ -2533,9 +2605,8 @@ reader_init (Reader       *r,
   r->fd = -1;
   r->total = total;
   r->objs = g_array_new (FALSE, FALSE, sizeof (Obj));
-  r->free_objs = g_array_new (FALSE, FALSE, sizeof (guint32));
   for (guint i = 0; i < N_ITEM_CLASSES; i++)
-    r->item_pool[i] = g_ptr_array_new_with_free_func (g_free);
+    r->item_pool[i] = g_new (Value *, ITEM_POOL_SIZE);
   /* Caps in proportion to the file: a real snapshot uses one memo entry per
    * 25–40 bytes and keeps only a few thousand values on its stack. */
   r->max_memo = total / 4 + 65536;
@@ -2566,9 +2637,13 @@ reader_clear (Reader *r)
         }
     }
   g_array_unref (r->objs);
-  g_array_unref (r->free_objs);
+  g_free (r->free_objs);
   for (guint i = 0; i < N_ITEM_CLASSES; i++)
-    g_ptr_array_unref (r->item_pool[i]);
+    {
+      for (guint j = 0; j < r->n_pooled[i]; j++)
+        g_free (r->item_pool[i][j]);
+      g_free (r->item_pool[i]);
+    }
   g_free (r->stack);
   g_free (r->marks);
   g_free (r->memo);

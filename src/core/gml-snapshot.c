@@ -310,13 +310,19 @@ gml_snapshot_stream_index (GmlSnapshot *self,
   gpointer value;
   gint64 *key;
 
-  if (g_hash_table_lookup_extended (self->stream_index, &raw, NULL, &value))
-    return GPOINTER_TO_UINT (value) - 1;
-  key = g_new (gint64, 1);
-  *key = (gint64) raw;
-  g_array_append_val (self->streams, raw);
-  g_hash_table_insert (self->stream_index, key, GUINT_TO_POINTER (self->streams->len));
-  return self->streams->len - 1;
+  if (self->last_stream != 0 && self->last_stream_raw == raw)
+    return self->last_stream - 1;
+  if (!g_hash_table_lookup_extended (self->stream_index, &raw, NULL, &value))
+    {
+      key = g_new (gint64, 1);
+      *key = (gint64) raw;
+      g_array_append_val (self->streams, raw);
+      value = GUINT_TO_POINTER (self->streams->len);
+      g_hash_table_insert (self->stream_index, key, value);
+    }
+  self->last_stream_raw = raw;
+  self->last_stream = GPOINTER_TO_UINT (value);
+  return self->last_stream - 1;
 }
 
 guint64
