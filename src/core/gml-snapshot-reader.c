@@ -157,6 +157,9 @@ typedef struct
 #define N_ITEM_CLASSES 5      /* free lists of item arrays of 4, 8, 16, 32, 64 values */
 #define ITEM_POOL_SIZE 4096   /* arrays kept per class */
 #define READ_CHUNK     ((gsize) 4 << 20)
+#define MEMO_CHUNK_BITS 17
+#define MEMO_CHUNK     ((gsize) 1 << MEMO_CHUNK_BITS)   /* 2 MiB of values */
+#define HUGE_FILE      ((guint64) 32 << 20)   /* from here, big arrays ask for huge pages */
 #define PROGRESS_EVERY ((guint64) 4 << 20)
 
 typedef enum
@@ -215,9 +218,9 @@ typedef struct
   gsize        *marks;
   gsize         n_marks;
   gsize         marks_cap;
-  Value        *memo;
+  Value       **memo_chunks;  /* the memo, MEMO_CHUNK values a chunk: it never moves */
+  gsize         n_memo_chunks;
   gsize         memo_len;
-  gsize         memo_cap;
 
   GArray       *objs;         /* Obj */
   guint32      *free_objs;    /* indices of objs given back */
@@ -237,8 +240,16 @@ typedef struct
   guint8        key_by_id[N_KEYS + 1];   /* string id → Key (the keys are interned first) */
   guint32       n_key_ids;
   gboolean      stopped;
+  gboolean      trace_reserved;   /* a trace's records were reserved room */
   Value         result;
 } Reader;
+
+static inline Value *
+memo_at (Reader *r,
+         gsize   index)
+{
+  return &r->memo_chunks[index >> MEMO_CHUNK_BITS][index & (MEMO_CHUNK - 1)];
+}
 
 static const char *
 describe_ctx (Ctx ctx)
@@ -485,7 +496,7 @@ obj_release (Reader      *r,
 
   if (o->memo != G_MAXUINT32 && o->memo < r->memo_len)
     {
-      Value *m = &r->memo[o->memo];
+      Value *m = memo_at (r, o->memo);
 
       if (m->type == VT_OBJ && m->h == index && m->v.o.gen == o->gen)
         *m = *replacement;
@@ -516,7 +527,7 @@ obj_forward (Reader      *r,
 
   if (o->memo != G_MAXUINT32 && o->memo < r->memo_len)
     {
-      Value *m = &r->memo[o->memo];
+      Value *m = memo_at (r, o->memo);
 
       if (m->type == VT_OBJ && m->h == index && m->v.o.gen == o->gen)
         *m = *replacement;
@@ -553,9 +564,9 @@ resolve (Reader      *r,
       *tmp = (Value) { o->fwd_type, 0, o->fwd_id, { 0 } };
       return tmp;
     }
-  if (v->v.o.memo > 0 && v->v.o.memo - 1 < r->memo_len && r->memo[v->v.o.memo - 1].type != VT_OBJ)
+  if (v->v.o.memo > 0 && v->v.o.memo - 1 < r->memo_len && memo_at (r, v->v.o.memo - 1)->type != VT_OBJ)
     {
-      *tmp = r->memo[v->v.o.memo - 1];
+      *tmp = *memo_at (r, v->v.o.memo - 1);
       return tmp;
     }
   return &consumed_value;
@@ -1568,6 +1579,28 @@ push_container (Reader  *r,
   return push (r, &v, error);
 }
 
+/* The records of a device's trace. The first trace of a file is most of it:
+ * its array is reserved for as many entries as the rest of the file could
+ * hold at 48 bytes each (address space only, untouched pages cost nothing)
+ * and advised into huge pages, so that it neither moves as it grows nor
+ * faults in every 4 KiB page. Any other trace grows as usual. */
+static GArray *
+trace_records_new (Reader *r)
+{
+  GArray *entries;
+  guint64 room;
+
+  if (r->trace_reserved)
+    return records_new (sizeof (GmlSnapshotEntry), NULL);
+  r->trace_reserved = TRUE;
+  room = (r->total - MIN (r->total, r->op_offset)) / 48;
+  if (room < 65536 || room > G_MAXUINT / 2)
+    return records_new (sizeof (GmlSnapshotEntry), NULL);
+  entries = g_array_sized_new (FALSE, FALSE, sizeof (GmlSnapshotEntry), (guint) room);
+  gml_snapshot_advise_huge (entries->data, room * sizeof (GmlSnapshotEntry));
+  return entries;
+}
+
 /* Appends @v to the list @o: records for the lists the snapshot has, a
  * generic item for any other. */
 static gboolean
@@ -1592,7 +1625,7 @@ list_add (Reader      *r,
       return read_history_item (r, v, o->typed, error);
     case CTX_TRACE:
       if (o->typed == NULL)
-        o->typed = records_new (sizeof (GmlSnapshotEntry), NULL);
+        o->typed = trace_records_new (r);
       return read_entry (r, v, o->typed, error);
     case CTX_ANNOTATIONS:
       if (o->typed == NULL)
@@ -1880,25 +1913,30 @@ memo_put (Reader  *r,
   if (index >= r->max_memo)
     return fail_at (error, GML_SNAPSHOT_ERROR_TOO_LARGE, r->op_offset,
                     _("a memo index of %llu is out of range."), (unsigned long long) index);
-  if (index >= r->memo_cap)
-    {
-      gsize cap = MAX (r->memo_cap * 2, 1024);
-
-      while (cap <= index)
-        cap *= 2;
-      cap = MIN (cap, r->max_memo);
-      r->memo = g_renew (Value, r->memo, cap);
-      r->memo_cap = cap;
-    }
   while (r->memo_len <= index)
-    r->memo[r->memo_len++] = (Value) { VT_INVALID, 0, 0, { 0 } };
+    {
+      if ((r->memo_len >> MEMO_CHUNK_BITS) == r->n_memo_chunks)
+        {
+          /* A new chunk: the values stored so far stay where they are, no
+           * copy, no page touched twice. */
+          gboolean huge = r->total >= HUGE_FILE;
+
+          r->memo_chunks = g_renew (Value *, r->memo_chunks, r->n_memo_chunks + 1);
+          r->memo_chunks[r->n_memo_chunks] = g_aligned_alloc (MEMO_CHUNK, sizeof (Value),
+                                                              huge ? MEMO_CHUNK * sizeof (Value) : 64);
+          if (huge)
+            gml_snapshot_advise_huge (r->memo_chunks[r->n_memo_chunks], MEMO_CHUNK * sizeof (Value));
+          r->n_memo_chunks++;
+        }
+      *memo_at (r, r->memo_len++) = (Value) { VT_INVALID, 0, 0, { 0 } };
+    }
   top = &r->stack[r->sp - 1];
   if ((o = obj_get (r, top)) != NULL)
     {
       o->memo = (guint32) MIN (index, G_MAXUINT32 - 1);
       top->v.o.memo = (guint32) MIN (index + 1, G_MAXUINT32);
     }
-  r->memo[index] = *top;
+  *memo_at (r, index) = *top;
   return TRUE;
 }
 
@@ -1909,10 +1947,10 @@ memo_get (Reader  *r,
 {
   Value v;
 
-  if (index >= r->memo_len || r->memo[index].type == VT_INVALID)
+  if (index >= r->memo_len || memo_at (r, index)->type == VT_INVALID)
     return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
                     _("a reference to memo entry %llu, which was never stored."), (unsigned long long) index);
-  v = r->memo[index];
+  v = *memo_at (r, index);
   if (v.type == VT_OBJ)
     {
       Value tmp;
@@ -1929,10 +1967,14 @@ static inline gboolean
 memo_get_plain (Reader  *r,
                 guint64  index)
 {
-  if (G_LIKELY (index < r->memo_len && r->memo[index].type != VT_INVALID &&
-                r->memo[index].type != VT_OBJ && r->sp < r->stack_cap))
+  const Value *m;
+
+  if (G_UNLIKELY (index >= r->memo_len))
+    return FALSE;
+  m = memo_at (r, index);
+  if (G_LIKELY (m->type != VT_INVALID && m->type != VT_OBJ && r->sp < r->stack_cap))
     {
-      r->stack[r->sp++] = r->memo[index];
+      r->stack[r->sp++] = *m;
       return TRUE;
     }
   return FALSE;
@@ -2646,7 +2688,9 @@ reader_clear (Reader *r)
     }
   g_free (r->stack);
   g_free (r->marks);
-  g_free (r->memo);
+  for (gsize i = 0; i < r->n_memo_chunks; i++)
+    g_aligned_free (r->memo_chunks[i]);
+  g_free (r->memo_chunks);
   if (r->owns_buf)
     g_free (r->buf);
   if (r->fd >= 0)
