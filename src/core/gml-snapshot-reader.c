@@ -1000,7 +1000,8 @@ frames_from_value (Reader      *r,
 
       gml_snapshot_reserve_frame_items (snap, o->frames_count);
       o->frames_first = (guint32) snap->n_frame_items;
-      memcpy (&snap->frame_items[snap->n_frame_items], o->frames_own->data, o->frames_count * sizeof (guint32));
+      memcpy (&snap->frame_items[snap->n_frame_items], o->frames_own->data,
+              o->frames_count * sizeof (guint32));
       snap->n_frame_items += o->frames_count;
       g_clear_pointer (&o->frames_own, g_array_unref);
     }
