@@ -120,8 +120,9 @@ typedef struct
   guint32  gen;
   guint32  memo;        /* the last memo slot that holds it, G_MAXUINT32 = none */
   guint32  fwd_id;      /* KIND_FORWARD: the frame or frame list it became */
-  guint32  frames_first; /* CTX_FRAMES: its frame ids so far, in the snapshot's frame_items */
+  guint32  frames_first; /* a frame list: its frame ids so far, in the snapshot's frame_items */
   guint32  frames_count;
+  GArray  *frames_own;  /* … or here, once another list was read after it (guint32) */
   guint8   fwd_type;
   guint8   kind;
   guint8   ctx;
@@ -154,7 +155,11 @@ typedef struct
 /* The reader                                                                */
 
 #define N_ITEM_CLASSES 5      /* free lists of item arrays of 4, 8, 16, 32, 64 values */
+#define ITEM_POOL_SIZE 4096   /* arrays kept per class */
 #define READ_CHUNK     ((gsize) 4 << 20)
+#define MEMO_CHUNK_BITS 17
+#define MEMO_CHUNK     ((gsize) 1 << MEMO_CHUNK_BITS)   /* 2 MiB of values */
+#define HUGE_FILE      ((guint64) 32 << 20)   /* from here, big arrays ask for huge pages */
 #define PROGRESS_EVERY ((guint64) 4 << 20)
 
 typedef enum
@@ -213,13 +218,16 @@ typedef struct
   gsize        *marks;
   gsize         n_marks;
   gsize         marks_cap;
-  Value        *memo;
+  Value       **memo_chunks;  /* the memo, MEMO_CHUNK values a chunk: it never moves */
+  gsize         n_memo_chunks;
   gsize         memo_len;
-  gsize         memo_cap;
 
   GArray       *objs;         /* Obj */
-  GArray       *free_objs;    /* guint32 */
-  GPtrArray    *item_pool[N_ITEM_CLASSES];
+  guint32      *free_objs;    /* indices of objs given back */
+  gsize         n_free_objs;
+  gsize         free_objs_cap;
+  Value       **item_pool[N_ITEM_CLASSES];   /* ITEM_POOL_SIZE each */
+  guint         n_pooled[N_ITEM_CLASSES];
   gsize         n_items;      /* live generic values, for the cap */
 
   /* Caps, from the file's size. */
@@ -232,8 +240,16 @@ typedef struct
   guint8        key_by_id[N_KEYS + 1];   /* string id → Key (the keys are interned first) */
   guint32       n_key_ids;
   gboolean      stopped;
+  gboolean      trace_reserved;   /* a trace's records were reserved room */
   Value         result;
 } Reader;
+
+static inline Value *
+memo_at (Reader *r,
+         gsize   index)
+{
+  return &r->memo_chunks[index >> MEMO_CHUNK_BITS][index & (MEMO_CHUNK - 1)];
+}
 
 static const char *
 describe_ctx (Ctx ctx)
@@ -383,8 +399,8 @@ items_free (Reader *r,
   if (items == NULL)
     return;
   c = item_class (cap);
-  if (c >= 0 && r->item_pool[c]->len < 4096)
-    g_ptr_array_add (r->item_pool[c], items);
+  if (c >= 0 && r->n_pooled[c] < ITEM_POOL_SIZE)
+    r->item_pool[c][r->n_pooled[c]++] = items;
   else
     g_free (items);
 }
@@ -395,8 +411,8 @@ items_alloc (Reader *r,
 {
   int c = item_class (cap);
 
-  if (c >= 0 && r->item_pool[c]->len > 0)
-    return g_ptr_array_steal_index_fast (r->item_pool[c], r->item_pool[c]->len - 1);
+  if (c >= 0 && r->n_pooled[c] > 0)
+    return r->item_pool[c][--r->n_pooled[c]];
   return g_new (Value, cap);
 }
 
@@ -436,11 +452,8 @@ obj_new (Reader  *r,
   guint32 index;
   Obj *o;
 
-  if (r->free_objs->len > 0)
-    {
-      index = g_array_index (r->free_objs, guint32, r->free_objs->len - 1);
-      g_array_set_size (r->free_objs, r->free_objs->len - 1);
-    }
+  if (r->n_free_objs > 0)
+    index = r->free_objs[--r->n_free_objs];
   else
     {
       if (r->objs->len >= r->max_objs)
@@ -453,6 +466,7 @@ obj_new (Reader  *r,
   o = obj_at (r, index);
   o->items = NULL;
   o->typed = NULL;
+  o->frames_own = NULL;
   o->offset = r->op_offset;
   o->len = o->cap = 0;
   o->gen++;
@@ -482,7 +496,7 @@ obj_release (Reader      *r,
 
   if (o->memo != G_MAXUINT32 && o->memo < r->memo_len)
     {
-      Value *m = &r->memo[o->memo];
+      Value *m = memo_at (r, o->memo);
 
       if (m->type == VT_OBJ && m->h == index && m->v.o.gen == o->gen)
         *m = *replacement;
@@ -493,7 +507,13 @@ obj_release (Reader      *r,
   o->items = NULL;
   o->len = o->cap = 0;
   o->live = FALSE;
-  g_array_append_val (r->free_objs, index);
+  /* Never more free than made: objs->len, within max_objs. */
+  if (G_UNLIKELY (r->n_free_objs == r->free_objs_cap))
+    {
+      r->free_objs_cap = MAX (r->free_objs_cap * 2, 256);
+      r->free_objs = g_renew (guint32, r->free_objs, r->free_objs_cap);
+    }
+  r->free_objs[r->n_free_objs++] = index;
 }
 
 /* Keeps the object as a stand-in for @replacement: for generic containers,
@@ -507,7 +527,7 @@ obj_forward (Reader      *r,
 
   if (o->memo != G_MAXUINT32 && o->memo < r->memo_len)
     {
-      Value *m = &r->memo[o->memo];
+      Value *m = memo_at (r, o->memo);
 
       if (m->type == VT_OBJ && m->h == index && m->v.o.gen == o->gen)
         *m = *replacement;
@@ -544,9 +564,9 @@ resolve (Reader      *r,
       *tmp = (Value) { o->fwd_type, 0, o->fwd_id, { 0 } };
       return tmp;
     }
-  if (v->v.o.memo > 0 && v->v.o.memo - 1 < r->memo_len && r->memo[v->v.o.memo - 1].type != VT_OBJ)
+  if (v->v.o.memo > 0 && v->v.o.memo - 1 < r->memo_len && memo_at (r, v->v.o.memo - 1)->type != VT_OBJ)
     {
-      *tmp = r->memo[v->v.o.memo - 1];
+      *tmp = *memo_at (r, v->v.o.memo - 1);
       return tmp;
     }
   return &consumed_value;
@@ -569,10 +589,10 @@ obj_claim (Reader  *r,
 }
 
 static gboolean
-obj_append (Reader      *r,
-            Obj         *o,
-            const Value *v,
-            GError     **error)
+obj_append_slow (Reader      *r,
+                 Obj         *o,
+                 const Value *v,
+                 GError     **error)
 {
   if (o->len == o->cap)
     {
@@ -596,6 +616,21 @@ obj_append (Reader      *r,
   return TRUE;
 }
 
+static inline gboolean
+obj_append (Reader      *r,
+            Obj         *o,
+            const Value *v,
+            GError     **error)
+{
+  if (G_LIKELY (o->len < o->cap && r->n_items < r->max_items))
+    {
+      o->items[o->len++] = *v;
+      r->n_items++;
+      return TRUE;
+    }
+  return obj_append_slow (r, o, v, error);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Typed payloads                                                            */
 
@@ -603,6 +638,7 @@ static void
 free_typed (Obj *o)
 {
   g_clear_pointer ((GArray **) &o->typed, g_array_unref);
+  g_clear_pointer (&o->frames_own, g_array_unref);
 }
 
 static void
@@ -634,20 +670,30 @@ records_new (gsize          record_size,
 /* Strings                                                                   */
 
 static gboolean
+push_slow (Reader      *r,
+           const Value *v,
+           GError     **error)
+{
+  if (r->stack_cap >= r->max_stack)
+    return fail_at (error, GML_SNAPSHOT_ERROR_TOO_LARGE, r->op_offset,
+                    _("the pickle’s stack grows beyond what a snapshot needs."));
+  r->stack_cap = MIN (MAX (r->stack_cap * 2, 1024), r->max_stack);
+  r->stack = g_renew (Value, r->stack, r->stack_cap);
+  r->stack[r->sp++] = *v;
+  return TRUE;
+}
+
+static inline gboolean
 push (Reader      *r,
       const Value *v,
       GError     **error)
 {
-  if (G_UNLIKELY (r->sp == r->stack_cap))
+  if (G_LIKELY (r->sp < r->stack_cap))
     {
-      if (r->stack_cap >= r->max_stack)
-        return fail_at (error, GML_SNAPSHOT_ERROR_TOO_LARGE, r->op_offset,
-                        _("the pickle’s stack grows beyond what a snapshot needs."));
-      r->stack_cap = MIN (MAX (r->stack_cap * 2, 1024), r->max_stack);
-      r->stack = g_renew (Value, r->stack, r->stack_cap);
+      r->stack[r->sp++] = *v;
+      return TRUE;
     }
-  r->stack[r->sp++] = *v;
-  return TRUE;
+  return push_slow (r, v, error);
 }
 
 static gboolean
@@ -880,28 +926,33 @@ read_frame (Reader      *r,
   return TRUE;
 }
 
-/* Appends @frame to the frame list being read into @o, keeping its ids
- * together at the end of the snapshot's frame_items. */
-static void
+/* Appends @frame to the frame list being read into @o. Its ids stay
+ * together at the end of the snapshot's frame_items while no other list is
+ * read in between (always, in files PyTorch writes); a list that another one
+ * followed moves, once, into an array of its own, so that lists read in
+ * turns cost no more than lists read one after the other. */
+static inline void
 frames_append (Reader *r,
                Obj    *o,
                guint32 frame)
 {
-  GArray *items = r->snap->frame_items;
+  GmlSnapshot *snap = r->snap;
 
-  if (o->frames_count > 0 && (gsize) o->frames_first + o->frames_count != items->len)
+  if (G_UNLIKELY (o->frames_own != NULL))
+    g_array_append_val (o->frames_own, frame);
+  else if (o->frames_count == 0)
     {
-      /* Another list was read in between (never in files PyTorch writes): move. */
-      gsize first = items->len;
-
-      g_array_set_size (items, first + o->frames_count);
-      memmove (&g_array_index (items, guint32, first), &g_array_index (items, guint32, o->frames_first),
-               o->frames_count * sizeof (guint32));
-      o->frames_first = (guint32) first;
+      o->frames_first = (guint32) snap->n_frame_items;
+      gml_snapshot_append_frame_item (snap, frame);
     }
-  if (o->frames_count == 0)
-    o->frames_first = items->len;
-  g_array_append_val (items, frame);
+  else if (G_LIKELY ((gsize) o->frames_first + o->frames_count == snap->n_frame_items))
+    gml_snapshot_append_frame_item (snap, frame);
+  else
+    {
+      o->frames_own = g_array_sized_new (FALSE, FALSE, sizeof (guint32), o->frames_count * 2);
+      g_array_append_vals (o->frames_own, &snap->frame_items[o->frames_first], o->frames_count);
+      g_array_append_val (o->frames_own, frame);
+    }
   o->frames_count++;
 }
 
@@ -943,9 +994,17 @@ frames_from_value (Reader      *r,
         return FALSE;
       frames_append (r, o, frame);
     }
-  if (o->frames_count > 0 && (gsize) o->frames_first + o->frames_count != r->snap->frame_items->len)
-    frames_append (r, o, g_array_index (r->snap->frame_items, guint32,
-                                        o->frames_first + --o->frames_count));
+  if (o->frames_own != NULL)
+    {
+      GmlSnapshot *snap = r->snap;
+
+      gml_snapshot_reserve_frame_items (snap, o->frames_count);
+      o->frames_first = (guint32) snap->n_frame_items;
+      memcpy (&snap->frame_items[snap->n_frame_items], o->frames_own->data,
+              o->frames_count * sizeof (guint32));
+      snap->n_frame_items += o->frames_count;
+      g_clear_pointer (&o->frames_own, g_array_unref);
+    }
   *id = gml_snapshot_add_frame_list (r->snap, o->frames_first, o->frames_count);
   replacement.h = *id;
   if (o->ctx == CTX_FRAMES)
@@ -1521,6 +1580,28 @@ push_container (Reader  *r,
   return push (r, &v, error);
 }
 
+/* The records of a device's trace. The first trace of a file is most of it:
+ * its array is reserved for as many entries as the rest of the file could
+ * hold at 48 bytes each (address space only, untouched pages cost nothing)
+ * and advised into huge pages, so that it neither moves as it grows nor
+ * faults in every 4 KiB page. Any other trace grows as usual. */
+static GArray *
+trace_records_new (Reader *r)
+{
+  GArray *entries;
+  guint64 room;
+
+  if (r->trace_reserved)
+    return records_new (sizeof (GmlSnapshotEntry), NULL);
+  r->trace_reserved = TRUE;
+  room = (r->total - MIN (r->total, r->op_offset)) / 48;
+  if (room < 65536 || room > G_MAXUINT / 2)
+    return records_new (sizeof (GmlSnapshotEntry), NULL);
+  entries = g_array_sized_new (FALSE, FALSE, sizeof (GmlSnapshotEntry), (guint) room);
+  gml_snapshot_advise_huge (entries->data, room * sizeof (GmlSnapshotEntry));
+  return entries;
+}
+
 /* Appends @v to the list @o: records for the lists the snapshot has, a
  * generic item for any other. */
 static gboolean
@@ -1545,7 +1626,7 @@ list_add (Reader      *r,
       return read_history_item (r, v, o->typed, error);
     case CTX_TRACE:
       if (o->typed == NULL)
-        o->typed = records_new (sizeof (GmlSnapshotEntry), NULL);
+        o->typed = trace_records_new (r);
       return read_entry (r, v, o->typed, error);
     case CTX_ANNOTATIONS:
       if (o->typed == NULL)
@@ -1833,39 +1914,44 @@ memo_put (Reader  *r,
   if (index >= r->max_memo)
     return fail_at (error, GML_SNAPSHOT_ERROR_TOO_LARGE, r->op_offset,
                     _("a memo index of %llu is out of range."), (unsigned long long) index);
-  if (index >= r->memo_cap)
-    {
-      gsize cap = MAX (r->memo_cap * 2, 1024);
-
-      while (cap <= index)
-        cap *= 2;
-      cap = MIN (cap, r->max_memo);
-      r->memo = g_renew (Value, r->memo, cap);
-      r->memo_cap = cap;
-    }
   while (r->memo_len <= index)
-    r->memo[r->memo_len++] = (Value) { VT_INVALID, 0, 0, { 0 } };
+    {
+      if ((r->memo_len >> MEMO_CHUNK_BITS) == r->n_memo_chunks)
+        {
+          /* A new chunk: the values stored so far stay where they are, no
+           * copy, no page touched twice. */
+          gboolean huge = r->total >= HUGE_FILE;
+
+          r->memo_chunks = g_renew (Value *, r->memo_chunks, r->n_memo_chunks + 1);
+          r->memo_chunks[r->n_memo_chunks] = g_aligned_alloc (MEMO_CHUNK, sizeof (Value),
+                                                              huge ? MEMO_CHUNK * sizeof (Value) : 64);
+          if (huge)
+            gml_snapshot_advise_huge (r->memo_chunks[r->n_memo_chunks], MEMO_CHUNK * sizeof (Value));
+          r->n_memo_chunks++;
+        }
+      *memo_at (r, r->memo_len++) = (Value) { VT_INVALID, 0, 0, { 0 } };
+    }
   top = &r->stack[r->sp - 1];
   if ((o = obj_get (r, top)) != NULL)
     {
       o->memo = (guint32) MIN (index, G_MAXUINT32 - 1);
       top->v.o.memo = (guint32) MIN (index + 1, G_MAXUINT32);
     }
-  r->memo[index] = *top;
+  *memo_at (r, index) = *top;
   return TRUE;
 }
 
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 memo_get (Reader  *r,
           guint64  index,
           GError **error)
 {
   Value v;
 
-  if (index >= r->memo_len || r->memo[index].type == VT_INVALID)
+  if (index >= r->memo_len || memo_at (r, index)->type == VT_INVALID)
     return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
                     _("a reference to memo entry %llu, which was never stored."), (unsigned long long) index);
-  v = r->memo[index];
+  v = *memo_at (r, index);
   if (v.type == VT_OBJ)
     {
       Value tmp;
@@ -1873,6 +1959,26 @@ memo_get (Reader  *r,
       v = *resolve (r, &v, &tmp);
     }
   return push (r, &v, error);
+}
+
+/* memo_get() of a string, number or record read before, with room on the
+ * stack: most of the memo references of a snapshot. FALSE when memo_get()
+ * must do it. */
+static inline gboolean
+memo_get_plain (Reader  *r,
+                guint64  index)
+{
+  const Value *m;
+
+  if (G_UNLIKELY (index >= r->memo_len))
+    return FALSE;
+  m = memo_at (r, index);
+  if (G_LIKELY (m->type != VT_INVALID && m->type != VT_OBJ && r->sp < r->stack_cap))
+    {
+      r->stack[r->sp++] = *m;
+      return TRUE;
+    }
+  return FALSE;
 }
 
 static gboolean
@@ -2363,17 +2469,24 @@ run (Reader  *r,
                               _("items appended to something that is not a list."));
             for (gsize i = first; i < r->sp; i++)
               {
-                /* list_add() may grow the object array: look the list up again. */
-                list = obj_get (r, &r->stack[first - 1]);
-                if (list == NULL)
+                /* list_add() may grow the object array: look the list up again
+                 * after it. */
+                if (list == NULL && (list = obj_get (r, &r->stack[first - 1])) == NULL)
                   return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
                                   _("a list that was already read is appended to."));
+                /* A frame read before, into a stack's list: most of a trace. */
+                if (list->ctx == CTX_FRAMES && r->stack[i].type == VT_FRAME)
+                  {
+                    frames_append (r, list, r->stack[i].h);
+                    continue;
+                  }
                 list->busy = TRUE;
                 if (!list_add (r, list, &r->stack[i], error))
                   return FALSE;
                 list = obj_get (r, &r->stack[first - 1]);
                 if (list != NULL)
                   list->busy = FALSE;
+                list = NULL;
               }
             r->sp = first;
           }
@@ -2396,18 +2509,31 @@ run (Reader  *r,
             if (first == 0 || (r->sp - first) % 2 != 0)
               return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
                               _("dict items without a dict, or a key without its value."));
+            dict = NULL;
             for (gsize i = first; i < r->sp; i += 2)
               {
-                dict = obj_get (r, &r->stack[first - 1]);
-                if (dict == NULL || dict->kind != KIND_DICT)
+                /* dict_set() may grow the object array: look the dict up again
+                 * after it. */
+                if (dict == NULL && ((dict = obj_get (r, &r->stack[first - 1])) == NULL ||
+                                     dict->kind != KIND_DICT))
                   return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
                                   _("items stored in something that is not a dict."));
+                /* Text, a number or a record read before under a text key: what
+                 * dict_set() would store, without its look-ups. */
+                if (r->stack[i].type == VT_STR && r->stack[i + 1].type != VT_OBJ)
+                  {
+                    if (!obj_append (r, dict, &r->stack[i], error) ||
+                        !obj_append (r, dict, &r->stack[i + 1], error))
+                      return FALSE;
+                    continue;
+                  }
                 dict->busy = TRUE;
                 if (!dict_set (r, dict, &r->stack[i], &r->stack[i + 1], error))
                   return FALSE;
                 dict = obj_get (r, &r->stack[first - 1]);
                 if (dict != NULL)
                   dict->busy = FALSE;
+                dict = NULL;
               }
             r->sp = first;
             /* A stack frame is complete with its one batch of items: read it
@@ -2448,8 +2574,12 @@ run (Reader  *r,
         case 'h':    /* BINGET */
           if (!need (r, 1, error))
             return FALSE;
-          if (!memo_get (r, r->buf[r->pos++], error))
-            return FALSE;
+          {
+            guint index = r->buf[r->pos++];
+
+            if (!memo_get_plain (r, index) && !memo_get (r, index, error))
+              return FALSE;
+          }
           break;
 
         case 'j':    /* LONG_BINGET */
@@ -2457,7 +2587,7 @@ run (Reader  *r,
             return FALSE;
           p = r->buf + r->pos;
           r->pos += 4;
-          if (!memo_get (r, le32 (p), error))
+          if (!memo_get_plain (r, le32 (p)) && !memo_get (r, le32 (p), error))
             return FALSE;
           break;
 
@@ -2518,9 +2648,8 @@ reader_init (Reader       *r,
   r->fd = -1;
   r->total = total;
   r->objs = g_array_new (FALSE, FALSE, sizeof (Obj));
-  r->free_objs = g_array_new (FALSE, FALSE, sizeof (guint32));
   for (guint i = 0; i < N_ITEM_CLASSES; i++)
-    r->item_pool[i] = g_ptr_array_new_with_free_func (g_free);
+    r->item_pool[i] = g_new (Value *, ITEM_POOL_SIZE);
   /* Caps in proportion to the file: a real snapshot uses one memo entry per
    * 25–40 bytes and keeps only a few thousand values on its stack. */
   r->max_memo = total / 4 + 65536;
@@ -2551,12 +2680,18 @@ reader_clear (Reader *r)
         }
     }
   g_array_unref (r->objs);
-  g_array_unref (r->free_objs);
+  g_free (r->free_objs);
   for (guint i = 0; i < N_ITEM_CLASSES; i++)
-    g_ptr_array_unref (r->item_pool[i]);
+    {
+      for (guint j = 0; j < r->n_pooled[i]; j++)
+        g_free (r->item_pool[i][j]);
+      g_free (r->item_pool[i]);
+    }
   g_free (r->stack);
   g_free (r->marks);
-  g_free (r->memo);
+  for (gsize i = 0; i < r->n_memo_chunks; i++)
+    g_aligned_free (r->memo_chunks[i]);
+  g_free (r->memo_chunks);
   if (r->owns_buf)
     g_free (r->buf);
   if (r->fd >= 0)

@@ -1149,6 +1149,10 @@ gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
   tl->reserved = g_new (guint64, n + 1);
   tl->requested = g_new (guint64, n + 1);
   tl->block_size = g_new0 (guint64, MAX (n, 1));
+  gml_snapshot_advise_huge (tl->allocated, (n + 1) * sizeof (guint64));
+  gml_snapshot_advise_huge (tl->reserved, (n + 1) * sizeof (guint64));
+  gml_snapshot_advise_huge (tl->requested, (n + 1) * sizeof (guint64));
+  gml_snapshot_advise_huge (tl->block_size, MAX (n, 1) * sizeof (guint64));
   tl->ooms = g_array_new (FALSE, TRUE, sizeof (GmlSnapshotOom));
   tl->checkpoints = g_ptr_array_new_with_free_func (checkpoint_free);
   tl->labels = g_ptr_array_new_with_free_func (g_free);

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/mman.h>
 
 #include "gml-i18n.h"
 
@@ -53,7 +54,6 @@ gml_snapshot_new_empty (void)
   g_array_append_val (self->frames, no_frame);
   self->frame_lists = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_array_append_vals (self->frame_lists, empty, 2);
-  self->frame_items = g_array_new (FALSE, FALSE, sizeof (guint32));
   self->n_list_slots = 1024;
   self->list_slots = g_new0 (guint32, self->n_list_slots);
   self->list_hashes = g_new0 (guint32, self->n_list_slots);
@@ -76,7 +76,7 @@ gml_snapshot_free (GmlSnapshot *self)
   g_free (self->string_hashes);
   g_array_unref (self->frames);
   g_array_unref (self->frame_lists);
-  g_array_unref (self->frame_items);
+  g_free (self->frame_items);
   g_free (self->list_slots);
   g_free (self->list_hashes);
   g_array_unref (self->streams);
@@ -85,6 +85,26 @@ gml_snapshot_free (GmlSnapshot *self)
   g_array_unref (self->annotations);
   g_free (self->settings.alloc_conf);
   g_free (self);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Large arrays                                                              */
+
+#define HUGE_PAGE ((gsize) 2 << 20)
+
+void
+gml_snapshot_advise_huge (gpointer data,
+                          gsize    size)
+{
+#ifdef MADV_HUGEPAGE
+  guintptr start = ((guintptr) data + HUGE_PAGE - 1) & ~(guintptr) (HUGE_PAGE - 1);
+  guintptr end = ((guintptr) data + size) & ~(guintptr) (HUGE_PAGE - 1);
+
+  /* An array without a whole aligned 2 MiB in it stays as it is; a refusal
+   * is not an error. */
+  if (data != NULL && end > start)
+    madvise ((void *) start, end - start, MADV_HUGEPAGE);
+#endif
 }
 
 /* ------------------------------------------------------------------------- */
@@ -207,6 +227,22 @@ gml_snapshot_get_string (GmlSnapshot *self,
 /* ------------------------------------------------------------------------- */
 /* Frame lists                                                               */
 
+void
+gml_snapshot_reserve_frame_items (GmlSnapshot *self,
+                                  gsize        n)
+{
+  gsize cap;
+
+  if (n <= self->frame_items_cap - self->n_frame_items)
+    return;
+  cap = MAX (self->frame_items_cap * 2, 1024);
+  if (cap - self->n_frame_items < n)
+    cap = self->n_frame_items + n;
+  /* g_renew() aborts on an overflowing size; the reader's caps keep it far. */
+  self->frame_items = g_renew (guint32, self->frame_items, cap);
+  self->frame_items_cap = cap;
+}
+
 static guint32
 hash_ids (const guint32 *ids,
           gsize          n)
@@ -257,7 +293,7 @@ gml_snapshot_add_frame_list (GmlSnapshot *self,
    * array's data is NULL. */
   if (count == 0)
     return 0;
-  ids = &g_array_index (self->frame_items, guint32, first);
+  ids = &self->frame_items[first];
   h = hash_ids (ids, count);
   for (i = h & mask; self->list_slots[i] != 0; i = (i + 1) & mask)
     {
@@ -266,12 +302,11 @@ gml_snapshot_add_frame_list (GmlSnapshot *self,
       guint32 o_count = g_array_index (self->frame_lists, guint32, other * 2 + 1);
 
       if (self->list_hashes[i] == h && o_count == count &&
-          memcmp (&g_array_index (self->frame_items, guint32, o_first), ids,
-                  count * sizeof (guint32)) == 0)
+          memcmp (&self->frame_items[o_first], ids, count * sizeof (guint32)) == 0)
         {
           /* Shared: drop this copy if it is the last thing stored. */
-          if (first + count == self->frame_items->len)
-            g_array_set_size (self->frame_items, first);
+          if (first + count == self->n_frame_items)
+            self->n_frame_items = first;
           return other;
         }
     }
@@ -296,13 +331,19 @@ gml_snapshot_stream_index (GmlSnapshot *self,
   gpointer value;
   gint64 *key;
 
-  if (g_hash_table_lookup_extended (self->stream_index, &raw, NULL, &value))
-    return GPOINTER_TO_UINT (value) - 1;
-  key = g_new (gint64, 1);
-  *key = (gint64) raw;
-  g_array_append_val (self->streams, raw);
-  g_hash_table_insert (self->stream_index, key, GUINT_TO_POINTER (self->streams->len));
-  return self->streams->len - 1;
+  if (self->last_stream != 0 && self->last_stream_raw == raw)
+    return self->last_stream - 1;
+  if (!g_hash_table_lookup_extended (self->stream_index, &raw, NULL, &value))
+    {
+      key = g_new (gint64, 1);
+      *key = (gint64) raw;
+      g_array_append_val (self->streams, raw);
+      value = GUINT_TO_POINTER (self->streams->len);
+      g_hash_table_insert (self->stream_index, key, value);
+    }
+  self->last_stream_raw = raw;
+  self->last_stream = GPOINTER_TO_UINT (value);
+  return self->last_stream - 1;
 }
 
 guint64
@@ -489,7 +530,7 @@ gml_snapshot_get_frame_list (GmlSnapshot *self,
   first = g_array_index (self->frame_lists, guint32, id * 2);
   count = g_array_index (self->frame_lists, guint32, id * 2 + 1);
   *n_frames = count;
-  return count > 0 ? &g_array_index (self->frame_items, guint32, first) : NULL;
+  return count > 0 ? &self->frame_items[first] : NULL;
 }
 
 const GmlSnapshotFrame *
