@@ -7,7 +7,8 @@ built the first time they are shown or needed, never before the first frame.
 The window says each view it builds with g_debug ("gml-view-built NAME", domain
 gml-window); this test reads those lines. All four views stay in the switcher from the
 start, with their titles; a view built after a language switch comes in the new language;
-a snapshot given on the command line builds the Snapshot view and no other."""
+a snapshot given on the command line builds the Snapshot view and no other. The main
+menu is built when it first opens (F10), in the language chosen by then."""
 
 import os
 import subprocess
@@ -41,6 +42,11 @@ def start(args=(), ready=None):
     return app, log
 
 
+def menu_items(app):
+    """The main menu's items on screen: none until it has been opened."""
+    return [name for r, name, t, s, n in app.nodes() if r == 'menu item' and s]
+
+
 def tab(app, title):
     tabs = [n for r, name, t, s, n in app.nodes() if r == 'page tab' and name == title and s]
     return tabs[0] if tabs else None
@@ -53,6 +59,15 @@ try:
     # Time for anything queued to run after the first frame: nothing else is built.
     time.sleep(2)
     check(built(log) == [], f'only the quiz is built at start (built: {built(log)})')
+
+    # The main menu is built the first time it opens, in the language of that moment.
+    check(menu_items(app) == [], f'no main menu before it is opened (found: {menu_items(app)})')
+    app.key('F10')
+    wait_for(lambda: 'Preferences' in menu_items(app), 'F10 to open the main menu')
+    check(all(item in menu_items(app) for item in ('Open Snapshot…', 'Keyboard Shortcuts', 'Language')),
+          f'the main menu has its items (shown: {menu_items(app)})')
+    app.key('Escape')
+    wait_for(lambda: 'Preferences' not in menu_items(app), 'Escape to close the main menu')
 
     tab(app, 'Experiment').queryAction().doAction(0)
     wait_for(lambda: 'lab' in built(log), 'the Experiment view to be built when shown')
@@ -71,6 +86,10 @@ try:
                       if s and 'Bir Eğitimi Canlı İzleyin' in (name, t)],
              'the Live view, built after the switch, in Turkish')
     check(built(log) == ['lab', 'snapshot', 'live'], f'then the Live view (built: {built(log)})')
+    app.key('F10')
+    wait_for(lambda: 'Tercihler' in menu_items(app), 'the main menu, opened again, in Turkish')
+    check('Preferences' not in menu_items(app), f'no English left in the menu ({menu_items(app)})')
+    app.key('Escape')
     app.screenshot(os.path.join(shots, 'startup-live-tr.png'))
 
     # Back and forth: each view is built once.
