@@ -93,6 +93,7 @@ void _gml_window_snapshot_class_init  (GtkWidgetClass *widget_class);
 void _gml_window_snapshot_init        (GmlWindow      *self);
 void _gml_window_snapshot_dispose     (GmlWindow      *self);
 void _gml_window_snapshot_retranslate (GmlWindow      *self);
+void _gml_window_snapshot_menu_created (GmlWindow     *self);
 GmlSnapshotPage *_gml_window_ensure_snapshot_page (GmlWindow *self);
 
 /* gml-window-lab.c */

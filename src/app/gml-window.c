@@ -597,7 +597,8 @@ gml_window_setup (GmlWindow      *self,
  * not with the window: its popover, built from the template and then again from
  * the translated copy of its model, was on the first frame's path. GTK calls this
  * each time the button opens; the menu is made once, in the current language, and
- * from then on gml_language_retranslate_widget() keeps it up to date. */
+ * from then on gml_language_retranslate_widget() keeps it up to date. The recent
+ * snapshots are read then too. */
 static void
 main_menu_create_popup_cb (GtkMenuButton *button,
                            gpointer       user_data)
@@ -609,7 +610,7 @@ main_menu_create_popup_cb (GtkMenuButton *button,
     return;
   menu = gml_language_localize_menu (self->primary_menu, NULL);
   gtk_menu_button_set_menu_model (button, menu);
-  _gml_window_snapshot_retranslate (self);
+  _gml_window_snapshot_menu_created (self);
 }
 
 /* For bench/startup: report when the first frame has been painted, then quit. */

@@ -8,7 +8,8 @@ The window says each view it builds with g_debug ("gml-view-built NAME", domain
 gml-window); this test reads those lines. All four views stay in the switcher from the
 start, with their titles; a view built after a language switch comes in the new language;
 a snapshot given on the command line builds the Snapshot view and no other. The main
-menu is built when it first opens (F10), in the language chosen by then."""
+menu is built when it first opens (F10), in the language chosen by then, with the
+recent snapshots read then."""
 
 import os
 import subprocess
@@ -24,6 +25,24 @@ shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp()
 os.makedirs(shots, exist_ok=True)
 
 
+XBEL = """<?xml version="1.0" encoding="UTF-8"?>
+<xbel version="1.0" xmlns:bookmark="http://www.freedesktop.org/standards/desktop-bookmarks"
+      xmlns:mime="http://www.freedesktop.org/standards/shared-mime-info">
+  <bookmark href="{uri}" added="2026-01-01T10:00:00Z" modified="2026-01-01T10:00:00Z" visited="2026-01-01T10:00:00Z">
+    <info>
+      <metadata owner="http://freedesktop.org">
+        <mime:mime-type type="application/x-python-pickle"/>
+        <bookmark:applications>
+          <bookmark:application name="gpu-memory-lab" exec="&apos;gpu-memory-lab %u&apos;"
+                                modified="2026-01-01T10:00:00Z" count="1"/>
+        </bookmark:applications>
+      </metadata>
+    </info>
+  </bookmark>
+</xbel>
+"""
+
+
 def built(path):
     """The views the window built, in order, from its debug log."""
     out = []
@@ -34,8 +53,13 @@ def built(path):
     return out
 
 
-def start(args=(), ready=None):
+def start(args=(), ready=None, recent=None):
+    """The app in a new home; RECENT: a snapshot the desktop's recent files list as the lab's."""
     home = tempfile.mkdtemp(prefix='gml-e2e-startup-')
+    if recent is not None:
+        os.makedirs(os.path.join(home, 'data'))
+        with open(os.path.join(home, 'data', 'recently-used.xbel'), 'w', encoding='utf-8') as f:
+            f.write(XBEL.format(uri='file://' + os.path.abspath(recent)))
     log = os.path.join(home, 'app.out')
     app = App(home, 'en', args=args, ready=ready, stdout=open(log, 'w'),
               env={'G_MESSAGES_DEBUG': 'gml-window'})
@@ -52,7 +76,7 @@ def tab(app, title):
     return tabs[0] if tabs else None
 
 
-app, log = start()
+app, log = start(recent=SNAPSHOT)
 try:
     for title in ('Quiz', 'Snapshot', 'Experiment', 'Live'):
         check(tab(app, title) is not None, f'the view switcher offers “{title}” from the start')
@@ -66,6 +90,9 @@ try:
     wait_for(lambda: 'Preferences' in menu_items(app), 'F10 to open the main menu')
     check(all(item in menu_items(app) for item in ('Open Snapshot…', 'Keyboard Shortcuts', 'Language')),
           f'the main menu has its items (shown: {menu_items(app)})')
+    # The recent snapshots are read when the menu is made, and are in it.
+    check('Recent Snapshots' in menu_items(app) and 'magma27_memory_snapshot.pickle' in menu_items(app),
+          f'the main menu offers the recent snapshot (shown: {menu_items(app)})')
     app.key('Escape')
     wait_for(lambda: 'Preferences' not in menu_items(app), 'Escape to close the main menu')
 
