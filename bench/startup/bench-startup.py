@@ -3,6 +3,9 @@
 """Time from launch to the mapped window and to the first painted frame: GPU Memory
 Lab against a bare GTK 4 window built here from bare-window.c, on the same display,
 alternating runs; then the app's start-up split into parts, from its own marks.
+A bare libadwaita window (bare-adw-window.c) runs in the same rotation, for
+information: it shows what libadwaita alone adds. The target is against the bare
+GTK 4 window.
 A benchmark, not a test. Run it inside a display, e.g.:
 
     tests/e2e/run-in-session.sh bench/startup/bench-startup.py _build [RUNS]
@@ -19,10 +22,16 @@ build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else '_build')
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 15
 here = os.path.dirname(os.path.abspath(__file__))
 
-bare = os.path.join(tempfile.mkdtemp(), 'bare-window')
-cflags = subprocess.run(['pkg-config', '--cflags', '--libs', 'gtk4'], check=True,
-                        capture_output=True, text=True).stdout.split()
-subprocess.run(['cc', '-O2', '-o', bare, os.path.join(here, 'bare-window.c')] + cflags, check=True)
+def compile_yardstick(name, package):
+    path = os.path.join(tempfile.mkdtemp(), name)
+    cflags = subprocess.run(['pkg-config', '--cflags', '--libs', package], check=True,
+                            capture_output=True, text=True).stdout.split()
+    subprocess.run(['cc', '-O2', '-o', path, os.path.join(here, name + '.c')] + cflags, check=True)
+    return path
+
+
+bare = compile_yardstick('bare-window', 'gtk4')
+bare_adw = compile_yardstick('bare-adw-window', 'libadwaita-1')
 
 home = tempfile.mkdtemp()
 env = dict(os.environ, GML_BENCH_FIRST_FRAME='1', HOME=home,
@@ -67,14 +76,20 @@ def once(cmd):
 
 
 once([bare])
+once([bare_adw])
 once([app])
 bare_ms, app_ms, bare_mapped, app_mapped, bare_cpu, app_cpu = [], [], [], [], [], []
+adw_ms, adw_mapped, adw_cpu = [], [], []
 parts = {name: [] for name, _ in PARTS}
 for _ in range(runs):
     total, mapped, _, _, cpu = once([bare])
     bare_ms.append(total)
     bare_mapped.append(mapped)
     bare_cpu.append(cpu)
+    total, mapped, _, _, cpu = once([bare_adw])
+    adw_ms.append(total)
+    adw_mapped.append(mapped)
+    adw_cpu.append(cpu)
     total, mapped, start, marks, cpu = once([app])
     app_ms.append(total)
     app_mapped.append(mapped)
@@ -86,14 +101,17 @@ for _ in range(runs):
             previous = marks[name]
 
 print(f'renderer: {os.environ.get("GSK_RENDERER", "GTK default")}, {runs} runs each, alternating')
-for what, bare_list, app_list in (('to the mapped window', bare_mapped, app_mapped),
-                                  ('to the first painted frame', bare_ms, app_ms),
-                                  ('CPU time to the first frame, all threads', bare_cpu, app_cpu)):
-    b, a = statistics.median(bare_list), statistics.median(app_list)
+for what, bare_list, adw_list, app_list in (
+        ('to the mapped window', bare_mapped, adw_mapped, app_mapped),
+        ('to the first painted frame', bare_ms, adw_ms, app_ms),
+        ('CPU time to the first frame, all threads', bare_cpu, adw_cpu, app_cpu)):
+    b, w, a = (statistics.median(x) for x in (bare_list, adw_list, app_list))
     print(f'{what}:')
-    print(f'  bare GTK 4 window: median {b:.0f} ms (min {min(bare_list):.0f}, max {max(bare_list):.0f})')
-    print(f'  GPU Memory Lab:    median {a:.0f} ms (min {min(app_list):.0f}, max {max(app_list):.0f})')
-    print(f'  ratio: {a / b:.2f}x' + ('' if 'CPU' in what else ' (target: at most 1.2x)'))
+    print(f'  bare GTK 4 window:      median {b:.0f} ms (min {min(bare_list):.0f}, max {max(bare_list):.0f})')
+    print(f'  bare libadwaita window: median {w:.0f} ms (min {min(adw_list):.0f}, max {max(adw_list):.0f})')
+    print(f'  GPU Memory Lab:         median {a:.0f} ms (min {min(app_list):.0f}, max {max(app_list):.0f})')
+    print(f'  ratio: {a / b:.2f}x' + ('' if 'CPU' in what else ' (target: at most 1.2x)') +
+          f'; against the libadwaita window {a / w:.2f}x, which is {w / b:.2f}x the GTK 4 window')
 print('GPU Memory Lab, split (medians of each part):')
 for name, what in PARTS:
     if parts[name]:

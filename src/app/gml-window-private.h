@@ -38,6 +38,7 @@ struct _GmlWindow
   AdwBin               *snapshot_bin;
   AdwBin               *lab_bin;
   AdwBin               *live_bin;
+  GMenuModel           *primary_menu;   /* the main menu's source, given to menu_button on first opening */
 
   /* Built when first shown or first needed (_gml_window_ensure_*): the window's
    * first frame has only the quiz to build, style and draw. NULL until then. */
@@ -92,6 +93,7 @@ void _gml_window_snapshot_class_init  (GtkWidgetClass *widget_class);
 void _gml_window_snapshot_init        (GmlWindow      *self);
 void _gml_window_snapshot_dispose     (GmlWindow      *self);
 void _gml_window_snapshot_retranslate (GmlWindow      *self);
+void _gml_window_snapshot_menu_created (GmlWindow     *self);
 GmlSnapshotPage *_gml_window_ensure_snapshot_page (GmlWindow *self);
 
 /* gml-window-lab.c */

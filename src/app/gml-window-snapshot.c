@@ -214,7 +214,17 @@ _gml_window_snapshot_init (GmlWindow *self)
   g_signal_connect_object (drop, "drop", G_CALLBACK (drop_cb), self, G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
+  /* Filled when the main menu is first made (_gml_window_snapshot_menu_created). */
   self->recent_menu = g_menu_new ();
+}
+
+/* The main menu has just been made: the recent snapshots are read now and
+ * followed from now on, not before the window's first frame. GtkRecentManager
+ * reads the desktop's whole recently-used file, every program's entries, on the
+ * main loop: 145 M instructions (40-57 ms here) for a file of 1 000 entries. */
+void
+_gml_window_snapshot_menu_created (GmlWindow *self)
+{
   g_signal_connect_object (gtk_recent_manager_get_default (), "changed", G_CALLBACK (recent_changed_cb), self,
                            G_CONNECT_SWAPPED);
   recent_changed_cb (self);

@@ -593,6 +593,26 @@ gml_window_setup (GmlWindow      *self,
   _gml_window_live_setup (self, app);
 }
 
+/* The main menu is built the first time it opens (a click, F10 or the keyboard),
+ * not with the window: its popover, built from the template and then again from
+ * the translated copy of its model, was on the first frame's path. GTK calls this
+ * each time the button opens; the menu is made once, in the current language, and
+ * from then on gml_language_retranslate_widget() keeps it up to date. The recent
+ * snapshots are read then too. */
+static void
+main_menu_create_popup_cb (GtkMenuButton *button,
+                           gpointer       user_data)
+{
+  GmlWindow *self = user_data;
+  g_autoptr(GMenuModel) menu = NULL;
+
+  if (gtk_menu_button_get_menu_model (button) != NULL)
+    return;
+  menu = gml_language_localize_menu (self->primary_menu, NULL);
+  gtk_menu_button_set_menu_model (button, menu);
+  _gml_window_snapshot_menu_created (self);
+}
+
 /* For bench/startup: report when the first frame has been painted, then quit. */
 static void
 first_frame_painted_cb (GdkFrameClock *clock,
@@ -667,6 +687,7 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, open_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, filter_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, menu_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlWindow, primary_menu);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, present_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, review_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, topic_dropdown);
@@ -691,6 +712,7 @@ gml_window_init (GmlWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   gml_language_localize_widget (GTK_WIDGET (self), NULL);
+  gtk_menu_button_set_create_popup_func (self->menu_button, main_menu_create_popup_cb, self, NULL);
 
   gml_accessible_name_buttons (GTK_WIDGET (self));
 

@@ -7,7 +7,9 @@ built the first time they are shown or needed, never before the first frame.
 The window says each view it builds with g_debug ("gml-view-built NAME", domain
 gml-window); this test reads those lines. All four views stay in the switcher from the
 start, with their titles; a view built after a language switch comes in the new language;
-a snapshot given on the command line builds the Snapshot view and no other."""
+a snapshot given on the command line builds the Snapshot view and no other. The main
+menu is built when it first opens (F10), in the language chosen by then, with the
+recent snapshots read then."""
 
 import os
 import subprocess
@@ -23,6 +25,24 @@ shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp()
 os.makedirs(shots, exist_ok=True)
 
 
+XBEL = """<?xml version="1.0" encoding="UTF-8"?>
+<xbel version="1.0" xmlns:bookmark="http://www.freedesktop.org/standards/desktop-bookmarks"
+      xmlns:mime="http://www.freedesktop.org/standards/shared-mime-info">
+  <bookmark href="{uri}" added="2026-01-01T10:00:00Z" modified="2026-01-01T10:00:00Z" visited="2026-01-01T10:00:00Z">
+    <info>
+      <metadata owner="http://freedesktop.org">
+        <mime:mime-type type="application/x-python-pickle"/>
+        <bookmark:applications>
+          <bookmark:application name="gpu-memory-lab" exec="&apos;gpu-memory-lab %u&apos;"
+                                modified="2026-01-01T10:00:00Z" count="1"/>
+        </bookmark:applications>
+      </metadata>
+    </info>
+  </bookmark>
+</xbel>
+"""
+
+
 def built(path):
     """The views the window built, in order, from its debug log."""
     out = []
@@ -33,12 +53,22 @@ def built(path):
     return out
 
 
-def start(args=(), ready=None):
+def start(args=(), ready=None, recent=None):
+    """The app in a new home; RECENT: a snapshot the desktop's recent files list as the lab's."""
     home = tempfile.mkdtemp(prefix='gml-e2e-startup-')
+    if recent is not None:
+        os.makedirs(os.path.join(home, 'data'))
+        with open(os.path.join(home, 'data', 'recently-used.xbel'), 'w', encoding='utf-8') as f:
+            f.write(XBEL.format(uri='file://' + os.path.abspath(recent)))
     log = os.path.join(home, 'app.out')
     app = App(home, 'en', args=args, ready=ready, stdout=open(log, 'w'),
               env={'G_MESSAGES_DEBUG': 'gml-window'})
     return app, log
+
+
+def menu_items(app):
+    """The main menu's items on screen: none until it has been opened."""
+    return [name for r, name, t, s, n in app.nodes() if r == 'menu item' and s]
 
 
 def tab(app, title):
@@ -46,13 +76,25 @@ def tab(app, title):
     return tabs[0] if tabs else None
 
 
-app, log = start()
+app, log = start(recent=SNAPSHOT)
 try:
     for title in ('Quiz', 'Snapshot', 'Experiment', 'Live'):
         check(tab(app, title) is not None, f'the view switcher offers “{title}” from the start')
     # Time for anything queued to run after the first frame: nothing else is built.
     time.sleep(2)
     check(built(log) == [], f'only the quiz is built at start (built: {built(log)})')
+
+    # The main menu is built the first time it opens, in the language of that moment.
+    check(menu_items(app) == [], f'no main menu before it is opened (found: {menu_items(app)})')
+    app.key('F10')
+    wait_for(lambda: 'Preferences' in menu_items(app), 'F10 to open the main menu')
+    check(all(item in menu_items(app) for item in ('Open Snapshot…', 'Keyboard Shortcuts', 'Language')),
+          f'the main menu has its items (shown: {menu_items(app)})')
+    # The recent snapshots are read when the menu is made, and are in it.
+    check('Recent Snapshots' in menu_items(app) and 'magma27_memory_snapshot.pickle' in menu_items(app),
+          f'the main menu offers the recent snapshot (shown: {menu_items(app)})')
+    app.key('Escape')
+    wait_for(lambda: 'Preferences' not in menu_items(app), 'Escape to close the main menu')
 
     tab(app, 'Experiment').queryAction().doAction(0)
     wait_for(lambda: 'lab' in built(log), 'the Experiment view to be built when shown')
@@ -71,6 +113,10 @@ try:
                       if s and 'Bir Eğitimi Canlı İzleyin' in (name, t)],
              'the Live view, built after the switch, in Turkish')
     check(built(log) == ['lab', 'snapshot', 'live'], f'then the Live view (built: {built(log)})')
+    app.key('F10')
+    wait_for(lambda: 'Tercihler' in menu_items(app), 'the main menu, opened again, in Turkish')
+    check('Preferences' not in menu_items(app), f'no English left in the menu ({menu_items(app)})')
+    app.key('Escape')
     app.screenshot(os.path.join(shots, 'startup-live-tr.png'))
 
     # Back and forth: each view is built once.
