@@ -1749,11 +1749,16 @@ gml_lab_run_live (const GmlLabConfig *config,
       return FALSE;
     }
 
+  /* The device to this run alone from here on, its free memory included: a
+   * picture's experiment running meanwhile would leave the run less room than
+   * it has once that experiment has given its segments back. */
+  gml_device_begin_run ();
   live->device_name = g_strdup (gml_device_get_name (device));
   live->available = gml_device_available (device);
   live->scale = gml_lab_live_scale (config->gpu_memory, live->available);
   if (live->scale == 0)
     {
+      gml_device_end_run ();
       g_autofree char *free_text = gml_format_size_short (live->available);
       g_autofree char *need_text = gml_format_size_short ((config->gpu_memory - 1) / MAX_LIVE_SCALE + 1);
 
@@ -1769,7 +1774,6 @@ gml_lab_run_live (const GmlLabConfig *config,
   /* On the GPU: a share of it, so what does not fit there is the scaled
    * step's out of memory, as on a GPU of that size. */
   arena = gml_device_arena_new (device, live->capacity, 0);
-  gml_device_begin_run ();
   sc = run_step (config, arena, TRUE, live->scale, &res, &local);
   ran = sc != NULL;
   g_clear_pointer (&sc, gml_scenario_free);
