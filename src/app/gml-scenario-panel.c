@@ -39,6 +39,7 @@ struct _GmlScenarioPanel
   GtkToggleButton *view_buttons[GML_N_VIEWS];
   GmlPictureView  *picture_view;
   GtkLabel        *caption_label;
+  GtkRevealer     *controls_revealer;
   GtkScale        *step_scale;
   GtkAdjustment   *step_adjustment;
   GtkLabel        *step_label;
@@ -348,6 +349,8 @@ show_scenario (GmlScenarioPanel *self,
   gml_picture_set_by_size (self->picture, gtk_toggle_button_get_active (self->by_size_button));
   gml_picture_view_set_picture (self->picture_view, self->picture);
   show_setup (self);
+  /* Shown with the first picture and kept: the next question's controls keep their place. */
+  gtk_revealer_set_reveal_child (self->controls_revealer, TRUE);
   if (self->pending_point)
     gml_scenario_panel_point (self);
 }
@@ -676,6 +679,7 @@ gml_scenario_panel_class_init (GmlScenarioPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, caption_label);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, step_scale);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, step_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, controls_revealer);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, step_label);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, restart_button);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, back_button);

@@ -33,6 +33,24 @@ find_picture_view (GtkWidget *root)
   return NULL;
 }
 
+/* The revealer that holds the steps' slider and buttons. */
+static GtkRevealer *
+find_controls (GtkWidget *root)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkRevealer *found;
+
+      if (GTK_IS_REVEALER (child))
+        return GTK_REVEALER (child);
+      if ((found = find_controls (child)) != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 /* What the picture view must say for @q's experiment: at its setup, or at what
  * the question is about after an answer, computed here on a simulator of the
  * size the panel uses without an application. */
@@ -80,6 +98,7 @@ test_worker (void)
   g_autofree char *other_setup = NULL;
   GmlScenarioPanel *panel;
   GmlPictureView *view;
+  GtkRevealer *controls;
   const GmlQuestion *q = NULL, *other = NULL;
 
   g_assert_true (gml_question_bank_load_builtin (bank, &error));
@@ -107,21 +126,31 @@ test_worker (void)
   panel = GML_SCENARIO_PANEL (g_object_ref_sink (gml_scenario_panel_new ()));
   view = find_picture_view (GTK_WIDGET (panel));
   g_assert_nonnull (view);
+  controls = find_controls (GTK_WIDGET (panel));
+  g_assert_nonnull (controls);
+  g_assert_true (GTK_IS_SCALE (gtk_widget_get_first_child (gtk_revealer_get_child (controls))));
 
   /* Shown, and answered at once: nothing has run in these calls. */
   gml_scenario_panel_set_question (panel, q);
   g_assert_null (gml_picture_view_get_description (view));
   gml_scenario_panel_point (panel);
   g_assert_null (gml_picture_view_get_description (view));
+  /* No picture, nothing to steer: the steps' controls are not shown (nor drawn in
+   * the window's first frame). */
+  g_assert_false (gtk_revealer_get_reveal_child (controls));
+  g_assert_false (gtk_widget_get_child_visible (gtk_revealer_get_child (controls)));
 
-  /* The worker's scenario comes, pointed at what the question is about. */
+  /* The worker's scenario comes, pointed at what the question is about, with its controls. */
   wait_for_description (view);
+  g_assert_true (gtk_revealer_get_reveal_child (controls));
   pointed = expected_description (q, TRUE);
   g_assert_cmpstr (gml_picture_view_get_description (view), ==, pointed);
 
   /* Another question runs in its turn; the first, run already, is shown at once. */
   gml_scenario_panel_set_question (panel, other);
   g_assert_null (gml_picture_view_get_description (view));
+  /* They keep their place while the next picture comes: nothing jumps. */
+  g_assert_true (gtk_revealer_get_reveal_child (controls));
   wait_for_description (view);
   other_setup = expected_description (other, FALSE);
   g_assert_cmpstr (gml_picture_view_get_description (view), ==, other_setup);
