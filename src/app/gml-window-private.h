@@ -32,8 +32,6 @@ struct _GmlWindow
   GtkButton            *present_button;
   GtkButton            *review_button;
   GtkButton            *open_button;
-  GtkDropDown          *topic_dropdown;
-  GtkDropDown          *difficulty_dropdown;
   GmlQuizPage          *quiz_page;
   AdwBin               *snapshot_bin;
   AdwBin               *lab_bin;
@@ -45,10 +43,18 @@ struct _GmlWindow
   GmlSnapshotPage      *snapshot_page;
   GmlLabPage           *lab_page;
   GmlLivePage          *live_page;
+  GtkDropDown          *topic_dropdown;       /* in the filter's popover, built when first opened */
+  GtkDropDown          *difficulty_dropdown;
+  GtkLabel             *topic_heading;
+  GtkLabel             *difficulty_heading;
 
   /* Owned */
   GSettings            *settings;
-  GPtrArray            *topics;    /* source strings; position + 1 in topic_dropdown */
+  GPtrArray            *topics;    /* source strings; position + 1 in topic_names */
+  GtkStringList        *topic_names;       /* "All topics", then the topics, translated */
+  GtkStringList        *difficulty_names;  /* "All difficulties", then "Difficulty 1"… */
+  guint                 filter_topic;      /* the filter's choices, positions in those lists */
+  guint                 filter_difficulty;
   GmlReview            *review;    /* "Review due", statistics, undo, reset */
   GMenu                *recent_menu;
   GtkFileChooserNative *chooser;

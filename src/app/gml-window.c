@@ -107,24 +107,65 @@ static void start_filtered_round (GmlWindow *self);
 static const char *
 selected_topic (GmlWindow *self)
 {
-  guint selected = gtk_drop_down_get_selected (self->topic_dropdown);
+  guint selected = self->filter_topic;
 
-  if (selected == 0 || selected == GTK_INVALID_LIST_POSITION || selected > self->topics->len)
+  if (selected == 0 || self->topics == NULL || selected > self->topics->len)
     return NULL;
   return g_ptr_array_index (self->topics, selected - 1);
+}
+
+/* The filter's drop-downs, once built, show the lists and the choices; setting
+ * them is no new round. */
+static void
+sync_filter_dropdowns (GmlWindow *self)
+{
+  if (self->topic_dropdown == NULL)
+    return;
+  g_signal_handlers_block_by_func (self->topic_dropdown, filter_changed_cb, self);
+  g_signal_handlers_block_by_func (self->difficulty_dropdown, filter_changed_cb, self);
+  if (gtk_drop_down_get_model (self->topic_dropdown) != G_LIST_MODEL (self->topic_names))
+    gtk_drop_down_set_model (self->topic_dropdown, G_LIST_MODEL (self->topic_names));
+  if (gtk_drop_down_get_model (self->difficulty_dropdown) != G_LIST_MODEL (self->difficulty_names))
+    gtk_drop_down_set_model (self->difficulty_dropdown, G_LIST_MODEL (self->difficulty_names));
+  gtk_drop_down_set_selected (self->topic_dropdown, self->filter_topic);
+  gtk_drop_down_set_selected (self->difficulty_dropdown, self->filter_difficulty);
+  g_signal_handlers_unblock_by_func (self->topic_dropdown, filter_changed_cb, self);
+  g_signal_handlers_unblock_by_func (self->difficulty_dropdown, filter_changed_cb, self);
+}
+
+/* The names the drop-downs offer, in the language of the moment. */
+static void
+build_filter_names (GmlWindow *self)
+{
+  g_clear_object (&self->topic_names);
+  g_clear_object (&self->difficulty_names);
+  self->topic_names = gtk_string_list_new (NULL);
+  self->difficulty_names = gtk_string_list_new (NULL);
+
+  gtk_string_list_append (self->topic_names, _("All topics"));
+  for (guint i = 0; self->topics != NULL && i < self->topics->len; i++)
+    gtk_string_list_append (self->topic_names, gml_i18n_gettext (g_ptr_array_index (self->topics, i)));
+  gtk_string_list_append (self->difficulty_names, _("All difficulties"));
+  for (int d = 1; d <= 3; d++)
+    {
+      g_autofree char *name = g_strdup_printf (_("Difficulty %d"), d);
+
+      gtk_string_list_append (self->difficulty_names, name);
+    }
+  sync_filter_dropdowns (self);
 }
 
 static void
 update_subtitle (GmlWindow *self)
 {
   const char *topic = selected_topic (self);
-  guint difficulty = gtk_drop_down_get_selected (self->difficulty_dropdown);
+  guint difficulty = self->filter_difficulty;
   g_autofree char *subtitle = NULL;
   g_autofree char *level = NULL;
 
   const char *round_name = gml_quiz_page_get_round_name (self->quiz_page);
 
-  if (difficulty != 0 && difficulty != GTK_INVALID_LIST_POSITION)
+  if (difficulty != 0)
     level = g_strdup_printf (_("Difficulty %d"), (int) difficulty);
 
   /* A review round is not the filter's: it says what it is. */
@@ -225,12 +266,9 @@ _gml_window_practise_topic (GmlWindow  *self,
     return;
 
   /* One new round, not one per drop-down. */
-  g_signal_handlers_block_by_func (self->topic_dropdown, filter_changed_cb, self);
-  g_signal_handlers_block_by_func (self->difficulty_dropdown, filter_changed_cb, self);
-  gtk_drop_down_set_selected (self->topic_dropdown, position);
-  gtk_drop_down_set_selected (self->difficulty_dropdown, 0);
-  g_signal_handlers_unblock_by_func (self->topic_dropdown, filter_changed_cb, self);
-  g_signal_handlers_unblock_by_func (self->difficulty_dropdown, filter_changed_cb, self);
+  self->filter_topic = position;
+  self->filter_difficulty = 0;
+  sync_filter_dropdowns (self);
   start_filtered_round (self);
   adw_view_stack_set_visible_child_name (self->view_stack, "quiz");
 }
@@ -239,11 +277,8 @@ static void
 start_filtered_round (GmlWindow *self)
 {
   const char *topic = selected_topic (self);
-  guint difficulty = gtk_drop_down_get_selected (self->difficulty_dropdown);
+  guint difficulty = self->filter_difficulty;
   g_autoptr(GArray) indexes = NULL;
-
-  if (difficulty == GTK_INVALID_LIST_POSITION)
-    difficulty = 0;
 
   g_settings_set_string (self->settings, "filter-topic", topic != NULL ? topic : "");
   g_settings_set_int (self->settings, "filter-difficulty", (int) difficulty);
@@ -256,7 +291,64 @@ start_filtered_round (GmlWindow *self)
 static void
 filter_changed_cb (GmlWindow *self)
 {
+  guint topic = gtk_drop_down_get_selected (self->topic_dropdown);
+  guint difficulty = gtk_drop_down_get_selected (self->difficulty_dropdown);
+
+  self->filter_topic = topic == GTK_INVALID_LIST_POSITION ? 0 : topic;
+  self->filter_difficulty = difficulty == GTK_INVALID_LIST_POSITION ? 0 : difficulty;
   start_filtered_round (self);
+}
+
+static GtkWidget *
+filter_heading_new (const char *text)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_add_css_class (label, "heading");
+  return label;
+}
+
+/* Ctrl+F or a click: the filter's popover, built the first time (it is not on
+ * the first screen), in the language of that moment. */
+static void
+filter_create_popup_cb (GtkMenuButton *button,
+                        gpointer       user_data)
+{
+  GmlWindow *self = user_data;
+  GtkWidget *popover, *box;
+
+  if (gtk_menu_button_get_popover (button) != NULL)
+    return;
+  g_debug ("gml-popover-built filter");
+
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+  gtk_widget_set_margin_top (box, 6);
+  gtk_widget_set_margin_bottom (box, 6);
+  gtk_widget_set_margin_start (box, 6);
+  gtk_widget_set_margin_end (box, 6);
+  self->topic_heading = GTK_LABEL (filter_heading_new (_("Topic")));
+  self->topic_dropdown = GTK_DROP_DOWN (gtk_drop_down_new (NULL, NULL));
+  self->difficulty_heading = GTK_LABEL (filter_heading_new (_("Difficulty")));
+  self->difficulty_dropdown = GTK_DROP_DOWN (gtk_drop_down_new (NULL, NULL));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->topic_heading));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->topic_dropdown));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->difficulty_heading));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->difficulty_dropdown));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->topic_dropdown),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Topic"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->difficulty_dropdown),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Difficulty"), -1);
+
+  popover = gtk_popover_new ();
+  gtk_popover_set_child (GTK_POPOVER (popover), box);
+  gtk_menu_button_set_popover (button, popover);
+
+  sync_filter_dropdowns (self);
+  g_signal_connect_object (self->topic_dropdown, "notify::selected",
+                           G_CALLBACK (filter_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->difficulty_dropdown, "notify::selected",
+                           G_CALLBACK (filter_changed_cb), self, G_CONNECT_SWAPPED);
 }
 
 static void
@@ -407,10 +499,15 @@ update_accessible_labels (GmlWindow *self)
                                   -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->menu_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Main menu"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->topic_dropdown),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Topic"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->difficulty_dropdown),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Difficulty"), -1);
+  if (self->topic_dropdown != NULL)
+    {
+      gtk_label_set_label (self->topic_heading, _("Topic"));
+      gtk_label_set_label (self->difficulty_heading, _("Difficulty"));
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->topic_dropdown),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, _("Topic"), -1);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->difficulty_dropdown),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, _("Difficulty"), -1);
+    }
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->present_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Present"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->open_button),
@@ -424,11 +521,6 @@ language_changed_cb (GmlWindow      *self,
                      const char     *previous,
                      GmlApplication *app)
 {
-  g_autoptr(GtkStringList) topics = gtk_string_list_new (NULL);
-  g_autoptr(GtkStringList) levels = gtk_string_list_new (NULL);
-  guint topic = gtk_drop_down_get_selected (self->topic_dropdown);
-  guint level = gtk_drop_down_get_selected (self->difficulty_dropdown);
-
   gml_language_retranslate_widget (GTK_WIDGET (self));
   update_accessible_labels (self);
   /* View stack pages are no widgets: the walk above does not reach their titles. */
@@ -445,25 +537,8 @@ language_changed_cb (GmlWindow      *self,
       gtk_window_set_title (shortcuts, _("Keyboard Shortcuts"));
     }
 
-  gtk_string_list_append (topics, _("All topics"));
-  for (guint i = 0; self->topics != NULL && i < self->topics->len; i++)
-    gtk_string_list_append (topics, gml_i18n_gettext (g_ptr_array_index (self->topics, i)));
-  gtk_string_list_append (levels, _("All difficulties"));
-  for (int d = 1; d <= 3; d++)
-    {
-      g_autofree char *name = g_strdup_printf (_("Difficulty %d"), d);
-
-      gtk_string_list_append (levels, name);
-    }
   /* New names for the same choices: this is no new round. */
-  g_signal_handlers_block_by_func (self->topic_dropdown, filter_changed_cb, self);
-  g_signal_handlers_block_by_func (self->difficulty_dropdown, filter_changed_cb, self);
-  gtk_drop_down_set_model (self->topic_dropdown, G_LIST_MODEL (topics));
-  gtk_drop_down_set_model (self->difficulty_dropdown, G_LIST_MODEL (levels));
-  gtk_drop_down_set_selected (self->topic_dropdown, topic);
-  gtk_drop_down_set_selected (self->difficulty_dropdown, level);
-  g_signal_handlers_unblock_by_func (self->topic_dropdown, filter_changed_cb, self);
-  g_signal_handlers_unblock_by_func (self->difficulty_dropdown, filter_changed_cb, self);
+  build_filter_names (self);
 
   update_subtitle (self);
   gml_quiz_page_refresh (self->quiz_page);
@@ -512,37 +587,17 @@ switcher_bar_revealed_cb (GmlWindow *self)
 static void
 populate_filters (GmlWindow *self)
 {
-  g_autoptr(GtkStringList) topics = gtk_string_list_new (NULL);
-  g_autoptr(GtkStringList) levels = gtk_string_list_new (NULL);
   g_autofree char *saved_topic = g_settings_get_string (self->settings, "filter-topic");
   int saved_difficulty = g_settings_get_int (self->settings, "filter-difficulty");
-  guint topic_position = 0;
 
   g_clear_pointer (&self->topics, g_ptr_array_unref);
   self->topics = gml_question_bank_dup_topics (self->bank);
-
-  gtk_string_list_append (topics, _("All topics"));
+  self->filter_topic = 0;
   for (guint i = 0; i < self->topics->len; i++)
-    {
-      const char *topic = g_ptr_array_index (self->topics, i);
-
-      gtk_string_list_append (topics, gml_i18n_gettext (topic));
-      if (g_str_equal (topic, saved_topic))
-        topic_position = i + 1;
-    }
-
-  gtk_string_list_append (levels, _("All difficulties"));
-  for (int d = 1; d <= 3; d++)
-    {
-      g_autofree char *level = g_strdup_printf (_("Difficulty %d"), d);
-
-      gtk_string_list_append (levels, level);
-    }
-
-  gtk_drop_down_set_model (self->topic_dropdown, G_LIST_MODEL (topics));
-  gtk_drop_down_set_model (self->difficulty_dropdown, G_LIST_MODEL (levels));
-  gtk_drop_down_set_selected (self->topic_dropdown, topic_position);
-  gtk_drop_down_set_selected (self->difficulty_dropdown, (guint) CLAMP (saved_difficulty, 0, 3));
+    if (g_str_equal (g_ptr_array_index (self->topics, i), saved_topic))
+      self->filter_topic = i + 1;
+  self->filter_difficulty = (guint) CLAMP (saved_difficulty, 0, 3);
+  build_filter_names (self);
 }
 
 /* The bank has new topics (Import Questions…): the list offers them, the
@@ -550,11 +605,7 @@ populate_filters (GmlWindow *self)
 void
 _gml_window_refresh_topics (GmlWindow *self)
 {
-  g_signal_handlers_block_by_func (self->topic_dropdown, filter_changed_cb, self);
-  g_signal_handlers_block_by_func (self->difficulty_dropdown, filter_changed_cb, self);
   populate_filters (self);
-  g_signal_handlers_unblock_by_func (self->topic_dropdown, filter_changed_cb, self);
-  g_signal_handlers_unblock_by_func (self->difficulty_dropdown, filter_changed_cb, self);
 }
 
 /* "application" is not a construct property, so this runs after g_object_new(). */
@@ -577,10 +628,6 @@ gml_window_setup (GmlWindow      *self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (app, "message", G_CALLBACK (_gml_window_toast), self, G_CONNECT_SWAPPED);
   populate_filters (self);
-  g_signal_connect_object (self->topic_dropdown, "notify::selected",
-                           G_CALLBACK (filter_changed_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->difficulty_dropdown, "notify::selected",
-                           G_CALLBACK (filter_changed_cb), self, G_CONNECT_SWAPPED);
   start_filtered_round (self);
 
   self->review = gml_review_new (GTK_WINDOW (self), app, self->quiz_page, self->review_button,
@@ -660,6 +707,9 @@ gml_window_dispose (GObject *object)
   self->restart_toast = NULL;
   g_clear_object (&self->review);
   g_clear_pointer (&self->topics, g_ptr_array_unref);
+  g_clear_object (&self->topic_names);
+  g_clear_object (&self->difficulty_names);
+  self->topic_dropdown = self->difficulty_dropdown = NULL;
 
   G_OBJECT_CLASS (gml_window_parent_class)->dispose (object);
 }
@@ -690,8 +740,6 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, primary_menu);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, present_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, review_button);
-  gtk_widget_class_bind_template_child (widget_class, GmlWindow, topic_dropdown);
-  gtk_widget_class_bind_template_child (widget_class, GmlWindow, difficulty_dropdown);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, quiz_page);
 
   gtk_widget_class_install_action (widget_class, "win.restart", NULL, win_restart_action);
@@ -713,6 +761,7 @@ gml_window_init (GmlWindow *self)
 
   gml_language_localize_widget (GTK_WIDGET (self), NULL);
   gtk_menu_button_set_create_popup_func (self->menu_button, main_menu_create_popup_cb, self, NULL);
+  gtk_menu_button_set_create_popup_func (self->filter_button, filter_create_popup_cb, self, NULL);
 
   gml_accessible_name_buttons (GTK_WIDGET (self));
 

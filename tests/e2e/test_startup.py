@@ -43,13 +43,14 @@ XBEL = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def built(path):
-    """The views the window built, in order, from its debug log."""
+def built(path, what='gml-view-built'):
+    """The views the window built, in order, from its debug log (or its popovers, with
+    WHAT 'gml-popover-built')."""
     out = []
     for line in open(path).read().split('\n'):
         words = line.split()
-        if 'gml-view-built' in words:
-            out.append(words[words.index('gml-view-built') + 1])
+        if what in words:
+            out.append(words[words.index(what) + 1])
     return out
 
 
@@ -96,6 +97,19 @@ try:
     app.key('Escape')
     wait_for(lambda: 'Preferences' not in menu_items(app), 'Escape to close the main menu')
 
+    # The filter's popover too: built when it first opens, then kept.
+    check(built(log, 'gml-popover-built') == [], f'no filter popover before it is opened '
+                                                 f'(built: {built(log, "gml-popover-built")})')
+    app.key('ctrl+f')
+    app.wait_label(lambda t: t == 'Topic', 'Ctrl+F to open the filter')
+    app.wait_label(lambda t: t == 'All topics', 'the filter offering all topics')
+    app.key('Escape')
+    app.key('ctrl+f')
+    app.wait_label(lambda t: t == 'Difficulty', 'the filter, opened again')
+    app.key('Escape')
+    check(built(log, 'gml-popover-built') == ['filter'],
+          f'the filter popover is built once (built: {built(log, "gml-popover-built")})')
+
     tab(app, 'Experiment').queryAction().doAction(0)
     wait_for(lambda: 'lab' in built(log), 'the Experiment view to be built when shown')
     wait_for(lambda: app.find('label', equals='Hidden size'), 'the Experiment view’s controls')
@@ -118,6 +132,14 @@ try:
     check('Preferences' not in menu_items(app), f'no English left in the menu ({menu_items(app)})')
     app.key('Escape')
     app.screenshot(os.path.join(shots, 'startup-live-tr.png'))
+
+    # The filter, built in English, follows the language too.
+    tab(app, 'Quiz').queryAction().doAction(0)
+    app.key('ctrl+f')
+    app.wait_label(lambda t: t == 'Konu', 'the filter in Turkish')
+    app.wait_label(lambda t: t == 'Tüm konular', 'its topic list in Turkish')
+    check('Topic' not in app.label_texts(), 'no English left in the filter')
+    app.key('Escape')
 
     # Back and forth: each view is built once.
     for title in ('Quiz', 'Deney', 'Snapshot', 'Canlı'):
