@@ -50,6 +50,8 @@ struct _GmlQuizPage
   GtkLabel        *hint_label;
   GtkButton       *previous_button;
   GtkButton       *next_button;
+  /* The end of a round and "No Questions" (gml-quiz-end.ui), built when one is
+   * first shown: NULL until then. */
   GtkLabel        *score_label;
   GtkBox          *per_difficulty_box;
   GtkLabel        *wrong_heading;
@@ -148,6 +150,30 @@ format_last_result (const GmlAnswer *answer)
 }
 
 static void
+ensure_end_pages (GmlQuizPage *self)
+{
+  g_autoptr(GtkBuilder) builder = NULL;
+  GtkWidget *summary, *empty;
+
+  if (self->score_label != NULL)
+    return;
+  builder = gtk_builder_new_from_resource ("/io/github/gpumemorylab/GpuMemoryLab/gml-quiz-end.ui");
+  summary = GTK_WIDGET (gtk_builder_get_object (builder, "summary_page"));
+  empty = GTK_WIDGET (gtk_builder_get_object (builder, "empty_page"));
+  self->score_label = GTK_LABEL (gtk_builder_get_object (builder, "score_label"));
+  self->per_difficulty_box = GTK_BOX (gtk_builder_get_object (builder, "per_difficulty_box"));
+  self->wrong_heading = GTK_LABEL (gtk_builder_get_object (builder, "wrong_heading"));
+  self->wrong_box = GTK_BOX (gtk_builder_get_object (builder, "wrong_box"));
+  self->review_button = GTK_BUTTON (gtk_builder_get_object (builder, "review_button"));
+  /* In the language of the moment; a later change reaches them through the window. */
+  gml_language_localize_widget (summary, NULL);
+  gml_language_localize_widget (empty, NULL);
+  gml_accessible_name_buttons (summary);
+  gtk_stack_add_named (self->stack, summary, "summary");
+  gtk_stack_add_named (self->stack, empty, "empty");
+}
+
+static void
 show_summary (GmlQuizPage *self)
 {
   guint right = 0, answered = 0;
@@ -156,6 +182,7 @@ show_summary (GmlQuizPage *self)
   g_autofree char *score = NULL;
   gboolean any_wrong = FALSE;
 
+  ensure_end_pages (self);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->per_difficulty_box))) != NULL)
     gtk_box_remove (self->per_difficulty_box, child);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->wrong_box))) != NULL)
@@ -385,6 +412,7 @@ show_current (GmlQuizPage *self)
 
   if (self->round == NULL || self->round->len == 0)
     {
+      ensure_end_pages (self);
       gtk_stack_set_visible_child_name (self->stack, "empty");
       update_actions (self);
       return;
@@ -965,11 +993,6 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, hint_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, previous_button);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, next_button);
-  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, score_label);
-  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, per_difficulty_box);
-  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, wrong_heading);
-  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, wrong_box);
-  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, review_button);
   gml_option_row_bind_template_children (widget_class, "option_button_",
                                          G_STRUCT_OFFSET (GmlQuizPage, option_buttons));
   gml_option_row_bind_template_children (widget_class, "option_row_",

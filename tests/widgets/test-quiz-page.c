@@ -141,6 +141,78 @@ test_save_restore (Fixture      *f,
   g_assert_cmpuint (gml_quiz_page_get_position (f->page), ==, 1);
 }
 
+/* How many labels under @widget show @text, hidden ones too. */
+static guint
+count_labels (GtkWidget  *widget,
+              const char *text)
+{
+  guint n = GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_label (GTK_LABEL (widget)), text) == 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    n += count_labels (child, text);
+  return n;
+}
+
+static GtkStack *
+find_stack (GtkWidget *widget)
+{
+  if (GTK_IS_STACK (widget))
+    return GTK_STACK (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkStack *stack = find_stack (child);
+
+      if (stack != NULL)
+        return stack;
+    }
+  return NULL;
+}
+
+/* The end of a round and "No Questions" are not built with the page (they are not
+ * on the first screen), but when first shown, and then once. */
+static void
+test_end_pages (Fixture      *f,
+                gconstpointer data)
+{
+  g_autoptr(GArray) round = indexes (0, 2);
+  g_autoptr(GArray) none = g_array_new (FALSE, FALSE, sizeof (guint));
+  GtkStack *stack = find_stack (GTK_WIDGET (f->page));
+
+  g_assert_nonnull (stack);
+  gml_quiz_page_start_round (f->page, round);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "question");
+  g_assert_null (gtk_stack_get_child_by_name (stack, "summary"));
+  g_assert_null (gtk_stack_get_child_by_name (stack, "empty"));
+  g_assert_cmpuint (count_labels (GTK_WIDGET (f->page), "Round Complete"), ==, 0);
+
+  for (int i = 0; i < 2; i++)
+    {
+      answer (f, 0);
+      gtk_widget_activate_action (GTK_WIDGET (f->page), "quiz.next", NULL);
+    }
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "summary");
+  g_assert_cmpuint (count_labels (GTK_WIDGET (f->page), "Round Complete"), ==, 1);
+
+  gml_quiz_page_start_round (f->page, none);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "empty");
+  g_assert_true (ADW_IS_STATUS_PAGE (gtk_stack_get_visible_child (stack)));
+  g_assert_cmpstr (adw_status_page_get_title (ADW_STATUS_PAGE (gtk_stack_get_visible_child (stack))),
+                   ==, "No Questions");
+
+  /* A second round's end: the same pages, not new ones. */
+  gml_quiz_page_start_round (f->page, round);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "question");
+  for (int i = 0; i < 2; i++)
+    {
+      answer (f, 1);
+      gtk_widget_activate_action (GTK_WIDGET (f->page), "quiz.next", NULL);
+    }
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "summary");
+  g_assert_cmpuint (count_labels (GTK_WIDGET (f->page), "Round Complete"), ==, 1);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -151,6 +223,8 @@ main (int    argc,
 
   g_test_add ("/widgets/quiz-page/round", Fixture, NULL, fixture_set_up, test_round, fixture_tear_down);
   g_test_add ("/widgets/quiz-page/save-restore", Fixture, NULL, fixture_set_up, test_save_restore,
+              fixture_tear_down);
+  g_test_add ("/widgets/quiz-page/end-pages", Fixture, NULL, fixture_set_up, test_end_pages,
               fixture_tear_down);
   return g_test_run ();
 }
