@@ -16,36 +16,20 @@
 #include "gml-question-bank.h"
 #include "gml-scenario-panel.h"
 
-static GmlPictureView *
-find_picture_view (GtkWidget *root)
+/* The first widget of @type under @root, depth first. */
+static GtkWidget *
+find_widget (GtkWidget *root,
+             GType      type)
 {
   for (GtkWidget *child = gtk_widget_get_first_child (root);
        child != NULL;
        child = gtk_widget_get_next_sibling (child))
     {
-      GmlPictureView *found;
+      GtkWidget *found;
 
-      if (GML_IS_PICTURE_VIEW (child))
-        return GML_PICTURE_VIEW (child);
-      if ((found = find_picture_view (child)) != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-/* The revealer that holds the steps' slider and buttons. */
-static GtkRevealer *
-find_controls (GtkWidget *root)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (root);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkRevealer *found;
-
-      if (GTK_IS_REVEALER (child))
-        return GTK_REVEALER (child);
-      if ((found = find_controls (child)) != NULL)
+      if (G_TYPE_CHECK_INSTANCE_TYPE (child, type))
+        return child;
+      if ((found = find_widget (child, type)) != NULL)
         return found;
     }
   return NULL;
@@ -124,9 +108,10 @@ test_worker (void)
   g_assert_nonnull (other);
 
   panel = GML_SCENARIO_PANEL (g_object_ref_sink (gml_scenario_panel_new ()));
-  view = find_picture_view (GTK_WIDGET (panel));
+  view = GML_PICTURE_VIEW (find_widget (GTK_WIDGET (panel), GML_TYPE_PICTURE_VIEW));
   g_assert_nonnull (view);
-  controls = find_controls (GTK_WIDGET (panel));
+  /* The revealer that holds the steps' slider and buttons. */
+  controls = GTK_REVEALER (find_widget (GTK_WIDGET (panel), GTK_TYPE_REVEALER));
   g_assert_nonnull (controls);
   g_assert_true (GTK_IS_SCALE (gtk_widget_get_first_child (gtk_revealer_get_child (controls))));
 
