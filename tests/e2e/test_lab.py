@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from gmltest import App, check, experiment_json, translator
+from gmltest import App, check, experiment_json, translator, wait_for
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
@@ -81,6 +81,26 @@ wait_bytes(app, _('Activations'),
 knobs = [text for role, name, text, showing, node in app.nodes() if role == 'text' and name == _('Knobs')]
 check(knobs == [default], f'the command line shows the same knobs: {knobs}')
 app.screenshot(os.path.join(shots, f'lab-{lang}-default.png'))
+
+# At 1024×768 the Step row's value keeps its room beside the row's wrapped subtitle: it
+# was cut to "Steady state (st…" in English and to a bare "…" in Turkish. The Mode row's
+# value, short enough never to be cut, gives the width of a character in that font.
+app.resize(1024, 768)
+
+
+def value_width(text):
+    nodes = [n for r, name, t, s, n in app.nodes() if r == 'label' and t == text and s]
+    return app.extents(nodes[0])[2] if nodes else 0
+
+
+mode, step = _('Training step'), _('Steady state (step 2)')
+wait_for(lambda: value_width(mode) > 0 and value_width(step) > 0, 'the Mode and Step rows’ values')
+time.sleep(1)
+need = 0.85 * value_width(mode) / len(mode) * len(step)
+check(value_width(step) >= need,
+      f'the Step row shows its whole value at 1024×768 ({value_width(step)} px, at least {need:.0f} px)')
+app.screenshot(os.path.join(shots, f'lab-{lang}-1024.png'))
+app.resize(1280, 800)
 
 # The batch size, from the keyboard: its spin button, Page Up (+8), Ctrl+Enter.
 spins = app.find('spin button', equals=_('Batch size'))
