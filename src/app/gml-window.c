@@ -114,6 +114,17 @@ selected_topic (GmlWindow *self)
   return g_ptr_array_index (self->topics, selected - 1);
 }
 
+/* @topic's position in the filter's topic list (after "All topics"), 0 if it has none. */
+static guint
+topic_position (GmlWindow  *self,
+                const char *topic)
+{
+  for (guint i = 0; self->topics != NULL && i < self->topics->len; i++)
+    if (g_str_equal (g_ptr_array_index (self->topics, i), topic))
+      return i + 1;
+  return 0;
+}
+
 /* The filter's drop-downs, once built, show the lists and the choices; setting
  * them is no new round. */
 static void
@@ -257,11 +268,8 @@ void
 _gml_window_practise_topic (GmlWindow  *self,
                             const char *topic)
 {
-  guint position = 0;
+  guint position = topic_position (self, topic);
 
-  for (guint i = 0; self->topics != NULL && i < self->topics->len; i++)
-    if (g_str_equal (g_ptr_array_index (self->topics, i), topic))
-      position = i + 1;
   if (position == 0)
     return;
 
@@ -592,10 +600,7 @@ populate_filters (GmlWindow *self)
 
   g_clear_pointer (&self->topics, g_ptr_array_unref);
   self->topics = gml_question_bank_dup_topics (self->bank);
-  self->filter_topic = 0;
-  for (guint i = 0; i < self->topics->len; i++)
-    if (g_str_equal (g_ptr_array_index (self->topics, i), saved_topic))
-      self->filter_topic = i + 1;
+  self->filter_topic = topic_position (self, saved_topic);
   self->filter_difficulty = (guint) CLAMP (saved_difficulty, 0, 3);
   build_filter_names (self);
 }
