@@ -11,6 +11,7 @@
 #include "gml-application.h"
 #include "gml-i18n.h"
 #include "gml-preferences-window.h"
+#include "gml-renderer.h"
 #include "gml-window.h"
 
 struct _GmlApplication
@@ -506,6 +507,18 @@ load_thread (gpointer data)
   return NULL;
 }
 
+/* Before the first window is realized: Cairo rather than OpenGL on a software
+ * rasterizer (gml-renderer.c says why). */
+static void
+choose_renderer (void)
+{
+  const char *chosen = gml_renderer_choose (gdk_display_get_default (), NULL);
+
+  gml_bench_mark ("renderer");
+  if (g_getenv ("GML_BENCH_FIRST_FRAME") != NULL)
+    g_print ("renderer %s\n", chosen != NULL ? chosen : "default");
+}
+
 static void
 gml_application_startup (GApplication *application)
 {
@@ -524,6 +537,7 @@ gml_application_startup (GApplication *application)
 
   G_APPLICATION_CLASS (gml_application_parent_class)->startup (application);
   gml_bench_mark ("toolkit-ready");
+  choose_renderer ();
 
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions, G_N_ELEMENTS (app_actions), self);
   shuffle = g_settings_create_action (self->settings, "shuffle-options");

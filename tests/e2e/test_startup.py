@@ -174,3 +174,27 @@ for attempt in range(3):
     check(frame != [], 'the app reports its first painted frame')
     check(runs == [] or runs[0] > frame[0],
           f'no experiment runs before the first frame (run {attempt + 1}: {lines})')
+
+# The renderer: where OpenGL is a software rasterizer, as on this Xvfb (Mesa's
+# llvmpipe), the app draws with Cairo; GSK_RENDERER, when set, is the person's choice
+# and OpenGL is not even asked. The app says what it chose with g_debug ("gml-renderer
+# CHOICE, OpenGL: GL_RENDERER", domain gml-renderer).
+def renderer_line(extra):
+    environment = app_env(tempfile.mkdtemp(prefix='gml-e2e-startup-'), 'en')
+    environment.update(GML_BENCH_FIRST_FRAME='1', G_MESSAGES_DEBUG='gml-renderer', **extra)
+    if 'GSK_RENDERER' not in extra:
+        environment.pop('GSK_RENDERER', None)
+    lines = subprocess.run([APP], env=environment, capture_output=True, text=True,
+                           timeout=120).stdout.split('\n')
+    said = [line.split('gml-renderer ', 1)[1] for line in lines if 'gml-renderer ' in line]
+    check(len(said) == 1, f'the app says once which renderer it chose ({lines})')
+    check(any(line.startswith('first-frame ') for line in lines), 'the app paints its first frame')
+    return said[0]
+
+
+said = renderer_line({})
+check('OpenGL: llvmpipe' in said, f'OpenGL is asked, and is llvmpipe on Xvfb ({said})')
+check(said.startswith('cairo,'), f'on llvmpipe the app draws with Cairo ({said})')
+said = renderer_line({'GSK_RENDERER': 'gl'})
+check(said == "GTK's choice, OpenGL: not asked",
+      f'GSK_RENDERER set: left to GTK, OpenGL not asked ({said})')

@@ -1,0 +1,16 @@
+/* gml-renderer.h — draw with Cairo where OpenGL is only a software rasterizer.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+gboolean    gml_renderer_is_software_gl (const char  *gl_renderer);
+const char *gml_renderer_choose         (GdkDisplay  *display,
+                                         char       **gl_renderer);
+
+G_END_DECLS
