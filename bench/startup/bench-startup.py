@@ -5,7 +5,9 @@ Lab against a bare GTK 4 window built here from bare-window.c, on the same displ
 alternating runs; then the app's start-up split into parts, from its own marks.
 A bare libadwaita window (bare-adw-window.c) runs in the same rotation, for
 information: it shows what libadwaita alone adds. The target is against the bare
-GTK 4 window.
+GTK 4 window. Where the lab chooses Cairo because OpenGL is a software rasterizer
+(src/app/gml-renderer.c), the bare GTK 4 window also runs drawn with Cairo, for
+information: the lab against the same window drawn the same way.
 A benchmark, not a test. Run it inside a display, e.g.:
 
     tests/e2e/run-in-session.sh bench/startup/bench-startup.py _build [RUNS]
@@ -46,6 +48,7 @@ app = os.path.join(build, 'src', 'app', 'gpu-memory-lab')
 PARTS = [('main', 'exec to main() (loading the program and its libraries)'),
          ('startup', 'main() to startup (command line, D-Bus registration)'),
          ('toolkit-ready', 'GTK and libadwaita initialisation (a thread reads the banks and the log)'),
+         ('renderer', 'choosing the renderer (asking OpenGL what it is)'),
          ('loaded', 'actions and look; the banks and the log, if that thread is not done'),
          ('activate', 'to activate'),
          ('window-built', 'building the window'),
@@ -54,11 +57,13 @@ PARTS = [('main', 'exec to main() (loading the program and its libraries)'),
          ('first-frame', 'to the first painted frame')]
 
 
-def once(cmd):
+def once(cmd, renderer=None):
     """Launch to the first frame, launch to the mapped window (ms), the start, the marks,
-    and the CPU time of all the process's threads (ms), which the load sways less."""
+    the CPU time of all the process's threads (ms), which the load sways less, and the
+    renderer the app says it chose. RENDERER: GSK_RENDERER for this run."""
+    run_env = dict(env, GSK_RENDERER=renderer) if renderer else env
     start = time.monotonic_ns() // 1000
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, env=run_env, stdout=subprocess.PIPE, text=True)
     out = proc.stdout.read()
     proc.stdout.close()
     # Reaped here, not by Popen, for its resource usage.
@@ -66,52 +71,62 @@ def once(cmd):
     proc.returncode = os.waitstatus_to_exitcode(status)
     cpu = (usage.ru_utime + usage.ru_stime) * 1000.0
     marks = {}
+    chosen = None
     for line in out.splitlines():
         words = line.split()
         if len(words) == 3 and words[0] == 'bench':
             marks[words[1]] = int(words[2])
         elif len(words) == 2 and words[0] == 'first-frame':
             marks['first-frame'] = int(words[1])
-    return (marks['first-frame'] - start) / 1000.0, (marks['mapped'] - start) / 1000.0, start, marks, cpu
+        elif len(words) == 2 and words[0] == 'renderer':
+            chosen = words[1]
+    return (marks['first-frame'] - start) / 1000.0, (marks['mapped'] - start) / 1000.0, start, marks, cpu, chosen
 
 
+# One uncounted run of each (it fills Mesa's shader cache), which also tells what the
+# lab draws with here: on a software OpenGL rasterizer it chooses Cairo (gml-renderer.c).
 once([bare])
 once([bare_adw])
-once([app])
-bare_ms, app_ms, bare_mapped, app_mapped, bare_cpu, app_cpu = [], [], [], [], [], []
-adw_ms, adw_mapped, adw_cpu = [], [], []
+chosen = once([app])[5]
+asked = os.environ.get('GSK_RENDERER')
+
+# (name, command, GSK_RENDERER); the first is the target's yardstick.
+programs = [('bare GTK 4 window', [bare], None)]
+if chosen == 'cairo' and not asked:
+    # The same window drawn as the lab draws here: what the lab's own work costs.
+    programs.append(('bare GTK 4 window, Cairo', [bare], 'cairo'))
+    once([bare], 'cairo')
+programs += [('bare libadwaita window', [bare_adw], None), ('GPU Memory Lab', [app], None)]
+mapped = {name: [] for name, _, _ in programs}
+first = {name: [] for name, _, _ in programs}
+cpus = {name: [] for name, _, _ in programs}
 parts = {name: [] for name, _ in PARTS}
 for _ in range(runs):
-    total, mapped, _, _, cpu = once([bare])
-    bare_ms.append(total)
-    bare_mapped.append(mapped)
-    bare_cpu.append(cpu)
-    total, mapped, _, _, cpu = once([bare_adw])
-    adw_ms.append(total)
-    adw_mapped.append(mapped)
-    adw_cpu.append(cpu)
-    total, mapped, start, marks, cpu = once([app])
-    app_ms.append(total)
-    app_mapped.append(mapped)
-    app_cpu.append(cpu)
+    for name, cmd, renderer in programs:
+        total, when_mapped, start, marks, cpu, _ = once(cmd, renderer)
+        first[name].append(total)
+        mapped[name].append(when_mapped)
+        cpus[name].append(cpu)
     previous = start
     for name, _ in PARTS:
         if name in marks:
             parts[name].append((marks[name] - previous) / 1000.0)
             previous = marks[name]
 
-print(f'renderer: {os.environ.get("GSK_RENDERER", "GTK default")}, {runs} runs each, alternating')
-for what, bare_list, adw_list, app_list in (
-        ('to the mapped window', bare_mapped, adw_mapped, app_mapped),
-        ('to the first painted frame', bare_ms, adw_ms, app_ms),
-        ('CPU time to the first frame, all threads', bare_cpu, adw_cpu, app_cpu)):
-    b, w, a = (statistics.median(x) for x in (bare_list, adw_list, app_list))
+print(f'renderer: {asked or "GTK default"}; the lab chose {chosen or "GTK default"}; '
+      f'{runs} runs each, alternating')
+width = max(len(name) for name, _, _ in programs) + 1
+for what, table in (('to the mapped window', mapped), ('to the first painted frame', first),
+                    ('CPU time to the first frame, all threads', cpus)):
     print(f'{what}:')
-    print(f'  bare GTK 4 window:      median {b:.0f} ms (min {min(bare_list):.0f}, max {max(bare_list):.0f})')
-    print(f'  bare libadwaita window: median {w:.0f} ms (min {min(adw_list):.0f}, max {max(adw_list):.0f})')
-    print(f'  GPU Memory Lab:         median {a:.0f} ms (min {min(app_list):.0f}, max {max(app_list):.0f})')
-    print(f'  ratio: {a / b:.2f}x' + ('' if 'CPU' in what else ' (target: at most 1.2x)') +
-          f'; against the libadwaita window {a / w:.2f}x, which is {w / b:.2f}x the GTK 4 window')
+    for name, _, _ in programs:
+        values = table[name]
+        print(f'  {name + ":":{width}s} median {statistics.median(values):.0f} ms '
+              f'(min {min(values):.0f}, max {max(values):.0f})')
+    lab = statistics.median(table['GPU Memory Lab'])
+    ratios = [f'{lab / statistics.median(table[name]):.2f}x {name}' for name, _, _ in programs[:-1]]
+    print('  the lab: ' + ', '.join(ratios) +
+          ('' if 'CPU' in what else ' (target: at most 1.2x the first)'))
 print('GPU Memory Lab, split (medians of each part):')
 for name, what in PARTS:
     if parts[name]:
