@@ -13,13 +13,15 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
+# libgtk-4-bin brings gtk4-encode-symbolic-svg, which pre-renders the app's icons at
+# build time (with librsvg2-common's SVG loader); libgtk-4-dev brings libepoxy-dev.
 apt-get update
 apt-get install -y --no-install-recommends \
   build-essential pkg-config meson ninja-build gettext python3 \
   libglib2.0-dev libgtk-4-dev libadwaita-1-dev libjson-glib-dev libcairo2-dev libpango1.0-dev \
   appstream desktop-file-utils flatpak-builder \
   xvfb xauth dbus dbus-x11 at-spi2-core python3-pyatspi xdotool imagemagick \
-  poppler-utils librsvg2-bin \
+  poppler-utils librsvg2-bin librsvg2-common libgtk-4-bin \
   adwaita-icon-theme fonts-cantarell fonts-dejavu-core \
   locales weston x11-utils \
   clang libclang-rt-14-dev llvm valgrind \
