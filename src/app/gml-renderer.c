@@ -10,10 +10,13 @@
  * stopped choosing its newer renderers for llvmpipe in 4.14.
  *
  * So, before the first window is realized: unless the person chose a renderer
- * with GSK_RENDERER, ask OpenGL what it is, and if it is a software rasterizer,
- * tell GTK to draw this display with Cairo (the display's "gsk-renderer" data,
- * which GTK reads before GSK_RENDERER). With a GPU's OpenGL, or none at all,
- * GTK chooses as it always does.
+ * with GSK_RENDERER, ask Mesa which of its drivers serves this display (no GL
+ * context is needed: GLX_MESA_query_renderer names the renderer as GL_RENDERER
+ * would, EGL_MESA_query_driver names the driver), and if it is a software
+ * rasterizer, tell GTK to draw this display with Cairo (the display's
+ * "gsk-renderer" data, which GTK reads before GSK_RENDERER). An OpenGL that is
+ * not Mesa's (NVIDIA's) answers neither question and is a GPU's; there, and
+ * where there is no OpenGL at all, GTK chooses as it always does.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -22,63 +25,113 @@
 
 #include "config.h"
 
-#include <epoxy/gl.h>
-
 #include "gml-renderer.h"
 
-/* What Mesa's software rasterizers call themselves in GL_RENDERER:
- * "llvmpipe (LLVM 15.0.6, 256 bits)", "softpipe", and the old swrast. */
-static const char * const software_rasterizers[] = {
+/* After GTK's headers, which say which windowing systems it has. */
+#include <epoxy/egl.h>
+#ifdef GDK_WINDOWING_X11
+#include <epoxy/glx.h>
+#include <gdk/x11/gdkx.h>
+#endif
+#ifdef GDK_WINDOWING_WAYLAND
+#include <gdk/wayland/gdkwayland.h>
+#endif
+
+/* What Mesa's software rasterizers call themselves: in GL_RENDERER (and
+ * GLX_RENDERER_DEVICE_ID_MESA) "llvmpipe (LLVM 15.0.6, 256 bits)", "softpipe"
+ * or the old swrast's name; as an EGL driver, "swrast" or "kms_swrast". */
+static const char * const software_renderers[] = {
   "llvmpipe",
   "softpipe",
   "Software Rasterizer",
 };
+static const char * const software_drivers[] = {
+  "swrast",
+  "kms_swrast",
+};
 
 /**
  * gml_renderer_is_software_gl:
- * @gl_renderer: (nullable): OpenGL's GL_RENDERER string
+ * @name: (nullable): a renderer's name as GL_RENDERER gives it, or an EGL
+ *   driver's name
  *
- * Returns: whether @gl_renderer names a software rasterizer
+ * Returns: whether @name is one of Mesa's software rasterizers
  */
 gboolean
-gml_renderer_is_software_gl (const char *gl_renderer)
+gml_renderer_is_software_gl (const char *name)
 {
-  if (gl_renderer == NULL)
+  if (name == NULL)
     return FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (software_rasterizers); i++)
-    if (strstr (gl_renderer, software_rasterizers[i]) != NULL)
+  for (guint i = 0; i < G_N_ELEMENTS (software_renderers); i++)
+    if (strstr (name, software_renderers[i]) != NULL)
+      return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (software_drivers); i++)
+    if (g_str_equal (name, software_drivers[i]))
       return TRUE;
   return FALSE;
 }
 
-/* GL_RENDERER of a context made for the question and dropped after it, or
- * NULL when there is no OpenGL here. */
+/* The Mesa driver behind @egl, or NULL where it is not Mesa's. */
 static char *
-probe_gl_renderer (GdkDisplay *display)
+egl_driver (EGLDisplay egl)
 {
-  g_autoptr(GdkGLContext) context = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *name;
-  char *copy;
+  const char *(*get_driver_name) (EGLDisplay);
 
-  context = gdk_display_create_gl_context (display, &error);
-  if (context == NULL || !gdk_gl_context_realize (context, &error))
+  if (egl == NULL || !epoxy_has_egl_extension (egl, "EGL_MESA_query_driver"))
+    return NULL;
+  /* Looked up by hand: libepoxy's own dispatch refuses this display extension. */
+  get_driver_name = (const char *(*) (EGLDisplay)) eglGetProcAddress ("eglGetDisplayDriverName");
+  return get_driver_name != NULL ? g_strdup (get_driver_name (egl)) : NULL;
+}
+
+#ifdef GDK_WINDOWING_X11
+/* GLX's renderer on @display's screen, or NULL where it is not Mesa's. */
+static char *
+glx_renderer (GdkDisplay *display)
+{
+  Display *xdisplay = gdk_x11_display_get_xdisplay (display);
+  int screen = gdk_x11_screen_get_screen_number (gdk_x11_display_get_screen (display));
+
+  if (!epoxy_has_glx_extension (xdisplay, screen, "GLX_MESA_query_renderer"))
+    return NULL;
+  return g_strdup (glXQueryRendererStringMESA (xdisplay, screen, 0, GLX_RENDERER_DEVICE_ID_MESA));
+}
+#endif
+
+/* What Mesa calls the renderer or driver that would draw @display, or NULL
+ * when there is no OpenGL or it is not Mesa's. */
+static char *
+ask_mesa (GdkDisplay *display)
+{
+  g_autoptr(GError) error = NULL;
+
+  /* On X11 GTK has done this already, to choose the windows' visual. */
+  if (!gdk_display_prepare_gl (display, &error))
     {
-      g_debug ("gml-renderer no OpenGL: %s", error != NULL ? error->message : "");
+      g_debug ("gml-renderer no OpenGL: %s", error->message);
       return NULL;
     }
-  gdk_gl_context_make_current (context);
-  name = (const char *) glGetString (GL_RENDERER);
-  copy = g_strdup (name);
-  gdk_gl_context_clear_current ();
-  return copy;
+#ifdef GDK_WINDOWING_X11
+  if (GDK_IS_X11_DISPLAY (display))
+    {
+      EGLDisplay egl = gdk_x11_display_get_egl_display (display);
+
+      return egl != NULL ? egl_driver (egl) : glx_renderer (display);
+    }
+#endif
+#ifdef GDK_WINDOWING_WAYLAND
+  if (GDK_IS_WAYLAND_DISPLAY (display))
+    return egl_driver (gdk_wayland_display_get_egl_display (display));
+#endif
+  return NULL;
 }
 
 /**
  * gml_renderer_choose:
  * @display: the display, before any of its windows is realized
- * @gl_renderer: (out) (optional) (transfer full): OpenGL's GL_RENDERER, or
- *   %NULL when OpenGL was not asked or is not there
+ * @gl_renderer: (out) (optional) (transfer full): Mesa's name for the renderer
+ *   or driver, or %NULL when it was not asked, or there is no OpenGL, or it is
+ *   not Mesa's
  *
  * Makes GTK draw @display with Cairo when its OpenGL is a software rasterizer
  * and nobody chose a renderer (GSK_RENDERER, or the display's own choice).
@@ -103,12 +156,12 @@ gml_renderer_choose (GdkDisplay  *display,
       return NULL;
     }
 
-  name = probe_gl_renderer (display);
+  name = ask_mesa (display);
   if (gl_renderer != NULL)
     *gl_renderer = g_strdup (name);
   if (!gml_renderer_is_software_gl (name))
     {
-      g_debug ("gml-renderer GTK's choice, OpenGL: %s", name != NULL ? name : "none");
+      g_debug ("gml-renderer GTK's choice, OpenGL: %s", name != NULL ? name : "none or not Mesa's");
       return NULL;
     }
   g_object_set_data_full (G_OBJECT (display), "gsk-renderer", g_strdup ("cairo"), g_free);

@@ -2,7 +2,8 @@
  * software rasterizer, GTK's own choice elsewhere, and the person's choice always.
  * Runs on the test session's Xvfb, whose OpenGL is Mesa's llvmpipe: the case of a
  * machine without a GPU renderer, checked down to the renderer a realized window
- * gets.
+ * gets. meson runs it twice: as GTK starts on Xvfb (GLX), and with GDK_DEBUG=gl-egl
+ * (EGL, as on Wayland and on most X11 desktops).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -13,7 +14,7 @@
 
 #include "gml-renderer.h"
 
-/* GL_RENDERER strings as drivers write them. */
+/* GL_RENDERER strings as drivers write them, and EGL driver names. */
 static void
 test_names (void)
 {
@@ -25,6 +26,11 @@ test_names (void)
   g_assert_false (gml_renderer_is_software_gl ("NVIDIA H200/PCIe/SSE2"));
   g_assert_false (gml_renderer_is_software_gl ("Mesa Intel(R) UHD Graphics 620 (KBL GT2)"));
   g_assert_false (gml_renderer_is_software_gl ("AMD Radeon RX 6800 XT (navi21, LLVM 15.0.6, DRM 3.49, 6.1.0-13-amd64)"));
+  g_assert_true (gml_renderer_is_software_gl ("swrast"));
+  g_assert_true (gml_renderer_is_software_gl ("kms_swrast"));
+  g_assert_false (gml_renderer_is_software_gl ("iris"));
+  g_assert_false (gml_renderer_is_software_gl ("radeonsi"));
+  g_assert_false (gml_renderer_is_software_gl ("virtio_gpu"));
   g_assert_false (gml_renderer_is_software_gl (""));
   g_assert_false (gml_renderer_is_software_gl (NULL));
 }
@@ -80,8 +86,13 @@ test_choice_reaches_windows (void)
 
   chosen = gml_renderer_choose (display, &gl_renderer);
   g_test_message ("OpenGL: %s; chosen: %s", gl_renderer, chosen ? chosen : "GTK's choice");
-  /* The session's Xvfb has Mesa's OpenGL: the question was asked and answered. */
+  /* The session's Xvfb has Mesa's OpenGL: the question was asked and answered,
+   * by GLX with the renderer's name, by EGL with the driver's. */
   g_assert_nonnull (gl_renderer);
+  if (g_strcmp0 (g_getenv ("GDK_DEBUG"), "gl-egl") == 0)
+    g_assert_cmpstr (gl_renderer, ==, "swrast");
+  else
+    g_assert_true (g_str_has_prefix (gl_renderer, "llvmpipe"));
   if (gml_renderer_is_software_gl (gl_renderer))
     {
       g_assert_cmpstr (chosen, ==, "cairo");
