@@ -29,6 +29,7 @@ struct _GmlApplication
   gboolean         device_awaited;     /* someone asked while it was opening: say when it is open */
   guint            device_settle_id;   /* the backend settings changed: rebuild when they settle */
   GtkCssProvider  *look_provider;      /* zoom of the main window, forced high contrast */
+  char            *software_gl;        /* Mesa's software rasterizer, if Cairo was chosen over it */
   char           **watch_command;      /* `watch -- COMMAND`, until the window takes it */
   double           watch_interval;
   char            *watch_snapshot_dir;
@@ -102,9 +103,11 @@ _gml_application_steal_watch_command (GmlApplication  *self,
   return g_steal_pointer (&self->watch_command);
 }
 
-/* About › Troubleshooting: what a bug report needs, and why no GPU is used. */
+/* About › Troubleshooting: what a bug report needs, why no GPU is used, and
+ * what draws @window. */
 static char *
-debug_info (GmlApplication *self)
+debug_info (GmlApplication *self,
+            GtkWindow      *window)
 {
   GString *out = g_string_new (NULL);
   const char *reason = NULL;
@@ -138,6 +141,20 @@ debug_info (GmlApplication *self)
   else
     g_string_append_printf (out, "%s: %s\n", _("Why the GPU is simulated"),
                             reason != NULL ? reason : _("The simulator was chosen in the preferences."));
+  if (window != NULL && gtk_native_get_renderer (GTK_NATIVE (window)) != NULL)
+    {
+      g_string_append_printf (out, "%s: %s", _("Renderer"),
+                              G_OBJECT_TYPE_NAME (gtk_native_get_renderer (GTK_NATIVE (window))));
+      if (self->software_gl != NULL)
+        {
+          g_string_append (out, " (");
+          /* Translators: %s is Mesa's name for it, such as "llvmpipe (LLVM 15.0.6, 256 bits)". */
+          g_string_append_printf (out, _("Cairo was chosen because OpenGL here is a software rasterizer: %s"),
+                                  self->software_gl);
+          g_string_append_c (out, ')');
+        }
+      g_string_append_c (out, '\n');
+    }
   g_string_append_printf (out, "LANGUAGE=%s LANG=%s\n", g_getenv ("LANGUAGE") ? g_getenv ("LANGUAGE") : "",
                           g_getenv ("LANG") ? g_getenv ("LANG") : "");
   return g_string_free (out, FALSE);
@@ -151,7 +168,7 @@ gml_application_about_cb (GSimpleAction *action,
   GmlApplication *self = user_data;
   static const char *developers[] = { "The GPU Memory Lab developers", NULL };
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
-  g_autofree char *debug = debug_info (self);
+  g_autofree char *debug = debug_info (self, window);
 
   adw_show_about_window (window,
                          "application-name", _("GPU Memory Lab"),
@@ -510,10 +527,13 @@ load_thread (gpointer data)
 /* Before the first window is realized: Cairo rather than OpenGL on a software
  * rasterizer (gml-renderer.c says why). */
 static void
-choose_renderer (void)
+choose_renderer (GmlApplication *self)
 {
-  const char *chosen = gml_renderer_choose (gdk_display_get_default (), NULL);
+  g_autofree char *name = NULL;
+  const char *chosen = gml_renderer_choose (gdk_display_get_default (), &name);
 
+  if (chosen != NULL)
+    self->software_gl = g_steal_pointer (&name);
   gml_bench_mark ("renderer");
   if (g_getenv ("GML_BENCH_FIRST_FRAME") != NULL)
     g_print ("renderer %s\n", chosen != NULL ? chosen : "default");
@@ -537,7 +557,7 @@ gml_application_startup (GApplication *application)
 
   G_APPLICATION_CLASS (gml_application_parent_class)->startup (application);
   gml_bench_mark ("toolkit-ready");
-  choose_renderer ();
+  choose_renderer (self);
 
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions, G_N_ELEMENTS (app_actions), self);
   shuffle = g_settings_create_action (self->settings, "shuffle-options");
@@ -640,6 +660,7 @@ gml_application_finalize (GObject *object)
   g_clear_pointer (&self->device, gml_device_unref);
   g_clear_pointer (&self->device_reason, g_free);
   g_clear_object (&self->look_provider);
+  g_clear_pointer (&self->software_gl, g_free);
   g_clear_pointer (&self->watch_command, g_strfreev);
   g_clear_pointer (&self->watch_snapshot_dir, g_free);
 
