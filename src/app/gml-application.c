@@ -114,6 +114,7 @@ debug_info (GmlApplication *self,
   GmlDevice *device = gml_application_get_device (self, &reason);
   g_autofree char *backend = g_settings_get_string (self->settings, "backend");
   guint64 free_bytes = 0, total = 0;
+  GskRenderer *renderer;
 
   g_string_append_printf (out, "GPU Memory Lab %s\n", PACKAGE_VERSION);
   g_string_append_printf (out, "GTK %u.%u.%u, libadwaita %u.%u.%u, GLib %u.%u.%u\n",
@@ -141,10 +142,10 @@ debug_info (GmlApplication *self,
   else
     g_string_append_printf (out, "%s: %s\n", _("Why the GPU is simulated"),
                             reason != NULL ? reason : _("The simulator was chosen in the preferences."));
-  if (window != NULL && gtk_native_get_renderer (GTK_NATIVE (window)) != NULL)
+  renderer = window != NULL ? gtk_native_get_renderer (GTK_NATIVE (window)) : NULL;
+  if (renderer != NULL)
     {
-      g_string_append_printf (out, "%s: %s", _("Renderer"),
-                              G_OBJECT_TYPE_NAME (gtk_native_get_renderer (GTK_NATIVE (window))));
+      g_string_append_printf (out, "%s: %s", _("Renderer"), G_OBJECT_TYPE_NAME (renderer));
       if (self->software_gl != NULL)
         {
           g_string_append (out, " (");
@@ -370,14 +371,21 @@ static const struct
   { "win.import-questions", { "<Control><Shift>i", NULL } },
 };
 
-void
-gml_bench_mark (const char *what)
+/* Whether bench/startup runs the app (it reads what the app prints). */
+static gboolean
+bench_enabled (void)
 {
   static int enabled = -1;
 
   if (enabled < 0)
     enabled = g_getenv ("GML_BENCH_FIRST_FRAME") != NULL;
-  if (enabled)
+  return enabled;
+}
+
+void
+gml_bench_mark (const char *what)
+{
+  if (bench_enabled ())
     g_print ("bench %s %" G_GINT64_FORMAT "\n", what, g_get_monotonic_time ());
 }
 
@@ -535,7 +543,7 @@ choose_renderer (GmlApplication *self)
   if (chosen != NULL)
     self->software_gl = g_steal_pointer (&name);
   gml_bench_mark ("renderer");
-  if (g_getenv ("GML_BENCH_FIRST_FRAME") != NULL)
+  if (bench_enabled ())
     g_print ("renderer %s\n", chosen != NULL ? chosen : "default");
 }
 
