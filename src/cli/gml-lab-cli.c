@@ -316,7 +316,7 @@ gml_lab_main (int    argc,
       goto out;
     }
 
-  if (budget_text != NULL && (!gml_lab_parse_gpu_memory (budget_text, &budget) || budget == 0))
+  if (budget_text != NULL && (!gml_parse_size (budget_text, GML_SIZE_COMMAND_LINE, &budget, NULL) || budget == 0))
     {
       /* Translators: %s is what was typed. */
       g_printerr (_("gpu-memory-lab experiment: --budget “%s” is not a size (write 2G, 512M or bytes)\n"),

@@ -423,39 +423,6 @@ check_to_text (const GmlSnapshotCheck *check)
   return g_string_free (out, FALSE);
 }
 
-/* "85899345920", "80G", "80GiB", "512M": a whole number of bytes, or of
- * KiB, MiB, GiB or TiB. */
-static gboolean
-parse_size (const char *text,
-            guint64    *bytes)
-{
-  guint64 value;
-  char *end;
-  guint shift = 0;
-
-  if (!g_ascii_isdigit (text[0]))
-    return FALSE;
-  value = g_ascii_strtoull (text, &end, 10);
-  if (*end == 'K' || *end == 'k')
-    shift = 10;
-  else if (*end == 'M' || *end == 'm')
-    shift = 20;
-  else if (*end == 'G' || *end == 'g')
-    shift = 30;
-  else if (*end == 'T' || *end == 't')
-    shift = 40;
-  if (shift > 0)
-    {
-      end++;
-      if (g_str_equal (end, "iB") || g_str_equal (end, "B"))
-        end += strlen (end);
-    }
-  if (*end != '\0' || value == 0 || value > ((guint64) G_MAXINT64 >> shift))
-    return FALSE;
-  *bytes = value << shift;
-  return TRUE;
-}
-
 int
 gml_snapshot_main (int    argc,
                    char **argv)
@@ -509,7 +476,7 @@ gml_snapshot_main (int    argc,
       g_printerr ("gpu-memory-lab snapshot: %s\n", _("Give exactly one snapshot file."));
       return 2;
     }
-  if (gpu_memory_str != NULL && !parse_size (gpu_memory_str, &gpu_memory))
+  if (gpu_memory_str != NULL && !gml_parse_size (gpu_memory_str, GML_SIZE_COMMAND_LINE, &gpu_memory, NULL))
     {
       /* Translators: %s is what the user typed. */
       g_printerr (_("gpu-memory-lab snapshot: invalid --gpu-memory “%s” (use bytes, or a size such as 80G)\n"),

@@ -133,25 +133,6 @@ gml_pool_for_size (guint64 rounded_size)
   return rounded_size <= GML_SMALL_SIZE ? GML_POOL_SMALL : GML_POOL_LARGE;
 }
 
-/* c10's format_size(): "N bytes" up to 1024, then two decimals. Uses
- * g_ascii_formatd so that a Turkish locale does not print a decimal comma. */
-char *
-gml_format_size (guint64 size)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (size <= 1024)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT " bytes", size);
-  if (size <= G_GUINT64_CONSTANT (1048576))
-    return g_strconcat (g_ascii_formatd (buf, sizeof buf, "%.2f", (double) size / 1024.0),
-                        " KiB", NULL);
-  if (size <= G_GUINT64_CONSTANT (1073741824))
-    return g_strconcat (g_ascii_formatd (buf, sizeof buf, "%.2f", (double) size / 1048576.0),
-                        " MiB", NULL);
-  return g_strconcat (g_ascii_formatd (buf, sizeof buf, "%.2f", (double) size / 1073741824.0),
-                      " GiB", NULL);
-}
-
 /* ------------------------------------------------------------------------- */
 /* The ordered sets of free blocks                                           */
 

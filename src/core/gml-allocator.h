@@ -9,6 +9,7 @@
 
 #include "gml-alloc-conf.h"
 #include "gml-device.h"
+#include "gml-format.h"
 #include "gml-trace.h"
 
 G_BEGIN_DECLS
@@ -41,7 +42,6 @@ guint64        gml_roundup_power2_next_division (guint64     size,
                                                  guint64     divisions);
 guint64        gml_allocation_size       (guint64             rounded_size);
 GmlPool        gml_pool_for_size         (guint64             rounded_size);
-char          *gml_format_size           (guint64             size);
 
 /* @device is borrowed and must outlive the allocator; @conf may be NULL.
  * Expandable segments need a device that can map pages (the simulator):

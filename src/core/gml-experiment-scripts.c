@@ -127,15 +127,6 @@ exact_size (GmlScript *r,
   return _gml_script_size (r, bytes);
 }
 
-/* A decimal comma in Turkish prose, as gml_format_size_short() writes sizes. */
-static char *
-localise_point (char *buf)
-{
-  if (g_strcmp0 (gml_i18n_get_language (), "tr") == 0 && strchr (buf, '.') != NULL)
-    *strchr (buf, '.') = ',';
-  return buf;
-}
-
 /* "7 billion", "33.6 million": a parameter count in words. */
 static char *
 format_count (guint64 n)
@@ -149,7 +140,7 @@ format_count (guint64 n)
       if ((end = strstr (buf, ".0")) != NULL && end[2] == '\0')
         *end = '\0';
       /* Translators: %s is a number such as 7 or 1.5. */
-      return g_strdup_printf (_("%s billion"), localise_point (buf));
+      return g_strdup_printf (_("%s billion"), gml_format_localise_point (buf));
     }
   if (n >= 1000000)
     {
@@ -157,7 +148,7 @@ format_count (guint64 n)
       if ((end = strstr (buf, ".0")) != NULL && end[2] == '\0')
         *end = '\0';
       /* Translators: %s is a number such as 33.6. */
-      return g_strdup_printf (_("%s million"), localise_point (buf));
+      return g_strdup_printf (_("%s million"), gml_format_localise_point (buf));
     }
   return g_strdup_printf ("%" G_GUINT64_FORMAT, n);
 }
@@ -172,7 +163,7 @@ format_ratio (double ratio)
   g_ascii_formatd (buf, sizeof buf, "%.1f", ratio);
   if ((end = strstr (buf, ".0")) != NULL && end[2] == '\0')
     *end = '\0';
-  return g_strdup (localise_point (buf));
+  return g_strdup (gml_format_localise_point (buf));
 }
 
 static const GmlScenarioStep *

@@ -132,60 +132,6 @@ _gml_experiment_is (const GmlExperiment *e,
 /* ------------------------------------------------------------------------- */
 /* Sizes                                                                     */
 
-gboolean
-gml_parse_size (const char *text,
-                guint64    *bytes,
-                gboolean   *decimal)
-{
-  static const struct { const char *unit; double factor; gboolean decimal; } units[] = {
-    { "B", 1, FALSE }, { "bytes", 1, FALSE }, { "byte", 1, FALSE },
-    { "KiB", 1024.0, FALSE }, { "MiB", 1048576.0, FALSE },
-    { "GiB", 1073741824.0, FALSE }, { "TiB", 1099511627776.0, FALSE },
-    { "kB", 1e3, TRUE }, { "KB", 1e3, TRUE }, { "MB", 1e6, TRUE }, { "GB", 1e9, TRUE },
-    { "TB", 1e12, TRUE },
-  };
-  g_autofree char *copy = NULL;
-  char *end = NULL;
-  const char *p;
-  double number;
-
-  if (text == NULL)
-    return FALSE;
-  copy = g_strstrip (g_strdup (text));
-  /* Digits and one point only: no signs, exponents, "inf" or "nan". */
-  for (p = copy; g_ascii_isdigit (*p) || *p == '.'; p++)
-    ;
-  if (p == copy || *copy == '.')
-    return FALSE;
-  number = g_ascii_strtod (copy, &end);
-  if (end != p || !isfinite (number) || number < 0)
-    return FALSE;
-  while (*p == ' ')
-    p++;
-  if (*p == '\0')
-    {
-      if (strchr (copy, '.') != NULL || number > 9.0e18)
-        return FALSE;
-      *bytes = (guint64) number;
-      if (decimal)
-        *decimal = FALSE;
-      return TRUE;
-    }
-  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
-    if (g_str_equal (p, units[i].unit))
-      {
-        double value = number * units[i].factor;
-
-        if (value > 9.0e18)
-          return FALSE;
-        *bytes = (guint64) llround (value);
-        if (decimal)
-          *decimal = units[i].decimal;
-        return TRUE;
-      }
-  return FALSE;
-}
-
 /* ------------------------------------------------------------------------- */
 /* Reading                                                                   */
 
@@ -234,7 +180,7 @@ read_value (const GmlParamDef *def,
 
         if (type == G_TYPE_INT64 && json_node_get_int (node) >= 0)
           *value = (guint64) json_node_get_int (node);
-        else if (type != G_TYPE_STRING || !gml_parse_size (json_node_get_string (node), value, &dec))
+        else if (type != G_TYPE_STRING || !gml_parse_size (json_node_get_string (node), GML_SIZE_UNITS, value, &dec))
           return fail (field, reason, def->name,
                        /* Translators: keep “3 MiB” and “6 GB” as written. */
                        g_strdup (_("must be a size such as “3 MiB” or “6 GB”, or a number of "
@@ -307,7 +253,7 @@ set_default (GmlExperiment *e,
       e->texts[i] = g_strdup (def->def);
       break;
     case GML_PARAM_SIZE:
-      if (!gml_parse_size (def->def, &e->values[i], &dec))
+      if (!gml_parse_size (def->def, GML_SIZE_UNITS, &e->values[i], &dec))
         g_error ("bad default %s for %s", def->def, def->name);
       break;
     case GML_PARAM_COUNT:

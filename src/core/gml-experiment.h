@@ -85,12 +85,6 @@ GmlScenario        *gml_scenario_new_experiment_finish (GAsyncResult         *re
                                                         char                **why,
                                                         GError              **error);
 
-/* Parses "3 MiB", "20.00 MiB", "6 GB", "1000 B" or "1000" into bytes; *decimal
- * says whether the unit was decimal (kB, MB, GB, TB). */
-gboolean            gml_parse_size                   (const char          *text,
-                                                      guint64             *bytes,
-                                                      gboolean            *decimal);
-
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlExperiment, gml_experiment_free)
 
 G_END_DECLS

@@ -20,7 +20,7 @@
 #include "gml-i18n.h"
 #include <glib/gstdio.h>
 
-#include "gml-allocator.h"
+#include "gml-format.h"
 #include "gml-input.h"
 
 G_DEFINE_QUARK (gml-input-error-quark, gml_input_error)

@@ -231,41 +231,6 @@ gml_lab_config_equal (const GmlLabConfig *a,
   return g_str_equal (args_a, args_b);
 }
 
-/* "80G", "80GiB", "24 GiB", "512M", "85899345920": binary units, as the
- * presets (an "80 GB" A100 has 80 GiB). */
-gboolean
-gml_lab_parse_gpu_memory (const char *text,
-                          guint64    *bytes)
-{
-  guint64 value;
-  char *end;
-  guint shift = 0;
-
-  if (text == NULL || !g_ascii_isdigit (text[0]))
-    return FALSE;
-  value = g_ascii_strtoull (text, &end, 10);
-  while (*end == ' ')
-    end++;
-  if (*end == 'K' || *end == 'k')
-    shift = 10;
-  else if (*end == 'M' || *end == 'm')
-    shift = 20;
-  else if (*end == 'G' || *end == 'g')
-    shift = 30;
-  else if (*end == 'T' || *end == 't')
-    shift = 40;
-  if (shift > 0)
-    {
-      end++;
-      if (g_str_equal (end, "iB") || g_str_equal (end, "B"))
-        end += strlen (end);
-    }
-  if (*end != '\0' || value == 0 || value > ((guint64) G_MAXINT64 >> shift))
-    return FALSE;
-  *bytes = value << shift;
-  return TRUE;
-}
-
 static gboolean
 parse_count (const char *knob,
              const char *value,
@@ -486,7 +451,7 @@ gml_lab_config_set (GmlLabConfig  *config,
     }
   if (g_str_equal (knob, "gpu-memory"))
     {
-      if (!gml_lab_parse_gpu_memory (value, &v) || v < GML_LAB_MIN_GPU_MEMORY || v > GML_LAB_MAX_GPU_MEMORY)
+      if (!gml_parse_size (value, GML_SIZE_COMMAND_LINE, &v, NULL) || v < GML_LAB_MIN_GPU_MEMORY || v > GML_LAB_MAX_GPU_MEMORY)
         {
           /* Translators: %s is what was typed. */
           g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_INVALID,

@@ -220,9 +220,6 @@ char               *gml_lab_config_to_args     (const GmlLabConfig *config);
 gboolean            gml_lab_config_parse_args  (GmlLabConfig       *config,
                                                 const char         *args,
                                                 GError            **error);
-/* "80G" (GiB), "24GiB", "512M", "85899345920". */
-gboolean            gml_lab_parse_gpu_memory   (const char         *text,
-                                                guint64            *bytes);
 
 /* The formulas (no engine). */
 guint64             gml_lab_count_parameters   (const GmlLabConfig *config);

@@ -13,8 +13,6 @@
 
 G_BEGIN_DECLS
 
-#define GML_MiB (G_GUINT64_CONSTANT (1048576))
-#define GML_GiB (G_GUINT64_CONSTANT (1073741824))
 
 typedef struct
 {

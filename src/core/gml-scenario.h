@@ -210,13 +210,6 @@ guint               gml_scenario_get_n_strategies (GmlScenario   *self);
 const GmlCheckpointStrategy *gml_scenario_get_strategy (GmlScenario *self,
                                                         guint        index);
 
-/* "64 MiB", "1.25 MiB": PyTorch's units without trailing zeros. */
-char               *gml_format_size_short         (guint64        size);
-/* "124,439,808" in English, "124.439.808" in Turkish. */
-char               *gml_format_grouped            (guint64        n);
-/* "112 GB", "38.5 GB": decimal units (10⁹ bytes), as the ZeRO paper counts. */
-char               *gml_format_size_decimal       (guint64        size);
-
 /* Sums of allocated blocks in @state by category, and of those whose label is
  * @label (NULL: all). */
 guint64             gml_mem_state_allocated_by_category (const GmlMemState *state,

@@ -234,7 +234,7 @@ test_parse_size (void)
       guint64 bytes = 0;
       gboolean decimal = FALSE;
 
-      g_assert_cmpint (gml_parse_size (cases[i].text, &bytes, &decimal), ==, cases[i].ok);
+      g_assert_cmpint (gml_parse_size (cases[i].text, GML_SIZE_UNITS, &bytes, &decimal), ==, cases[i].ok);
       if (cases[i].ok)
         {
           g_assert_cmpuint (bytes, ==, cases[i].bytes);
