@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "gml-live-record.h"
-#include "gml-snapshot-private.h"
+#include "gml-snapshot-builder.h"
 
 struct _GmlLiveRecord
 {
@@ -187,66 +187,35 @@ gml_live_record_get_dropped (GmlLiveRecord *self)
 GmlSnapshot *
 gml_live_record_build_snapshot (GmlLiveRecord *self)
 {
-  GmlSnapshot *snap;
-  GmlSnapshotDevice *dev;
-  gboolean has_time = FALSE;
+  GmlSnapshotBuilder *builder;
 
   g_return_val_if_fail (self != NULL, NULL);
 
   if (!self->has_state)
     return NULL;
 
-  snap = gml_snapshot_new_empty ();
-  dev = gml_snapshot_ensure_device (snap, self->device);
-  g_array_set_size (dev->entries, self->state_at);
+  builder = gml_snapshot_builder_new (self->device, self->state_at);
   for (gsize i = 0; i < self->state_at; i++)
     {
       const GmlProbeEntry *pe = &g_array_index (self->entries, GmlProbeEntry, i);
-      GmlSnapshotEntry *e = &g_array_index (dev->entries, GmlSnapshotEntry, i);
 
-      memset (e, 0, sizeof *e);
-      e->addr = pe->addr;
-      e->size = pe->size;
-      e->time_us = pe->time_us;
-      e->stream = gml_snapshot_stream_index (snap, pe->stream);
-      e->action = pe->action < GML_N_SNAP_ACTIONS ? pe->action : GML_SNAP_OTHER;
-      has_time = has_time || pe->time_us != 0;
+      gml_snapshot_builder_add_entry (builder, pe->action, pe->addr, pe->size, pe->stream,
+                                      pe->time_us);
     }
 
   for (guint s = 0; s < self->segments->len; s++)
     {
       const GmlProbeSegment *ps = &g_array_index (self->segments, GmlProbeSegment, s);
-      GmlSnapshotSegment seg = { 0 };
-      guint64 address = ps->address;
 
-      seg.address = ps->address;
-      seg.total_size = ps->total_size;
-      seg.stream = gml_snapshot_stream_index (snap, ps->stream);
-      seg.first_block = dev->blocks->len;
-      seg.n_blocks = ps->n_blocks;
-      seg.device = (gint32) self->device;
-      seg.small = ps->small;
-      seg.expandable = ps->expandable;
+      gml_snapshot_builder_add_segment (builder, ps->address, ps->total_size, ps->stream,
+                                        ps->small, ps->expandable);
       for (guint32 i = 0; i < ps->n_blocks && ps->first_block + i < self->blocks->len; i++)
         {
           const GmlProbeBlock *pb = &g_array_index (self->blocks, GmlProbeBlock, ps->first_block + i);
-          GmlSnapshotBlock b = { address, pb->size, pb->requested_size, 0, pb->state };
 
-          if (pb->state == GML_SNAP_BLOCK_ALLOCATED)
-            {
-              seg.allocated_size += pb->size;
-              seg.requested_size += pb->requested_size;
-            }
-          if (pb->state != GML_SNAP_BLOCK_INACTIVE)
-            seg.active_size += pb->size;
-          address += pb->size;
-          g_array_append_val (dev->blocks, b);
+          gml_snapshot_builder_add_block (builder, pb->size, pb->requested_size, pb->state);
         }
-      seg.n_blocks = dev->blocks->len - seg.first_block;
-      g_array_append_val (dev->segments, seg);
     }
 
-  snap->seen = GML_SNAP_SEEN_BLOCK_ADDRESS | GML_SNAP_SEEN_SEGMENT_FRAMES | (has_time ? GML_SNAP_SEEN_TIME_US : 0);
-  gml_snapshot_finish (snap);
-  return snap;
+  return gml_snapshot_builder_finish (builder);
 }
