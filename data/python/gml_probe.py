@@ -30,7 +30,7 @@ see the lab's README for the Flatpak.
 The probe turns on torch.cuda.memory._record_memory_history(), and a thread
 sends the allocator's figures and its new trace entries to the lab a few
 times a second over the Unix socket, one JSON object a line (protocol 1,
-described in the lab's src/core/gml-probe-message.h). When the lab asks, it
+described in the lab's src/core/live/gml-probe-message.h). When the lab asks, it
 also sends the allocator's segments and blocks (taken in the same call, so
 exact at the end of the entries sent), and a pickle of
 torch.cuda.memory._snapshot() for "Save snapshot…". When PyTorch runs out of

@@ -204,9 +204,9 @@ if [ -z "$GML" ] || [ -z "$CUDA_TEST" ]; then
 #define HAVE_CUDA_H 1
 EOF
   CC=${CC:-cc}
-  cflags=(-std=gnu11 -O2 -g -UG_DISABLE_ASSERT -I"$FALLBACK" -Isrc/core -Isrc/cli -Itests/common -I"$CUDA_HOME/include"
+  cflags=(-std=gnu11 -O2 -g -UG_DISABLE_ASSERT -I"$FALLBACK" -Isrc/core/base -Isrc/core/engine -Isrc/cli -Itests/common -I"$CUDA_HOME/include"
           -DGLIB_VERSION_MIN_REQUIRED=GLIB_VERSION_2_74 -Wno-unused-parameter)
-  device_src=(src/core/gml-device.c src/core/gml-device-sim.c src/core/gml-device-cuda.c)
+  device_src=(src/core/engine/gml-device.c src/core/engine/gml-device-sim.c src/core/engine/gml-device-cuda.c)
   if [ -z "$CUDA_TEST" ]; then
     if step cc-cuda-test 300 $CC "${cflags[@]}" -o "$FALLBACK/test-cuda-backend" \
          tests/cuda/test-cuda-backend.c "${device_src[@]}" \
@@ -224,8 +224,9 @@ EOF
   fi
   if [ -z "$GML" ]; then
     if step cc-replay 300 $CC "${cflags[@]}" -o "$FALLBACK/gml-replay" \
-         tests/device/replay-main.c src/cli/gml-replay-cli.c src/core/gml-replay.c src/core/gml-allocator.c \
-         src/core/gml-alloc-conf.c src/core/gml-trace.c src/core/gml-trace-state.c "${device_src[@]}" \
+         tests/device/replay-main.c src/cli/gml-replay-cli.c src/core/engine/gml-replay.c src/core/engine/gml-allocator.c \
+         src/core/engine/gml-alloc-conf.c src/core/engine/gml-trace.c src/core/engine/gml-trace-state.c "${device_src[@]}" \
+         src/core/base/gml-i18n.c src/core/base/gml-input.c src/core/base/gml-format.c \
          $(pkg-config --cflags --libs glib-2.0 gio-2.0 gmodule-2.0 json-glib-1.0) -lm; then
       GML=$FALLBACK/gml-replay
     fi

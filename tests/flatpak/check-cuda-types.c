@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The Flatpak builds the CUDA backend with src/core/gml-cuda-types.h instead of cuda.h.
+ * The Flatpak builds the CUDA backend with src/core/engine/gml-cuda-types.h instead of cuda.h.
  * This file includes cuda.h first and then our header in its own-types mode, so the
  * compiler sees both: each of our prototypes redeclares cuda.h's (a different parameter
  * or result type is a "conflicting types" error), and the static assertions below

@@ -428,7 +428,7 @@ test_oom (void)
 
 /* The same step with expandable_segments:True: one segment per pool grows, so
  * the peak has fewer segments (and the allocator's settings are the parser's;
- * see the comment block on expandable segments in src/core/gml-allocator.c). */
+ * see the comment block on expandable segments in src/core/engine/gml-allocator.c). */
 static void
 test_alloc_conf (void)
 {
