@@ -6,10 +6,12 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#define G_LOG_DOMAIN "gml-window-import"
+
 #include "config.h"
 
 #include "gml-i18n.h"
-#include "gml-moodle-cli.h"
+#include "gml-moodle.h"
 #include "gml-window-private.h"
 
 /* A bank that cannot be imported: why, in a dialog the error can be read in

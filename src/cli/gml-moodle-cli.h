@@ -15,9 +15,4 @@ int gml_moodle_export_main (int    argc,
 int gml_moodle_import_main (int    argc,
                             char **argv);
 
-char *gml_moodle_import_to_user_dir (const char *path,
-                                     guint      *n_questions,
-                                     gboolean   *replaced,
-                                     GError    **error);
-
 G_END_DECLS

@@ -13,6 +13,19 @@
 
 #include "gml-moodle-private.h"
 
+G_DEFINE_QUARK (gml-moodle-error-quark, gml_moodle_error)
+
+/* g_set_str() is GLib 2.76; this is 2.74. */
+void
+_gml_moodle_replace_str (char       **target,
+                         const char  *value)
+{
+  char *copy = g_strdup (value);
+
+  g_free (*target);
+  *target = copy;
+}
+
 static void
 option_free (GmlMoodleOption *option)
 {

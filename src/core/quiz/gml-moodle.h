@@ -58,4 +58,14 @@ char            *gml_moodle_import          (const char       *data,
                                              guint            *n_questions,
                                              GError          **error);
 
+/* Imports the GIFT, Moodle XML or Aiken file @path as a bank of extra topics in
+ * the user's question directory, checked as the app checks banks at start-up.
+ * Returns the file written; *@replaced says whether it replaced an earlier
+ * import of a file of that name. Errors are translated, with FILE:LINE where a
+ * question is at fault. */
+char            *gml_moodle_import_to_user_dir (const char    *path,
+                                                guint         *n_questions,
+                                                gboolean      *replaced,
+                                                GError       **error);
+
 G_END_DECLS
