@@ -5,6 +5,8 @@
 
 #include "config.h"
 
+#include <stdlib.h>
+
 #include <glib/gstdio.h>
 #include <gio/gio.h>
 
@@ -29,6 +31,33 @@ gml_test_source_path (const char *first_element,
   g_ptr_array_add (elements, NULL);
 
   return g_build_filenamev ((char **) elements->pdata);
+}
+
+char *
+gml_test_fixture_path (const char *name)
+{
+  const char *dir = g_getenv ("GML_SNAPSHOT_FIXTURES");
+  g_autofree char *path = NULL;
+
+  if (dir == NULL || *dir == '\0')
+    return NULL;
+  path = g_build_filename (dir, name, NULL);
+  return g_file_test (path, G_FILE_TEST_IS_REGULAR) ? g_steal_pointer (&path) : NULL;
+}
+
+char *
+gml_test_require_fixture (const char *name)
+{
+  char *path = gml_test_fixture_path (name);
+
+  if (path == NULL)
+    {
+      g_print ("SKIP: %s is not in GML_SNAPSHOT_FIXTURES (%s): the real snapshots are not "
+               "here\n", name, g_getenv ("GML_SNAPSHOT_FIXTURES") ? g_getenv ("GML_SNAPSHOT_FIXTURES")
+                                                                  : "not set");
+      exit (GML_TEST_SKIPPED);
+    }
+  return path;
 }
 
 /* The built-in bank read from its file in the source tree (the one the app

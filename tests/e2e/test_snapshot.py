@@ -32,7 +32,11 @@ shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
 os.makedirs(shots, exist_ok=True)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REAL = os.path.join(HERE, '..', 'data', 'snapshots', 'magma27_memory_snapshot.pickle')
+sys.path.insert(0, os.path.join(HERE, '..', 'common'))
+import fixtures  # noqa: E402
+
+# A real snapshot from the fixtures (never copied here); skipped (77) without them.
+REAL, = fixtures.require('magma27_memory_snapshot.pickle')
 MAKE = os.path.join(HERE, '..', 'snapshot', 'make_snapshots.py')
 
 catalogue = gettext.translation('gpu-memory-lab', localedir=os.path.join(BUILD, 'po', 'locale'),

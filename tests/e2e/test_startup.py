@@ -21,9 +21,13 @@ import time
 from gmltest import APP, App, app_action, app_env, check, wait_for, x_window
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SNAPSHOT = os.path.join(HERE, '..', 'data', 'snapshots', 'magma27_memory_snapshot.pickle')
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp()
 os.makedirs(shots, exist_ok=True)
+# A snapshot of some size, made here (tests/snapshot/make_snapshots.py).
+_cases = tempfile.mkdtemp(prefix='gml-e2e-startup-')
+subprocess.run([sys.executable, os.path.join(HERE, '..', 'snapshot', 'make_snapshots.py'), 'cases', _cases],
+               check=True)
+SNAPSHOT = os.path.join(_cases, 'long.pickle')
 
 
 XBEL = """<?xml version="1.0" encoding="UTF-8"?>
@@ -93,7 +97,7 @@ try:
     check(all(item in menu_items(app) for item in ('Open Snapshot…', 'Keyboard Shortcuts', 'Language')),
           f'the main menu has its items (shown: {menu_items(app)})')
     # The recent snapshots are read when the menu is made, and are in it.
-    check('Recent Snapshots' in menu_items(app) and 'magma27_memory_snapshot.pickle' in menu_items(app),
+    check('Recent Snapshots' in menu_items(app) and 'long.pickle' in menu_items(app),
           f'the main menu offers the recent snapshot (shown: {menu_items(app)})')
     app.key('Escape')
     wait_for(lambda: 'Preferences' not in menu_items(app), 'Escape to close the main menu')

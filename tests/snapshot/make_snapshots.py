@@ -330,6 +330,27 @@ def cases(outdir):
     manifest['unknown'] = {'actions': {'segment_alloc': 1, 'annotate': 1},
                            2: {'segments': 1, 'reserved_bytes': 2 * MiB}}
 
+    # A long one (about 1.3 MB), for what needs a file of some size: loads that
+    # are cancelled, files cut short. 4 000 one-block segments, each allocated,
+    # and every other one freed, with a stack each.
+    segs, trace = [], []
+    layers = [[{'filename': f'/home/ada/run/layer{k}.py', 'line': 10 + k, 'name': 'forward'}]
+              for k in range(97)]
+    for i in range(4000):
+        addr = A + 0x100000000 + i * 2 * MiB
+        frames = layers[i % 97]
+        trace.append(entry('segment_alloc', addr, 2 * MiB))
+        trace.append(entry('alloc', addr, 4096, frames=frames))
+        state = 'active_allocated'
+        if i % 2:
+            trace.append(entry('free_requested', addr, 4096, frames=frames))
+            trace.append(entry('free_completed', addr, 4096, frames=frames))
+            state = 'inactive'
+        segs.append(segment(addr, [block(4096, state, 4096, frames), block(2 * MiB - 4096, 'inactive', 0)],
+                            small=True))
+    dump({'segments': segs, 'device_traces': [trace]}, os.path.join(outdir, 'long.pickle'))
+    manifest['long'] = {len(trace): {'segments': 4000, 'allocated_bytes': 2000 * 4096}}
+
     with open(os.path.join(outdir, 'manifest.json'), 'w') as f:
         json.dump(manifest, f, indent=1)
 

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """`gpu-memory-lab snapshot` on real and synthetic PyTorch memory snapshots.
 
-  test_snapshot.py GPU_MEMORY_LAB ENGINE_TRACE
+  test_snapshot.py GPU_MEMORY_LAB ENGINE_TRACE          the synthetic snapshots
+  test_snapshot.py GPU_MEMORY_LAB ENGINE_TRACE --real   the real one (skipped, 77,
+                                                        without GML_SNAPSHOT_FIXTURES)
 
-- The real snapshot in tests/data/snapshots/ (PyTorch 2.10, protocol 4): every
+- A real snapshot (magma27, PyTorch 2.10, protocol 4, from the fixtures): every
   number at the end against the file's own fields (read here with Python's
   pickle), and the numbers the trace alone decides (requested bytes,
   allocations, reserved bytes, segments, the peak) at many N.
@@ -24,6 +26,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'common'))
+import fixtures  # noqa: E402
 import make_snapshots  # noqa: E402
 
 MiB = 1 << 20
@@ -372,13 +376,16 @@ def test_check_cases(exe, tmp):
 
 
 def main():
-    exe, engine_trace, fixture = sys.argv[1], sys.argv[2], sys.argv[3]
-    with tempfile.TemporaryDirectory() as tmp:
+    exe, engine_trace = sys.argv[1], sys.argv[2]
+    if sys.argv[3:] == ['--real']:
+        fixture, = fixtures.require('magma27_memory_snapshot.pickle')
         test_check_fixture(exe, fixture)
-        test_check_cases(exe, tmp)
         test_fixture(exe, fixture)
-        test_cases(exe, tmp)
-        test_engine(exe, engine_trace, tmp)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            test_check_cases(exe, tmp)
+            test_cases(exe, tmp)
+            test_engine(exe, engine_trace, tmp)
     print(f'{checks} checks, {len(failures)} failed')
     sys.exit(1 if failures else 0)
 
