@@ -360,6 +360,21 @@ def test_check_cases(exe, tmp):
     cases['oom-after-release'] = (snapshot(segs, trace), {'ooms': 1, 'ooms_matched': 1, 'segment_frees': 1,
                                                           'segment_frees_matched': 1})
 
+    # A block allocated before the trace began, handed out whole: its 40 MiB free
+    # block left 983 040 bytes over a 40 960 000-byte request, not more than
+    # kSmallSize, so should_split() kept it one block. The trace records only the
+    # request, so its size must come from what followed: an 8 MiB allocation right
+    # above it that PyTorch took from a 20 MiB hole, tied with a 20 MiB hole in
+    # another segment and chosen for its lower address. (Wedsonlin's real snapshot,
+    # PyTorch 2.11, had three such blocks.)
+    T = A + 256 * MiB
+    segs = [seg(A, [blk(60 * MiB, 'inactive', 0)]),
+            seg(T, [blk(20 * MiB, 'active_allocated'), blk(20 * MiB, 'inactive', 0)])]
+    trace = [E('alloc', A + 40 * MiB, 8 * MiB),
+             E('free_requested', A + 40 * MiB, 8 * MiB), E('free_completed', A + 40 * MiB, 8 * MiB),
+             E('free_requested', A, 40960000), E('free_completed', A, 40960000)]
+    cases['whole-block-before-trace'] = (snapshot(segs, trace), {'allocs': 1, 'allocs_matched': 1})
+
     for name, (snap, expect) in cases.items():
         path = os.path.join(tmp, f'check-{name}.pickle')
         make_snapshots.dump(snap, path)

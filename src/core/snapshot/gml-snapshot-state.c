@@ -784,6 +784,26 @@ undo (Walk                   *w,
       if (i < 0 || block_at (seg, i)->address != e->addr ||
           block_at (seg, i)->state != GML_SNAP_BLOCK_ALLOCATED)
         return FALSE;
+      /* malloc() hands out the low end of a free block (alloc_found_block()
+       * keeps the remainder above), so just before this allocation the block
+       * below it was live. A free gap there means the live block below the
+       * gap is one whose size the walk estimated too small: PyTorch gave it
+       * the whole free block because should_split() left at most 1 MiB
+       * (kSmallSize) over. It reaches up to this allocation. */
+      if (i >= 2 && block_at (seg, i - 1)->state == GML_SNAP_BLOCK_INACTIVE &&
+          block_at (seg, i - 2)->estimated &&
+          block_at (seg, i - 2)->state != GML_SNAP_BLOCK_INACTIVE)
+        {
+          GmlSnapshotLayoutBlock *below = block_at (seg, i - 2);
+          guint64 gap = block_at (seg, i - 1)->size;
+
+          below->size += gap;
+          w->c.active += gap;
+          if (below->state == GML_SNAP_BLOCK_ALLOCATED)
+            w->c.allocated += gap;
+          g_array_remove_index (seg->blocks, i - 1);
+          i--;
+        }
       b = block_at (seg, i);
       tl->block_size[index] = b->size | (b->estimated ? ESTIMATED_BIT : 0);
       walk_counters_remove_block (&w->c, b);
