@@ -8,7 +8,7 @@
 # before and after, then the allocator alone (bench-engine) on the same
 # operations. Not a test. Use a release build:
 #
-#   meson setup _build-release --buildtype=release && meson compile -C _build-release
+#   meson setup _build-release --buildtype=release -Dbench=true && meson compile -C _build-release
 #   bench/engine/bench-replay.sh _build-release [OPS] [RUNS]
 #
 # On a loaded machine wall times wander; GML_BENCH_CALLGRIND=1 also counts the

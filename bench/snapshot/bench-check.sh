@@ -4,7 +4,7 @@
 # made by the lab's own allocator (so every decision should match), timed.
 # Not a test. Needs a build with tests (for engine-trace), release for figures:
 #
-#   meson setup _build-release --buildtype=release && meson compile -C _build-release
+#   meson setup _build-release --buildtype=release -Dbench=true && meson compile -C _build-release
 #   bench/snapshot/bench-check.sh _build-release [OPS]
 set -eu
 build=${1:?usage: bench-check.sh BUILDDIR [OPS]}

@@ -5,7 +5,7 @@
 # against Python's pickle.load of the same file, both timed with peak memory;
 # then scrubbing (bench-snapshot). Not a test. Use a release build:
 #
-#   meson setup _build-release --buildtype=release && meson compile -C _build-release
+#   meson setup _build-release --buildtype=release -Dbench=true && meson compile -C _build-release
 #   bench/snapshot/bench-snapshot.sh _build-release [ENTRIES] [RUNS]
 set -eu
 build=${1:?usage: bench-snapshot.sh BUILDDIR [ENTRIES] [RUNS]}

@@ -57,12 +57,12 @@ gml_moodle_export_main (int    argc,
   format = gml_moodle_format_from_name (format_name);
   if (format != GML_MOODLE_FORMAT_GIFT && format != GML_MOODLE_FORMAT_XML)
     {
-      g_printerr (_("gpu-memory-lab export: --format must be gift or moodle-xml\n"));
+      g_printerr ("%s", _("gpu-memory-lab export: --format must be gift or moodle-xml\n"));
       return 2;
     }
   if (output == NULL)
     {
-      g_printerr (_("gpu-memory-lab export: --output FILE is required\n"));
+      g_printerr ("%s", _("gpu-memory-lab export: --output FILE is required\n"));
       return 2;
     }
   if (lang != NULL)
@@ -117,7 +117,7 @@ gml_moodle_import_main (int    argc,
     }
   if (argc != 2)
     {
-      g_printerr (_("gpu-memory-lab import: give one file to import\n"));
+      g_printerr ("%s", _("gpu-memory-lab import: give one file to import\n"));
       return 2;
     }
 

@@ -844,7 +844,7 @@ test_cli_files (void)
       cairo_surface_destroy (surface);
 
       g_assert_cmpint (run_app (svg_args, NULL, NULL), ==, 0);
-      g_assert_true (g_spawn_sync (NULL, (char *[]) { "rsvg-convert", svg, "-o", check, NULL }, NULL,
+      g_assert_true (g_spawn_sync (NULL, (char *[]) { (char *) "rsvg-convert", svg, (char *) "-o", check, NULL }, NULL,
                                    G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &status, NULL));
       g_assert_true (g_spawn_check_wait_status (status, NULL));
       surface = cairo_image_surface_create_from_png (check);
@@ -852,7 +852,7 @@ test_cli_files (void)
       cairo_surface_destroy (surface);
 
       g_assert_cmpint (run_app (pdf_args, NULL, NULL), ==, 0);
-      g_assert_true (g_spawn_sync (NULL, (char *[]) { "pdfinfo", pdf, NULL }, NULL, G_SPAWN_SEARCH_PATH,
+      g_assert_true (g_spawn_sync (NULL, (char *[]) { (char *) "pdfinfo", pdf, NULL }, NULL, G_SPAWN_SEARCH_PATH,
                                    NULL, NULL, &out, &err, &status, NULL));
       g_assert_true (g_spawn_check_wait_status (status, NULL));
       g_assert_nonnull (strstr (out, "Pages:"));

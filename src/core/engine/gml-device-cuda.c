@@ -548,7 +548,7 @@ init_driver (GmlDeviceCuda  *self,
     }
   if (count < 1)
     {
-      g_set_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_NO_DEVICE,
+      g_set_error_literal (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_NO_DEVICE,
                    _("The NVIDIA driver reports no CUDA device."));
       return FALSE;
     }
