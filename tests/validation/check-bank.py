@@ -5,7 +5,7 @@
 - every question names at least one public source: an https:// address, an arXiv id
   (arXiv:1910.02054) or a file of PyTorch's repository (pytorch/pytorch/PATH), with a title;
 - nothing in the bank, the README or any tracked file names a path outside the repository
-  (the project's private notes);
+  (the project's private notes), but for .ci/run, which sets up the CI machine;
 - the right option does not give itself away: in the questions the lab wrote (not the
   user's six sample questions, whose text is theirs), it is the strictly longest option in
   at most a quarter of them, in English and in Turkish, and no question has absolute words
@@ -82,7 +82,9 @@ def tracked_files():
 
 
 for path in tracked_files():
-    if path.startswith('tests/validation/check-bank.py'):
+    # .ci/run is the CI machine's set-up, not the product: it alone may say where that
+    # machine keeps the real snapshots the tests read (GML_SNAPSHOT_FIXTURES).
+    if path.startswith('tests/validation/check-bank.py') or path.startswith('.ci/'):
         continue
     try:
         text = open(os.path.join(srcdir, path), encoding='utf-8').read()
