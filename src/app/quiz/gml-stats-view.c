@@ -12,6 +12,7 @@
 
 #include "gml-render-stats.h"
 #include "gml-stats-view.h"
+#include "gml-look.h"
 
 struct _GmlStatsView
 {
@@ -24,14 +25,14 @@ struct _GmlStatsView
 
 G_DEFINE_FINAL_TYPE (GmlStatsView, gml_stats_view, GTK_TYPE_WIDGET)
 
-static void
-style_for (GmlStatsView  *self,
-           GmlStatsStyle *style)
+void
+gml_stats_view_get_style (GmlStatsView  *self,
+                          GmlStatsStyle *style)
 {
-  AdwStyleManager *manager = adw_style_manager_get_default ();
+  GmlLook *look = gml_look_get_default ();
 
-  gml_stats_style_init (style, adw_style_manager_get_dark (manager),
-                        adw_style_manager_get_high_contrast (manager));
+  /* The Preferences' forced high contrast too, as every other picture. */
+  gml_stats_style_init (style, gml_look_is_dark (look), gml_look_is_high_contrast (look));
   /* The window's own background, as in the rest of the app. */
   style->paint_background = FALSE;
 }
@@ -48,7 +49,7 @@ gml_stats_view_snapshot (GtkWidget   *widget,
 
   if (!self->has_data || width <= 0 || height <= 0)
     return;
-  style_for (self, &style);
+  gml_stats_view_get_style (self, &style);
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
   gml_render_stats (cr, &self->data, &style, width, height);
   cairo_destroy (cr);
@@ -72,7 +73,7 @@ gml_stats_view_measure (GtkWidget      *widget,
       *natural = 720;
       return;
     }
-  style_for (self, &style);
+  gml_stats_view_get_style (self, &style);
   *minimum = *natural = self->has_data ? (int) gml_stats_height_for (&self->data, &style) : 200;
 }
 
@@ -108,12 +109,6 @@ gml_stats_view_get_description (GmlStatsView *self)
 }
 
 static void
-style_changed_cb (GmlStatsView *self)
-{
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-}
-
-static void
 gml_stats_view_finalize (GObject *object)
 {
   GmlStatsView *self = GML_STATS_VIEW (object);
@@ -142,15 +137,10 @@ gml_stats_view_class_init (GmlStatsViewClass *klass)
 static void
 gml_stats_view_init (GmlStatsView *self)
 {
-  AdwStyleManager *manager = adw_style_manager_get_default ();
-
   gtk_accessible_update_property (GTK_ACCESSIBLE (self),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Statistics of your answers"),
                                   -1);
-  g_signal_connect_object (manager, "notify::dark", G_CALLBACK (style_changed_cb), self,
-                           G_CONNECT_SWAPPED);
-  g_signal_connect_object (manager, "notify::high-contrast", G_CALLBACK (style_changed_cb), self,
-                           G_CONNECT_SWAPPED);
+  gml_look_redraw_on_change (gml_look_get_default (), self);
 }
 
 GtkWidget *

@@ -9,6 +9,7 @@
 
 #include "gml-progress.h"
 #include "gml-question-bank.h"
+#include "gml-render-stats.h"
 
 G_BEGIN_DECLS
 
@@ -21,5 +22,8 @@ void        gml_stats_view_update       (GmlStatsView    *self,
                                          GmlProgress     *progress,
                                          GmlQuestionBank *bank);
 const char *gml_stats_view_get_description (GmlStatsView *self);
+/* The palette it draws with now: the app's look (gml-look.h). */
+void        gml_stats_view_get_style    (GmlStatsView    *self,
+                                         GmlStatsStyle   *style);
 
 G_END_DECLS

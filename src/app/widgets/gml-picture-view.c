@@ -15,6 +15,7 @@
 #include "gml-i18n.h"
 
 #include "gml-picture-view.h"
+#include "gml-look.h"
 
 struct _GmlPictureView
 {
@@ -23,7 +24,6 @@ struct _GmlPictureView
   GmlPicture *picture;        /* borrowed from the panel */
   GmlView     view;
   char       *description;
-  GSettings  *settings;       /* for a forced high-contrast style, when the schema has it */
 };
 
 enum {
@@ -45,16 +45,7 @@ void
 gml_picture_view_get_style (GmlPictureView *self,
                             GmlRenderStyle *style)
 {
-  AdwStyleManager *manager = adw_style_manager_get_default ();
-  gboolean high_contrast = adw_style_manager_get_high_contrast (manager);
-
-  if (self->settings != NULL)
-    {
-      g_autofree char *forced = g_settings_get_string (self->settings, "style");
-
-      high_contrast = high_contrast || g_str_equal (forced, "high-contrast");
-    }
-  gml_render_style_init (style, gml_theme_for (adw_style_manager_get_dark (manager), high_contrast));
+  gml_render_style_init (style, gml_look_get_theme (gml_look_get_default ()));
 }
 
 static void
@@ -220,12 +211,6 @@ gml_picture_view_get_description (GmlPictureView *self)
 }
 
 static void
-style_changed_cb (GmlPictureView *self)
-{
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-}
-
-static void
 gml_picture_view_measure (GtkWidget      *widget,
                           GtkOrientation  orientation,
                           int             for_size,
@@ -244,7 +229,6 @@ gml_picture_view_finalize (GObject *object)
   GmlPictureView *self = GML_PICTURE_VIEW (object);
 
   g_clear_pointer (&self->description, g_free);
-  g_clear_object (&self->settings);
 
   G_OBJECT_CLASS (gml_picture_view_parent_class)->finalize (object);
 }
@@ -276,26 +260,12 @@ gml_picture_view_class_init (GmlPictureViewClass *klass)
 static void
 gml_picture_view_init (GmlPictureView *self)
 {
-  AdwStyleManager *manager = adw_style_manager_get_default ();
   GtkGesture *click = gtk_gesture_click_new ();
-  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
-  g_autoptr(GSettingsSchema) schema = source != NULL
-    ? g_settings_schema_source_lookup (source, APPLICATION_ID, TRUE) : NULL;
-
-  /* The preferences may force high contrast; older schemas have no such key. */
-  if (schema != NULL && g_settings_schema_has_key (schema, "style"))
-    {
-      self->settings = g_settings_new (APPLICATION_ID);
-      g_signal_connect_object (self->settings, "changed::style", G_CALLBACK (style_changed_cb), self,
-                               G_CONNECT_SWAPPED);
-    }
 
   gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
   g_signal_connect (self, "query-tooltip", G_CALLBACK (query_tooltip_cb), NULL);
   g_signal_connect_object (click, "released", G_CALLBACK (click_released_cb), self, G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
 
-  g_signal_connect_object (manager, "notify::dark", G_CALLBACK (style_changed_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (manager, "notify::high-contrast", G_CALLBACK (style_changed_cb), self,
-                           G_CONNECT_SWAPPED);
+  gml_look_redraw_on_change (gml_look_get_default (), self);
 }

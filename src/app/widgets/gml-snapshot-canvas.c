@@ -18,6 +18,7 @@
 #include "gml-i18n.h"
 
 #include "gml-snapshot-canvas.h"
+#include "gml-look.h"
 
 struct _GmlSnapshotCanvas
 {
@@ -25,7 +26,6 @@ struct _GmlSnapshotCanvas
 
   /* Owned */
   GmlSnapshotDocument *document;
-  GSettings           *settings;       /* for a forced high-contrast style, when the schema has it */
   char                *description;
 
   /* State */
@@ -48,16 +48,7 @@ void
 gml_snapshot_canvas_get_style (GmlSnapshotCanvas *self,
                                GmlRenderStyle    *style)
 {
-  AdwStyleManager *manager = adw_style_manager_get_default ();
-  gboolean high_contrast = adw_style_manager_get_high_contrast (manager);
-
-  if (self->settings != NULL)
-    {
-      g_autofree char *forced = g_settings_get_string (self->settings, "style");
-
-      high_contrast = high_contrast || g_str_equal (forced, "high-contrast");
-    }
-  gml_render_style_init (style, gml_theme_for (adw_style_manager_get_dark (manager), high_contrast));
+  gml_render_style_init (style, gml_look_get_theme (gml_look_get_default ()));
 }
 
 void
@@ -182,12 +173,6 @@ document_at_changed_cb (GmlSnapshotCanvas *self)
   gml_snapshot_canvas_refresh (self);
 }
 
-static void
-style_changed_cb (GmlSnapshotCanvas *self)
-{
-  gtk_widget_queue_draw (GTK_WIDGET (self));
-}
-
 GmlSnapshotDocument *
 gml_snapshot_canvas_get_document (GmlSnapshotCanvas *self)
 {
@@ -305,7 +290,6 @@ gml_snapshot_canvas_dispose (GObject *object)
   if (self->document != NULL)
     g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
   g_clear_object (&self->document);
-  g_clear_object (&self->settings);
 
   G_OBJECT_CLASS (gml_snapshot_canvas_parent_class)->dispose (object);
 }
@@ -348,21 +332,10 @@ gml_snapshot_canvas_class_init (GmlSnapshotCanvasClass *klass)
 static void
 gml_snapshot_canvas_init (GmlSnapshotCanvas *self)
 {
-  AdwStyleManager *manager = adw_style_manager_get_default ();
   GtkGesture *drag = gtk_gesture_drag_new ();
-  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
-  g_autoptr(GSettingsSchema) schema = source != NULL
-    ? g_settings_schema_source_lookup (source, APPLICATION_ID, TRUE) : NULL;
 
   /* Focusable, so the scrubbing keys reach the page while the picture has the focus. */
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
-
-  if (schema != NULL && g_settings_schema_has_key (schema, "style"))
-    {
-      self->settings = g_settings_new (APPLICATION_ID);
-      g_signal_connect_object (self->settings, "changed::style", G_CALLBACK (style_changed_cb), self,
-                               G_CONNECT_SWAPPED);
-    }
 
   gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
   g_signal_connect (self, "query-tooltip", G_CALLBACK (query_tooltip_cb), NULL);
@@ -371,7 +344,5 @@ gml_snapshot_canvas_init (GmlSnapshotCanvas *self)
   g_signal_connect_object (drag, "drag-update", G_CALLBACK (drag_update_cb), self, G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
 
-  g_signal_connect_object (manager, "notify::dark", G_CALLBACK (style_changed_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (manager, "notify::high-contrast", G_CALLBACK (style_changed_cb), self,
-                           G_CONNECT_SWAPPED);
+  gml_look_redraw_on_change (gml_look_get_default (), self);
 }
