@@ -403,7 +403,6 @@ gml_watch_run (const GmlWatchOptions *options)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GSocketService) service = NULL;
-  g_autoptr(GSocketAddress) address = NULL;
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GSubprocess) child = NULL;
   g_autoptr(GMainLoop) loop = NULL;
@@ -420,11 +419,8 @@ gml_watch_run (const GmlWatchOptions *options)
       return 1;
     }
   path = g_strdup_printf ("%s/watch-%d.sock", dir, (int) getpid ());
-  g_unlink (path);
-  address = g_unix_socket_address_new (path);
-  service = g_socket_service_new ();
-  if (!g_socket_listener_add_address (G_SOCKET_LISTENER (service), address, G_SOCKET_TYPE_STREAM,
-                                      G_SOCKET_PROTOCOL_DEFAULT, NULL, NULL, &error))
+  service = gml_probe_listen (path, &error);
+  if (service == NULL)
     {
       g_printerr (_("gpu-memory-lab watch: could not listen on “%s”: %s\n"), path, error->message);
       return 1;
@@ -447,17 +443,14 @@ gml_watch_run (const GmlWatchOptions *options)
   if (child == NULL)
     {
       g_printerr (_("gpu-memory-lab watch: could not start “%s”: %s\n"), options->command[0], error->message);
-      g_socket_service_stop (service);
-      g_unlink (path);
+      gml_probe_unlisten (service, path);
       g_ptr_array_unref (w.connections);
       return 127;
     }
   g_subprocess_wait_async (child, NULL, child_done_cb, &w);
   g_main_loop_run (loop);
 
-  g_socket_service_stop (service);
-  g_socket_listener_close (G_SOCKET_LISTENER (service));
-  g_unlink (path);
+  gml_probe_unlisten (service, path);
   if (w.grace_source != 0)
     g_source_remove (w.grace_source);
 

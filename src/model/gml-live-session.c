@@ -797,14 +797,8 @@ child_done_cb (GObject      *source,
     }
   else
     self->child_status = g_subprocess_get_exit_status (child);
-  if (self->service != NULL)
-    {
-      g_socket_service_stop (self->service);
-      g_socket_listener_close (G_SOCKET_LISTENER (self->service));
-      g_clear_object (&self->service);
-    }
-  if (self->socket_path != NULL)
-    g_unlink (self->socket_path);
+  gml_probe_unlisten (self->service, self->socket_path);
+  g_clear_object (&self->service);
   set_status (self, GML_LIVE_ENDED);
   g_signal_emit (self, signals[CHANGED], 0);
 }
@@ -835,7 +829,6 @@ gml_live_session_new_for_command (const char * const *argv,
 {
   g_autoptr(GmlLiveSession) self = NULL;
   g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSocketAddress) address = NULL;
   g_autofree char *dir = NULL;
   static guint counter;
 
@@ -848,11 +841,8 @@ gml_live_session_new_for_command (const char * const *argv,
   self->status = GML_LIVE_WAITING;
   self->title = g_strjoinv (" ", (char **) argv);
   self->socket_path = g_strdup_printf ("%s/live-%d-%u.sock", dir, (int) getpid (), ++counter);
-  g_unlink (self->socket_path);
-  address = g_unix_socket_address_new (self->socket_path);
-  self->service = g_socket_service_new ();
-  if (!g_socket_listener_add_address (G_SOCKET_LISTENER (self->service), address, G_SOCKET_TYPE_STREAM,
-                                      G_SOCKET_PROTOCOL_DEFAULT, NULL, NULL, error))
+  self->service = gml_probe_listen (self->socket_path, error);
+  if (self->service == NULL)
     return NULL;
   g_signal_connect (self->service, "incoming", G_CALLBACK (incoming_cb), self);
   g_socket_service_start (self->service);
@@ -1041,14 +1031,8 @@ gml_live_session_close (GmlLiveSession *self)
     self->closed_by_us = TRUE;
   gml_live_session_stop_program (self);
   g_cancellable_cancel (self->cancellable);
-  if (self->service != NULL)
-    {
-      g_socket_service_stop (self->service);
-      g_socket_listener_close (G_SOCKET_LISTENER (self->service));
-      g_clear_object (&self->service);
-    }
-  if (self->socket_path != NULL)
-    g_unlink (self->socket_path);
+  gml_probe_unlisten (self->service, self->socket_path);
+  g_clear_object (&self->service);
 }
 
 /* ------------------------------------------------------------------------- */

@@ -851,13 +851,8 @@ static void
 stop_listening (GmlLivePage *self)
 {
   if (self->service != NULL)
-    {
-      g_socket_service_stop (self->service);
-      g_socket_listener_close (G_SOCKET_LISTENER (self->service));
-      g_clear_object (&self->service);
-      if (self->listen_path != NULL)
-        g_unlink (self->listen_path);
-    }
+    gml_probe_unlisten (self->service, self->listen_path);
+  g_clear_object (&self->service);
   g_clear_pointer (&self->listen_path, g_free);
 }
 
@@ -865,7 +860,6 @@ static void
 start_listening (GmlLivePage *self)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GSocketAddress) address = NULL;
   g_autofree char *dir = gml_probe_socket_dir (&error);
   g_autofree char *path = NULL;
 
@@ -877,34 +871,16 @@ start_listening (GmlLivePage *self)
       return;
     }
   path = gml_probe_default_socket_path ();
-  if (g_file_test (path, G_FILE_TEST_EXISTS))
+  self->service = gml_probe_listen (path, &error);
+  if (self->service == NULL)
     {
-      g_autoptr(GSocket) other = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM,
-                                               G_SOCKET_PROTOCOL_DEFAULT, NULL);
-      g_autoptr(GSocketAddress) there = g_unix_socket_address_new (path);
-
       /* Someone listens there: another window of the lab. It keeps it. */
-      if (other != NULL && g_socket_connect (other, there, NULL, NULL))
-        {
-          g_socket_close (other, NULL);
-          self->listen_problem = g_strdup (_("another window of the lab listens for them."));
-          update_listen_label (self);
-          return;
-        }
-      /* Nobody does: a lab that was killed left it. */
-      g_unlink (path);
-    }
-  address = g_unix_socket_address_new (path);
-  self->service = g_socket_service_new ();
-  if (!g_socket_listener_add_address (G_SOCKET_LISTENER (self->service), address, G_SOCKET_TYPE_STREAM,
-                                      G_SOCKET_PROTOCOL_DEFAULT, NULL, NULL, &error))
-    {
-      g_clear_object (&self->service);
-      self->listen_problem = g_strdup (error->message);
+      self->listen_problem = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE)
+        ? g_strdup (_("another window of the lab listens for them."))
+        : g_strdup (error->message);
       update_listen_label (self);
       return;
     }
-  g_chmod (path, 0600);
   self->listen_path = g_steal_pointer (&path);
   g_signal_connect (self->service, "incoming", G_CALLBACK (incoming_cb), self);
   g_socket_service_start (self->service);

@@ -73,6 +73,52 @@ gml_probe_default_socket_path (void)
   return g_build_filename (dir, "probe.sock", NULL);
 }
 
+GSocketService *
+gml_probe_listen (const char  *path,
+                  GError     **error)
+{
+  g_autoptr(GSocketAddress) address = NULL;
+  g_autoptr(GSocketService) service = NULL;
+
+  if (g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_autoptr(GSocket) other = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM,
+                                               G_SOCKET_PROTOCOL_DEFAULT, NULL);
+      g_autoptr(GSocketAddress) there = g_unix_socket_address_new (path);
+
+      if (other != NULL && g_socket_connect (other, there, NULL, NULL))
+        {
+          g_socket_close (other, NULL);
+          /* Translators: %s is a socket's path. */
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE,
+                       _("Another program listens on “%s”."), path);
+          return NULL;
+        }
+      /* Nobody does: a lab that was killed left it. */
+      g_unlink (path);
+    }
+  address = g_unix_socket_address_new (path);
+  service = g_socket_service_new ();
+  if (!g_socket_listener_add_address (G_SOCKET_LISTENER (service), address, G_SOCKET_TYPE_STREAM,
+                                      G_SOCKET_PROTOCOL_DEFAULT, NULL, NULL, error))
+    return NULL;
+  g_chmod (path, 0600);
+  return g_steal_pointer (&service);
+}
+
+void
+gml_probe_unlisten (GSocketService *service,
+                    const char     *path)
+{
+  if (service != NULL)
+    {
+      g_socket_service_stop (service);
+      g_socket_listener_close (G_SOCKET_LISTENER (service));
+    }
+  if (path != NULL)
+    g_unlink (path);
+}
+
 char *
 gml_probe_module_dir (void)
 {

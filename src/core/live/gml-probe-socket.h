@@ -38,6 +38,15 @@ typedef struct
 char      *gml_probe_socket_dir          (GError       **error);
 /* The Live view's socket (the directory is not made). */
 char      *gml_probe_default_socket_path (void);
+/* A socket service listening at @path, closed to others (0600), not yet started:
+ * connect "incoming", then g_socket_service_start(). A file left at @path by a
+ * lab that was killed is replaced; one someone still listens on is kept, and the
+ * error is G_IO_ERROR_ADDRESS_IN_USE. */
+GSocketService *gml_probe_listen         (const char    *path,
+                                          GError       **error);
+/* Stops @service (may be NULL) and removes its socket file @path (may be NULL). */
+void       gml_probe_unlisten            (GSocketService *service,
+                                          const char    *path);
 /* The directory of gml_probe.py: GML_PYTHON_DIR, else the installed one. */
 char      *gml_probe_module_dir          (void);
 
