@@ -59,6 +59,7 @@ typedef struct
   GCancellable      *cancellable;
   guint              line;
   gboolean           closed;
+  guint64            gpu_total;       /* the GPU's memory, from the probe's hello; 0 before */
 } Connection;
 
 static void read_more (Connection *c);
@@ -131,9 +132,12 @@ static void
 handle_oom (Connection            *c,
             const GmlProbeMessage *m)
 {
-  /* PyTorch's text for that state, as the engine writes it. */
+  /* PyTorch's text for that state, as the engine writes it. The GPU's total is
+   * the hello's: PyTorch gives its observers the per-process limit instead when
+   * one is set, and its message the device's total. */
+  guint64 total = c->gpu_total > 0 ? c->gpu_total : m->device_total;
   g_autofree char *message = gml_snapshot_format_oom_message (m->device, m->size, m->device_free,
-                                                              m->device_total, m->allocated_bytes,
+                                                              total, m->allocated_bytes,
                                                               m->reserved_bytes);
 
   if (c->watch->json)
@@ -190,6 +194,8 @@ handle_line (Connection *c,
   m = gml_probe_message_parse (line, length, &error);
   if (m == NULL)
     bad_line (c, error->message);
+  else if (m->type == GML_PROBE_HELLO)
+    c->gpu_total = m->total_bytes;
   else if (m->type == GML_PROBE_UPDATE)
     handle_update (c, m);
   else if (m->type == GML_PROBE_OOM)

@@ -59,6 +59,7 @@ struct _GmlLiveSession
   GmlLiveStatus        status;
   char                *title;
   char                *device_name;
+  guint64              gpu_total;        /* the hello's total_bytes; 0 before it */
   char                *torch_version;
   gboolean             saw_bye;
   gboolean             closed_by_us;
@@ -195,6 +196,7 @@ post_cb (gpointer data)
         }
       g_free (self->device_name);
       self->device_name = g_strdup (p->message->device_name);
+      self->gpu_total = p->message->total_bytes;
       g_free (self->torch_version);
       self->torch_version = g_strdup (p->message->torch_version);
       if (self->status == GML_LIVE_WAITING)
@@ -898,6 +900,13 @@ gml_live_session_get_exit_status (GmlLiveSession *self)
   return self->child != NULL && self->child_done ? self->child_status : -1;
 }
 
+guint64
+gml_live_session_get_gpu_total (GmlLiveSession *self)
+{
+  g_return_val_if_fail (GML_IS_LIVE_SESSION (self), 0);
+  return self->gpu_total;
+}
+
 const char *
 gml_live_session_get_title (GmlLiveSession *self)
 {
@@ -915,6 +924,9 @@ gml_live_session_describe_source (GmlLiveSession *self)
     return g_strdup_printf (_("%s · PyTorch %s"), self->device_name, self->torch_version);
   if (self->device_name != NULL)
     return g_strdup (self->device_name);
+  /* It ended without a word from its probe: nothing is being waited for any more. */
+  if (self->status == GML_LIVE_ENDED)
+    return g_strdup (_("No probe spoke: did the program import torch and see a CUDA device?"));
   return g_strdup (_("Waiting for the program’s probe…"));
 }
 

@@ -70,6 +70,8 @@ gboolean             gml_live_session_program_running    (GmlLiveSession     *se
 /* The program's exit status (128 + signal when killed); -1 while it runs or
  * when the session did not start it. */
 int                  gml_live_session_get_exit_status    (GmlLiveSession     *self);
+/* The GPU's total memory as the probe's hello said it; 0 before the hello. */
+guint64              gml_live_session_get_gpu_total      (GmlLiveSession     *self);
 /* "python3 train.py --batch 64", from the command or the probe's hello. */
 const char          *gml_live_session_get_title          (GmlLiveSession     *self);
 /* The GPU's name and PyTorch's version, when the probe said them. */

@@ -79,10 +79,11 @@ def c_pattern(text):
 work = tempfile.mkdtemp(prefix='gml-e2e-live-')
 run_dir = os.path.join(work, 'run')
 os.makedirs(run_dir, mode=0o700)
-# The app and the programs it watches: the fake torch first on the path, the probe from
-# the source tree, a runtime directory of their own.
+# The app and the programs it watches: the fake torch first on the path, a runtime
+# directory of their own. The app finds the probe in the source tree by itself, as
+# when a user starts it the README's way (no GML_PYTHON_DIR).
 os.environ['PYTHONPATH'] = FAKE + os.pathsep + os.environ.get('PYTHONPATH', '')
-os.environ['GML_PYTHON_DIR'] = PROBE_DIR
+os.environ.pop('GML_PYTHON_DIR', None)
 os.environ['XDG_RUNTIME_DIR'] = run_dir
 
 

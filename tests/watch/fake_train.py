@@ -3,7 +3,8 @@
 
   fake_train.py STATES.json MODE [SECONDS_PER_STEP]
 
-MODE: oom (ends in an out-of-memory error, exit status 1), exit3 (ends with
+MODE: oom (ends in an out-of-memory error, exit status 1), oom-fraction (the same
+under torch.cuda.set_per_process_memory_fraction(0.5)), exit3 (ends with
 status 3), sleep (prints its pid and sleeps, to be killed), notorch (never
 imports torch). Every state the fake allocator passes through is written to
 STATES.json (its figures and its segments), so the test can tell each update
@@ -57,4 +58,6 @@ for step in range(6):
 
 if mode == 'exit3':
     sys.exit(3)
+if mode == 'oom-fraction':
+    torch.cuda.set_per_process_memory_fraction(0.5)
 torch.cuda._fake_oom(96 * 1024 * MiB)

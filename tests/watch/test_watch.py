@@ -46,7 +46,9 @@ def check(cond, what):
 
 def env_for(probe_dir, tmp):
     env = dict(os.environ)
-    env['GML_PYTHON_DIR'] = probe_dir
+    # Run as the README runs it: the program finds its probe in the source tree by
+    # itself, with no variable a user would not have.
+    env.pop('GML_PYTHON_DIR', None)
     env['PYTHONPATH'] = os.path.join(HERE, 'fake')
     env['XDG_RUNTIME_DIR'] = os.path.join(tmp, 'run')
     env['XDG_CACHE_HOME'] = os.path.join(tmp, 'cache')
@@ -114,6 +116,17 @@ def test_training(exe, probe_dir, tmp):
                   'training: the snapshot’s oom message is the one watch printed')
     check(last.get('exit_status') == 1 and last.get('signal') is None, f'training: last line {last}')
     check('OutOfMemoryError' in run.stderr, 'training: the program’s own output reaches stderr')
+
+
+def test_fraction(exe, probe_dir, tmp):
+    """Under a per-process memory fraction PyTorch tells its observers the limit, not the
+    GPU's total; the message's capacity is still the GPU's, from the probe's hello."""
+    env = env_for(probe_dir, tmp)
+    run = watch(exe, env, sys.executable, os.path.join(HERE, 'fake_train.py'),
+                os.path.join(tmp, 'states-fraction.json'), 'oom-fraction', '0.02')
+    ooms = [o['oom'] for o in lines(run.stdout) if o.get('oom')]
+    check(len(ooms) == 1 and 'has a total capacity of 80.00 GiB of which' in ooms[0]['message'],
+          f'fraction: the capacity is the GPU’s: {ooms}')
 
 
 def test_exit_status(exe, probe_dir, tmp):
@@ -412,6 +425,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_training(exe, probe_dir, tmp)
         test_exit_status(exe, probe_dir, tmp)
+        test_fraction(exe, probe_dir, tmp)
         test_killed(exe, probe_dir, tmp)
         test_no_torch(exe, probe_dir, tmp)
         test_garbage(exe, probe_dir, tmp)

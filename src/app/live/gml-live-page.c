@@ -539,9 +539,12 @@ session_oom_cb (GmlLivePage           *self,
                 const GmlProbeMessage *m,
                 GmlLiveSession        *session)
 {
+  /* The capacity is the GPU's, from the probe's hello: PyTorch hands its observers
+   * the per-process limit instead when one is set. */
+  guint64 total = gml_live_session_get_gpu_total (session);
   g_autofree char *message = gml_snapshot_format_oom_message (m->device, m->size, m->device_free,
-                                                              m->device_total, m->allocated_bytes,
-                                                              m->reserved_bytes);
+                                                              total > 0 ? total : m->device_total,
+                                                              m->allocated_bytes, m->reserved_bytes);
   GtkWidget *child;
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->oom_box))) != NULL)

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -119,12 +120,29 @@ gml_probe_unlisten (GSocketService *service,
     g_unlink (path);
 }
 
+/* Whether this process is the program in the build folder, not an installed one. */
+static gboolean
+running_uninstalled (void)
+{
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *dir = exe != NULL ? g_path_get_dirname (exe) : NULL;
+  /* realpath(): the kernel's link names the real folder, the build's may hold a link. */
+  g_autofree char *build = realpath (GML_UNINSTALLED_DIR, NULL);
+
+  return dir != NULL && build != NULL && g_str_equal (dir, build);
+}
+
 char *
 gml_probe_module_dir (void)
 {
   const char *dir = g_getenv ("GML_PYTHON_DIR");
 
-  return g_strdup (dir != NULL && *dir != '\0' ? dir : PKGDATADIR "/python");
+  if (dir != NULL && *dir != '\0')
+    return g_strdup (dir);
+  /* Not installed yet: the probe is still in the source tree. */
+  if (running_uninstalled ())
+    return g_build_filename (GML_SOURCE_DATADIR, "python", NULL);
+  return g_strdup (PKGDATADIR "/python");
 }
 
 void

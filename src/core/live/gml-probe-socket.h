@@ -47,7 +47,8 @@ GSocketService *gml_probe_listen         (const char    *path,
 /* Stops @service (may be NULL) and removes its socket file @path (may be NULL). */
 void       gml_probe_unlisten            (GSocketService *service,
                                           const char    *path);
-/* The directory of gml_probe.py: GML_PYTHON_DIR, else the installed one. */
+/* The directory of gml_probe.py: GML_PYTHON_DIR when set; the source tree's when
+ * the program runs from its build folder; else the installed one. */
 char      *gml_probe_module_dir          (void);
 
 /* The probes waiting in the directory, each asked for its hello (a second at

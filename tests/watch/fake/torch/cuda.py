@@ -18,6 +18,7 @@ _next = SEGMENT
 _trace = []
 _observers = []
 _recording = {'on': False, 'max': 0}
+_fraction = {'value': None}
 
 
 class OutOfMemoryError(RuntimeError):
@@ -75,6 +76,10 @@ def _attach_observer(fn):
     _observers.append(fn)
 
 
+def set_per_process_memory_fraction(fraction, device=None):
+    _fraction['value'] = float(fraction)
+
+
 # --- What the test script drives ---------------------------------------------
 
 def _fake_stats():
@@ -109,8 +114,10 @@ def _fake_oom(requested):
         if _record_oom:
             _trace.append({'action': 'oom', 'device_free': free, 'size': requested, 'stream': 0,
                            'time_us': _now(), 'compile_context': 'N/A', 'user_metadata': ''})
+    # malloc() hands its observers the per-process limit when one is set, else the total.
+    limit = int(TOTAL * _fraction['value']) if _fraction['value'] is not None else TOTAL
     for fn in list(_observers):
-        fn(0, alloc_size, TOTAL, free)
+        fn(0, alloc_size, limit, free)
     raise OutOfMemoryError('CUDA out of memory (fake)')
 
 
