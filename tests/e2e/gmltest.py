@@ -196,6 +196,13 @@ class App:
         e = node.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
         return e.x, e.y, e.width, e.height
 
+    def click(self, node):
+        """A real click of the pointer in the middle of @node, as a mouse user makes it
+        (an accessible action moves no focus; a click may)."""
+        x, y, w, h = App.extents(node)
+        subprocess.run(['xdotool', 'mousemove', '--window', self.window_id(), str(x + w // 2),
+                        str(y + h // 2), 'click', '1'], check=False)
+
     def label_description(self, text):
         """The accessible description (what its tooltip says) of the label showing @text."""
         for role, name, label, showing, node in self.nodes():

@@ -259,6 +259,24 @@ try:
     app_action('language', "<'en'>")
     wait_for(lambda: app.find('push button', equals='Next'), 'English again')
 
+    # 1b. A click on a picture tab leaves the quiz its keys: Enter and Space still go on
+    # once the question is answered (the tab took the focus, and Enter toggled it again).
+    for key in ('Return', 'space'):
+        start = position(app)
+        option = app.find('push button', prefix='a. ')
+        check(option, f'{key} after a tab click: option a is shown')
+        option[0][1].queryAction().doAction(0)
+        wait_for(lambda: app.find('push button', equals='Next'), 'the answer')
+        tabs = wait_for(lambda: [n for r, name, t, s, n in app.nodes()
+                                 if r in ('toggle button', 'push button') and s and name in TABS['en']]
+                        or None, f'{key} after a tab click: the picture has tabs to click')
+        app.click(tabs[-1])
+        time.sleep(0.5)
+        app.key(key)
+        wait_for(lambda: position(app) == start + 1,
+                 f'{key} after clicking the tab “{tabs[-1].name}” goes to the next question '
+                 f'(still {position(app)}, focus on “{focused(app)}”)')
+
     # 2. Names elsewhere: the presentation, the Snapshot view, the preferences.
     app.key('F5')
     audience = wait_for(lambda: next((app.root.getChildAtIndex(i) for i in range(app.root.childCount)
