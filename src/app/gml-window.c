@@ -584,6 +584,39 @@ visible_view_changed_cb (GmlWindow *self)
   _gml_window_live_view_changed (self, showing_view (self, "live"));
 }
 
+/* The views in the switcher's order: Alt+1…4 and Ctrl+Page Up/Down go through them. */
+static const char * const view_names[] = { "quiz", "snapshot", "lab", "live" };
+
+static void
+win_show_view_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  GmlWindow *self = GML_WINDOW (widget);
+  const char *name = g_variant_get_string (parameter, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (view_names); i++)
+    if (g_str_equal (name, view_names[i]))
+      adw_view_stack_set_visible_child_name (self->view_stack, name);
+}
+
+static void
+win_cycle_view_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  GmlWindow *self = GML_WINDOW (widget);
+  const char *shown = adw_view_stack_get_visible_child_name (self->view_stack);
+  guint n = G_N_ELEMENTS (view_names);
+  guint at = 0;
+
+  for (guint i = 0; i < n; i++)
+    if (g_strcmp0 (shown, view_names[i]) == 0)
+      at = i;
+  at = g_str_equal (action_name, "win.next-view") ? (at + 1) % n : (at + n - 1) % n;
+  adw_view_stack_set_visible_child_name (self->view_stack, view_names[at]);
+}
+
 /* A folded-away bar is no control: out of the accessibility tree with it. */
 static void
 switcher_bar_revealed_cb (GmlWindow *self)
@@ -753,6 +786,17 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.show-filter", NULL, win_show_filter_action);
   gtk_widget_class_install_action (widget_class, "win.present", NULL, win_present_action);
   gtk_widget_class_install_action (widget_class, "win.show-help-overlay", NULL, win_show_help_overlay_action);
+  gtk_widget_class_install_action (widget_class, "win.show-view", "s", win_show_view_action);
+  gtk_widget_class_install_action (widget_class, "win.next-view", NULL, win_cycle_view_action);
+  gtk_widget_class_install_action (widget_class, "win.previous-view", NULL, win_cycle_view_action);
+  /* On the window, below every page's own keys: a focused control keeps its keys. */
+  for (guint i = 0; i < G_N_ELEMENTS (view_names); i++)
+    gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1 + i, GDK_ALT_MASK, "win.show-view",
+                                         "s", view_names[i]);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Down, GDK_CONTROL_MASK,
+                                       "win.next-view", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Up, GDK_CONTROL_MASK,
+                                       "win.previous-view", NULL);
   _gml_window_snapshot_class_init (widget_class);
   _gml_window_import_class_init (widget_class);
   _gml_window_lab_class_init (widget_class);

@@ -277,6 +277,20 @@ try:
                  f'{key} after clicking the tab “{tabs[-1].name}” goes to the next question '
                  f'(still {position(app)}, focus on “{focused(app)}”)')
 
+    # 1c. The views from the keyboard, wherever the focus is: Alt+1…4, Ctrl+Page Down/Up.
+    def shown_view():
+        for r, name, t, s, n in app.nodes():
+            try:
+                if r == 'page tab' and s and n.getState().contains(pyatspi.STATE_SELECTED):
+                    return name
+            except Exception:
+                pass
+        return None
+    for keys, view in (('alt+2', 'Snapshot'), ('ctrl+Page_Down', 'Experiment'), ('alt+4', 'Live'),
+                       ('ctrl+Page_Down', 'Quiz'), ('ctrl+Page_Up', 'Live'), ('alt+1', 'Quiz')):
+        app.key(keys)
+        wait_for(lambda: shown_view() == view, f'{keys} shows the {view} view (shown: {shown_view()})')
+
     # 2. Names elsewhere: the presentation, the Snapshot view, the preferences.
     app.key('F5')
     audience = wait_for(lambda: next((app.root.getChildAtIndex(i) for i in range(app.root.childCount)
