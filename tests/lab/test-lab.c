@@ -697,6 +697,23 @@ test_difference (void)
   g_assert_nonnull (strstr (text, "Activations"));
   g_assert_nonnull (strstr (text, "Recomputation: 0 % → 33 % more compute."));
   g_assert_true (g_str_has_prefix (none, "A and B have the same knobs."));
+
+  /* Percent changes carry their sign apart from the number: "(−33 %)", and in
+   * Turkish, which writes the percent sign first, "(−%33)", never "%-33". */
+  {
+    g_autofree char *fewer = gml_lab_describe_difference (b, a);
+    g_autofree char *tr = NULL;
+
+    g_assert_nonnull (strstr (text, " %)"));
+    g_assert_null (strstr (text, "(-"));
+    g_assert_nonnull (strstr (fewer, "(+"));
+    gml_i18n_set_language ("tr");
+    tr = gml_lab_describe_difference (a, b);
+    gml_i18n_set_language ("en");
+    g_assert_nonnull (strstr (tr, "(−%"));
+    g_assert_null (strstr (tr, "%-"));
+    g_assert_null (strstr (tr, "%+"));
+  }
 }
 
 /* The live run's scale: the smallest power of two that brings the GPU into what

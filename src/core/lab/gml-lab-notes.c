@@ -247,10 +247,18 @@ static char *
 percent_change (guint64 a,
                 guint64 b)
 {
+  double change;
+  const char *sign;
+
   if (a == 0)
     return g_strdup ("");
-  /* Translators: a change in percent after a size, " (+69 %)". */
-  return g_strdup_printf (_(" (%+.0f %%)"), 100.0 * ((double) b - (double) a) / (double) a);
+  change = round (100.0 * ((double) b - (double) a) / (double) a);
+  /* The sign apart from the number, so that a language that writes the percent
+   * sign first puts it between them (Turkish "−%4", not "%-4"). */
+  sign = change > 0 ? "+" : change < 0 ? "−" : "±";
+  /* Translators: a change in percent after a size, " (+69 %)": the sign (+, − or ±),
+   * then the number without its sign. */
+  return g_strdup_printf (_(" (%s%.0f %%)"), sign, fabs (change));
 }
 
 char *
