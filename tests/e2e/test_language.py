@@ -99,8 +99,8 @@ try:
 
     app_action('language', "<'en'>")
     wait_for(lambda: TITLE_EN in frame_names(app), 'the English window title')
-    app.wait_label(lambda t: t == 'Last time: wrong (2026-11-30)', 'with the English date style')
-    check(True, 'after Language › English the date follows: “Last time: wrong (2026-11-30)”')
+    app.wait_label(lambda t: t == 'Last time: wrong (30 November 2026)', 'with the English date style')
+    check(True, 'after Language › English the date follows: “Last time: wrong (30 November 2026)”')
     app.wait_label(lambda t: t == 'Simulated GPU', 'naming the simulated GPU in English')
     check(True, 'the picture’s device line follows: “Simulated GPU”')
     toolkit = toolkit_strings()

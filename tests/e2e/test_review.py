@@ -140,7 +140,7 @@ check(len(entries) == 8 and entries[-1]['question'] == q[2]['id'], 'the three an
 # q1 was answered wrong again today: box 1, due tomorrow; nothing is due now.
 due_button = wait_button(app, review_label(0), f'“{review_label(0)}” once the due questions are done')
 # With nothing due, the button says when something will be: q1, wrong today, tomorrow.
-tomorrow = (datetime.datetime.now() + datetime.timedelta(days=1)).strftime(_('%Y-%m-%d'))
+tomorrow = (datetime.datetime.now() + datetime.timedelta(days=1)).strftime(_('%-d %B %Y'))
 hint = _('Nothing is due for review. The next question comes due on %s.') % tomorrow
 check(due_button.description == hint,
       f'“{review_label(0)}” says when the next question comes due (“{due_button.description}”)')

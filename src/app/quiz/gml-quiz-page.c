@@ -140,9 +140,10 @@ format_last_result (const GmlAnswer *answer)
 
   utc = g_date_time_new_from_unix_utc (answer->time);
   local = g_date_time_to_local (utc);
-  /* Translators: the date of the last answer, in g_date_time_format() format, in
-   * numbers so that it does not depend on the system's locale: "%d.%m.%Y" in Turkish. */
-  date = gml_i18n_format_date (local, _("%Y-%m-%d"));
+  /* Translators: the date of the last answer, in g_date_time_format() format, in the
+   * language's own style ("30 November 2026"; "%d.%m.%Y" in Turkish); %B is the month
+   * in the lab's language, whatever the system's locale. */
+  date = gml_i18n_format_date (local, _("%-d %B %Y"));
   return answer->correct
     /* Translators: %s is a date. */
     ? g_strdup_printf (_("Last time: right (%s)"), date)

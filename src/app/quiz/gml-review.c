@@ -88,8 +88,9 @@ due_tooltip (guint  n_due,
   local = utc != NULL ? g_date_time_to_local (utc) : NULL;
   if (local == NULL)
     return g_strdup (_("Nothing is due for review."));
-  /* Translators: a date in g_date_time_format() format, in numbers: "%d.%m.%Y" in Turkish. */
-  date = gml_i18n_format_date (local, _("%Y-%m-%d"));
+  /* Translators: a date in g_date_time_format() format, in the language's own style
+   * ("30 November 2026"; "%d.%m.%Y" in Turkish). */
+  date = gml_i18n_format_date (local, _("%-d %B %Y"));
   /* Translators: %s is a date. */
   return g_strdup_printf (_("Nothing is due for review. The next question comes due on %s."), date);
 }
