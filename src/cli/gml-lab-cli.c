@@ -119,6 +119,7 @@ gml_lab_result_to_json (GmlLabRun        *run,
   add_int (b, "kv_cache", r->formula.kv_cache);
   json_builder_end_object (b);
 
+  add_int (b, "allocated_at_peak_bytes", r->allocated_at_peak);
   add_int (b, "requested_at_peak_bytes", r->requested_at_peak);
   add_int (b, "reserved_at_peak_bytes", r->reserved_at_peak);
   add_int (b, "inactive_split_at_peak_bytes", r->inactive_split_at_peak);

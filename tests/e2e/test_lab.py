@@ -114,7 +114,10 @@ app.key('ctrl+Return')
 want16 = verb(default.replace('--batch 8', '--batch 16'))
 check(want16['fits'] is False, 'batch 16 does not fit in 24 GiB (the verb says so)')
 app.wait_label(lambda t: t == _('Does not fit in %s') % '24 GiB', 'saying batch 16 does not fit', timeout=20)
-wait_bytes(app, _('Peak allocated'), want16['peak_allocated_bytes'], 'batch 16')
+# Out of memory: the headline is at the error, as the map and PyTorch's message are.
+wait_bytes(app, _('Allocated at the error'), want16['allocated_at_peak_bytes'], 'batch 16')
+check(f"Of the allocated memory {want16['allocated_at_peak_bytes'] / 2**30:.2f} GiB is allocated"
+      in want16['oom_message'], 'batch 16: the headline is the message’s allocated memory')
 app.wait_label(lambda t: t == want16['oom_message'], "the verb's out-of-memory message, word for word")
 print("ok: batch 16: the window shows the verb's out-of-memory message word for word")
 app.screenshot(os.path.join(shots, f'lab-{lang}-batch16.png'))
@@ -129,7 +132,11 @@ app.key('Return')
 want7 = verb(other)
 app.wait_label(lambda t: t == _('Does not fit in %s') % '40 GiB', 'saying Llama 2 7B does not fit in 40 GiB',
                timeout=20)
-wait_bytes(app, _('Peak allocated'), want7['peak_allocated_bytes'], 'llama-2-7b')
+# Here the peak came 16 MiB above where it ran out: the headline is the error's figure.
+check(want7['peak_allocated_bytes'] > want7['allocated_at_peak_bytes'], 'llama-2-7b peaked before the error')
+wait_bytes(app, _('Allocated at the error'), want7['allocated_at_peak_bytes'], 'llama-2-7b')
+check(f"Of the allocated memory {want7['allocated_at_peak_bytes'] / 2**30:.2f} GiB is allocated"
+      in want7['oom_message'], 'llama-2-7b: the headline is the message’s allocated memory')
 app.wait_label(lambda t: t == want7['oom_message'], "llama-2-7b's out-of-memory message")
 print("ok: llama-2-7b: the window shows the verb's out-of-memory message word for word")
 app.wait_label(lambda t: '--model gpt2 → llama-2-7b' in t and '--batch 16 → 2' in t,

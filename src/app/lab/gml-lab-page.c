@@ -87,6 +87,7 @@ struct _GmlLabPage
   AdwComboRow     *gpu_row;
   AdwEntryRow     *conf_row;
   AdwEntryRow     *args_row;
+  GtkScrolledWindow *results_scroller;
   GtkLabel        *verdict_label;
   GtkSpinner      *spinner;
   GtkLabel        *status_label;
@@ -518,10 +519,16 @@ show_results (GmlLabPage *self)
   g_autoptr(GString) text = g_string_new (NULL);
   guint64 formula[GML_N_CATEGORIES] = { 0 };
 
+  /* A new result is read from its verdict, at the top, wherever the last one was scrolled. */
+  gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (self->results_scroller), 0);
   verdict = r->fits ? g_strdup_printf (_("Fits in %s"), gpu) : g_strdup_printf (_("Does not fit in %s"), gpu);
   gtk_label_set_label (self->verdict_label, verdict);
-  gml_accessible_set_bytes (self->allocated_label, r->peak_allocated);
-  gml_accessible_set_bytes (self->reserved_label, r->peak_reserved);
+  /* Out of memory: the figures at the error, as the map beside them and PyTorch's
+   * message show them (the peak before it may have been higher, earlier). */
+  gtk_label_set_label (self->allocated_caption, r->fits ? _("Peak allocated") : _("Allocated at the error"));
+  gtk_label_set_label (self->reserved_caption, r->fits ? _("Peak reserved") : _("Reserved at the error"));
+  gml_accessible_set_bytes (self->allocated_label, r->fits ? r->peak_allocated : r->allocated_at_peak);
+  gml_accessible_set_bytes (self->reserved_label, r->fits ? r->peak_reserved : r->reserved_at_peak);
   gtk_label_set_label (self->params_label, params);
 
   formula[GML_CATEGORY_WEIGHTS] = r->formula.weights;
@@ -1305,6 +1312,7 @@ gml_lab_page_class_init (GmlLabPageClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-lab-page.ui");
   CHILD (paned);
+  CHILD (results_scroller);
   CHILD (model_row);
   CHILD (shape_row);
   CHILD (layers_spin);

@@ -63,6 +63,19 @@ gml_lab_run_dup_notes (GmlLabRun *self)
       else
         g_ptr_array_add (notes, g_strdup_printf (_("It does not fit in %s, nor in the largest GPU the lab "
                                                    "simulates (448 GiB)."), gpu));
+      /* The figures are at the error: state the optimizer had not made yet is 0 B. */
+      if (c->mode == GML_LAB_TRAIN && f->optimizer_state > 0 &&
+          r->by_category[GML_CATEGORY_OPTIMIZER_STATE] == 0 && r->peak_at != NULL)
+        {
+          g_autofree char *state = sz (f->optimizer_state);
+
+          /* Translators: a size, then when it ran out ("in step 1, during the forward pass
+           * of layer 10 of 12"). */
+          g_ptr_array_add (notes, g_strdup_printf (_("Optimizer state is 0 B at the error, against the "
+                                                     "formula’s %s: it ran out of memory %s, before the "
+                                                     "first optimizer.step() made that state."),
+                                                   state, r->peak_at));
+        }
     }
 
   /* Rounding and caching. */

@@ -1446,6 +1446,7 @@ fill_result (Lab          *lab,
       lab->peak_phase = lab->phase;
     }
   memcpy (res->by_category, lab->peak_cat, sizeof res->by_category);
+  res->allocated_at_peak = lab->peak;
   res->requested_at_peak = lab->peak_requested;
   state = gml_trace_state_at (gml_allocator_get_trace (lab->r.run->allocator), lab->peak_events);
   res->reserved_at_peak = gml_mem_state_get_stats (state)->reserved_bytes[GML_STAT_ALL].current;

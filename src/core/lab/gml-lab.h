@@ -140,6 +140,7 @@ typedef struct
   guint64   peak_reserved;           /* max_memory_reserved() over the run */
   guint64   by_category[GML_N_CATEGORIES]; /* allocated bytes at the steady-state peak
                                             * (out of memory: where it ran out) */
+  guint64   allocated_at_peak;       /* memory_allocated() at that peak (out of memory: at the error) */
   guint64   requested_at_peak;       /* what the program asked for, at that peak */
   guint64   reserved_at_peak;
   guint64   inactive_split_at_peak;
