@@ -680,6 +680,42 @@ test_first_step (void)
   }
 }
 
+/* A picture's title says the knobs in words, in the lab's language: never the
+ * command line. */
+static void
+test_describe (void)
+{
+  GmlLabConfig c;
+  g_autofree char *infer = NULL;
+  g_autofree char *train = NULL;
+  g_autofree char *tr = NULL;
+  g_autoptr(GmlLabRun) run = NULL;
+
+  config_from (&c, "--model llama-2-7b --seq 2048 --batch 8 --mode inference --tokens 2048 "
+                   "--precision bf16 --gpu-memory 80G");
+  infer = gml_lab_config_describe (&c);
+  g_assert_cmpstr (infer, ==, "llama-2-7b inference, batch 8, 2,048 + 2,048 tokens, bf16, 80 GiB GPU");
+  gml_lab_config_clear (&c);
+
+  config_from (&c, "--model gpt2 --seq 1024 --batch 4 --precision amp-bf16 --optimizer momentum "
+                   "--accumulation 4 --gpu-memory 24G");
+  train = gml_lab_config_describe (&c);
+  g_assert_cmpstr (train, ==, "gpt2 training, batch 4, 1,024 tokens, amp-bf16, SGD with momentum, "
+                              "4 micro-steps, 24 GiB GPU");
+  gml_i18n_set_language ("tr");
+  tr = gml_lab_config_describe (&c);
+  gml_i18n_set_language ("en");
+  g_assert_nonnull (strstr (tr, "1.024"));
+  g_assert_null (strstr (tr, "training"));
+  gml_lab_config_clear (&c);
+
+  /* The picture's title is that sentence. */
+  run = run_args ("--model mlp --batch 8 --optimizer sgd");
+  g_assert_null (strstr (gml_scenario_get_title (gml_lab_run_get_scenario (run)), "--"));
+  g_assert_true (g_str_has_prefix (gml_scenario_get_title (gml_lab_run_get_scenario (run)),
+                                   "mlp training, batch 8"));
+}
+
 /* A/B names each knob that changed once, and what the change did. */
 static void
 test_difference (void)
@@ -770,6 +806,7 @@ main (int    argc,
   g_test_add_func ("/lab/bad-values", test_bad_values);
   g_test_add_func ("/lab/args-round-trip", test_args_round_trip);
   g_test_add_func ("/lab/scenario", test_scenario);
+  g_test_add_func ("/lab/describe", test_describe);
   g_test_add_func ("/lab/difference", test_difference);
   g_test_add_func ("/lab/first-step", test_first_step);
   g_test_add_func ("/lab/live-scale", test_live_scale);

@@ -240,12 +240,9 @@ static void
 start_run (GmlLabPresentation *self)
 {
   g_autoptr(GTask) task = NULL;
-  g_autofree char *args = gml_lab_config_to_args (&self->config);
-  g_autofree char *title = NULL;
+  g_autofree char *title = gml_lab_config_describe (&self->config);
   GmlLabConfig *copy;
 
-  /* Translators: %s is the configuration as command-line options. */
-  title = g_strdup_printf (_("Experiment: %s"), args);
   gtk_label_set_label (self->title_label, title);
 
   if (self->cancellable != NULL)

@@ -1504,9 +1504,8 @@ run_step (const GmlLabConfig *c,
     lab.s = c->seq;
 
   sc = _gml_scenario_create ("lab", device, &lab.r);
-  args = gml_lab_config_to_args (c);
-  /* Translators: %s is the configuration as command-line options. */
-  sc->title = g_strdup_printf (_("Experiment: %s"), args);
+  args = gml_lab_config_describe (c);
+  sc->title = g_steal_pointer (&args);
   sc->focus_view = GML_VIEW_MEMORY_MAP;
   sc->views |= 1u << GML_VIEW_FRAGMENTATION;
   _gml_script_begin_run (&lab.r, NULL, 0, 0, &c->conf, FALSE);

@@ -607,6 +607,67 @@ gml_lab_config_to_args (const GmlLabConfig *c)
   return g_string_free (s, FALSE);
 }
 
+char *
+gml_lab_config_describe (const GmlLabConfig *c)
+{
+  static const char * const optimizer_words[GML_LAB_N_OPTIMIZERS] = {
+    "SGD", N_("SGD with momentum"), "Adam", "AdamW",
+  };
+  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *seq = gml_format_grouped (c->seq);
+  g_autofree char *gpu = gml_format_size_short (c->gpu_memory);
+  g_autofree char *text = NULL;
+
+  /* Translators: a model's name, then what the lab runs: "gpt2 training". */
+  g_ptr_array_add (parts, g_strdup_printf (c->mode == GML_LAB_INFERENCE ? _("%s inference")
+                                                                          : _("%s training"),
+                                           g_str_equal (c->model, "custom")
+                                             ? _("a model of its own") : c->base));
+  /* Translators: the batch size. */
+  g_ptr_array_add (parts, g_strdup_printf (_("batch %u"), c->batch));
+  if (c->arch != GML_LAB_ARCH_MLP && c->mode == GML_LAB_INFERENCE)
+    {
+      g_autofree char *tokens = gml_format_grouped (c->tokens);
+
+      /* Translators: the prompt's tokens, then those generated: "2,048 + 2,048 tokens". */
+      g_ptr_array_add (parts, g_strdup_printf (_("%s + %s tokens"), seq, tokens));
+    }
+  else if (c->arch != GML_LAB_ARCH_MLP)
+    /* Translators: the sequence length: "1,024 tokens". */
+    g_ptr_array_add (parts, g_strdup_printf (_("%s tokens"), seq));
+  g_ptr_array_add (parts, g_strdup (precision_names[c->precision]));
+  if (c->mode == GML_LAB_TRAIN)
+    {
+      g_ptr_array_add (parts, g_strdup (_(optimizer_words[c->optimizer])));
+      if (c->step == GML_LAB_STEP_FIRST)
+        g_ptr_array_add (parts, g_strdup (_("the first step")));
+      if (c->checkpointing != GML_LAB_CHECKPOINT_NONE)
+        {
+          g_autofree char *ckpt = gml_lab_checkpointing_to_string (c);
+
+          /* Translators: the checkpointing strategy as the command line names it. */
+          g_ptr_array_add (parts, g_strdup_printf (_("checkpointing %s"), ckpt));
+        }
+      if (c->accumulation > 1)
+        /* Translators: gradient accumulation's micro-steps per optimizer step. */
+        g_ptr_array_add (parts, g_strdup_printf (_("%u micro-steps"), c->accumulation));
+      if (c->zero > 0)
+        /* Translators: a ZeRO stage, then a number of GPUs. */
+        g_ptr_array_add (parts, g_strdup_printf (_("ZeRO-%u on %u GPUs"), c->zero, c->gpus));
+    }
+  if (c->gpus > 1 && (c->mode != GML_LAB_TRAIN || c->zero == 0))
+    /* Translators: a number of GPUs. */
+    g_ptr_array_add (parts, g_strdup_printf (_("%u GPUs"), c->gpus));
+  /* Translators: the GPU's memory: "24 GiB GPU". */
+  g_ptr_array_add (parts, g_strdup_printf (_("%s GPU"), gpu));
+  if (c->alloc_conf != NULL)
+    g_ptr_array_add (parts, g_strdup (c->alloc_conf));
+  g_ptr_array_add (parts, NULL);
+  /* Translators: what separates the parts of a run's description. */
+  text = g_strjoinv (C_("list", ", "), (char **) parts->pdata);
+  return g_steal_pointer (&text);
+}
+
 gboolean
 gml_lab_config_parse_args (GmlLabConfig *config,
                            const char   *args,

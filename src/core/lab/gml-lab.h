@@ -217,6 +217,9 @@ gboolean            gml_lab_config_check       (const GmlLabConfig *config,
                                                 GError            **error);
 /* "--model gpt2 --batch 8 …": the command line that gives this configuration. */
 char               *gml_lab_config_to_args     (const GmlLabConfig *config);
+/* The knobs in words, for a picture's title: "llama-2-7b inference, batch 8,
+ * 2,048 + 2,048 tokens, bf16, 80 GiB GPU". */
+char               *gml_lab_config_describe    (const GmlLabConfig *config);
 /* Parses what gml_lab_config_to_args() writes (and any subset of it). */
 gboolean            gml_lab_config_parse_args  (GmlLabConfig       *config,
                                                 const char         *args,
