@@ -389,6 +389,12 @@ def run_x11():
         check(q_tr['text'] in shown and q['text'] in shown, 'bilingual mode shows both languages')
         check(all(o['text'] in shown for o in q['options'] if o['text'] not in
                   [p['text'] for p in q_tr['options']]), 'each option is shown in English too')
+        # The revealed answer's reasons too: the explanation in English under the Turkish.
+        start_en = q['explanation'].split('(')[0][:60]
+        wait_for(lambda: any(t.startswith(start_en) for t in labels(audience)),
+                 f'the English explanation (“{start_en}…”) under the Turkish one')
+        check(any(t.startswith(q_tr['explanation'].split('(')[0][:60]) for t in labels(audience)),
+              'the Turkish explanation is still there')
         main_q = next(t for t in TR if t['text'] in labels(main))
         main_q_en = next(t for t in EN if t['id'] == main_q['id'])
         wait_for(lambda: main_q_en['text'] in labels(main), 'the English question in the main window too')

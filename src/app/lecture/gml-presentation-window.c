@@ -34,6 +34,8 @@ struct _GmlPresentationWindow
   GtkLabel        *timer_label;
   GtkLabel        *question_label;
   GtkLabel        *question_other_label;
+  GtkLabel        *feedback_other_label;
+  GtkLabel        *explanation_other_label;
   GtkBox          *result_box;
   GtkLabel        *verdict_label;
   GtkLabel        *feedback_label;
@@ -476,6 +478,16 @@ show_current (GmlPresentationWindow *self)
       gtk_label_set_label (self->verdict_label, verdict);
       gtk_label_set_label (self->feedback_label, feedback);
       gtk_label_set_label (self->explanation_label, explanation);
+      /* Bilingual mode: the answer's reasons in the other language as well. */
+      {
+        g_autofree char *feedback_other = bilingual
+          ? gml_language_format_other (q, right->feedback, slide->order) : NULL;
+        g_autofree char *explanation_other = bilingual
+          ? gml_language_format_other (q, q->explanation, slide->order) : NULL;
+
+        gml_label_set_other (self->feedback_other_label, feedback, feedback_other);
+        gml_label_set_other (self->explanation_other_label, explanation, explanation_other);
+      }
       gtk_label_set_label (self->hint_label, _("→ next question · ← previous · Esc leaves"));
     }
   else
@@ -730,6 +742,8 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, timer_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, question_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, question_other_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, feedback_other_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, explanation_other_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, result_box);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, verdict_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, feedback_label);

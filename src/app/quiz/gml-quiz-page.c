@@ -39,6 +39,9 @@ struct _GmlQuizPage
   GtkLabel        *position_label;
   GtkLabel        *question_label;
   GtkLabel        *question_other_label;    /* bilingual mode: the other language */
+  GtkLabel        *chosen_feedback_other_label;
+  GtkLabel        *correct_feedback_other_label;
+  GtkLabel        *explanation_other_label;
   GtkBox          *result_box;
   GtkLabel        *verdict_label;
   GtkLabel        *chosen_feedback_label;
@@ -479,6 +482,19 @@ show_current (GmlQuizPage *self)
       gtk_label_set_label (self->correct_feedback_label, right_line);
       gtk_widget_set_visible (GTK_WIDGET (self->correct_feedback_label), !chosen->correct);
       gtk_label_set_label (self->explanation_label, explanation);
+      /* Bilingual mode: the feedback and the explanation in the other language too. */
+      {
+        g_autofree char *chosen_other = bilingual
+          ? gml_language_format_other (q, chosen->feedback, item->order) : NULL;
+        g_autofree char *right_other = bilingual && !chosen->correct
+          ? gml_language_format_other (q, right->feedback, item->order) : NULL;
+        g_autofree char *explanation_other = bilingual
+          ? gml_language_format_other (q, q->explanation, item->order) : NULL;
+
+        gml_label_set_other (self->chosen_feedback_other_label, chosen_feedback, chosen_other);
+        gml_label_set_other (self->correct_feedback_other_label, right_feedback, right_other);
+        gml_label_set_other (self->explanation_other_label, explanation, explanation_other);
+      }
       show_sources (self, q);
       show_open_lab (self, q);
       gtk_label_set_label (self->hint_label, _("Press Enter, Space or → to go on"));
@@ -983,6 +999,9 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, position_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, question_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, question_other_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, chosen_feedback_other_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, correct_feedback_other_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, explanation_other_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, result_box);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, verdict_label);
   gtk_widget_class_bind_template_child (widget_class, GmlQuizPage, chosen_feedback_label);
