@@ -14,6 +14,7 @@
 #include "gml-i18n.h"
 #include <pango/pangocairo.h>
 
+#include "gml-render.h"
 #include "gml-render-stats.h"
 
 #define MARGIN 16.0
@@ -192,10 +193,14 @@ gml_stats_style_init (GmlStatsStyle *style,
     }
 }
 
+/* A bar's row: its label on a line of its own, at the picture's width, then the
+ * bar and its numbers, so that no topic's name is cut. */
+#define ROW_HEIGHT (2 * BAR_HEIGHT + 6)
+
 static double
 section_height (guint n_bars)
 {
-  return 2 * BAR_HEIGHT + n_bars * (BAR_HEIGHT + 6);
+  return 2 * BAR_HEIGHT + n_bars * ROW_HEIGHT;
 }
 
 /* The height the picture needs at its style's font size; it draws in any size. */
@@ -237,6 +242,15 @@ text_at (cairo_t             *cr,
   cairo_set_source_rgb (cr, color[0], color[1], color[2]);
   cairo_move_to (cr, x - align * w, y);
   pango_cairo_show_layout (cr, layout);
+  if (style->label_log != NULL)
+    {
+      GmlLabel label = { 0 };
+
+      label.text = g_strdup (text);
+      label.ink = (GmlRect) { x - align * w, y, w, h };
+      label.ellipsized = pango_layout_is_ellipsized (layout);
+      g_array_append_val (style->label_log, label);
+    }
   pango_font_description_free (font);
   g_object_unref (layout);
 }
@@ -299,7 +313,8 @@ fill_right (cairo_t             *cr,
   cairo_fill (cr);
 }
 
-/* Horizontal bars: label, then right (solid) and wrong (hatched) parts, then numbers. */
+/* Horizontal bars: the label above, then right (solid) and wrong (hatched) parts,
+ * then the numbers. */
 static double
 draw_bars (cairo_t             *cr,
            const GmlStatsStyle *style,
@@ -308,10 +323,9 @@ draw_bars (cairo_t             *cr,
            double               y,
            double               width)
 {
-  double label_width = MIN (220, width * 0.3);
-  double numbers_width = MIN (230, width * 0.3);
-  double bar_x = MARGIN + label_width + 8;
-  double bar_width = MAX (10, width - bar_x - numbers_width - MARGIN);
+  double numbers_width = MIN (230, width * 0.35);
+  double bar_x = MARGIN;
+  double bar_width = MAX (10, width - bar_x - numbers_width - MARGIN - 8);
   guint most = 1;
 
   text_at (cr, style, title, MARGIN, y, width - 2 * MARGIN, 0, TRUE, style->foreground);
@@ -330,7 +344,8 @@ draw_bars (cairo_t             *cr,
       double full = bar_width * bar->answered / most;
       double right = bar->answered == 0 ? 0 : full * bar->right / bar->answered;
 
-      text_at (cr, style, bar->label, MARGIN, y, label_width, 0, FALSE, style->foreground);
+      text_at (cr, style, bar->label, MARGIN, y, width - 2 * MARGIN, 0, FALSE, style->foreground);
+      y += BAR_HEIGHT;
       fill_right (cr, style, bar_x, y + 2, right, BAR_HEIGHT - 6);
       fill_wrong (cr, style, bar_x + right, y + 2, full - right, BAR_HEIGHT - 6);
       text_at (cr, style, summary, bar_x + bar_width + 8, y, numbers_width, 0, FALSE, style->dim);

@@ -42,6 +42,9 @@ typedef struct
   double line_width;
   double font_size;       /* pixels */
   gboolean paint_background;  /* FALSE in the window: the app's own background shows */
+  /* When not NULL, every text drawn is appended as a GmlLabel (gml_label_log_new()),
+   * its ink and whether it was cut short: tests read it. NULL normally. */
+  GArray  *label_log;
 } GmlStatsStyle;
 
 void   gml_stats_data_init    (GmlStatsData     *data,

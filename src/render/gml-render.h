@@ -83,6 +83,7 @@ typedef struct
   GmlRect   clip;            /* the clip in force */
   GmlRect   canvas;          /* the picture's whole area */
   gboolean  split_word;      /* a wrapped line that ends inside a word */
+  gboolean  ellipsized;      /* cut short with "…" to fit its width */
 } GmlLabel;
 
 /* A GArray of GmlLabel that frees their text. */

@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 
 #include "gml-i18n.h"
+#include "gml-render.h"
 #include "gml-render-stats.h"
 
 /* 2025-03-10 12:00 UTC. */
@@ -165,6 +166,74 @@ test_stats (void)
   g_rmdir (dir);
 }
 
+/* A topic's whole name is shown, even a long Turkish one in a narrow window: the
+ * label has a line of its own above its bar (it was cut at 30 % of the width). */
+static void
+test_long_topics (void)
+{
+  static const char * const topics[] = {
+    "Gradyan checkpointing ve aktivasyonların yeniden hesaplanması",
+    "Önbelleğe alan allocator ve empty_cache() ile parçalanma",
+    "Mixed precision: autocast ve ZeRO düzeni",
+  };
+  GmlStatsData data = { 0 };
+  GmlStatsStyle style;
+  g_autoptr(GArray) log = gml_label_log_new ();
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  int height;
+  guint found = 0;
+
+  data.days = g_array_new (FALSE, TRUE, sizeof (GmlStatsBar));
+  data.topics = g_array_new (FALSE, TRUE, sizeof (GmlStatsBar));
+  data.difficulties = g_array_new (FALSE, TRUE, sizeof (GmlStatsBar));
+  for (guint i = 0; i < GML_STATS_N_DAYS; i++)
+    {
+      GmlStatsBar day = { g_strdup ("1 Ara"), i, i / 2 };
+
+      g_array_append_val (data.days, day);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (topics); i++)
+    {
+      GmlStatsBar bar = { g_strdup (topics[i]), 10 + i, 5 };
+
+      g_array_append_val (data.topics, bar);
+    }
+  for (guint i = 0; i < 3; i++)
+    {
+      GmlStatsBar bar = { g_strdup_printf ("Zorluk %u", i + 1), 3, 1 };
+
+      g_array_append_val (data.difficulties, bar);
+    }
+  data.answered = 33;
+  data.right = 15;
+
+  gml_stats_style_init (&style, FALSE, FALSE);
+  style.label_log = log;
+  height = (int) gml_stats_height_for (&data, &style);
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 560, height);
+  cr = cairo_create (surface);
+  gml_render_stats (cr, &data, &style, 560, height);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+
+  for (guint i = 0; i < log->len; i++)
+    {
+      const GmlLabel *label = &g_array_index (log, GmlLabel, i);
+
+      for (guint t = 0; t < G_N_ELEMENTS (topics); t++)
+        if (g_str_equal (label->text, topics[t]))
+          {
+            found++;
+            g_assert_false (label->ellipsized);
+            g_assert_cmpfloat (label->ink.x + label->ink.width, <=, 560);
+          }
+      g_assert_cmpfloat (label->ink.y + label->ink.height, <=, height);
+    }
+  g_assert_cmpuint (found, ==, G_N_ELEMENTS (topics));
+  gml_stats_data_clear (&data);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -175,6 +244,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/review/render-stats", test_stats);
+  g_test_add_func ("/review/render-stats/long-topics", test_long_topics);
 
   return g_test_run ();
 }
