@@ -586,6 +586,7 @@ judge_guess (GmlLabPage *self)
   g_autofree char *peak = gml_format_size_short (r->peak_allocated);
   g_autofree char *fits_text = NULL;
   g_autofree char *peak_text = NULL;
+  g_autofree char *guess = NULL;
   g_autofree char *text = NULL;
   g_autofree char *args = gml_lab_config_to_args (gml_lab_run_get_config (self->run));
   g_autoptr(GError) error = NULL;
@@ -595,15 +596,17 @@ judge_guess (GmlLabPage *self)
   else
     fits_text = g_strdup (r->fits ? _("You said it runs out of memory, but it fits.")
                                   : _("You said it fits, but it runs out of memory."));
+  /* The guess in the language's numbers, not the system locale's. */
+  guess = gml_format_number (self->guess_gib, 1);
   if (fabs (off) < 10)
-    /* Translators: the guess in GiB, the peak, the difference in percent. */
-    peak_text = g_strdup_printf (_("Your peak, %.1f GiB, is within %.0f %% of the engine’s %s."), self->guess_gib,
+    /* Translators: the guess in GiB, the difference in percent, the engine's peak. */
+    peak_text = g_strdup_printf (_("Your peak, %s GiB, is within %.0f %% of the engine’s %s."), guess,
                                  MAX (fabs (off), 1.0), peak);
   else
-    /* Translators: the guess in GiB, the peak, "too high" or "too low" by a percentage. */
-    peak_text = g_strdup_printf (off > 0 ? _("Your peak, %.1f GiB, is %.0f %% too high: the engine’s is %s.")
-                                         : _("Your peak, %.1f GiB, is %.0f %% too low: the engine’s is %s."),
-                                 self->guess_gib, fabs (off), peak);
+    /* Translators: the guess in GiB, "too high" or "too low" by a percentage, the peak. */
+    peak_text = g_strdup_printf (off > 0 ? _("Your peak, %s GiB, is %.0f %% too high: the engine’s is %s.")
+                                         : _("Your peak, %s GiB, is %.0f %% too low: the engine’s is %s."),
+                                 guess, fabs (off), peak);
   text = g_strdup_printf ("%s %s", fits_text, peak_text);
   gtk_label_set_label (self->guess_result_label, text);
 

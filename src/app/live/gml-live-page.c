@@ -261,8 +261,12 @@ update_status (GmlLivePage *self)
       const GmlLiveFigures *f = gml_live_session_get_figures (self->session);
 
       if (f->valid)
-        /* Translators: seconds since the probe started. */
-        g_string_append_printf (out, _("Live: updated %.1f s into the run."), f->time);
+        {
+          g_autofree char *seconds = gml_format_number (f->time, 1);
+
+          /* Translators: seconds since the probe started, as "12.5". */
+          g_string_append_printf (out, _("Live: updated %s s into the run."), seconds);
+        }
       else
         g_string_append (out, _("Live: waiting for the first update."));
     }

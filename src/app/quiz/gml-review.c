@@ -306,6 +306,13 @@ static void
 language_changed_cb (GmlReview *self)
 {
   gml_review_update (self);
+  /* The Statistics window, if open, in the new language: its title and its chart. */
+  if (self->stats_window != NULL)
+    {
+      gtk_window_set_title (self->stats_window, _("Statistics"));
+      gml_stats_view_update (self->stats_view, gml_application_get_progress (self->app),
+                             gml_application_get_bank (self->app));
+    }
 }
 
 static void

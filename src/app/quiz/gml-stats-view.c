@@ -94,7 +94,9 @@ gml_stats_view_update (GmlStatsView    *self,
 
   g_free (self->description);
   self->description = gml_describe_stats (&self->data);
+  /* Both in the language of the moment: an update follows every language switch. */
   gtk_accessible_update_property (GTK_ACCESSIBLE (self),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Statistics of your answers"),
                                   GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, self->description,
                                   -1);
   gtk_widget_queue_resize (GTK_WIDGET (self));

@@ -40,6 +40,18 @@ gml_format_localise_point (char *buf)
   return buf;
 }
 
+char *
+gml_format_number (double value,
+                   guint  decimals)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  char format[8];
+
+  g_snprintf (format, sizeof format, "%%.%uf", MIN (decimals, 9));
+  g_ascii_formatd (buf, sizeof buf, format, value);
+  return g_strdup (gml_format_localise_point (buf));
+}
+
 /* 64.00 → 64, 1.50 → 1.5; and a decimal comma in Turkish ("1,5"), as Turkish
  * prose writes numbers. PyTorch's own message (gml_format_size) keeps its style. */
 static char *

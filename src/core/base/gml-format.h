@@ -27,6 +27,10 @@ char      *gml_format_size_short     (guint64     size);
 char      *gml_format_grouped        (guint64     n);
 /* "112 GB", "38.5 GB": decimal units (10⁹ bytes), as the ZeRO paper counts. */
 char      *gml_format_size_decimal   (guint64     size);
+/* @value with @decimals decimals in the lab's language ("1.5", Turkish "1,5"),
+ * whatever the system's locale: printf's %f follows LC_NUMERIC instead. */
+char      *gml_format_number         (double      value,
+                                      guint       decimals);
 /* Turns the decimal point of @buf (a number g_ascii_formatd wrote) into the
  * language's own: a comma in Turkish. Returns @buf. */
 char      *gml_format_localise_point (char       *buf);
