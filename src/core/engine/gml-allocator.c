@@ -707,8 +707,17 @@ find_expandable (GmlAllocator  *self,
   x.size = (total + total / 8 + x.page - 1) / x.page * x.page;
   x.stream = stream;
   x.pool = pool;
-  if (!gml_device_reserve (self->device, x.size, &x.base, error))
+  if (!gml_device_reserve (self->device, &x.size, &x.base, error))
     return FALSE;
+  /* Whole pages; a device that gives less than one has no room. */
+  x.size -= x.size % x.page;
+  if (x.size < x.page)
+    {
+      gml_device_unreserve (self->device, x.base);
+      g_set_error_literal (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
+                           "no address space for an expandable segment");
+      return FALSE;
+    }
   add_expandable (self, &x);
   *start = x.base;
   return TRUE;
@@ -784,6 +793,13 @@ try_allocate_expandable (GmlAllocator *self,
   if (!find_expandable (self, pool, stream, size, &start, error))
     return -1;
   x = expandable_for (self, start);
+  if (x == NULL)
+    {
+      g_autofree char *where = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", start);
+
+      internal_error (self, _("no expandable segment holds the address %s"), where);
+      return -1;
+    }
   candidate = free_block_at (self, start);
   if (candidate < 0)
     {
@@ -1676,6 +1692,29 @@ gml_allocator_mark_expandable (GmlAllocator *self,
 {
   g_return_if_fail (self != NULL);
   gml_mem_state_mark_expandable (self->state, segment);
+}
+
+gboolean
+gml_allocator_find_expandable (GmlAllocator *self,
+                               guint64       address,
+                               guint64      *base,
+                               guint64      *size,
+                               guint64      *page,
+                               GmlPool      *pool,
+                               guint32      *stream)
+{
+  const Expandable *x;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if ((x = expandable_for (self, address)) == NULL)
+    return FALSE;
+  *base = x->base;
+  *size = x->size;
+  *page = x->page;
+  *pool = x->pool;
+  *stream = x->stream;
+  return TRUE;
 }
 
 GmlDevice *

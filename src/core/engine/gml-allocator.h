@@ -140,6 +140,15 @@ void           gml_allocator_add_expandable (GmlAllocator      *self,
                                              GmlPool            pool);
 void           gml_allocator_mark_expandable (GmlAllocator     *self,
                                               gint32            segment);
+/* The expandable segment whose address space holds @address: its base, its
+ * size, its page (2 or 20 MiB), pool and stream. FALSE when there is none. */
+gboolean       gml_allocator_find_expandable (GmlAllocator  *self,
+                                              guint64        address,
+                                              guint64       *base,
+                                              guint64       *size,
+                                              guint64       *page,
+                                              GmlPool       *pool,
+                                              guint32       *stream);
 GmlDevice     *gml_allocator_get_device  (GmlAllocator       *self);
 const GmlAllocConf *gml_allocator_get_conf (GmlAllocator     *self);
 const GmlStats *gml_allocator_get_stats  (GmlAllocator       *self);
