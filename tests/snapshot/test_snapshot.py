@@ -420,6 +420,19 @@ def test_check_cases(exe, tmp):
                            'mapped 20.00 MiB at 0x605c00000: page 3 of the large-pool space at '
                            '0x602000000 (stream 0)')})
 
+    # empty_cache() unmaps every page of a space; release_expandable_segment()
+    # then gives the address space back, and the driver hands the same range to
+    # the next reservation: the replay must let it.
+    segs = [seg(L, [blk(40 * MiB, 'active_allocated')], expandable=True)]
+    trace = [E('segment_map', L, 40 * MiB), E('alloc', L, 30 * MiB),
+             E('free_requested', L, 30 * MiB), E('free_completed', L, 30 * MiB),
+             E('segment_unmap', L, 40 * MiB), E('segment_map', L, 40 * MiB),
+             E('alloc', L, 40 * MiB)]
+    cases['expandable-space-given-back'] = (snapshot(segs, trace, exp), {
+        'allocs': 2, 'allocs_matched': 2, 'segment_allocs': 2, 'segment_allocs_matched': 2,
+        'segment_frees': 1, 'segment_frees_matched': 1, 'empty_caches': 1,
+        'first_divergence': None})
+
     for name, (snap, expect, *args) in cases.items():
         path = os.path.join(tmp, f'check-{name}.pickle')
         make_snapshots.dump(snap, path)

@@ -750,10 +750,22 @@ replay_reserve (GmlDevice  *device,
   return synthetic_or_oom (r, *size, address, error);
 }
 
+/* release_expandable_segment(): the address space goes back to the driver
+ * (cuMemAddressFree), which may hand the same range out again, as it did to
+ * PyTorch when a later segment_map reuses it. */
 static void
 replay_unreserve (GmlDevice *device,
                   guint64    address)
 {
+  Replay *r = ((ReplayDevice *) device)->replay;
+
+  for (guint i = 0; i < r->spaces->len; i++)
+    if (g_array_index (r->spaces, Range, i).address == address)
+      {
+        g_array_remove_index_fast (r->spaces, i);
+        break;
+      }
+  g_hash_table_remove (r->synthetic, &address);
 }
 
 /* "page K of the large-pool space at 0xB (stream S)": the engine's space that
