@@ -375,6 +375,18 @@ def test_check_cases(exe, tmp):
              E('free_requested', A, 40960000), E('free_completed', A, 40960000)]
     cases['whole-block-before-trace'] = (snapshot(segs, trace), {'allocs': 1, 'allocs_matched': 1})
 
+    # max_non_split_rounding_mb has no key in allocator_settings; its text has it.
+    # A 120 MiB request (at or above max_split_size) may take the cached 150 MiB
+    # block when it wastes less than 40 MiB: 30 MiB does (under the default
+    # 20 MiB it would need a new segment).
+    segs = [seg(A, [blk(150 * MiB, 'active_allocated', 120 * MiB)])]
+    trace = [E('alloc', A, 120 * MiB)]
+    settings = {'PYTORCH_CUDA_ALLOC_CONF': 'max_split_size_mb:100,max_non_split_rounding_mb:40',
+                'max_split_size': 100 * MiB, 'garbage_collection_threshold': 0.0,
+                'expandable_segments': False}
+    cases['non-split-rounding-from-text'] = (snapshot(segs, trace, settings),
+                                             {'allocs': 1, 'allocs_matched': 1})
+
     # Expandable segments: where each address space begins is in the file. The
     # driver put the small pool's space right after the large pool's, 89.06 GiB
     # above it, as in Constructor-Sun's real snapshot (PyTorch reserves 1 1/8 of

@@ -1405,8 +1405,13 @@ describe_rules (GmlSnapshotTimeline *timeline,
     {
       g_autofree char *max = gml_format_size (conf->max_split_size);
 
-      g_string_append_printf (out, "max_split_size %s from allocator_settings, oversize requests rounding "
-                                   "up by less than 20 MiB (max_non_split_rounding_mb's default); ", max);
+      g_autofree char *rounding = gml_format_size (conf->max_non_split_rounding_size);
+
+      g_string_append_printf (out, "max_split_size %s from allocator_settings, oversize requests "
+                                   "rounding up by less than %s (max_non_split_rounding_mb%s); ",
+                              max, rounding,
+                              conf->max_non_split_rounding_size == GML_LARGE_BUFFER
+                              ? "'s default" : " from the settings' text");
     }
   else
     g_string_append (out, "max_split_size unlimited; ");
@@ -1423,7 +1428,9 @@ describe_rules (GmlSnapshotTimeline *timeline,
                           "--gpu-memory); one mapped before the trace began starts at its lowest "
                           "range.");
   if (s->garbage_collection_threshold > 0)
-    g_string_append (out, " garbage_collection_threshold is set and not modelled.");
+    g_string_append (out, " garbage_collection_threshold is set, but it acts only under a memory "
+                          "fraction (set_per_process_memory_fraction()), which a snapshot does not "
+                          "record: it is left out.");
   return g_string_free (out, FALSE);
 }
 
