@@ -81,7 +81,8 @@ def torch_worker(trace_path, allowed_bytes):
         "device": torch.cuda.get_device_name(0),
         "total": total,
         "free_at_start": free,
-        "alloc_conf": os.environ.get("PYTORCH_ALLOC_CONF") or os.environ.get("PYTORCH_CUDA_ALLOC_CONF"),
+        "alloc_conf": (os.environ.get("PYTORCH_ALLOC_CONF")
+                       or os.environ.get("PYTORCH_CUDA_ALLOC_CONF")),
     }
     streams = {}
 

@@ -103,7 +103,8 @@ def main():
     snapdir = os.path.join(args.out, 'snapshots')
     os.makedirs(snapdir, exist_ok=True)
     lines = ['', '## Snapshots recorded here, checked with `snapshot --check`', '',
-             '| setting | PYTORCH_ALLOC_CONF | torch | allocs | segment allocs | segment frees | ooms | first divergence |',
+             '| setting | PYTORCH_ALLOC_CONF | torch | allocs | segment allocs | segment frees '
+             '| ooms | first divergence |',
              '| --- | --- | --- | --- | --- | --- | --- | --- |']
     status = 0
     summary = []

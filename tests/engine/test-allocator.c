@@ -488,7 +488,8 @@ test_one_exabyte (void)
   g_assert_false (gml_allocator_malloc (a, G_GUINT64_CONSTANT (1) << 60, 0, NULL,
                                         GML_CATEGORY_NONE, &id, &error));
   g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY);
-  g_assert_cmpstr (error->message, ==, "CUDA out of memory. Tried to allocate more than 1EB memory.");
+  g_assert_cmpstr (error->message, ==,
+                   "CUDA out of memory. Tried to allocate more than 1EB memory.");
   g_assert_cmpint (id, ==, -1);
   g_assert_cmpint (stat (a, "num_ooms"), ==, 0);
   g_assert_cmpint (stat (a, "num_alloc_retries"), ==, 0);

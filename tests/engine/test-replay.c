@@ -396,7 +396,8 @@ test_one_exabyte (void)
 {
   g_auto(Run) run = { 0 };
   g_autofree char *path = write_trace ("exabyte.jsonl",
-                                       "{\"op\":\"alloc\",\"id\":\"e\",\"size\":1152921504606846976}\n"
+                                       "{\"op\":\"alloc\",\"id\":\"e\","
+                                       "\"size\":1152921504606846976}\n"
                                        "{\"op\":\"free\",\"id\":\"e\"}\n");
   g_autoptr(JsonObject) object = NULL;
 

@@ -407,7 +407,8 @@ def test_check_cases(exe, tmp):
     two_spaces = {'allocs': 2, 'allocs_matched': 2, 'segment_allocs': 2,
                   'segment_allocs_matched': 2, 'first_divergence': None, 'resyncs': 0}
     cases['expandable-two-spaces'] = (snapshot(segs, trace, exp), two_spaces)
-    cases['expandable-two-spaces-80G'] = (snapshot(segs, trace, exp), two_spaces, '--gpu-memory', '80G')
+    cases['expandable-two-spaces-80G'] = (snapshot(segs, trace, exp), two_spaces,
+                                          '--gpu-memory', '80G')
     # A space whose page 1 was unmapped before the trace began: [L, L+20) and
     # [L+40, L+60) mapped and allocated. A 20 MiB request: find_expandable_block()
     # takes the lowest run of free and unmapped memory that holds it, the hole.
@@ -420,8 +421,8 @@ def test_check_cases(exe, tmp):
     # The same start, claiming the pages after the second range: the engine
     # must disagree, and say which page of which space, and why.
     segs = [seg(L, [blk(20 * MiB, 'active_allocated')], expandable=True),
-            seg(L + 40 * MiB, [blk(20 * MiB, 'active_allocated'), blk(20 * MiB, 'active_allocated')],
-                expandable=True)]
+            seg(L + 40 * MiB, [blk(20 * MiB, 'active_allocated'),
+                               blk(20 * MiB, 'active_allocated')], expandable=True)]
     trace = [E('segment_map', L + 60 * MiB, 20 * MiB), E('alloc', L + 60 * MiB, 20 * MiB)]
     cases['expandable-wrong-page'] = (snapshot(segs, trace, exp), {
         'allocs': 1, 'allocs_matched': 0, 'segment_allocs': 1, 'segment_allocs_matched': 0,

@@ -6,14 +6,17 @@
  * release_cached_blocks, alloc_found_block (split), free_block (merge).
  *
  * Modelled: rounding, roundup_power2_divisions, pools, segment sizes, best fit
- * per stream, splitting and merging, max_split_size_mb, the retry sequence,
- * empty_cache, statistics, the OOM message, a per-process limit (the device's
- * budget, like set_per_process_memory_fraction), expandable segments (see
- * "Expandable segments" below), frees completed later (free_requested /
- * free_completed, as record_stream() makes them).
- * Left out: CUDA graphs and private pools, garbage_collection_threshold, the
- * free-memory callbacks, the oversize_* statistics and the cumulative
- * ".allocated"/".freed" counters.
+ * per stream, splitting and merging, max_split_size_mb and
+ * max_non_split_rounding_mb, the retry sequence, empty_cache, statistics, the
+ * OOM message, set_per_process_memory_fraction (or, on a real device, the
+ * lab's budget), garbage_collection_threshold, expandable segments,
+ * record_stream() (see the comment blocks below), allocate()'s 1 EiB refusal.
+ * Left out: CUDA graphs and private pools, the free-memory callbacks, the
+ * oversize_* statistics and the cumulative ".allocated"/".freed" counters.
+ *
+ * Nothing a caller passes can make it abort: a state PyTorch's rules never
+ * make (only a crafted starting layout can) is an internal error that every
+ * later call reports (gml_allocator_check()).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -1287,7 +1290,8 @@ gml_allocator_malloc (GmlAllocator *self,
   if (orig_size >= ONE_EXA_BYTES)
     {
       g_free (self->last_oom_message);
-      self->last_oom_message = g_strdup ("CUDA out of memory. Tried to allocate more than 1EB memory.");
+      self->last_oom_message =
+        g_strdup ("CUDA out of memory. Tried to allocate more than 1EB memory.");
       g_set_error_literal (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY,
                            self->last_oom_message);
       return FALSE;
@@ -1570,8 +1574,11 @@ gml_allocator_get_n_waiting (GmlAllocator *self)
   g_return_val_if_fail (self != NULL, 0);
 
   for (guint i = 0; i < self->stream_events->len; i++)
-    g_hash_table_add (blocks,
-                      GINT_TO_POINTER (g_array_index (self->stream_events, StreamEvent, i).slot + 1));
+    {
+      gint32 slot = g_array_index (self->stream_events, StreamEvent, i).slot;
+
+      g_hash_table_add (blocks, GINT_TO_POINTER (slot + 1));
+    }
   return g_hash_table_size (blocks);
 }
 

@@ -361,7 +361,8 @@ gml_replay_parse_line (JsonParser     *parser,
     {
       line->op = GML_REPLAY_SYNCHRONIZE;
       if (!get_unsigned_member (object, "stream", G_MAXUINT32, &stream, &line->has_stream))
-        return parse_error (message, "%s", _("“stream” must be a whole number from 0 to 4294967295"));
+        return parse_error (message, "%s",
+                            _("“stream” must be a whole number from 0 to 4294967295"));
       line->stream = (guint32) stream;
       return TRUE;
     }
@@ -404,7 +405,8 @@ gml_replay_parse_line (JsonParser     *parser,
     {
       line->op = GML_REPLAY_RECORD_STREAM;
       if (!get_unsigned_member (object, "stream", G_MAXUINT32, &stream, &present) || !present)
-        return parse_error (message, "%s", _("“stream” must be a whole number from 0 to 4294967295"));
+        return parse_error (message, "%s",
+                            _("“stream” must be a whole number from 0 to 4294967295"));
       line->stream = (guint32) stream;
       return TRUE;
     }

@@ -818,8 +818,9 @@ map_reason (Replay        *r,
     return g_strdup ("");
   if (g_hash_table_contains (r->synthetic, &base))
     return g_strdup_printf ("; its space has a made-up address, because %s",
-                            x == NULL ? "the file shows no reservation of PyTorch's that it could be"
-                                      : "PyTorch's reservation there meets memory the engine holds");
+                            x == NULL
+                            ? "the file shows no reservation of PyTorch's that it could be"
+                            : "PyTorch's reservation there meets memory the engine holds");
   if (x == NULL || x->base != base)
     return g_strdup_printf ("; the engine's space begins at 0x%" G_GINT64_MODIFIER "x, PyTorch's "
                             "at 0x%" G_GINT64_MODIFIER "x", base, x != NULL ? x->base : p->addr);
@@ -1422,11 +1423,11 @@ describe_rules (GmlSnapshotTimeline *timeline,
   if (s->expandable_segments)
     g_string_append (out, " Expandable segments (expandable_segments:True): pages of 2 MiB (small pool) or "
                           "20 MiB (large pool) mapped behind one growing segment per pool and stream, "
-                          "find_expandable_block() and map_block() as in the source; each address "
-                          "space begins where PyTorch's first mapping in it went and ends, at most, "
-                          "where the file shows the next reservation of the process (or at 1 1/8 of "
-                          "--gpu-memory); one mapped before the trace began starts at its lowest "
-                          "range.");
+                          "find_expandable_block() and map_block() as in the source; each "
+                          "address space begins where PyTorch's first mapping in it went and "
+                          "ends, at most, where the file shows the next reservation of the "
+                          "process (or at 1 1/8 of --gpu-memory); one mapped before the trace "
+                          "began starts at its lowest range.");
   if (s->garbage_collection_threshold > 0)
     g_string_append (out, " garbage_collection_threshold is set, but it acts only under a memory "
                           "fraction (set_per_process_memory_fraction()), which a snapshot does not "
