@@ -469,6 +469,17 @@ test_record_stream (void)
   g_assert_cmpint (stat (a, "reserved_bytes.all.current"), ==, 0);
   assert_consistent (a);
 
+  /* Freed in two halves, the caller says when the block is back: no stream
+   * holds it, nor a later block in the same slot. */
+  w = must_malloc (a, 4 * MiB, 0);
+  g_assert_true (gml_allocator_record_stream (a, w, 1, NULL));
+  g_assert_true (gml_allocator_free_requested (a, w, NULL));
+  g_assert_true (gml_allocator_free_completed (a, w, NULL));
+  g_assert_cmpuint (gml_allocator_get_n_waiting (a), ==, 0);
+  w = must_malloc (a, 4 * MiB, 0);
+  must_free (a, w);
+  g_assert_cmpint (block (a, w)->state, ==, GML_BLOCK_FREE);
+
   /* Only an allocated block can be recorded. */
   w = must_malloc (a, 1000, 0);
   must_free (a, w);

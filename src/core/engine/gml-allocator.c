@@ -1412,6 +1412,11 @@ gml_allocator_free_requested (GmlAllocator *self,
       return FALSE;
     }
 
+  /* A caller that frees in two halves says itself when the block is back:
+   * the streams it was recorded on do not hold it (gml_allocator_free() took
+   * them before). */
+  g_hash_table_remove (self->stream_uses, GINT_TO_POINTER (block_id));
+
   ev.kind = GML_EVENT_FREE_REQUESTED;
   ev.pool = b->pool;
   ev.category = b->category;
@@ -1490,14 +1495,21 @@ gml_allocator_free (GmlAllocator *self,
                     gint32        block_id,
                     GError      **error)
 {
-  GArray *streams;
+  g_autoptr(GArray) streams = NULL;
+  gpointer key = GINT_TO_POINTER (block_id);
 
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  g_hash_table_steal_extended (self->stream_uses, key, NULL, (gpointer *) &streams);
   if (!gml_allocator_free_requested (self, block_id, error))
-    return FALSE;
+    {
+      if (streams != NULL)
+        g_hash_table_insert (self->stream_uses, key, g_steal_pointer (&streams));
+      return FALSE;
+    }
 
   /* free(): a block used on other streams waits for them (insert_events());
    * any other goes back to the pool at once. */
-  streams = g_hash_table_lookup (self->stream_uses, GINT_TO_POINTER (block_id));
   if (streams != NULL)
     {
       for (guint i = 0; i < streams->len; i++)
@@ -1506,7 +1518,6 @@ gml_allocator_free (GmlAllocator *self,
 
           g_array_append_val (self->stream_events, e);
         }
-      g_hash_table_remove (self->stream_uses, GINT_TO_POINTER (block_id));
       return TRUE;
     }
   free_block_now (self, block_id);
