@@ -22,6 +22,7 @@ gml_replay_main (int    argc,
   g_autofree char *capacity_str = NULL;
   g_autofree char *backend_str = NULL;
   g_autofree char *alloc_conf_str = NULL;
+  g_autofree char *fraction_str = NULL;
   g_autofree char *reason = NULL;
   g_autofree char *json = NULL;
   g_autoptr(GOptionContext) context = NULL;
@@ -33,6 +34,7 @@ gml_replay_main (int    argc,
   GmlBackendKind kind = GML_BACKEND_SIM;
   GmlAllocConf conf;
   guint64 capacity = 0;
+  double fraction = -1.0;
   const GOptionEntry entries[] = {
     { "capacity", 0, 0, G_OPTION_ARG_STRING, &capacity_str,
       N_("Size of the simulated GPU in bytes (default: 8 GiB, all of it available)"),
@@ -43,6 +45,10 @@ gml_replay_main (int    argc,
       N_("Allocator settings in PYTORCH_CUDA_ALLOC_CONF syntax, "
          "e.g. max_split_size_mb:128,roundup_power2_divisions:4"),
       N_("STRING") },
+    { "memory-fraction", 0, 0, G_OPTION_ARG_STRING, &fraction_str,
+      N_("Limit the allocator to this fraction (0 to 1) of the device’s memory from the start, "
+         "as torch.cuda.set_per_process_memory_fraction() does"),
+      N_("FRACTION") },
     { NULL }
   };
 
@@ -50,7 +56,10 @@ gml_replay_main (int    argc,
   g_option_context_set_summary (context,
                                 _("Each line of the trace is one JSON object: "
                                   "{\"op\":\"alloc\",\"id\":\"x1\",\"size\":3000000,\"stream\":0}, "
-                                  "{\"op\":\"free\",\"id\":\"x1\"} or {\"op\":\"empty_cache\"}. "
+                                  "{\"op\":\"free\",\"id\":\"x1\"}, {\"op\":\"empty_cache\"}, "
+                                  "{\"op\":\"record_stream\",\"id\":\"x1\",\"stream\":1}, "
+                                  "{\"op\":\"synchronize\"} or "
+                                  "{\"op\":\"set_memory_fraction\",\"fraction\":0.5}. "
                                   "The statistics are printed as JSON, under the names "
                                   "torch.cuda.memory_stats() uses."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
@@ -89,6 +98,20 @@ gml_replay_main (int    argc,
       return 2;
     }
 
+  if (fraction_str != NULL)
+    {
+      char *end = NULL;
+
+      fraction = g_ascii_strtod (fraction_str, &end);
+      if (*fraction_str == '\0' || *end != '\0' || !(fraction >= 0.0 && fraction <= 1.0))
+        {
+          g_printerr (_("Invalid --memory-fraction “%s”: expected a number from 0 to 1."),
+                      fraction_str);
+          g_printerr ("\n");
+          return 2;
+        }
+    }
+
   gml_alloc_conf_init (&conf);
   if (alloc_conf_str && !gml_alloc_conf_parse (&conf, alloc_conf_str, &error))
     {
@@ -105,6 +128,11 @@ gml_replay_main (int    argc,
       allocator = gml_allocator_new (device, &conf);
       /* Only the final figures are wanted: no event log, no state copies. */
       gml_allocator_set_keep_trace (allocator, FALSE);
+      if (fraction >= 0.0 && !gml_allocator_set_memory_fraction (allocator, fraction, &error))
+        {
+          g_printerr ("%s\n", error->message);
+          return 1;
+        }
     }
 
   if (!gml_replay_file (args[1], allocator, NULL, &error) &&

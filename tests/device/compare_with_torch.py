@@ -10,9 +10,18 @@ Run by run-device-checks.sh on a machine with an NVIDIA GPU and PyTorch:
                           --results OUT/RESULTS.md
 
 Every trace runs in a fresh Python process ("torch-worker" below) because
-PYTORCH_CUDA_ALLOC_CONF is read once, when the allocator starts, and the peaks and
-counters must start from zero.  Exit status: 0 when every compared key agrees,
-1 when some differ, 2 when something could not run at all.
+PYTORCH_ALLOC_CONF (PYTORCH_CUDA_ALLOC_CONF before PyTorch 2.9; both are set) is read
+once, when the allocator starts, and the peaks and counters must start from zero.
+Exit status: 0 when every compared key agrees, 1 when some differ, 2 when something
+could not run at all.
+
+Each op of the trace format has its torch counterpart here: alloc (torch.empty on
+the op's stream: 0 is the default stream, every other number a torch.cuda.Stream of
+its own), free (del), empty_cache, record_stream (tensor.record_stream on that
+stream, which is first kept busy with torch.cuda._sleep so that the block really
+waits, as the lab's model has it: a stream's work is done at the next synchronize),
+synchronize (torch.cuda.synchronize, or that stream's synchronize) and
+set_memory_fraction (torch.cuda.set_per_process_memory_fraction).
 """
 
 import argparse
@@ -50,6 +59,11 @@ ALLOWED_RE = re.compile(r"([0-9.]+ [KMGT]?i?B) allowed;")
 
 # --------------------------------------------------------------------------- torch side
 
+# GPU cycles a record_stream's stream is kept busy: well over a second on any GPU,
+# longer than the host takes to reach the trace's next synchronize.
+BUSY_CYCLES = 4_000_000_000
+
+
 def torch_worker(trace_path, allowed_bytes):
     """Runs in its own process; prints one JSON object on stdout."""
     import torch
@@ -67,8 +81,17 @@ def torch_worker(trace_path, allowed_bytes):
         "device": torch.cuda.get_device_name(0),
         "total": total,
         "free_at_start": free,
-        "alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF"),
+        "alloc_conf": (os.environ.get("PYTORCH_ALLOC_CONF")
+                       or os.environ.get("PYTORCH_CUDA_ALLOC_CONF")),
     }
+    streams = {}
+
+    def stream(number):
+        if number == 0:
+            return torch.cuda.default_stream(0)
+        if number not in streams:
+            streams[number] = torch.cuda.Stream(0)
+        return streams[number]
 
     if allowed_bytes:
         fraction = allowed_bytes / total
@@ -86,12 +109,24 @@ def torch_worker(trace_path, allowed_bytes):
             op = json.loads(line)
             kind = op["op"]
             if kind == "alloc":
-                if op.get("stream", 0) != 0:
-                    raise SystemExit(f"{trace_path}:{number}: only stream 0 is replayed")
                 try:
-                    live[op["id"]] = torch.empty(op["size"], dtype=torch.uint8, device="cuda")
+                    with torch.cuda.stream(stream(op.get("stream", 0))):
+                        live[op["id"]] = torch.empty(op["size"], dtype=torch.uint8, device="cuda")
                 except torch.cuda.OutOfMemoryError as e:
                     last_oom = str(e)
+            elif kind == "record_stream":
+                if op["id"] in live:
+                    s = stream(op["stream"])
+                    with torch.cuda.stream(s):
+                        torch.cuda._sleep(BUSY_CYCLES)
+                    live[op["id"]].record_stream(s)
+            elif kind == "synchronize":
+                if "stream" in op:
+                    stream(op["stream"]).synchronize()
+                else:
+                    torch.cuda.synchronize()
+            elif kind == "set_memory_fraction":
+                torch.cuda.set_per_process_memory_fraction(float(op["fraction"]), 0)
             elif kind == "free":
                 # An id whose alloc ran out of memory has nothing to free, in both tools.
                 live.pop(op["id"], None)
@@ -118,8 +153,10 @@ def torch_worker(trace_path, allowed_bytes):
 def run_torch(trace_path, alloc_conf, allowed_bytes):
     env = dict(os.environ)
     env.pop("PYTORCH_CUDA_ALLOC_CONF", None)
+    env.pop("PYTORCH_ALLOC_CONF", None)
     if alloc_conf:
         env["PYTORCH_CUDA_ALLOC_CONF"] = alloc_conf
+        env["PYTORCH_ALLOC_CONF"] = alloc_conf
     cmd = [sys.executable, os.path.abspath(__file__), "torch-worker", trace_path,
            "--allowed-bytes", str(allowed_bytes or 0)]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
@@ -133,12 +170,14 @@ def run_torch(trace_path, alloc_conf, allowed_bytes):
 
 # --------------------------------------------------------------------------- lab side
 
-def run_replay(gml, trace_path, backend, capacity, alloc_conf):
+def run_replay(gml, trace_path, backend, capacity, alloc_conf, fraction=None):
     cmd = [gml, "replay", trace_path, "--backend", backend]
     if capacity:
         cmd += ["--capacity", str(capacity)]
     if alloc_conf:
         cmd += ["--alloc-conf", alloc_conf]
+    if fraction is not None:
+        cmd += ["--memory-fraction", str(fraction)]
     env = dict(os.environ)
     # The real driver, not the fake of the unit tests.
     env.pop("GML_LIBCUDA", None)
@@ -229,7 +268,7 @@ def main():
         torch_result, err = run_torch(trace, conf, allowed)
         title = f"### `{entry['file']}`"
         if conf:
-            title += f" — `PYTORCH_CUDA_ALLOC_CONF={conf}`"
+            title += f" — `PYTORCH_ALLOC_CONF={conf}`"
         lines += [title, "", entry.get("what", ""), ""]
         if err:
             lines += [f"**torch could not run this trace:** {err}", ""]
@@ -248,11 +287,13 @@ def main():
         capacity = info.get("allowed_bytes") or info["total"]
         if allowed:
             lines += [f"torch: set_per_process_memory_fraction({allowed} / {info['total']}) "
-                      f"→ {info['allowed_bytes']} bytes allowed; replay: sim of that capacity.", ""]
+                      f"→ {info['allowed_bytes']} bytes allowed; replay: sim of that capacity, "
+                      f"--memory-fraction 1 (a limit, as garbage_collection_threshold needs).", ""]
 
         runs = []
         if a.gml:
-            runs.append(("sim",) + run_replay(a.gml, trace, "sim", capacity, conf))
+            runs.append(("sim",) + run_replay(a.gml, trace, "sim", capacity, conf,
+                                              1 if allowed else None))
             # The CUDA backend's budget (min 1 GiB, free/4) cannot be told to match
             # torch's fraction, so the OOM trace is compared on the simulator only.
             if not a.no_cuda_backend and not allowed:

@@ -6,8 +6,9 @@ under several allocator settings, and runs `gpu-memory-lab snapshot FILE
 
   record_snapshots.py --gml GPU_MEMORY_LAB --out DIR --results RESULTS.md
 
-Each setting runs in its own Python process, since PYTORCH_CUDA_ALLOC_CONF is
-read when CUDA starts. The snapshots are kept in DIR/snapshots (small: a few
+Each setting runs in its own Python process, since the allocator settings are
+read when CUDA starts (PYTORCH_ALLOC_CONF, and PYTORCH_CUDA_ALLOC_CONF, the name
+PyTorch before 2.9 reads: both are set). The snapshots are kept in DIR/snapshots (small: a few
 steps of a small model) to be committed as test data. Exit status: 0 when all
 ran and matched, 1 when one diverged, 2 when something could not run.
 """
@@ -19,14 +20,22 @@ import subprocess
 import sys
 
 SETTINGS = [
-    # name, PYTORCH_CUDA_ALLOC_CONF, workload
+    # name, PYTORCH_ALLOC_CONF, workload
     ('default', '', 'train'),
     ('max-split-size', 'max_split_size_mb:64', 'train'),
+    ('max-non-split-rounding', 'max_split_size_mb:64,max_non_split_rounding_mb:128', 'train'),
     ('roundup-power2', 'roundup_power2_divisions:4', 'train'),
+    ('roundup-power2-list', 'roundup_power2_divisions:[64:8,256:4,>:1]', 'train'),
     ('expandable-segments', 'expandable_segments:True', 'train'),
+    # empty_cache() unmaps every page: the address space is given back and reserved again.
+    ('expandable-empty-cache', 'expandable_segments:True', 'empty_cache'),
+    ('expandable-oom-retry', 'expandable_segments:True', 'oom'),
     ('two-streams', '', 'streams'),
     ('oom-retry', '', 'oom'),
     ('empty-cache', '', 'empty_cache'),
+    # Accepted and without effect on block choice: the check must match as for 'default'.
+    ('settings-without-effect', 'release_lock_on_cudamalloc:True,pinned_num_register_threads:8',
+     'train'),
 ]
 
 WORKLOAD = r'''
@@ -94,13 +103,14 @@ def main():
     snapdir = os.path.join(args.out, 'snapshots')
     os.makedirs(snapdir, exist_ok=True)
     lines = ['', '## Snapshots recorded here, checked with `snapshot --check`', '',
-             '| setting | PYTORCH_CUDA_ALLOC_CONF | torch | allocs | segment allocs | segment frees | ooms | first divergence |',
+             '| setting | PYTORCH_ALLOC_CONF | torch | allocs | segment allocs | segment frees '
+             '| ooms | first divergence |',
              '| --- | --- | --- | --- | --- | --- | --- | --- |']
     status = 0
     summary = []
     for name, conf, kind in SETTINGS:
         path = os.path.join(snapdir, f'{name}.pickle')
-        env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF=conf)
+        env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF=conf, PYTORCH_ALLOC_CONF=conf)
         run = subprocess.run([args.python, '-c', WORKLOAD, name, kind, path], env=env,
                              capture_output=True, text=True, timeout=300)
         if run.returncode != 0 or not os.path.exists(path):

@@ -15,9 +15,15 @@
 #      GML_TEST_REAL_CUDA=1), and the fake-driver suite as a sanity check;
 #   4. replays tests/device/traces/*.jsonl through torch's own caching allocator and
 #      through `gpu-memory-lab replay` (sim, and cuda where the trace allows), and
-#      compares torch.cuda.memory_stats() with replay's output key by key;
+#      compares torch.cuda.memory_stats() with replay's output key by key: among them
+#      max_split_size_mb, roundup_power2_divisions, max_non_split_rounding_mb,
+#      garbage_collection_threshold under a memory fraction, record_stream on a second
+#      stream kept busy until a synchronize, a memory fraction set mid-trace, 1 EiB;
 #   5. records PyTorch memory snapshots of short training loops under several allocator
-#      settings (record_snapshots.py) and runs `gpu-memory-lab snapshot --check` on each;
+#      settings (record_snapshots.py: expandable segments, also with empty_cache() and an
+#      OOM, max_split_size_mb, max_non_split_rounding_mb, roundup_power2_divisions in
+#      both forms, record_stream on two streams, an OOM retried under a memory fraction)
+#      and runs `gpu-memory-lab snapshot --check` on each;
 #   5b. runs a training loop under `gpu-memory-lab watch --json` (watch_live.py): exact
 #      figures, and the probe's cost per step;
 #   5c. runs the lab's step live (`experiment --live`) for four configurations: the

@@ -7,6 +7,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "gml-test-locale.h"
 
 #include "gml-allocator.h"
@@ -199,6 +201,8 @@ test_format_size (void)
 static void
 test_conf_parse (void)
 {
+  /* Read against c10/core/AllocatorConfig.cpp and c10/cuda/CUDAAllocatorConfig.cpp
+   * (PyTorch 2.9) and their test, c10/test/core/AllocatorConfig_test.cpp. */
   static const struct
   {
     const char *str;
@@ -206,27 +210,57 @@ test_conf_parse (void)
     guint64     max_split;
     guint64     div_1mib;   /* divisions for a 1 MiB request */
     guint64     div_1gib;
+    guint64     non_split;  /* max_non_split_rounding_size; 0: the default, 20 MiB */
+    double      gc;         /* garbage_collection_threshold */
   } rows[] = {
-    { "", TRUE, G_MAXUINT64, 0, 0 },
-    { "max_split_size_mb:128", TRUE, 128 * MiB, 0, 0 },
-    { "max_split_size_mb:128,roundup_power2_divisions:4", TRUE, 128 * MiB, 4, 4 },
-    { " max_split_size_mb : 21 ", TRUE, 21 * MiB, 0, 0 },
-    { "roundup_power2_divisions:[256:1,512:2,>:8]", TRUE, G_MAXUINT64, 1, 8 },
-    { "roundup_power2_divisions:[>:4]", TRUE, G_MAXUINT64, 0, 4 },
-    { "expandable_segments:False", TRUE, G_MAXUINT64, 0, 0 },
-    { "expandable_segments:True,max_split_size_mb:64", TRUE, 64 * MiB, 0, 0 },
-    { "max_split_size_mb:20", FALSE, 0, 0, 0 },
-    { "max_split_size_mb:abc", FALSE, 0, 0, 0 },
-    { "max_split_size_mb", FALSE, 0, 0, 0 },
-    { "max_split_size_mb:128;", FALSE, 0, 0, 0 },
-    { "roundup_power2_divisions:3", FALSE, 0, 0, 0 },
-    { "roundup_power2_divisions:[300:2]", FALSE, 0, 0, 0 },
-    { "roundup_power2_divisions:[256:2", FALSE, 0, 0, 0 },
-    { "expandable_segments:true", FALSE, 0, 0, 0 },
-    { "expandable_segments:1", FALSE, 0, 0, 0 },
-    { "garbage_collection_threshold:0.6", FALSE, 0, 0, 0 },
-    { "max_split_size:128", FALSE, 0, 0, 0 },
-    { "MAX_SPLIT_SIZE_MB:128", FALSE, 0, 0, 0 },
+    { "", TRUE, G_MAXUINT64, 0, 0, 0, 0 },
+    { "max_split_size_mb:128", TRUE, 128 * MiB, 0, 0, 0, 0 },
+    { "max_split_size_mb:128,roundup_power2_divisions:4", TRUE, 128 * MiB, 4, 4, 0, 0 },
+    { " max_split_size_mb : 21 ", TRUE, 21 * MiB, 0, 0, 0, 0 },
+    { "roundup_power2_divisions:[256:1,512:2,>:8]", TRUE, G_MAXUINT64, 1, 8, 0, 0 },
+    { "roundup_power2_divisions:[>:4]", TRUE, G_MAXUINT64, 0, 4, 0, 0 },
+    { "expandable_segments:False", TRUE, G_MAXUINT64, 0, 0, 0, 0 },
+    { "expandable_segments:True,max_split_size_mb:64", TRUE, 64 * MiB, 0, 0, 0, 0 },
+    /* "must be >= 20": 20 itself is accepted now. */
+    { "max_split_size_mb:20", TRUE, 20 * MiB, 0, 0, 0, 0 },
+    { "max_split_size_mb:19", FALSE, 0, 0, 0, 0, 0 },
+    /* The test's own strings. */
+    { "max_split_size_mb:40,max_non_split_rounding_mb:30,garbage_collection_threshold:0.5,"
+      "roundup_power2_divisions:[64:8,128:2,256:4,512:2,1024:4,>:1],expandable_segments:True,"
+      "pinned_num_register_threads:8,pinned_use_background_threads:True",
+      TRUE, 40 * MiB, 8, 4, 30 * MiB, 0.5 },
+    { "max_split_size_mb:20,max_non_split_rounding_mb:40,garbage_collection_threshold:0.8",
+      TRUE, 20 * MiB, 0, 0, 40 * MiB, 0.8 },
+    { "max_non_split_rounding_mb:19", FALSE, 0, 0, 0, 0, 0 },
+    { "garbage_collection_threshold:0.6", TRUE, G_MAXUINT64, 0, 0, 0, 0.6 },
+    { "garbage_collection_threshold:0", FALSE, 0, 0, 0, 0, 0 },
+    { "garbage_collection_threshold:1.0", FALSE, 0, 0, 0, 0, 0 },
+    { "garbage_collection_threshold:0,5", FALSE, 0, 0, 0, 0, 0 },
+    { "garbage_collection_threshold:abc", FALSE, 0, 0, 0, 0, 0 },
+    { "release_lock_on_cudamalloc:True,pinned_use_cuda_host_register:False", TRUE,
+      G_MAXUINT64, 0, 0, 0, 0 },
+    { "release_lock_on_cudamalloc:yes", FALSE, 0, 0, 0, 0, 0 },
+    { "pinned_num_register_threads:128", TRUE, G_MAXUINT64, 0, 0, 0, 0 },
+    { "pinned_num_register_threads:256", FALSE, 0, 0, 0, 0, 0 },
+    { "pinned_num_register_threads:6", FALSE, 0, 0, 0, 0, 0 },
+    { "pinned_reserve_segment_size_mb:0", FALSE, 0, 0, 0, 0, 0 },
+    { "graph_capture_record_stream_reuse:True", TRUE, G_MAXUINT64, 0, 0, 0, 0 },
+    { "backend:native", TRUE, G_MAXUINT64, 0, 0, 0, 0 },
+    { "backend:cudaMallocAsync", FALSE, 0, 0, 0, 0, 0 },
+    { "backend:magic", FALSE, 0, 0, 0, 0, 0 },
+    /* The newer variable's name, pasted with the value. */
+    { "PYTORCH_ALLOC_CONF=max_split_size_mb:64", TRUE, 64 * MiB, 0, 0, 0, 0 },
+    { "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:64", TRUE, 64 * MiB, 0, 0, 0, 0 },
+    { "max_split_size_mb:abc", FALSE, 0, 0, 0, 0, 0 },
+    { "max_split_size_mb", FALSE, 0, 0, 0, 0, 0 },
+    { "max_split_size_mb:128;", FALSE, 0, 0, 0, 0, 0 },
+    { "roundup_power2_divisions:3", FALSE, 0, 0, 0, 0, 0 },
+    { "roundup_power2_divisions:[300:2]", FALSE, 0, 0, 0, 0, 0 },
+    { "roundup_power2_divisions:[256:2", FALSE, 0, 0, 0, 0, 0 },
+    { "expandable_segments:true", FALSE, 0, 0, 0, 0, 0 },
+    { "expandable_segments:1", FALSE, 0, 0, 0, 0, 0 },
+    { "max_split_size:128", FALSE, 0, 0, 0, 0, 0 },
+    { "MAX_SPLIT_SIZE_MB:128", FALSE, 0, 0, 0, 0, 0 },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
@@ -249,7 +283,296 @@ test_conf_parse (void)
       g_assert_cmpuint (conf.max_split_size, ==, rows[i].max_split);
       g_assert_cmpuint (gml_alloc_conf_divisions_for_size (&conf, 1 * MiB), ==, rows[i].div_1mib);
       g_assert_cmpuint (gml_alloc_conf_divisions_for_size (&conf, 1 * GiB), ==, rows[i].div_1gib);
+      g_assert_cmpuint (conf.max_non_split_rounding_size, ==,
+                        rows[i].non_split ? rows[i].non_split : 20 * MiB);
+      g_assert_cmpfloat (conf.garbage_collection_threshold, ==, rows[i].gc);
     }
+}
+
+static GmlAllocator *
+new_allocator (GmlDevice  *device,
+               const char *conf_text)
+{
+  g_autoptr(GError) error = NULL;
+  GmlAllocConf conf;
+
+  gml_alloc_conf_init (&conf);
+  g_assert_true (gml_alloc_conf_parse (&conf, conf_text, &error));
+  g_assert_no_error (error);
+  return gml_allocator_new (device, &conf);
+}
+
+/* get_free_block(): a request at or above max_split_size takes a cached block
+ * only if it wastes less than max_non_split_rounding_mb (20 MiB unless set). */
+static void
+test_max_non_split_rounding (void)
+{
+  static const struct
+  {
+    const char *conf;
+    gint64      reserved;   /* after the 120 MiB request */
+    gint64      allocated;
+  } rows[] = {
+    /* 150 − 120 = 30 MiB ≥ 20 MiB: a new segment of 120 MiB. */
+    { "max_split_size_mb:100", 270 * MiB, 120 * MiB },
+    /* 30 MiB < 40 MiB: the whole 150 MiB block (oversize blocks are not split). */
+    { "max_split_size_mb:100,max_non_split_rounding_mb:40", 150 * MiB, 150 * MiB },
+    /* 30 MiB is not less than 30 MiB. */
+    { "max_split_size_mb:100,max_non_split_rounding_mb:30", 270 * MiB, 120 * MiB },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
+      g_autoptr(GmlAllocator) a = new_allocator (device, rows[i].conf);
+
+      g_test_message ("row %u: %s", i, rows[i].conf);
+      must_free (a, must_malloc (a, 150 * MiB, 0));
+      must_malloc (a, 120 * MiB, 0);
+      g_assert_cmpint (stat (a, "reserved_bytes.all.current"), ==, rows[i].reserved);
+      g_assert_cmpint (stat (a, "allocated_bytes.all.current"), ==, rows[i].allocated);
+    }
+}
+
+/* set_per_process_memory_fraction(): alloc_block() refuses what would take the
+ * reserved memory past fraction × total, and the message says "X allowed; ". */
+static void
+test_memory_fraction (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (1000 * MiB, 0);
+  g_autoptr(GmlAllocator) a = gml_allocator_new (device, NULL);
+  g_autoptr(GError) error = NULL;
+  gint32 id = -1;
+
+  g_assert_false (gml_allocator_set_memory_fraction (a, 1.5, &error));
+  g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_BAD_CONF);
+  g_clear_error (&error);
+  g_assert_false (gml_allocator_set_memory_fraction (a, -0.1, &error));
+  g_clear_error (&error);
+
+  g_assert_true (gml_allocator_set_memory_fraction (a, 0.5, &error));
+  g_assert_no_error (error);
+  must_malloc (a, 300 * MiB, 0);
+  /* 300 + 250 > 500 MiB: out of memory without asking the device, which has room. */
+  g_assert_false (gml_allocator_malloc (a, 250 * MiB, 0, NULL, GML_CATEGORY_NONE, &id, &error));
+  g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY);
+  g_assert_nonnull (strstr (error->message, " is free. 500.00 MiB allowed; Of the allocated"));
+  g_assert_cmpint (stat (a, "num_ooms"), ==, 1);
+  g_assert_cmpint (stat (a, "reserved_bytes.all.current"), ==, 300 * MiB);
+  g_clear_error (&error);
+  /* 200 MiB fits exactly. */
+  must_malloc (a, 200 * MiB, 0);
+  g_assert_cmpint (stat (a, "reserved_bytes.all.current"), ==, 500 * MiB);
+
+  /* The newest PyTorch's per_process_memory_fraction does the same from the start. */
+  {
+    g_autoptr(GmlDevice) device2 = gml_device_sim_new (1000 * MiB, 0);
+    g_autoptr(GmlAllocator) b = new_allocator (device2, "per_process_memory_fraction:0.5");
+
+    must_malloc (b, 300 * MiB, 0);
+    g_assert_false (gml_allocator_malloc (b, 250 * MiB, 0, NULL, GML_CATEGORY_NONE, &id, NULL));
+  }
+}
+
+/* garbage_collect_cached_blocks(): worked out from its source.
+ * A device of 1000 MiB, fraction 1.0: allowed 1000 MiB, gc threshold 0.5 × 1000
+ * = 500 MiB. A, B, C of 200 MiB each (get_free_block calls 1, 2, 3 on the large
+ * pool, all missing). A freed: in the pool at count 3. E, 20 MiB on stream 1:
+ * call 4, a miss (no block of stream 1), a new segment. B freed: at count 4.
+ * D, 250 MiB: call 5, a miss. Reserved 620 > 500, target 120 MiB. Freeable:
+ * A (age 5 − 3 = 2) and B (age 1); mean age 1.5: A is released (200 ≥ 120, so
+ * no second round), B stays. D then gets a new segment: 420 + 250 = 670 MiB. */
+static void
+test_garbage_collection (void)
+{
+  static const struct
+  {
+    const char *conf;
+    gboolean    fraction;
+    gint64      reserved;
+    gint64      device_frees;
+    gint64      segments;
+  } rows[] = {
+    { "garbage_collection_threshold:0.5", TRUE, 670 * MiB, 1, 4 },
+    /* No memory fraction: garbage collection does nothing. */
+    { "garbage_collection_threshold:0.5", FALSE, 870 * MiB, 0, 5 },
+    /* Threshold 0.9: 620 ≤ 900, nothing to collect. */
+    { "garbage_collection_threshold:0.9", TRUE, 870 * MiB, 0, 5 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(GmlDevice) device = gml_device_sim_new (1000 * MiB, 0);
+      g_autoptr(GmlAllocator) a = new_allocator (device, rows[i].conf);
+      gint32 A, B;
+
+      g_test_message ("row %u: %s, fraction %d", i, rows[i].conf, rows[i].fraction);
+      if (rows[i].fraction)
+        g_assert_true (gml_allocator_set_memory_fraction (a, 1.0, NULL));
+      A = must_malloc (a, 200 * MiB, 0);
+      B = must_malloc (a, 200 * MiB, 0);
+      must_malloc (a, 200 * MiB, 0);
+      must_free (a, A);
+      must_malloc (a, 20 * MiB, 1);
+      must_free (a, B);
+      must_malloc (a, 250 * MiB, 0);
+      g_assert_cmpint (stat (a, "reserved_bytes.all.current"), ==, rows[i].reserved);
+      g_assert_cmpint (stat (a, "num_device_free"), ==, rows[i].device_frees);
+      g_assert_cmpint (stat (a, "segment.all.current"), ==, rows[i].segments);
+    }
+}
+
+/* record_stream(): the freed block waits for the other stream (free_requested,
+ * active but not allocated), and is back in the pool only at the first malloc
+ * after that stream's work is done (process_events()), or at empty_cache(). */
+static void
+test_record_stream (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
+  g_autoptr(GmlAllocator) a = gml_allocator_new (device, NULL);
+  g_autoptr(GError) error = NULL;
+  gint32 x, y, z, w;
+  guint64 base;
+
+  x = must_malloc (a, 4 * MiB, 0);
+  base = block (a, x)->address;
+  /* Its own stream does not count. */
+  g_assert_true (gml_allocator_record_stream (a, x, 0, &error));
+  g_assert_true (gml_allocator_record_stream (a, x, 1, &error));
+  g_assert_true (gml_allocator_record_stream (a, x, 1, &error));
+  g_assert_no_error (error);
+  must_free (a, x);
+  g_assert_cmpint (block (a, x)->state, ==, GML_BLOCK_PENDING_FREE);
+  g_assert_cmpuint (gml_allocator_get_n_waiting (a), ==, 1);
+  g_assert_cmpint (stat (a, "allocated_bytes.all.current"), ==, 0);
+  g_assert_cmpint (stat (a, "active_bytes.all.current"), ==, 4 * MiB);
+
+  /* Stream 1 still busy: the next 4 MiB comes from the rest of the segment. */
+  y = must_malloc (a, 4 * MiB, 0);
+  g_assert_cmpuint (block (a, y)->address, ==, base + 4 * MiB);
+  g_assert_cmpint (block (a, x)->state, ==, GML_BLOCK_PENDING_FREE);
+
+  /* Done: the next malloc frees x first and takes it (best fit, 4 MiB). */
+  gml_allocator_synchronize (a, TRUE, 0);
+  g_assert_cmpint (block (a, x)->state, ==, GML_BLOCK_PENDING_FREE);
+  z = must_malloc (a, 4 * MiB, 0);
+  g_assert_cmpuint (block (a, z)->address, ==, base);
+  g_assert_cmpuint (gml_allocator_get_n_waiting (a), ==, 0);
+
+  /* empty_cache() waits for the stream itself (synchronize_and_free_events()). */
+  g_assert_true (gml_allocator_record_stream (a, z, 2, &error));
+  must_free (a, z);
+  must_free (a, y);
+  g_assert_cmpint (stat (a, "active_bytes.all.current"), ==, 4 * MiB);
+  gml_allocator_empty_cache (a);
+  g_assert_cmpint (stat (a, "active_bytes.all.current"), ==, 0);
+  g_assert_cmpint (stat (a, "reserved_bytes.all.current"), ==, 0);
+  assert_consistent (a);
+
+  /* Freed in two halves, the caller says when the block is back: no stream
+   * holds it, nor a later block in the same slot. */
+  w = must_malloc (a, 4 * MiB, 0);
+  g_assert_true (gml_allocator_record_stream (a, w, 1, NULL));
+  g_assert_true (gml_allocator_free_requested (a, w, NULL));
+  g_assert_true (gml_allocator_free_completed (a, w, NULL));
+  g_assert_cmpuint (gml_allocator_get_n_waiting (a), ==, 0);
+  w = must_malloc (a, 4 * MiB, 0);
+  must_free (a, w);
+  g_assert_cmpint (block (a, w)->state, ==, GML_BLOCK_FREE);
+
+  /* Only an allocated block can be recorded. */
+  w = must_malloc (a, 1000, 0);
+  must_free (a, w);
+  g_assert_false (gml_allocator_record_stream (a, w, 1, &error));
+  g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_INVALID_BLOCK);
+}
+
+/* NativeCachingAllocator::allocate(): 1 EiB or more is refused first. */
+static void
+test_one_exabyte (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
+  g_autoptr(GmlAllocator) a = gml_allocator_new (device, NULL);
+  g_autoptr(GError) error = NULL;
+  gint32 id = 0;
+
+  g_assert_false (gml_allocator_malloc (a, G_GUINT64_CONSTANT (1) << 60, 0, NULL,
+                                        GML_CATEGORY_NONE, &id, &error));
+  g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY);
+  g_assert_cmpstr (error->message, ==,
+                   "CUDA out of memory. Tried to allocate more than 1EB memory.");
+  g_assert_cmpint (id, ==, -1);
+  g_assert_cmpint (stat (a, "num_ooms"), ==, 0);
+  g_assert_cmpint (stat (a, "num_alloc_retries"), ==, 0);
+  g_assert_cmpuint (gml_trace_get_n_events (gml_allocator_get_trace (a)), ==, 0);
+  g_clear_error (&error);
+
+  /* One byte less goes to the device like any other request, and fails there. */
+  g_assert_false (gml_allocator_malloc (a, (G_GUINT64_CONSTANT (1) << 60) - 1, 0, NULL,
+                                        GML_CATEGORY_NONE, &id, &error));
+  g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY);
+  g_assert_cmpint (stat (a, "num_ooms"), ==, 1);
+  g_assert_cmpint (stat (a, "num_alloc_retries"), ==, 1);
+}
+
+/* A starting layout PyTorch never writes (a small-pool range inside a
+ * large-pool expandable segment's space) once made the engine abort on its own
+ * assertion (index_remove()); now the call fails, and every later one too. */
+static void
+test_inconsistent_state (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
+  g_autoptr(GmlAllocator) a = new_allocator (device, "expandable_segments:True");
+  g_autoptr(GError) error = NULL;
+  GmlBlockSpec spec = { 2 * MiB, 0, GML_BLOCK_FREE, 0, GML_CATEGORY_NONE };
+  const guint64 base = G_GUINT64_CONSTANT (1) << 40;
+  gint32 seg, id = 0;
+
+  gml_allocator_add_expandable (a, base, 100 * MiB, 0, GML_POOL_LARGE);
+  seg = gml_allocator_add_segment (a, base + 20 * MiB, 0, GML_POOL_SMALL, &spec, 1);
+  g_assert_cmpint (seg, >=, 0);
+  gml_allocator_mark_expandable (a, seg);
+  g_assert_true (gml_allocator_check (a, NULL));
+
+  g_assert_false (gml_allocator_malloc (a, 10 * MiB, 0, NULL, GML_CATEGORY_NONE, &id, &error));
+  g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_INTERNAL);
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+  g_assert_false (gml_allocator_check (a, &error));
+  g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_INTERNAL);
+  g_clear_error (&error);
+  g_assert_false (gml_allocator_malloc (a, 512, 0, NULL, GML_CATEGORY_NONE, &id, &error));
+  g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_INTERNAL);
+  gml_allocator_empty_cache (a);
+}
+
+/* The state refuses an event that does not fit it, and stays as it was. */
+static void
+test_state_refuses (void)
+{
+  g_autoptr(GmlMemState) state = gml_mem_state_new (NULL);
+  GmlTraceEvent seg = { GML_EVENT_SEGMENT_ALLOC, 0, GML_POOL_LARGE, 0, 0, -1, 0, 1 << 30,
+                        20 * MiB, 0 };
+  GmlTraceEvent ev = { 0 };
+  gint32 slot = gml_mem_state_apply (state, &seg);
+
+  g_assert_cmpint (slot, >=, 0);
+  ev.kind = GML_EVENT_ALLOC;
+  ev.block = slot;
+  ev.size = 21 * MiB;   /* more than the block */
+  g_assert_cmpint (gml_mem_state_apply (state, &ev), ==, GML_MEM_STATE_REFUSED);
+  ev.block = slot + 7;  /* no such block */
+  ev.size = 1 * MiB;
+  g_assert_cmpint (gml_mem_state_apply (state, &ev), ==, GML_MEM_STATE_REFUSED);
+  ev.kind = GML_EVENT_FREE_COMPLETED;
+  ev.block = slot;      /* free, not pending */
+  g_assert_cmpint (gml_mem_state_apply (state, &ev), ==, GML_MEM_STATE_REFUSED);
+  ev.kind = GML_EVENT_SEGMENT_MAP;
+  ev.address = (1 << 30) + 10 * MiB;   /* on top of the segment */
+  ev.size = 20 * MiB;
+  g_assert_cmpint (gml_mem_state_apply (state, &ev), ==, GML_MEM_STATE_REFUSED);
+  g_assert_cmpuint (gml_mem_state_get_n_blocks (state), ==, 1);
+  g_assert_true (gml_mem_state_check (state, NULL));
 }
 
 /* One request on an empty allocator: what it reserves and how it splits. */
@@ -878,6 +1201,13 @@ main (int   argc,
   g_test_add_func ("/engine/allocator/empty-cache-keeps-split", test_empty_cache_keeps_split_segment);
   g_test_add_func ("/engine/allocator/max-split", test_max_split);
   g_test_add_func ("/engine/allocator/retry", test_retry);
+  g_test_add_func ("/engine/allocator/max-non-split-rounding", test_max_non_split_rounding);
+  g_test_add_func ("/engine/allocator/memory-fraction", test_memory_fraction);
+  g_test_add_func ("/engine/allocator/garbage-collection", test_garbage_collection);
+  g_test_add_func ("/engine/allocator/record-stream", test_record_stream);
+  g_test_add_func ("/engine/allocator/one-exabyte", test_one_exabyte);
+  g_test_add_func ("/engine/allocator/inconsistent-state", test_inconsistent_state);
+  g_test_add_func ("/engine/state/refuses", test_state_refuses);
   g_test_add_func ("/engine/allocator/invalid-free", test_invalid_free);
   g_test_add_func ("/engine/allocator/foreach", test_foreach);
   g_test_add_func ("/engine/device/sim", test_sim_device);

@@ -22,6 +22,8 @@
 #include "gml-device.h"
 #include "gml-test-common.h"
 
+#define MiB G_GUINT64_CONSTANT (1048576)
+
 static const char *program;
 static char *tmpdir;
 
@@ -65,6 +67,30 @@ run_replay (Run         *run,
   int wait_status = 0;
 
   g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                &run->out, &run->err, &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  run->status = WEXITSTATUS (wait_status);
+  g_test_message ("exit %d\nstdout: %s\nstderr: %s", run->status, run->out, run->err);
+}
+
+/* Runs PROGRAM replay PATH with the NULL-terminated @extra. */
+static void
+run_replay_with (Run                *run,
+                 const char         *path,
+                 const char * const *extra)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  int wait_status = 0;
+
+  g_ptr_array_add (argv, (char *) program);
+  g_ptr_array_add (argv, (char *) "replay");
+  g_ptr_array_add (argv, (char *) path);
+  for (guint i = 0; extra[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) extra[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
                 &run->out, &run->err, &wait_status, &error);
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (wait_status));
@@ -210,6 +236,181 @@ test_alloc_conf (void)
   g_assert_cmpstr (bad.out, ==, "");
 }
 
+static gint64
+member (JsonObject *object,
+        const char *key)
+{
+  g_assert_true (json_object_has_member (object, key));
+  return json_object_get_int_member (object, key);
+}
+
+/* record_stream: x (4 MiB, a 20 MiB segment at B) is used on stream 1 and freed:
+ * it waits. y takes [B+4, B+8) from the rest. Then, with synchronize, the next
+ * request finds x back in the pool (process_events()) and takes it, its best
+ * fit: y and z, 8 MiB allocated, the 12 MiB tail free. Without synchronize,
+ * z takes [B+8, B+12): x still active, 8 MiB left in the tail. */
+static void
+test_record_stream (void)
+{
+  static const struct
+  {
+    gboolean synchronize;
+    gint64   active;
+    gint64   inactive_split;
+  } rows[] = {
+    { TRUE, 8 * MiB, 12 * MiB },
+    { FALSE, 12 * MiB, 8 * MiB },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_auto(Run) run = { 0 };
+      g_autofree char *contents = g_strconcat (
+        "{\"op\":\"alloc\",\"id\":\"x\",\"size\":4194304}\n"
+        "{\"op\":\"record_stream\",\"id\":\"x\",\"stream\":1}\n"
+        "{\"op\":\"free\",\"id\":\"x\"}\n"
+        "{\"op\":\"alloc\",\"id\":\"y\",\"size\":4194304}\n",
+        rows[i].synchronize ? "{\"op\":\"synchronize\"}\n" : "",
+        "{\"op\":\"alloc\",\"id\":\"z\",\"size\":4194304}\n", NULL);
+      g_autofree char *path = write_trace ("record-stream.jsonl", contents);
+      g_autoptr(JsonObject) object = NULL;
+
+      run_replay (&run, path, NULL, NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      object = parse_output (run.out);
+      g_assert_cmpint (member (object, "allocated_bytes.all.current"), ==, 8 * MiB);
+      g_assert_cmpint (member (object, "active_bytes.all.current"), ==, rows[i].active);
+      g_assert_cmpint (member (object, "inactive_split_bytes.all.current"), ==,
+                       rows[i].inactive_split);
+      g_assert_cmpint (member (object, "reserved_bytes.all.current"), ==, 20 * MiB);
+      g_assert_cmpint (member (object, "num_device_alloc"), ==, 1);
+    }
+}
+
+/* A memory fraction, from the command line or from a line of the trace: on a
+ * 1000 MiB device, 0.5 allows 500 MiB. 300 MiB, then 250 MiB: 550 > 500, out of
+ * memory without asking the device; then 200 MiB fits exactly. */
+static void
+test_memory_fraction (void)
+{
+  static const char *body =
+    "{\"op\":\"alloc\",\"id\":\"b\",\"size\":262144000}\n"
+    "{\"op\":\"alloc\",\"id\":\"c\",\"size\":209715200}\n";
+  g_autofree char *with_line = g_strconcat ("{\"op\":\"alloc\",\"id\":\"a\",\"size\":314572800}\n"
+                                            "{\"op\":\"set_memory_fraction\",\"fraction\":0.5}\n",
+                                            body, NULL);
+  g_autofree char *without = g_strconcat ("{\"op\":\"alloc\",\"id\":\"a\",\"size\":314572800}\n",
+                                          body, NULL);
+  g_autofree char *line_path = write_trace ("fraction-line.jsonl", with_line);
+  g_autofree char *option_path = write_trace ("fraction-option.jsonl", without);
+  static const char * const capacity[] = { "--capacity", "1048576000", NULL };
+  static const char * const option[] = { "--capacity", "1048576000", "--memory-fraction", "0.5",
+                                         NULL };
+  const char *paths[] = { line_path, option_path };
+  const char * const *args[] = { capacity, option };
+
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_auto(Run) run = { 0 };
+      g_autoptr(JsonObject) object = NULL;
+
+      run_replay_with (&run, paths[i], args[i]);
+      g_assert_cmpint (run.status, ==, 0);
+      object = parse_output (run.out);
+      g_assert_cmpint (member (object, "num_ooms"), ==, 1);
+      g_assert_cmpint (member (object, "reserved_bytes.all.current"), ==, 500 * MiB);
+      g_assert_nonnull (strstr (json_object_get_string_member (object, "last_oom_message"),
+                                "Tried to allocate 250.00 MiB. GPU 0 has a total capacity of "
+                                "1000.00 MiB of which 700.00 MiB is free. 500.00 MiB allowed; "));
+    }
+}
+
+/* garbage_collection_threshold:0.5 under a fraction of 1.0 on 1000 MiB: the
+ * numbers of test-allocator's /engine/allocator/garbage-collection, worked out
+ * there (A released at the 250 MiB request: 670 MiB reserved, 1 segment
+ * given back). Without the fraction nothing is collected: 870 MiB. */
+static void
+test_garbage_collection (void)
+{
+  static const char * const with_fraction[] = {
+    "--capacity", "1048576000", "--memory-fraction", "1",
+    "--alloc-conf", "garbage_collection_threshold:0.5", NULL };
+  static const char * const without[] = {
+    "--capacity", "1048576000", "--alloc-conf", "garbage_collection_threshold:0.5", NULL };
+  g_autofree char *path = write_trace ("gc.jsonl",
+                                       "{\"op\":\"alloc\",\"id\":\"A\",\"size\":209715200}\n"
+                                       "{\"op\":\"alloc\",\"id\":\"B\",\"size\":209715200}\n"
+                                       "{\"op\":\"alloc\",\"id\":\"C\",\"size\":209715200}\n"
+                                       "{\"op\":\"free\",\"id\":\"A\"}\n"
+                                       "{\"op\":\"alloc\",\"id\":\"E\",\"size\":20971520,"
+                                       "\"stream\":1}\n"
+                                       "{\"op\":\"free\",\"id\":\"B\"}\n"
+                                       "{\"op\":\"alloc\",\"id\":\"D\",\"size\":262144000}\n");
+  const char * const *args[] = { with_fraction, without };
+  const gint64 reserved[] = { 670 * MiB, 870 * MiB };
+  const gint64 frees[] = { 1, 0 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (args); i++)
+    {
+      g_auto(Run) run = { 0 };
+      g_autoptr(JsonObject) object = NULL;
+
+      run_replay_with (&run, path, args[i]);
+      g_assert_cmpint (run.status, ==, 0);
+      object = parse_output (run.out);
+      g_assert_cmpint (member (object, "reserved_bytes.all.current"), ==, reserved[i]);
+      g_assert_cmpint (member (object, "num_device_free"), ==, frees[i]);
+    }
+}
+
+/* max_non_split_rounding_mb: a cached 150 MiB block, a 120 MiB request at or
+ * above max_split_size (100 MiB): it may waste less than 40 MiB, so it takes the
+ * block (150 MiB reserved); under the default 20 MiB it gets a new segment. */
+static void
+test_max_non_split_rounding (void)
+{
+  g_autofree char *path = write_trace ("non-split.jsonl",
+                                       "{\"op\":\"alloc\",\"id\":\"a\",\"size\":157286400}\n"
+                                       "{\"op\":\"free\",\"id\":\"a\"}\n"
+                                       "{\"op\":\"alloc\",\"id\":\"b\",\"size\":125829120}\n");
+  const char *confs[] = { "max_split_size_mb:100,max_non_split_rounding_mb:40",
+                          "PYTORCH_ALLOC_CONF=max_split_size_mb:100" };
+  const gint64 reserved[] = { 150 * MiB, 270 * MiB };
+
+  for (guint i = 0; i < G_N_ELEMENTS (confs); i++)
+    {
+      g_auto(Run) run = { 0 };
+      g_autoptr(JsonObject) object = NULL;
+
+      run_replay (&run, path, "--alloc-conf", confs[i]);
+      g_assert_cmpint (run.status, ==, 0);
+      object = parse_output (run.out);
+      g_assert_cmpint (member (object, "reserved_bytes.all.current"), ==, reserved[i]);
+    }
+}
+
+/* 1 EiB is refused first, as allocate() does: no out-of-memory counted, no
+ * retry, PyTorch's own message. */
+static void
+test_one_exabyte (void)
+{
+  g_auto(Run) run = { 0 };
+  g_autofree char *path = write_trace ("exabyte.jsonl",
+                                       "{\"op\":\"alloc\",\"id\":\"e\","
+                                       "\"size\":1152921504606846976}\n"
+                                       "{\"op\":\"free\",\"id\":\"e\"}\n");
+  g_autoptr(JsonObject) object = NULL;
+
+  run_replay (&run, path, NULL, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  object = parse_output (run.out);
+  g_assert_cmpint (member (object, "num_ooms"), ==, 0);
+  g_assert_cmpint (member (object, "num_alloc_retries"), ==, 0);
+  g_assert_cmpint (member (object, "num_device_alloc"), ==, 0);
+  g_assert_cmpstr (json_object_get_string_member (object, "last_oom_message"), ==,
+                   "CUDA out of memory. Tried to allocate more than 1EB memory.");
+}
+
 /* Each bad line: a non-zero exit, nothing on stdout, and FILE:LINE: on stderr. */
 static void
 test_bad_lines (void)
@@ -237,6 +438,13 @@ test_bad_lines (void)
     { "{\"op\":\"alloc\",\"id\":\"ok\",\"size\":10}", "ok" },      /* duplicate live id */
     { "{\"op\":\"free\",\"id\":\"ghost\"}", "ghost" },
     { "{\"op\":\"free\",\"id\":\"gone\"}", "gone" },             /* already freed */
+    { "{\"op\":\"record_stream\",\"id\":\"ghost\",\"stream\":1}", "ghost" },
+    { "{\"op\":\"record_stream\",\"id\":\"ok\"}", "stream" },
+    { "{\"op\":\"record_stream\",\"id\":\"ok\",\"stream\":-1}", "stream" },
+    { "{\"op\":\"synchronize\",\"stream\":\"1\"}", "stream" },
+    { "{\"op\":\"set_memory_fraction\",\"fraction\":1.5}", "fraction" },
+    { "{\"op\":\"set_memory_fraction\",\"fraction\":\"0.5\"}", "fraction" },
+    { "{\"op\":\"set_memory_fraction\"}", "fraction" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
@@ -271,6 +479,9 @@ test_bad_options (void)
     { "--capacity", "0" },
     { "--backend", "tpu" },
     { "--alloc-conf", "roundup_power2_divisions:3" },
+    { "--alloc-conf", "garbage_collection_threshold:1.5" },
+    { "--memory-fraction", "1.5" },
+    { "--memory-fraction", "half" },
     { "--frobnicate", "1" },
   };
 
@@ -296,7 +507,6 @@ test_bad_options (void)
 /* ------------------------------------------------------------------------- */
 /* One trace, two spellings                                                  */
 
-#define MiB G_GUINT64_CONSTANT (1048576)
 #define CAPACITY (256 * MiB)
 #define FAILED (-2)
 
@@ -744,6 +954,11 @@ main (int   argc,
   g_test_add_func ("/engine/replay/good-trace", test_good_trace);
   g_test_add_func ("/engine/replay/oom-goes-on", test_oom_goes_on);
   g_test_add_func ("/engine/replay/alloc-conf", test_alloc_conf);
+  g_test_add_func ("/engine/replay/record-stream", test_record_stream);
+  g_test_add_func ("/engine/replay/memory-fraction", test_memory_fraction);
+  g_test_add_func ("/engine/replay/garbage-collection", test_garbage_collection);
+  g_test_add_func ("/engine/replay/max-non-split-rounding", test_max_non_split_rounding);
+  g_test_add_func ("/engine/replay/one-exabyte", test_one_exabyte);
   g_test_add_func ("/engine/replay/bad-lines", test_bad_lines);
   g_test_add_func ("/engine/replay/bad-options", test_bad_options);
   g_test_add_func ("/engine/replay/spellings", test_spellings);

@@ -34,7 +34,8 @@ same_line (const GmlReplayLine *a,
 {
   return a->op == b->op && g_strcmp0 (a->id, b->id) == 0 && a->size == b->size &&
          a->stream == b->stream && g_strcmp0 (a->label, b->label) == 0 &&
-         a->category == b->category;
+         a->category == b->category && a->has_stream == b->has_stream &&
+         a->fraction == b->fraction;
 }
 
 /* The readers' input is what replay hands them: a trimmed line of a file

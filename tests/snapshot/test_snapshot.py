@@ -375,13 +375,88 @@ def test_check_cases(exe, tmp):
              E('free_requested', A, 40960000), E('free_completed', A, 40960000)]
     cases['whole-block-before-trace'] = (snapshot(segs, trace), {'allocs': 1, 'allocs_matched': 1})
 
-    for name, (snap, expect) in cases.items():
+    # max_non_split_rounding_mb has no key in allocator_settings; its text has it.
+    # A 120 MiB request (at or above max_split_size) may take the cached 150 MiB
+    # block when it wastes less than 40 MiB: 30 MiB does (under the default
+    # 20 MiB it would need a new segment).
+    segs = [seg(A, [blk(150 * MiB, 'active_allocated', 120 * MiB)])]
+    trace = [E('alloc', A, 120 * MiB)]
+    settings = {'PYTORCH_CUDA_ALLOC_CONF': 'max_split_size_mb:100,max_non_split_rounding_mb:40',
+                'max_split_size': 100 * MiB, 'garbage_collection_threshold': 0.0,
+                'expandable_segments': False}
+    cases['non-split-rounding-from-text'] = (snapshot(segs, trace, settings),
+                                             {'allocs': 1, 'allocs_matched': 1})
+
+    # Expandable segments: where each address space begins is in the file. The
+    # driver put the small pool's space right after the large pool's, 89.06 GiB
+    # above it, as in Constructor-Sun's real snapshot (PyTorch reserves 1 1/8 of
+    # the GPU's memory for each; 1 1/8 of 80 GiB, the engine's old guess, would
+    # cover the small space's base). The large request maps one 20 MiB page at
+    # L (16 MiB, the 4 MiB rest split off: any remainder of 512 bytes is), the
+    # 4 KiB one a 2 MiB page at S.
+    exp = {'PYTORCH_CUDA_ALLOC_CONF': 'expandable_segments:True', 'max_split_size': -1,
+           'garbage_collection_threshold': 0.0, 'expandable_segments': True}
+    L = 0x602000000
+    S = L + 0x1644000000
+    segs = [seg(L, [blk(16 * MiB, 'active_allocated'), blk(4 * MiB, 'inactive', 0)],
+                expandable=True),
+            seg(S, [blk(4096, 'active_allocated'), blk(2 * MiB - 4096, 'inactive', 0)],
+                small=True, expandable=True)]
+    trace = [E('segment_map', L, 20 * MiB), E('alloc', L, 16 * MiB),
+             E('segment_map', S, 2 * MiB), E('alloc', S, 4096)]
+    two_spaces = {'allocs': 2, 'allocs_matched': 2, 'segment_allocs': 2,
+                  'segment_allocs_matched': 2, 'first_divergence': None, 'resyncs': 0}
+    cases['expandable-two-spaces'] = (snapshot(segs, trace, exp), two_spaces)
+    cases['expandable-two-spaces-80G'] = (snapshot(segs, trace, exp), two_spaces,
+                                          '--gpu-memory', '80G')
+    # A space whose page 1 was unmapped before the trace began: [L, L+20) and
+    # [L+40, L+60) mapped and allocated. A 20 MiB request: find_expandable_block()
+    # takes the lowest run of free and unmapped memory that holds it, the hole.
+    segs = [seg(L, [blk(20 * MiB, 'active_allocated'), blk(20 * MiB, 'active_allocated'),
+                    blk(20 * MiB, 'active_allocated')], expandable=True)]
+    trace = [E('segment_map', L + 20 * MiB, 20 * MiB), E('alloc', L + 20 * MiB, 20 * MiB)]
+    cases['expandable-fills-hole'] = (snapshot(segs, trace, exp),
+                                      {'allocs': 1, 'allocs_matched': 1, 'segment_allocs': 1,
+                                       'segment_allocs_matched': 1, 'first_divergence': None})
+    # The same start, claiming the pages after the second range: the engine
+    # must disagree, and say which page of which space, and why.
+    segs = [seg(L, [blk(20 * MiB, 'active_allocated')], expandable=True),
+            seg(L + 40 * MiB, [blk(20 * MiB, 'active_allocated'),
+                               blk(20 * MiB, 'active_allocated')], expandable=True)]
+    trace = [E('segment_map', L + 60 * MiB, 20 * MiB), E('alloc', L + 60 * MiB, 20 * MiB)]
+    cases['expandable-wrong-page'] = (snapshot(segs, trace, exp), {
+        'allocs': 1, 'allocs_matched': 0, 'segment_allocs': 1, 'segment_allocs_matched': 0,
+        'map-divergence': (0, 'mapped 20.00 MiB at 0x603400000: page 1 of the large-pool space '
+                              'at 0x602000000 (stream 0); in the same space '
+                              'find_expandable_block() found its lowest run of free and unmapped '
+                              'memory that holds the request elsewhere',
+                           'mapped 20.00 MiB at 0x605c00000: page 3 of the large-pool space at '
+                           '0x602000000 (stream 0)')})
+
+    # empty_cache() unmaps every page of a space; release_expandable_segment()
+    # then gives the address space back, and the driver hands the same range to
+    # the next reservation: the replay must let it.
+    segs = [seg(L, [blk(40 * MiB, 'active_allocated')], expandable=True)]
+    trace = [E('segment_map', L, 40 * MiB), E('alloc', L, 30 * MiB),
+             E('free_requested', L, 30 * MiB), E('free_completed', L, 30 * MiB),
+             E('segment_unmap', L, 40 * MiB), E('segment_map', L, 40 * MiB),
+             E('alloc', L, 40 * MiB)]
+    cases['expandable-space-given-back'] = (snapshot(segs, trace, exp), {
+        'allocs': 2, 'allocs_matched': 2, 'segment_allocs': 2, 'segment_allocs_matched': 2,
+        'segment_frees': 1, 'segment_frees_matched': 1, 'empty_caches': 1,
+        'first_divergence': None})
+
+    for name, (snap, expect, *args) in cases.items():
         path = os.path.join(tmp, f'check-{name}.pickle')
         make_snapshots.dump(snap, path)
-        got = run_check(exe, path)
+        got = run_check(exe, path, *args)
         check_keys(got, name)
         for key, value in expect.items():
-            if key == 'divergence':
+            if key == 'map-divergence':
+                d = got['first_divergence']
+                check(d is not None and d['index'] == value[0] and d['engine'].startswith(value[1])
+                      and d['pytorch'] == value[2], f'check {name}: divergence {d}')
+            elif key == 'divergence':
                 d = got['first_divergence']
                 check(d is not None and d['index'] == value[0] and d['engine'] == value[1],
                       f'check {name}: divergence {d}')

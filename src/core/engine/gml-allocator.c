@@ -6,14 +6,17 @@
  * release_cached_blocks, alloc_found_block (split), free_block (merge).
  *
  * Modelled: rounding, roundup_power2_divisions, pools, segment sizes, best fit
- * per stream, splitting and merging, max_split_size_mb, the retry sequence,
- * empty_cache, statistics, the OOM message, a per-process limit (the device's
- * budget, like set_per_process_memory_fraction), expandable segments (see
- * "Expandable segments" below), frees completed later (free_requested /
- * free_completed, as record_stream() makes them).
- * Left out: CUDA graphs and private pools, garbage_collection_threshold, the
- * free-memory callbacks, the oversize_* statistics and the cumulative
- * ".allocated"/".freed" counters.
+ * per stream, splitting and merging, max_split_size_mb and
+ * max_non_split_rounding_mb, the retry sequence, empty_cache, statistics, the
+ * OOM message, set_per_process_memory_fraction (or, on a real device, the
+ * lab's budget), garbage_collection_threshold, expandable segments,
+ * record_stream() (see the comment blocks below), allocate()'s 1 EiB refusal.
+ * Left out: CUDA graphs and private pools, the free-memory callbacks, the
+ * oversize_* statistics and the cumulative ".allocated"/".freed" counters.
+ *
+ * Nothing a caller passes can make it abort: a state PyTorch's rules never
+ * make (only a crafted starting layout can) is an internal error that every
+ * later call reports (gml_allocator_check()).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -37,7 +40,17 @@ typedef struct
   gint32  slot;
   guint64 size;
   guint64 address;
+  gint64  gc_count_base;   /* the pool's get_free_block() calls when it came in */
 } FreeKey;
+
+/* An end-of-life event of a block another stream used (insert_events()): the
+ * block goes back to the pool when every event of it has completed. */
+typedef struct
+{
+  guint32  stream;
+  gint32   slot;
+  gboolean completed;      /* the stream's work is done (synchronize) */
+} StreamEvent;
 
 typedef struct
 {
@@ -69,6 +82,18 @@ struct _GmlAllocator
   char         *last_oom_message;
   gsize         n_events;   /* emitted, whether the trace keeps them or not */
   gboolean      keep_trace;
+  char         *broken;     /* what went wrong inside (never by PyTorch's rules); from then on
+                             * every call fails with it */
+
+  /* set_per_process_memory_fraction(): set_fraction and allowed_memory_maximum. */
+  gboolean      set_fraction;
+  guint64       allowed_memory_maximum;
+  /* garbage_collection_threshold: BlockPool::get_free_blocks_call_count. */
+  gint64        get_free_blocks_call_count[GML_N_POOLS];
+  /* record_stream(): Block::stream_uses of allocated blocks (slot → GArray of
+   * guint32), and the outstanding events of freed ones (cuda_events). */
+  GHashTable   *stream_uses;
+  GArray       *stream_events; /* StreamEvent, in the order they were recorded */
 };
 
 G_DEFINE_QUARK (gml-allocator-error-quark, gml_allocator_error)
@@ -172,17 +197,23 @@ static inline FreeKey
 key_for_block (const GmlBlock *b,
                gint32          slot)
 {
-  FreeKey key = { b->stream, slot, b->size, b->address };
+  FreeKey key = { b->stream, slot, b->size, b->address, 0 };
   return key;
 }
 
+/* BlockPool::insert_into_blocks(): the block's age for garbage collection
+ * counts from now. */
 static void
-index_insert (FreeIndex      *index,
+index_insert (GmlAllocator   *self,
+              GmlPool         pool,
               const GmlBlock *b,
               gint32          slot)
 {
+  FreeIndex *index = &self->pools[pool];
   FreeKey key = key_for_block (b, slot);
   guint pos = index_lower_bound (index, &key);
+
+  key.gc_count_base = self->get_free_blocks_call_count[pool];
 
   if (index->len == index->alloc)
     {
@@ -202,16 +233,55 @@ index_remove_at (FreeIndex *index,
   index->len--;
 }
 
+G_GNUC_PRINTF (2, 3)
 static void
-index_remove (FreeIndex      *index,
+internal_error (GmlAllocator *self,
+                const char   *format,
+                ...)
+{
+  va_list args;
+
+  if (self->broken != NULL)
+    return;
+  va_start (args, format);
+  self->broken = g_strdup_vprintf (format, args);
+  va_end (args);
+}
+
+/* Every public call starts and ends here: after an inconsistency nothing is
+ * decided any more. */
+static gboolean
+check_sane (GmlAllocator  *self,
+            GError       **error)
+{
+  if (self->broken == NULL)
+    return TRUE;
+  g_set_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_INTERNAL,
+               _("The allocator’s state does not hold together (%s); nothing more can be "
+                 "replayed."), self->broken);
+  return FALSE;
+}
+
+/* Removes a free block from its pool's ordered set. A block that is not there
+ * is a state PyTorch's rules never make (only a crafted file can ask for it):
+ * FALSE, and the allocator stops. */
+static gboolean
+index_remove (GmlAllocator   *self,
+              GmlPool         pool,
               const GmlBlock *b,
               gint32          slot)
 {
+  FreeIndex *index = &self->pools[pool];
   FreeKey key = key_for_block (b, slot);
   guint pos = index_lower_bound (index, &key);
 
-  g_assert (pos < index->len && index->keys[pos].slot == slot);
+  if (pos >= index->len || index->keys[pos].slot != slot)
+    {
+      internal_error (self, _("block %d is not among the free blocks of its pool"), slot);
+      return FALSE;
+    }
   index_remove_at (index, pos);
+  return TRUE;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -236,6 +306,13 @@ gml_allocator_new (GmlDevice          *device,
   self->expandables = g_array_new (FALSE, FALSE, sizeof (Expandable));
   self->expandable = self->conf.expandable_segments && gml_device_can_map (device);
   self->keep_trace = TRUE;
+  self->stream_uses = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
+  self->stream_events = g_array_new (FALSE, FALSE, sizeof (StreamEvent));
+
+  /* The newest PyTorch's per_process_memory_fraction: setMemoryFraction() when
+   * each device's allocator is made, a limit only below 1.0. */
+  if (self->conf.per_process_memory_fraction < 1.0)
+    gml_allocator_set_memory_fraction (self, self->conf.per_process_memory_fraction, NULL);
 
   return self;
 }
@@ -268,15 +345,29 @@ gml_allocator_destroy (GmlAllocator *self)
   g_free (self->pools[0].keys);
   g_free (self->pools[1].keys);
   g_free (self->last_oom_message);
+  g_free (self->broken);
+  g_hash_table_unref (self->stream_uses);
+  g_array_unref (self->stream_events);
   gml_device_unref (self->device);
   g_free (self);
 }
 
-/* Writes @ev to the trace and applies it: the only way the state changes. */
+/* Writes @ev to the trace and applies it: the only way the state changes.
+ * An event the state refuses (the allocator's own view and the state's
+ * disagree, which only a crafted starting layout can bring about) is not
+ * written: GML_MEM_STATE_REFUSED, and the allocator stops. */
 static gint32
 emit (GmlAllocator  *self,
       GmlTraceEvent *ev)
 {
+  if (self->broken != NULL)
+    return GML_MEM_STATE_REFUSED;
+  if (!gml_mem_state_accepts (self->state, ev))
+    {
+      internal_error (self, _("a %s event does not fit block %d"),
+                      gml_trace_event_kind_to_string (ev->kind), ev->block);
+      return GML_MEM_STATE_REFUSED;
+    }
   if (self->keep_trace)
     gml_trace_append (self->trace, self->state, ev);
   self->n_events++;
@@ -428,11 +519,18 @@ find_free_block (GmlAllocator *self,
   /* Do not hand an oversize block to a small request ... */
   if (size < max_split && found->size >= max_split)
     return -1;
-  /* ... and round an oversize request up by less than 20 MiB only. */
-  if (size >= max_split && found->size >= size + GML_LARGE_BUFFER)
+  /* ... and round an oversize request up by less than max_non_split_rounding_mb
+   * (20 MiB unless set) only. */
+  if (size >= max_split && found->size - size >= self->conf.max_non_split_rounding_size)
     return -1;
 
   return (gint) pos;
+}
+
+static inline gboolean
+gc_enabled (GmlAllocator *self)
+{
+  return self->set_fraction && self->conf.garbage_collection_threshold > 0.0;
 }
 
 static gint32
@@ -441,9 +539,13 @@ get_free_block (GmlAllocator *self,
                 guint32       stream,
                 guint64       size)
 {
-  gint pos = find_free_block (self, pool, stream, size);
+  gint pos;
   gint32 slot;
 
+  /* "Track block reuse interval only when garbage collection is enabled." */
+  if (gc_enabled (self))
+    self->get_free_blocks_call_count[pool]++;
+  pos = find_free_block (self, pool, stream, size);
   if (pos < 0)
     return -1;
   slot = self->pools[pool].keys[pos].slot;
@@ -608,8 +710,17 @@ find_expandable (GmlAllocator  *self,
   x.size = (total + total / 8 + x.page - 1) / x.page * x.page;
   x.stream = stream;
   x.pool = pool;
-  if (!gml_device_reserve (self->device, x.size, &x.base, error))
+  if (!gml_device_reserve (self->device, &x.size, &x.base, error))
     return FALSE;
+  /* Whole pages; a device that gives less than one has no room. */
+  x.size -= x.size % x.page;
+  if (x.size < x.page)
+    {
+      gml_device_unreserve (self->device, x.base);
+      g_set_error_literal (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
+                           "no address space for an expandable segment");
+      return FALSE;
+    }
   add_expandable (self, &x);
   *start = x.base;
   return TRUE;
@@ -644,11 +755,14 @@ map_pages (GmlAllocator *self,
   /* The free neighbours the new block swallows (in the same expandable
    * segment) leave the ordered set. */
   if (address > x->base && (neighbour = free_block_at (self, address - 1)) >= 0 &&
-      is_expandable_slot (self, neighbour))
-    index_remove (&self->pools[x->pool], block_at (self, neighbour), neighbour);
-  if (address + mapped < x->base + x->size && (neighbour = free_block_at (self, address + mapped)) >= 0 &&
-      is_expandable_slot (self, neighbour))
-    index_remove (&self->pools[x->pool], block_at (self, neighbour), neighbour);
+      is_expandable_slot (self, neighbour) &&
+      !index_remove (self, x->pool, block_at (self, neighbour), neighbour))
+    return -1;
+  if (address + mapped < x->base + x->size &&
+      (neighbour = free_block_at (self, address + mapped)) >= 0 &&
+      is_expandable_slot (self, neighbour) &&
+      !index_remove (self, x->pool, block_at (self, neighbour), neighbour))
+    return -1;
 
   ev.kind = GML_EVENT_SEGMENT_MAP;
   ev.pool = x->pool;
@@ -658,7 +772,9 @@ map_pages (GmlAllocator *self,
   ev.address = address;
   ev.size = mapped;
   slot = emit (self, &ev);
-  index_insert (&self->pools[x->pool], block_at (self, slot), slot);
+  if (slot < 0)
+    return -1;
+  index_insert (self, x->pool, block_at (self, slot), slot);
   return slot;
 }
 
@@ -680,6 +796,13 @@ try_allocate_expandable (GmlAllocator *self,
   if (!find_expandable (self, pool, stream, size, &start, error))
     return -1;
   x = expandable_for (self, start);
+  if (x == NULL)
+    {
+      g_autofree char *where = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", start);
+
+      internal_error (self, _("no expandable segment holds the address %s"), where);
+      return -1;
+    }
   candidate = free_block_at (self, start);
   if (candidate < 0)
     {
@@ -702,7 +825,8 @@ try_allocate_expandable (GmlAllocator *self,
         return -1;
       is_retry = FALSE;
     }
-  index_remove (&self->pools[pool], block_at (self, candidate), candidate);
+  if (!index_remove (self, pool, block_at (self, candidate), candidate))
+    return -1;
   return candidate;
 }
 
@@ -727,7 +851,8 @@ unmap_free_block (GmlAllocator *self,
   if (begin >= end)
     return;
   before = begin > b->address;
-  index_remove (&self->pools[pool], b, slot);
+  if (!index_remove (self, pool, b, slot))
+    return;
 
   ev.kind = GML_EVENT_SEGMENT_UNMAP;
   ev.pool = pool;
@@ -736,11 +861,13 @@ unmap_free_block (GmlAllocator *self,
   ev.address = begin;
   ev.size = end - begin;
   rest = emit (self, &ev);
+  if (rest == GML_MEM_STATE_REFUSED)
+    return;
   gml_device_unmap (self->device, begin, end - begin);
   if (before)
-    index_insert (&self->pools[pool], block_at (self, slot), slot);
+    index_insert (self, pool, block_at (self, slot), slot);
   if (rest >= 0)
-    index_insert (&self->pools[pool], block_at (self, rest), rest);
+    index_insert (self, pool, block_at (self, rest), rest);
 
   /* release_expandable_segment(): nothing mapped any more, give the address space back. */
   if (unmapped_end (self, x, x->base) == x->base + x->size)
@@ -750,6 +877,21 @@ unmap_free_block (GmlAllocator *self,
       gml_device_unreserve (self->device, x->base);
       g_array_remove_index (self->expandables, index);
     }
+}
+
+/* The per-process limit: the memory fraction when one is set, else the lab's
+ * budget on a real device. */
+static gboolean
+get_limit (GmlAllocator *self,
+           guint64      *limit)
+{
+  guint64 budget = gml_device_get_budget (self->device);
+
+  if (self->set_fraction)
+    *limit = self->allowed_memory_maximum;
+  else
+    *limit = budget;
+  return self->set_fraction || budget > 0;
 }
 
 /* alloc_block(): a new segment from the device. Returns its block slot, or -1
@@ -766,12 +908,13 @@ alloc_block (GmlAllocator *self,
 {
   g_autoptr(GError) local_error = NULL;
   GmlTraceEvent ev = { 0 };
-  guint64 budget = gml_device_get_budget (self->device);
   guint64 reserved = gml_mem_state_get_stats (self->state)->reserved_bytes[GML_STAT_ALL].current;
-  guint64 address;
+  guint64 limit, address;
 
-  /* set_per_process_memory_fraction: past the limit, the device is not asked. */
-  if (budget > 0 && reserved + alloc_size > budget)
+  /* set_per_process_memory_fraction: past the limit, the device is not asked
+   * ("total_allocated_memory + size > allowed_memory_maximum", with the
+   * segment's size even where expandable segments then map less). */
+  if (get_limit (self, &limit) && (alloc_size > limit || reserved > limit - alloc_size))
     return -1;
   if (self->expandable)
     return try_allocate_expandable (self, pool, stream, size, is_retry, error);
@@ -802,7 +945,11 @@ release_block (GmlAllocator *self,
   GmlTraceEvent ev = { 0 };
   g_autoptr(GError) error = NULL;
 
-  g_assert (b->state == GML_BLOCK_FREE && is_whole_segment (b));
+  if (b == NULL || b->state != GML_BLOCK_FREE || !is_whole_segment (b))
+    {
+      internal_error (self, _("block %d is not a whole free segment"), slot);
+      return;
+    }
 
   ev.kind = GML_EVENT_SEGMENT_FREE;
   ev.pool = b->pool;
@@ -811,10 +958,10 @@ release_block (GmlAllocator *self,
   ev.address = b->address;
   ev.size = b->size;
 
-  if (!gml_device_free (self->device, b->address, &error))
+  if (emit (self, &ev) == GML_MEM_STATE_REFUSED)
+    return;
+  if (!gml_device_free (self->device, ev.address, &error))
     g_warning ("Could not return a segment to the device: %s", error->message);
-
-  emit (self, &ev);
 }
 
 /* release_available_cached_blocks(): with max_split_size set, free oversize
@@ -915,12 +1062,162 @@ release_pool (GmlAllocator *self,
     unmap_free_block (self, g_array_index (to_unmap, gint32, k));
 }
 
-/* release_cached_blocks(): the large pool first, then the small one. */
+/* ------------------------------------------------------------------------- */
+/* record_stream()                                                           */
+/*
+ * recordStream() adds a stream other than the block's own to
+ * Block::stream_uses. free() of such a block records one CUDA event on each of
+ * those streams (insert_events()) instead of calling free_block(): the block
+ * stops being allocated (free_requested) but stays active, in no pool, until
+ * the events have completed. Then free_block() puts it back (free_completed):
+ * at the start of the next malloc(), when process_events() finds them done,
+ * or at once in synchronize_and_free_events(), which waits for them, and which
+ * release_cached_blocks() calls first (empty_cache() and the last retry before
+ * an out-of-memory). The lab has no GPU clock: a stream's work counts as done
+ * when the caller says so (gml_allocator_synchronize(), a replay's
+ * {"op":"synchronize"}), and not before.
+ */
+
+static void
+free_block_now (GmlAllocator *self,
+                gint32        slot);
+
+/* free_block() for every block whose last event is done (or every block
+ * with events, when @wait), in the order the events were recorded. */
+static void
+complete_events (GmlAllocator *self,
+                 gboolean      wait)
+{
+  guint i = 0;
+
+  while (i < self->stream_events->len)
+    {
+      StreamEvent *e = &g_array_index (self->stream_events, StreamEvent, i);
+      gint32 slot = e->slot;
+      gboolean outstanding = FALSE;
+
+      if (!wait && !e->completed)
+        {
+          i++;
+          continue;
+        }
+      g_array_remove_index (self->stream_events, i);
+      for (guint k = 0; k < self->stream_events->len; k++)
+        if (g_array_index (self->stream_events, StreamEvent, k).slot == slot)
+          outstanding = TRUE;
+      if (!outstanding)
+        free_block_now (self, slot);
+    }
+}
+
+/* process_events(), at the start of malloc(). */
+static void
+process_events (GmlAllocator *self)
+{
+  complete_events (self, FALSE);
+}
+
+/* synchronize_and_free_events(). */
+static void
+synchronize_and_free_events (GmlAllocator *self)
+{
+  complete_events (self, TRUE);
+}
+
+/* release_cached_blocks(): the blocks waiting on other streams first, then
+ * the large pool, then the small one. */
 static void
 release_cached_blocks (GmlAllocator *self)
 {
+  synchronize_and_free_events (self);
   release_pool (self, GML_POOL_LARGE);
   release_pool (self, GML_POOL_SMALL);
+}
+
+/* ------------------------------------------------------------------------- */
+/* garbage_collection_threshold                                              */
+/*
+ * garbage_collect_cached_blocks(), called by malloc() when no cached block
+ * fits, before it asks the device, and only while a memory fraction is set
+ * (set_fraction) and the threshold is above 0:
+ * - gc_threshold = threshold × allowed_memory_maximum; nothing happens while
+ *   the reserved memory (total_allocated_memory) is at most that;
+ * - otherwise target_size = reserved − gc_threshold is to be reclaimed from
+ *   the large pool's unsplit free blocks (whole cached segments). A block's
+ *   age, gc_count(), is the number of get_free_block() calls on its pool since
+ *   it went into the pool (insert_into_blocks());
+ * - rounds: age_threshold = the mean age of the freeable blocks; every
+ *   freeable block of at least that age is released (cudaFree), in the pool's
+ *   order (stream, size, address), without stopping at the target; rounds go
+ *   on while less than the target is reclaimed and a round freed something.
+ * Blocks of expandable segments are never whole segments there (an unmapped
+ * rest always follows them), so they are left alone here too.
+ */
+
+static gint64
+gc_count (GmlAllocator  *self,
+          const FreeKey *key)
+{
+  return self->get_free_blocks_call_count[GML_POOL_LARGE] - key->gc_count_base;
+}
+
+static gboolean
+gc_freeable (GmlAllocator  *self,
+             const FreeKey *key)
+{
+  return is_whole_segment (block_at (self, key->slot)) && !is_expandable_slot (self, key->slot);
+}
+
+static void
+garbage_collect_cached_blocks (GmlAllocator *self)
+{
+  FreeIndex *index = &self->pools[GML_POOL_LARGE];
+  guint64 reserved = gml_mem_state_get_stats (self->state)->reserved_bytes[GML_STAT_ALL].current;
+  guint64 gc_threshold = (guint64) (self->conf.garbage_collection_threshold *
+                                    (double) self->allowed_memory_maximum);
+  guint64 target_size, gc_reclaimed = 0;
+  gint64 total_age = 0;
+  gint freeable_block_count = 0;
+  gboolean block_freed = TRUE;
+
+  if (reserved <= gc_threshold)
+    return;
+  target_size = reserved - gc_threshold;
+
+  for (guint i = 0; i < index->len; i++)
+    if (gc_freeable (self, &index->keys[i]))
+      {
+        total_age += gc_count (self, &index->keys[i]);
+        freeable_block_count++;
+      }
+  if (freeable_block_count == 0)
+    return;
+
+  while (gc_reclaimed < target_size && block_freed && freeable_block_count > 0)
+    {
+      double age_threshold = (double) total_age / freeable_block_count;
+      guint i = 0;
+
+      block_freed = FALSE;
+      while (i < index->len && self->broken == NULL)
+        {
+          FreeKey key = index->keys[i];
+
+          if (gc_freeable (self, &key) && (double) gc_count (self, &key) >= age_threshold)
+            {
+              block_freed = TRUE;
+              gc_reclaimed += key.size;
+              total_age -= gc_count (self, &key);
+              freeable_block_count--;
+              index_remove_at (index, i);
+              release_block (self, key.slot);
+            }
+          else
+            {
+              i++;
+            }
+        }
+    }
 }
 
 static char *
@@ -932,11 +1229,11 @@ format_oom_message (GmlAllocator *self,
   const GmlStats *stats = gml_mem_state_get_stats (self->state);
   guint64 allocated = stats->allocated_bytes[GML_STAT_ALL].current;
   guint64 reserved = stats->reserved_bytes[GML_STAT_ALL].current;
-  guint64 budget = gml_device_get_budget (self->device);
+  guint64 limit = 0;
   g_autofree char *tried = gml_format_size (alloc_size);
   g_autofree char *total = gml_format_size (device_total);
   g_autofree char *free_ = gml_format_size (device_free);
-  g_autofree char *allowed = budget > 0 ? gml_format_size (budget) : NULL;
+  g_autofree char *allowed = get_limit (self, &limit) ? gml_format_size (limit) : NULL;
   g_autofree char *by_pytorch = gml_format_size (allocated);
   g_autofree char *unallocated = gml_format_size (reserved - allocated);
 
@@ -958,6 +1255,9 @@ format_oom_message (GmlAllocator *self,
                       "#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)",
                       NULL);
 }
+
+/* NativeCachingAllocator::allocate(): 1 EiB. */
+#define ONE_EXA_BYTES (G_GUINT64_CONSTANT (1) << 60)
 
 gboolean
 gml_allocator_malloc (GmlAllocator *self,
@@ -981,10 +1281,28 @@ gml_allocator_malloc (GmlAllocator *self,
 
   if (block_id)
     *block_id = -1;
+  if (!check_sane (self, error))
+    return FALSE;
+
+  /* allocate() refuses this before the device allocator is asked: no trace
+   * entry, no retry, and num_ooms does not count it (it is raised as an
+   * OutOfMemoryError all the same). */
+  if (orig_size >= ONE_EXA_BYTES)
+    {
+      g_free (self->last_oom_message);
+      self->last_oom_message =
+        g_strdup ("CUDA out of memory. Tried to allocate more than 1EB memory.");
+      g_set_error_literal (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY,
+                           self->last_oom_message);
+      return FALSE;
+    }
 
   /* PyTorch hands out a null pointer for 0 bytes and touches nothing. */
   if (orig_size == 0)
     return TRUE;
+
+  /* Blocks whose other streams are done go back to the pool first. */
+  process_events (self);
 
   size = gml_round_size (&self->conf, orig_size);
   pool = gml_pool_for_size (size);
@@ -992,13 +1310,15 @@ gml_allocator_malloc (GmlAllocator *self,
 
   slot = get_free_block (self, pool, stream, size);
 
-  if (slot < 0)
+  if (slot < 0 && self->broken == NULL)
     {
+      if (gc_enabled (self))
+        garbage_collect_cached_blocks (self);
       slot = alloc_block (self, pool, stream, size, alloc_size, FALSE, &device_error);
-      if (slot < 0 && device_error == NULL &&
+      if (slot < 0 && device_error == NULL && self->broken == NULL &&
           release_available_cached_blocks (self, pool, stream, size))
         slot = alloc_block (self, pool, stream, size, alloc_size, FALSE, &device_error);
-      if (slot < 0 && device_error == NULL)
+      if (slot < 0 && device_error == NULL && self->broken == NULL)
         {
           release_cached_blocks (self);
           slot = alloc_block (self, pool, stream, size, alloc_size, TRUE, &device_error);
@@ -1009,6 +1329,8 @@ gml_allocator_malloc (GmlAllocator *self,
           return FALSE;
         }
     }
+  if (!check_sane (self, error))
+    return FALSE;
 
   if (slot < 0)
     {
@@ -1039,6 +1361,11 @@ gml_allocator_malloc (GmlAllocator *self,
   /* alloc_found_block(): split by should_split(), the allocation keeping the
    * low address. */
   b = block_at (self, slot);
+  if (b == NULL || b->state != GML_BLOCK_FREE || b->size < size)
+    {
+      internal_error (self, _("block %d is not a free block that can hold the request"), slot);
+      return check_sane (self, error);
+    }
   remaining = b->size - size;
   if (pool == GML_POOL_SMALL || self->expandable)
     split = remaining >= GML_MIN_BLOCK_SIZE;
@@ -1055,8 +1382,10 @@ gml_allocator_malloc (GmlAllocator *self,
   ev.size = split ? size : b->size;
   ev.requested_size = orig_size;
   rest = emit (self, &ev);
+  if (rest == GML_MEM_STATE_REFUSED)
+    return check_sane (self, error);
   if (rest >= 0)
-    index_insert (&self->pools[pool], block_at (self, rest), rest);
+    index_insert (self, pool, block_at (self, rest), rest);
 
   if (block_id)
     *block_id = slot;
@@ -1073,6 +1402,8 @@ gml_allocator_free_requested (GmlAllocator *self,
 
   g_return_val_if_fail (self != NULL, FALSE);
 
+  if (!check_sane (self, error))
+    return FALSE;
   b = block_id >= 0 ? block_at (self, block_id) : NULL;
   if (b == NULL || b->state != GML_BLOCK_ALLOCATED)
     {
@@ -1080,6 +1411,11 @@ gml_allocator_free_requested (GmlAllocator *self,
                    _("Block %d is not allocated."), block_id);
       return FALSE;
     }
+
+  /* A caller that frees in two halves says itself when the block is back:
+   * the streams it was recorded on do not hold it (gml_allocator_free() took
+   * them before). */
+  g_hash_table_remove (self->stream_uses, GINT_TO_POINTER (block_id));
 
   ev.kind = GML_EVENT_FREE_REQUESTED;
   ev.pool = b->pool;
@@ -1091,7 +1427,45 @@ gml_allocator_free_requested (GmlAllocator *self,
   ev.size = b->size;
   ev.requested_size = b->requested_size;
   emit (self, &ev);
-  return TRUE;
+  return check_sane (self, error);
+}
+
+/* free_block(): the free neighbours it swallows leave the pool's ordered set
+ * first, the merged block goes back in. */
+static void
+free_block_now (GmlAllocator *self,
+                gint32        slot)
+{
+  GmlTraceEvent ev = { 0 };
+  const GmlBlock *b = block_at (self, slot);
+  gint32 neighbours[2];
+  GmlPool pool;
+
+  if (b == NULL || b->state != GML_BLOCK_PENDING_FREE)
+    {
+      internal_error (self, _("block %d is not waiting to be freed"), slot);
+      return;
+    }
+  pool = b->pool;
+  neighbours[0] = b->prev;
+  neighbours[1] = b->next;
+  for (guint i = 0; i < 2; i++)
+    if (neighbours[i] >= 0 && block_at (self, neighbours[i])->state == GML_BLOCK_FREE &&
+        !index_remove (self, pool, block_at (self, neighbours[i]), neighbours[i]))
+      return;
+
+  ev.kind = GML_EVENT_FREE_COMPLETED;
+  ev.pool = b->pool;
+  ev.category = b->category;
+  ev.stream = b->stream;
+  ev.block = slot;
+  ev.label = b->label;
+  ev.address = b->address;
+  ev.size = b->size;
+  ev.requested_size = b->requested_size;
+  if (emit (self, &ev) == GML_MEM_STATE_REFUSED)
+    return;
+  index_insert (self, pool, block_at (self, slot), slot);
 }
 
 gboolean
@@ -1099,13 +1473,12 @@ gml_allocator_free_completed (GmlAllocator *self,
                               gint32        block_id,
                               GError      **error)
 {
-  GmlTraceEvent ev = { 0 };
   const GmlBlock *b;
-  FreeIndex *index;
-  gint32 neighbours[2];
 
   g_return_val_if_fail (self != NULL, FALSE);
 
+  if (!check_sane (self, error))
+    return FALSE;
   b = block_id >= 0 ? block_at (self, block_id) : NULL;
   if (b == NULL || b->state != GML_BLOCK_PENDING_FREE)
     {
@@ -1113,28 +1486,8 @@ gml_allocator_free_completed (GmlAllocator *self,
                    _("Block %d is not waiting to be freed."), block_id);
       return FALSE;
     }
-
-  /* free_block(): the free neighbours it swallows leave the pool's ordered
-   * set first, the merged block goes back in. */
-  index = &self->pools[b->pool];
-  neighbours[0] = b->prev;
-  neighbours[1] = b->next;
-  for (guint i = 0; i < 2; i++)
-    if (neighbours[i] >= 0 && block_at (self, neighbours[i])->state == GML_BLOCK_FREE)
-      index_remove (index, block_at (self, neighbours[i]), neighbours[i]);
-
-  ev.kind = GML_EVENT_FREE_COMPLETED;
-  ev.pool = b->pool;
-  ev.category = b->category;
-  ev.stream = b->stream;
-  ev.block = block_id;
-  ev.label = b->label;
-  ev.address = b->address;
-  ev.size = b->size;
-  ev.requested_size = b->requested_size;
-  emit (self, &ev);
-  index_insert (index, block_at (self, block_id), block_id);
-  return TRUE;
+  free_block_now (self, block_id);
+  return check_sane (self, error);
 }
 
 gboolean
@@ -1142,10 +1495,126 @@ gml_allocator_free (GmlAllocator *self,
                     gint32        block_id,
                     GError      **error)
 {
-  /* No other stream used the block (record_stream() is not modelled), so
-   * free_block() follows free() at once. */
-  return gml_allocator_free_requested (self, block_id, error) &&
-         gml_allocator_free_completed (self, block_id, error);
+  g_autoptr(GArray) streams = NULL;
+  gpointer key = GINT_TO_POINTER (block_id);
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  g_hash_table_steal_extended (self->stream_uses, key, NULL, (gpointer *) &streams);
+  if (!gml_allocator_free_requested (self, block_id, error))
+    {
+      if (streams != NULL)
+        g_hash_table_insert (self->stream_uses, key, g_steal_pointer (&streams));
+      return FALSE;
+    }
+
+  /* free(): a block used on other streams waits for them (insert_events());
+   * any other goes back to the pool at once. */
+  if (streams != NULL)
+    {
+      for (guint i = 0; i < streams->len; i++)
+        {
+          StreamEvent e = { g_array_index (streams, guint32, i), block_id, FALSE };
+
+          g_array_append_val (self->stream_events, e);
+        }
+      return TRUE;
+    }
+  free_block_now (self, block_id);
+  return check_sane (self, error);
+}
+
+gboolean
+gml_allocator_record_stream (GmlAllocator *self,
+                             gint32        block_id,
+                             guint32       stream,
+                             GError      **error)
+{
+  const GmlBlock *b;
+  GArray *streams;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (!check_sane (self, error))
+    return FALSE;
+  b = block_id >= 0 ? block_at (self, block_id) : NULL;
+  if (b == NULL || b->state != GML_BLOCK_ALLOCATED)
+    {
+      g_set_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_INVALID_BLOCK,
+                   _("Block %d is not allocated."), block_id);
+      return FALSE;
+    }
+  /* recordStream(): "ignore uses on the allocation stream, since those don't
+   * require any special synchronization". stream_uses is a set. */
+  if (stream == b->stream)
+    return TRUE;
+  streams = g_hash_table_lookup (self->stream_uses, GINT_TO_POINTER (block_id));
+  if (streams == NULL)
+    {
+      streams = g_array_new (FALSE, FALSE, sizeof (guint32));
+      g_hash_table_insert (self->stream_uses, GINT_TO_POINTER (block_id), streams);
+    }
+  for (guint i = 0; i < streams->len; i++)
+    if (g_array_index (streams, guint32, i) == stream)
+      return TRUE;
+  g_array_append_val (streams, stream);
+  return TRUE;
+}
+
+void
+gml_allocator_synchronize (GmlAllocator *self,
+                           gboolean      all_streams,
+                           guint32       stream)
+{
+  g_return_if_fail (self != NULL);
+
+  for (guint i = 0; i < self->stream_events->len; i++)
+    {
+      StreamEvent *e = &g_array_index (self->stream_events, StreamEvent, i);
+
+      if (all_streams || e->stream == stream)
+        e->completed = TRUE;
+    }
+}
+
+guint
+gml_allocator_get_n_waiting (GmlAllocator *self)
+{
+  g_autoptr(GHashTable) blocks = g_hash_table_new (NULL, NULL);
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  for (guint i = 0; i < self->stream_events->len; i++)
+    {
+      gint32 slot = g_array_index (self->stream_events, StreamEvent, i).slot;
+
+      g_hash_table_add (blocks, GINT_TO_POINTER (slot + 1));
+    }
+  return g_hash_table_size (blocks);
+}
+
+gboolean
+gml_allocator_set_memory_fraction (GmlAllocator  *self,
+                                   double         fraction,
+                                   GError       **error)
+{
+  guint64 device_free = 0, device_total = 0;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  /* setMemoryFraction(): "invalid fraction ... Please set within [0, 1]"; the
+   * limit is the fraction of the total memory cudaMemGetInfo() reports. */
+  if (!(fraction >= 0.0 && fraction <= 1.0))
+    {
+      g_set_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_BAD_CONF,
+                   _("The memory fraction must be from 0 to 1 (it is %g)."), fraction);
+      return FALSE;
+    }
+  if (!gml_device_mem_get_info (self->device, &device_free, &device_total, error))
+    return FALSE;
+  self->allowed_memory_maximum = (guint64) (fraction * (double) device_total);
+  self->set_fraction = TRUE;
+  return TRUE;
 }
 
 gboolean
@@ -1159,6 +1628,8 @@ gml_allocator_would_reuse (GmlAllocator *self,
 
   if (size == 0)
     return TRUE;
+  if (size >= ONE_EXA_BYTES)
+    return FALSE;
   rounded = gml_round_size (&self->conf, size);
   return find_free_block (self, gml_pool_for_size (rounded), stream, rounded) >= 0;
 }
@@ -1175,6 +1646,7 @@ gml_allocator_add_segment (GmlAllocator       *self,
   gint32 slot;
 
   g_return_val_if_fail (self != NULL, -1);
+  g_return_val_if_fail (pool < GML_N_POOLS, -1);
   /* The trace starts from the state as it is at its first event. */
   g_return_val_if_fail (self->n_events == 0, -1);
 
@@ -1184,7 +1656,7 @@ gml_allocator_add_segment (GmlAllocator       *self,
   for (slot = gml_mem_state_get_segment (self->state, segment)->first_block; slot >= 0;
        slot = block_at (self, slot)->next)
     if (block_at (self, slot)->state == GML_BLOCK_FREE)
-      index_insert (&self->pools[pool], block_at (self, slot), slot);
+      index_insert (self, pool, block_at (self, slot), slot);
   return segment;
 }
 
@@ -1195,10 +1667,21 @@ gml_allocator_empty_cache (GmlAllocator *self)
 
   g_return_if_fail (self != NULL);
 
+  if (self->broken != NULL)
+    return;
   ev.kind = GML_EVENT_EMPTY_CACHE;
   ev.block = -1;
   emit (self, &ev);
   release_cached_blocks (self);
+}
+
+gboolean
+gml_allocator_check (GmlAllocator  *self,
+                     GError       **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return check_sane (self, error);
 }
 
 gboolean
@@ -1227,6 +1710,29 @@ gml_allocator_mark_expandable (GmlAllocator *self,
 {
   g_return_if_fail (self != NULL);
   gml_mem_state_mark_expandable (self->state, segment);
+}
+
+gboolean
+gml_allocator_find_expandable (GmlAllocator *self,
+                               guint64       address,
+                               guint64      *base,
+                               guint64      *size,
+                               guint64      *page,
+                               GmlPool      *pool,
+                               guint32      *stream)
+{
+  const Expandable *x;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if ((x = expandable_for (self, address)) == NULL)
+    return FALSE;
+  *base = x->base;
+  *size = x->size;
+  *page = x->page;
+  *pool = x->pool;
+  *stream = x->stream;
+  return TRUE;
 }
 
 GmlDevice *

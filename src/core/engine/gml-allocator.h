@@ -21,6 +21,8 @@ typedef enum
   GML_ALLOCATOR_ERROR_OUT_OF_MEMORY,   /* message: PyTorch's own (English) text */
   GML_ALLOCATOR_ERROR_INVALID_BLOCK,   /* free of a block that is not allocated */
   GML_ALLOCATOR_ERROR_BAD_CONF,        /* alloc-conf string not understood */
+  GML_ALLOCATOR_ERROR_INTERNAL,        /* the state stopped holding together (only a crafted
+                                        * starting layout gets there); every later call fails */
 } GmlAllocatorError;
 
 /* The constants of CUDACachingAllocator.cpp. */
@@ -60,7 +62,9 @@ void           gml_allocator_set_keep_trace (GmlAllocator    *self,
 /* Allocates @size bytes on @stream. On success *block_id is the block's id
  * (stable until it is freed). On out of memory: FALSE, an oom event, num_ooms + 1,
  * and a GML_ALLOCATOR_ERROR_OUT_OF_MEMORY error whose message is PyTorch's text.
- * A request of 0 bytes allocates nothing (as PyTorch) and gives *block_id = -1. */
+ * A request of 0 bytes allocates nothing (as PyTorch) and gives *block_id = -1.
+ * A request of 1 EiB or more is refused before anything is looked at, as
+ * PyTorch's allocate() does: OUT_OF_MEMORY, no event, num_ooms unchanged. */
 gboolean       gml_allocator_malloc      (GmlAllocator       *self,
                                           guint64             size,
                                           guint32             stream,
@@ -68,9 +72,31 @@ gboolean       gml_allocator_malloc      (GmlAllocator       *self,
                                           GmlCategory         category,
                                           gint32             *block_id,
                                           GError            **error);
+/* free(): back to the pool at once, or, for a block used on other streams
+ * (gml_allocator_record_stream()), pending until they are done. */
 gboolean       gml_allocator_free        (GmlAllocator       *self,
                                           gint32              block_id,
                                           GError            **error);
+/* recordStream(): the allocated block @block_id is used on @stream too (its
+ * own stream is ignored). Its free then waits for that stream. */
+gboolean       gml_allocator_record_stream (GmlAllocator     *self,
+                                            gint32            block_id,
+                                            guint32           stream,
+                                            GError          **error);
+/* The work queued on @stream (every stream when @all_streams) is done: the
+ * blocks waiting on it go back to the pool at the next malloc (process_events())
+ * or empty_cache(). torch.cuda.synchronize() is all_streams. */
+void           gml_allocator_synchronize (GmlAllocator       *self,
+                                          gboolean            all_streams,
+                                          guint32             stream);
+/* Blocks freed but waiting on other streams. */
+guint          gml_allocator_get_n_waiting (GmlAllocator     *self);
+/* torch.cuda.set_per_process_memory_fraction(): from now on, no more than
+ * @fraction (0 to 1) of the device's total memory is reserved;
+ * garbage_collection_threshold acts only under such a limit. */
+gboolean       gml_allocator_set_memory_fraction (GmlAllocator *self,
+                                                  double        fraction,
+                                                  GError      **error);
 /* free() in two halves, for a block another stream still uses (record_stream):
  * free_requested() takes it from the program (allocated → pending), and
  * free_completed() gives it back to the pool when that stream is done. */
@@ -95,8 +121,13 @@ gint32         gml_allocator_add_segment (GmlAllocator       *self,
                                           GmlPool             pool,
                                           const GmlBlockSpec *blocks,
                                           guint               n_blocks);
-/* torch.cuda.empty_cache(): returns every entirely free segment to the device. */
+/* torch.cuda.empty_cache(): waits for the blocks other streams use, then
+ * returns every entirely free segment to the device. */
 void           gml_allocator_empty_cache (GmlAllocator       *self);
+/* FALSE, with a GML_ALLOCATOR_ERROR_INTERNAL, once the state has stopped
+ * holding together (see GmlAllocatorError); TRUE before. */
+gboolean       gml_allocator_check       (GmlAllocator       *self,
+                                          GError            **error);
 
 gboolean       gml_allocator_uses_expandable_segments (GmlAllocator *self);
 /* Registers an expandable segment's address space that exists already (a
@@ -109,6 +140,15 @@ void           gml_allocator_add_expandable (GmlAllocator      *self,
                                              GmlPool            pool);
 void           gml_allocator_mark_expandable (GmlAllocator     *self,
                                               gint32            segment);
+/* The expandable segment whose address space holds @address: its base, its
+ * size, its page (2 or 20 MiB), pool and stream. FALSE when there is none. */
+gboolean       gml_allocator_find_expandable (GmlAllocator  *self,
+                                              guint64        address,
+                                              guint64       *base,
+                                              guint64       *size,
+                                              guint64       *page,
+                                              GmlPool       *pool,
+                                              guint32       *stream);
 GmlDevice     *gml_allocator_get_device  (GmlAllocator       *self);
 const GmlAllocConf *gml_allocator_get_conf (GmlAllocator     *self);
 const GmlStats *gml_allocator_get_stats  (GmlAllocator       *self);

@@ -149,11 +149,12 @@ sim_mem_get_info (GmlDevice  *device,
 
 static gboolean
 sim_reserve (GmlDevice  *device,
-             guint64     size,
+             guint64    *size_inout,
              guint64    *address,
              GError    **error)
 {
   GmlDeviceSim *self = (GmlDeviceSim *) device;
+  guint64 size = *size_inout;
 
   if (self->next_reserve == 0)
     self->next_reserve = RESERVE_BASE;

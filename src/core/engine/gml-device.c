@@ -118,11 +118,11 @@ gml_device_can_map (GmlDevice *self)
 
 gboolean
 gml_device_reserve (GmlDevice  *self,
-                    guint64     size,
+                    guint64    *size,
                     guint64    *address,
                     GError    **error)
 {
-  g_return_val_if_fail (self != NULL && address != NULL, FALSE);
+  g_return_val_if_fail (self != NULL && size != NULL && address != NULL, FALSE);
 
   if (self->klass->reserve == NULL)
     {

@@ -56,8 +56,10 @@ struct _GmlDeviceClass
   /* Expandable segments (optional; NULL when the backend has none): address
    * space without memory (cuMemAddressReserve), pages of memory behind part
    * of it (cuMemCreate + cuMemMap), and back (cuMemUnmap + cuMemRelease). */
+  /* *size: in, what the allocator wants; out, what the device reserved (a
+   * replay gives what the recorded run's reservation can have been). */
   gboolean (*reserve)      (GmlDevice  *self,
-                            guint64     size,
+                            guint64    *size,
                             guint64    *address,
                             GError    **error);
   void     (*unreserve)    (GmlDevice  *self,
@@ -108,7 +110,7 @@ void            gml_device_destroy       (GmlDevice       *self);
 /* Expandable segments: whether the backend can, and the operations. */
 gboolean        gml_device_can_map       (GmlDevice       *self);
 gboolean        gml_device_reserve       (GmlDevice       *self,
-                                          guint64          size,
+                                          guint64         *size,
                                           guint64         *address,
                                           GError         **error);
 void            gml_device_unreserve     (GmlDevice       *self,

@@ -17,6 +17,9 @@ typedef enum
   GML_REPLAY_ALLOC,
   GML_REPLAY_FREE,
   GML_REPLAY_EMPTY_CACHE,
+  GML_REPLAY_RECORD_STREAM,        /* tensor.record_stream(stream) */
+  GML_REPLAY_SYNCHRONIZE,          /* torch.cuda.synchronize(), or one stream's synchronize() */
+  GML_REPLAY_SET_MEMORY_FRACTION,  /* torch.cuda.set_per_process_memory_fraction(fraction) */
 } GmlReplayOp;
 
 /* One operation of a trace. The strings point into the line (fast reader) or
@@ -24,11 +27,13 @@ typedef enum
 typedef struct
 {
   GmlReplayOp  op;
-  const char  *id;            /* alloc and free; NULL for empty_cache */
+  const char  *id;            /* alloc, free and record_stream; NULL for the others */
   guint64      size;          /* alloc */
-  guint32      stream;        /* alloc; 0 when not given */
+  guint32      stream;        /* alloc, record_stream, synchronize; 0 when not given */
   const char  *label;         /* alloc; NULL when not given */
   GmlCategory  category;      /* alloc; GML_CATEGORY_NONE when not given */
+  gboolean     has_stream;    /* synchronize: one stream, not all of them */
+  double       fraction;      /* set_memory_fraction */
 } GmlReplayLine;
 
 /* The fast reader: only the three shapes of the format as the lab writes them,

@@ -357,8 +357,39 @@ gml_replay_parse_line (JsonParser     *parser,
       return TRUE;
     }
 
-  if (!g_str_equal (op, "alloc") && !g_str_equal (op, "free"))
-    return parse_error (message, _("unknown op “%s” (expected alloc, free or empty_cache)"), op);
+  if (g_str_equal (op, "synchronize"))
+    {
+      line->op = GML_REPLAY_SYNCHRONIZE;
+      if (!get_unsigned_member (object, "stream", G_MAXUINT32, &stream, &line->has_stream))
+        return parse_error (message, "%s",
+                            _("“stream” must be a whole number from 0 to 4294967295"));
+      line->stream = (guint32) stream;
+      return TRUE;
+    }
+
+  if (g_str_equal (op, "set_memory_fraction"))
+    {
+      JsonNode *node = json_object_get_member (object, "fraction");
+      GType type = node && JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node)
+                                                         : G_TYPE_INVALID;
+
+      line->op = GML_REPLAY_SET_MEMORY_FRACTION;
+      /* set_per_process_memory_fraction(): "Allowed range: 0~1". */
+      if (type == G_TYPE_DOUBLE)
+        line->fraction = json_node_get_double (node);
+      else if (type == G_TYPE_INT64)
+        line->fraction = (double) json_node_get_int (node);
+      if ((type != G_TYPE_DOUBLE && type != G_TYPE_INT64) ||
+          !(line->fraction >= 0.0 && line->fraction <= 1.0))
+        return parse_error (message, "%s", _("“fraction” must be a number from 0 to 1"));
+      return TRUE;
+    }
+
+  if (!g_str_equal (op, "alloc") && !g_str_equal (op, "free") &&
+      !g_str_equal (op, "record_stream"))
+    return parse_error (message,
+                        _("unknown op “%s” (expected alloc, free, empty_cache, record_stream, "
+                          "synchronize or set_memory_fraction)"), op);
 
   line->id = get_string_member (object, "id", &valid);
   if (line->id == NULL)
@@ -367,6 +398,16 @@ gml_replay_parse_line (JsonParser     *parser,
   if (g_str_equal (op, "free"))
     {
       line->op = GML_REPLAY_FREE;
+      return TRUE;
+    }
+
+  if (g_str_equal (op, "record_stream"))
+    {
+      line->op = GML_REPLAY_RECORD_STREAM;
+      if (!get_unsigned_member (object, "stream", G_MAXUINT32, &stream, &present) || !present)
+        return parse_error (message, "%s",
+                            _("“stream” must be a whole number from 0 to 4294967295"));
+      line->stream = (guint32) stream;
       return TRUE;
     }
 
@@ -540,6 +581,7 @@ gml_replay_parse_line_fast (char          *text,
   if (label != NULL)
     *label_end = '\0';
 
+  memset (line, 0, sizeof *line);
   line->op = GML_REPLAY_ALLOC;
   line->id = id;
   line->size = size;
@@ -561,15 +603,56 @@ replay_apply (Replay              *replay,
   guint64 hash;
   LiveEntry *entry;
 
-  if (line->op == GML_REPLAY_EMPTY_CACHE)
+  switch (line->op)
     {
+    case GML_REPLAY_EMPTY_CACHE:
       gml_allocator_empty_cache (replay->allocator);
+      if (!gml_allocator_check (replay->allocator, &error))
+        {
+          line_error (replay, "%s", error->message);
+          return FALSE;
+        }
       return TRUE;
+
+    case GML_REPLAY_SYNCHRONIZE:
+      gml_allocator_synchronize (replay->allocator, !line->has_stream, line->stream);
+      return TRUE;
+
+    case GML_REPLAY_SET_MEMORY_FRACTION:
+      if (!gml_allocator_set_memory_fraction (replay->allocator, line->fraction, &error))
+        {
+          line_error (replay, "%s", error->message);
+          return FALSE;
+        }
+      return TRUE;
+
+    case GML_REPLAY_ALLOC:
+    case GML_REPLAY_FREE:
+    case GML_REPLAY_RECORD_STREAM:
+    default:
+      break;
     }
 
   id_length = strlen (line->id);
   hash = live_table_hash (replay->live, line->id, id_length);
   entry = live_table_find (replay->live, line->id, hash);
+
+  if (line->op == GML_REPLAY_RECORD_STREAM)
+    {
+      if (entry->id == NULL)
+        {
+          line_error (replay, _("record_stream of id “%s”, which is not allocated"), line->id);
+          return FALSE;
+        }
+      /* recordStream() of a null pointer (0 bytes, or a failed request) does nothing. */
+      if (entry->value >= 0 &&
+          !gml_allocator_record_stream (replay->allocator, entry->value, line->stream, &error))
+        {
+          line_error (replay, "%s", error->message);
+          return FALSE;
+        }
+      return TRUE;
+    }
 
   if (line->op == GML_REPLAY_ALLOC)
     {

@@ -22,11 +22,12 @@ typedef enum
 
 GQuark   gml_replay_error_quark   (void);
 
-/* Runs the trace at @path (one JSON object a line: alloc, free, empty_cache)
- * through @allocator, a line at a time, in constant memory. Running out of
- * memory is part of a trace and no error: the allocator counts it. The whole
- * file is read even after a bad line, so that a NUL byte or invalid UTF-8
- * anywhere is what is reported (GML_REPLAY_ERROR_READ) before any line.
+/* Runs the trace at @path (one JSON object a line: alloc, free, empty_cache,
+ * record_stream, synchronize, set_memory_fraction) through @allocator, a line
+ * at a time, in constant memory. Running out of memory is part of a trace and
+ * no error: the allocator counts it. The whole file is read even after a bad
+ * line, so that a NUL byte or invalid UTF-8 anywhere is what is reported
+ * (GML_REPLAY_ERROR_READ) before any line.
  *
  * With @allocator NULL the file is only read and checked for those, as
  * `replay` does when its device cannot open. Every message is a whole

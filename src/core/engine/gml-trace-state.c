@@ -305,8 +305,6 @@ apply_unmap (GmlMemState         *self,
   guint64 b_end = b->address + b->size;
   gint32 tail_first, rest_slot = -1;
 
-  g_assert (b->state == GML_BLOCK_FREE && ev->address >= b->address && end <= b_end);
-
   /* What follows the hole: a free rest of b, then b's old successors. */
   if (end < b_end)
     {
@@ -383,16 +381,86 @@ apply_unmap (GmlMemState         *self,
   return rest_slot;
 }
 
+/* The block of slot @slot in state @state, or NULL when there is none. */
+static const GmlBlock *
+block_in_state (const GmlMemState *self,
+                gint32             slot,
+                GmlBlockState      state)
+{
+  if (slot < 0 || (guint) slot >= self->blocks->len || BLOCKS (self)[slot].state != state)
+    return NULL;
+  return &BLOCKS (self)[slot];
+}
+
+gboolean
+gml_mem_state_accepts (const GmlMemState   *self,
+                       const GmlTraceEvent *ev)
+{
+  const GmlBlock *b;
+
+  switch ((GmlTraceEventKind) ev->kind)
+    {
+    case GML_EVENT_SEGMENT_ALLOC:
+      return ev->size > 0 && ev->address + ev->size > ev->address && ev->pool < GML_N_POOLS;
+
+    case GML_EVENT_ALLOC:
+      b = block_in_state (self, ev->block, GML_BLOCK_FREE);
+      return b != NULL && ev->size > 0 && ev->size <= b->size;
+
+    case GML_EVENT_FREE_REQUESTED:
+      return block_in_state (self, ev->block, GML_BLOCK_ALLOCATED) != NULL;
+
+    case GML_EVENT_FREE_COMPLETED:
+      return block_in_state (self, ev->block, GML_BLOCK_PENDING_FREE) != NULL;
+
+    case GML_EVENT_SEGMENT_FREE:
+      b = block_in_state (self, ev->block, GML_BLOCK_FREE);
+      return b != NULL && !block_is_split (b);
+
+    case GML_EVENT_SEGMENT_UNMAP:
+      b = block_in_state (self, ev->block, GML_BLOCK_FREE);
+      return b != NULL && ev->size > 0 && ev->address >= b->address &&
+             ev->address + ev->size > ev->address &&
+             ev->address + ev->size <= b->address + b->size &&
+             SEGMENTS (self)[b->segment].expandable;
+
+    case GML_EVENT_SEGMENT_MAP:
+      /* New pages: nothing mapped or allocated may lie under them. */
+      if (ev->size == 0 || ev->address + ev->size < ev->address || ev->pool >= GML_N_POOLS)
+        return FALSE;
+      for (guint s = 0; s < self->segments->len; s++)
+        {
+          const GmlSegment *seg = &SEGMENTS (self)[s];
+
+          if (seg->first_block >= 0 && ev->address < seg->address + seg->size &&
+              seg->address < ev->address + ev->size)
+            return FALSE;
+        }
+      return TRUE;
+
+    case GML_EVENT_OOM:
+    case GML_EVENT_EMPTY_CACHE:
+      return TRUE;
+
+    default:
+      return FALSE;
+    }
+}
+
 /* Applies one event. Returns the block slot the event created (segment_alloc:
  * the segment's block; alloc: the split-off free remainder; segment_map: the
- * free block the pages became; segment_unmap: the free rest after the hole)
- * or -1. */
+ * free block the pages became; segment_unmap: the free rest after the hole),
+ * -1, or GML_MEM_STATE_REFUSED for an event the state does not accept (it is
+ * then left as it was). */
 gint32
 gml_mem_state_apply (GmlMemState         *self,
                      const GmlTraceEvent *ev)
 {
   GmlStats *st = &self->stats;
   GmlBlock *b;
+
+  if (!gml_mem_state_accepts (self, ev))
+    return GML_MEM_STATE_REFUSED;
 
   switch ((GmlTraceEventKind) ev->kind)
     {
@@ -434,7 +502,6 @@ gml_mem_state_apply (GmlMemState         *self,
         gboolean already_split, expandable;
 
         b = &BLOCKS (self)[ev->block];
-        g_assert (b->state == GML_BLOCK_FREE && b->size >= ev->size);
         /* Expandable segments stay out of inactive_split (free_block() and
          * alloc_found_block() say why: their free pages can always be unmapped). */
         expandable = SEGMENTS (self)[b->segment].expandable;
@@ -495,7 +562,6 @@ gml_mem_state_apply (GmlMemState         *self,
 
     case GML_EVENT_FREE_REQUESTED:
       b = &BLOCKS (self)[ev->block];
-      g_assert (b->state == GML_BLOCK_ALLOCATED);
       b->state = GML_BLOCK_PENDING_FREE;
       stat_add (st->allocation, b->pool, -1);
       stat_add (st->allocated_bytes, b->pool, -(gint64) b->size);
@@ -508,7 +574,6 @@ gml_mem_state_apply (GmlMemState         *self,
         gint32 slot = ev->block;
 
         b = &BLOCKS (self)[slot];
-        g_assert (b->state == GML_BLOCK_PENDING_FREE);
         original_size = b->size;
         requested = b->requested_size;
 
@@ -545,7 +610,6 @@ gml_mem_state_apply (GmlMemState         *self,
         guint64 size;
 
         b = &BLOCKS (self)[ev->block];
-        g_assert (b->state == GML_BLOCK_FREE && !block_is_split (b));
         s = b->segment;
         pool = b->pool;
         size = b->size;

@@ -185,6 +185,12 @@ GmlMemState       *gml_mem_state_copy             (const GmlMemState *self);
 void               gml_mem_state_copy_into        (GmlMemState       *dest,
                                                    const GmlMemState *src);
 void               gml_mem_state_free             (GmlMemState       *self);
+/* Whether @event fits the state (its block exists and is in the state the
+ * event needs, its range is free); gml_mem_state_apply() refuses one that
+ * does not, returning GML_MEM_STATE_REFUSED. */
+#define GML_MEM_STATE_REFUSED (-2)
+gboolean           gml_mem_state_accepts          (const GmlMemState   *self,
+                                                   const GmlTraceEvent *event);
 gint32             gml_mem_state_apply            (GmlMemState         *self,
                                                    const GmlTraceEvent *event);
 gboolean           gml_mem_state_equal            (const GmlMemState *a,

@@ -69,6 +69,9 @@ struct _Replay
   guint64                 gpu_memory;  /* 0: not known */
   GArray                 *spaces;      /* Range: what the engine holds: its segments from cudaMalloc
                                         * and its expandable address spaces */
+  GArray                 *recorded;    /* RecordedSpace, by base: PyTorch's reservations */
+  guint                   snap_device; /* the device replayed */
+  GError                 *fatal;       /* the engine stopped holding together: the replay ends */
 };
 
 typedef struct
@@ -76,6 +79,360 @@ typedef struct
   guint64 address;
   guint64 size;
 } Range;
+
+/* ------------------------------------------------------------------------- */
+/* Where PyTorch's expandable segments are                                   */
+/*
+ * With expandable_segments:True a snapshot records no segment_alloc: each
+ * address space is known only through what was mapped in it. The rules that
+ * place it (c10/cuda/CUDACachingAllocator.cpp):
+ *
+ * - ExpandableSegment::ExpandableSegment() reserves
+ *   numSegments(totalGlobalMem + totalGlobalMem / 8) pages of segment_size_
+ *   (kSmallBuffer, 2 MiB, for a small pool; kLargeBuffer, 20 MiB, for a large
+ *   one) with cuMemAddressReserve() and no address hint: the driver picks the
+ *   base, and the size follows the GPU's memory, which the file does not keep.
+ * - find_expandable_block() makes a new ExpandableSegment for a pool and
+ *   stream when no run of free and unmapped blocks in its existing ones holds
+ *   the request; the Block it returns starts at the segment's ptr(), so the
+ *   first map_block() in a space maps at its base.
+ * - Every later map_block() maps at the start of an unmapped Block, and an
+ *   unmapped Block starts at the base or right after a mapped one
+ *   (try_merge_blocks() joins unmapped neighbours, unmap_block() leaves the
+ *   mapped rest before the hole). So a segment_map that does not begin where a
+ *   mapped range of its pool and stream ends begins a space of its own.
+ * - ExpandableSegment::map() maps whole pages, segmentLeft(ptr) to
+ *   segmentRight(ptr + size); unmap() the whole pages inside a free block;
+ *   record_trace() writes each as segment_map / segment_unmap.
+ * - One process has one virtual address space for all its devices: a space
+ *   ends at most where the file shows anything else's memory above its base
+ *   (another pool, stream or device, or the next space of the same pool and
+ *   stream).
+ *
+ * So the replay gives the engine each space at the base the file shows and as
+ * large as the file allows (and never smaller than what PyTorch mapped in it);
+ * the GPU's memory, when given (--gpu-memory), only narrows it to PyTorch's own
+ * size. A space whose first mapping is older than the trace begins, for the
+ * engine, at its lowest range mapped when the trace starts.
+ */
+
+typedef struct
+{
+  guint64  base;
+  guint64  bound;      /* the first address above base owned by something else; G_MAXUINT64 */
+  guint64  extent;     /* the end of the highest range the file shows mapped in it */
+  guint32  stream;
+  gboolean small;
+  gboolean exact;      /* seen mapped first in the trace; else its lowest range at the start */
+} RecordedSpace;
+
+/* Memory the file shows, and whose. */
+typedef struct
+{
+  guint64  address;
+  guint64  end;
+  guint    device;
+  guint32  stream;
+  guint8   small;      /* 0 or 1; 2: not known */
+} Owned;
+
+static int
+recorded_by_base (gconstpointer a,
+                  gconstpointer b)
+{
+  const RecordedSpace *x = a, *y = b;
+
+  return x->base < y->base ? -1 : (x->base > y->base);
+}
+
+static void
+add_recorded (Replay   *r,
+              guint32   stream,
+              gboolean  small,
+              guint64   base,
+              gboolean  exact)
+{
+  RecordedSpace x = { base, G_MAXUINT64, base, stream, small, exact };
+
+  for (guint i = 0; i < r->recorded->len; i++)
+    {
+      RecordedSpace *y = &g_array_index (r->recorded, RecordedSpace, i);
+
+      if (y->base == base && y->stream == stream && y->small == small)
+        {
+          y->exact |= exact;
+          return;
+        }
+    }
+  g_array_append_val (r->recorded, x);
+}
+
+static gboolean
+ends_a_range (GArray   *live,
+              guint32   stream,
+              guint8    small,
+              guint64   address)
+{
+  for (guint i = 0; i < live->len; i++)
+    {
+      const Owned *o = &g_array_index (live, Owned, i);
+
+      if (o->end == address && o->stream == stream && o->small == small)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Takes [address, end) out of the mapped ranges in @live. */
+static void
+unmap_range (GArray  *live,
+             guint64  address,
+             guint64  end)
+{
+  for (guint i = 0; i < live->len; i++)
+    {
+      Owned *o = &g_array_index (live, Owned, i);
+
+      if (address >= o->end || end <= o->address)
+        continue;
+      if (o->address < address && end < o->end)
+        {
+          Owned tail = *o;
+
+          tail.address = end;
+          o->end = address;
+          g_array_append_val (live, tail);
+          return;
+        }
+      if (o->address >= address && o->end <= end)
+        {
+          g_array_remove_index_fast (live, i);
+          i--;
+        }
+      else if (o->address < address)
+        o->end = address;
+      else
+        o->address = end;
+    }
+}
+
+/* The pages of one run of segment_map / segment_unmap entries, [first, last),
+ * were mapped for the request that follows them: its pool is theirs. */
+static void
+scan_run (Replay                 *r,
+          guint                   device,
+          const GmlSnapshotEntry *entries,
+          gsize                   first,
+          gsize                   last,
+          gsize                   n,
+          GArray                 *owned,
+          GArray                 *live)
+{
+  const GmlSnapshotEntry *e = last < n ? &entries[last] : NULL;
+  gboolean request = e != NULL && (e->action == GML_SNAP_ALLOC || e->action == GML_SNAP_OOM);
+  guint8 small = request ? gml_round_size (&r->conf, e->size) <= GML_SMALL_SIZE : 2;
+
+  for (gsize j = first; j < last; j++)
+    {
+      const GmlSnapshotEntry *m = &entries[j];
+      Owned o = { m->addr, m->addr + m->size, device, m->stream, small };
+
+      if (o.end < o.address)
+        continue;
+      if (device == r->snap_device && m->action == GML_SNAP_SEGMENT_UNMAP)
+        {
+          unmap_range (live, o.address, o.end);
+          continue;
+        }
+      g_array_append_val (owned, o);
+      if (device != r->snap_device || m->action != GML_SNAP_SEGMENT_MAP || small == 2)
+        continue;
+      if (!ends_a_range (live, m->stream, small, m->addr))
+        add_recorded (r, m->stream, small, m->addr, TRUE);
+      g_array_append_val (live, o);
+    }
+}
+
+/* Finds every address space of the replayed device in the file, and how far
+ * each can reach. */
+static void
+scan_recorded_spaces (Replay      *r,
+                      GmlSnapshot *snap)
+{
+  g_autoptr(GArray) owned = g_array_new (FALSE, FALSE, sizeof (Owned));
+  g_autoptr(GArray) live = g_array_new (FALSE, FALSE, sizeof (Owned));
+  g_autoptr(GmlSnapshotLayout) start = gml_snapshot_layout_new ();
+
+  /* The ranges mapped before the trace began: the lowest of each pool and
+   * stream is taken to begin its space (holes above it are pages unmapped
+   * before the trace, as add_spaces() has it). */
+  gml_snapshot_timeline_layout_at (r->timeline, 0, start);
+  for (guint s = 0; s < gml_snapshot_layout_get_n_segments (start); s++)
+    {
+      const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (start, s);
+      Owned o = { seg->address, seg->address + seg->size, r->snap_device, seg->stream, seg->small };
+
+      if (o.end < o.address)
+        continue;
+      g_array_append_val (owned, o);
+      if (seg->expandable)
+        g_array_append_val (live, o);
+    }
+  for (guint i = 0; i < live->len; i++)
+    {
+      const Owned *o = &g_array_index (live, Owned, i);
+      gboolean lowest = TRUE;
+
+      for (guint k = 0; k < live->len; k++)
+        {
+          const Owned *q = &g_array_index (live, Owned, k);
+
+          if (q->stream == o->stream && q->small == o->small && q->address < o->address)
+            lowest = FALSE;
+        }
+      if (lowest)
+        add_recorded (r, o->stream, o->small, o->address, FALSE);
+    }
+
+  for (guint d = 0; d < gml_snapshot_get_n_devices (snap); d++)
+    {
+      gsize n = 0, n_segments = 0, first = 0;
+      const GmlSnapshotEntry *entries = gml_snapshot_get_entries (snap, d, &n);
+      const GmlSnapshotSegment *segments = gml_snapshot_get_segments (snap, d, &n_segments);
+      gboolean in_run = FALSE;
+
+      for (gsize s = 0; s < n_segments; s++)
+        {
+          Owned o = { segments[s].address, segments[s].address + segments[s].total_size, d,
+                      segments[s].stream, segments[s].small };
+
+          if (o.end >= o.address)
+            g_array_append_val (owned, o);
+        }
+      for (gsize i = 0; i <= n; i++)
+        {
+          gboolean pages = i < n && (entries[i].action == GML_SNAP_SEGMENT_MAP ||
+                                     entries[i].action == GML_SNAP_SEGMENT_UNMAP);
+
+          if (pages && !in_run)
+            {
+              first = i;
+              in_run = TRUE;
+            }
+          else if (!pages && in_run)
+            {
+              scan_run (r, d, entries, first, i, n, owned, live);
+              in_run = FALSE;
+            }
+        }
+    }
+
+  g_array_sort (r->recorded, recorded_by_base);
+  for (guint i = 0; i < r->recorded->len; i++)
+    {
+      RecordedSpace *x = &g_array_index (r->recorded, RecordedSpace, i);
+
+      if (i + 1 < r->recorded->len)
+        x->bound = g_array_index (r->recorded, RecordedSpace, i + 1).base;
+      for (guint k = 0; k < owned->len; k++)
+        {
+          const Owned *o = &g_array_index (owned, Owned, k);
+          gboolean mine = o->device == r->snap_device && o->stream == x->stream &&
+                          o->small == x->small;
+
+          if (mine)
+            continue;
+          if (o->address >= x->base)
+            x->bound = MIN (x->bound, o->address);
+          else if (o->end > x->base)
+            x->bound = x->base;     /* someone else's memory over the base: a damaged file */
+        }
+      for (guint k = 0; k < owned->len; k++)
+        {
+          const Owned *o = &g_array_index (owned, Owned, k);
+
+          if (o->device == r->snap_device && o->stream == x->stream && o->small == x->small &&
+              o->address >= x->base && o->address < x->bound)
+            x->extent = MAX (x->extent, o->end);
+        }
+    }
+
+  /* A first mapping seen in the trace right below a space that was mapped
+   * when the trace began, whole pages below it with nothing of anyone's
+   * between: the same space, whose first pages were unmapped before the
+   * trace began; its base is the one the trace shows. */
+  for (guint i = 0; i + 1 < r->recorded->len; i++)
+    {
+      RecordedSpace *x = &g_array_index (r->recorded, RecordedSpace, i);
+      const RecordedSpace *y = &g_array_index (r->recorded, RecordedSpace, i + 1);
+      guint64 page = x->small ? GML_SMALL_BUFFER : GML_LARGE_BUFFER;
+
+      if (x->exact && !y->exact && x->stream == y->stream && x->small == y->small &&
+          x->bound == y->base && (y->base - x->base) % page == 0)
+        {
+          x->bound = y->bound;
+          x->extent = MAX (x->extent, y->extent);
+          g_array_remove_index (r->recorded, i + 1);
+          i--;
+        }
+    }
+}
+
+static const RecordedSpace *
+recorded_at (Replay  *r,
+             guint64  base)
+{
+  for (guint i = 0; i < r->recorded->len; i++)
+    {
+      const RecordedSpace *x = &g_array_index (r->recorded, RecordedSpace, i);
+
+      if (x->base == base)
+        return x;
+    }
+  return NULL;
+}
+
+/* The recorded space that holds @address, or NULL. */
+static const RecordedSpace *
+recorded_holding (Replay  *r,
+                  guint64  address)
+{
+  const RecordedSpace *found = NULL;
+
+  for (guint i = 0; i < r->recorded->len; i++)
+    {
+      const RecordedSpace *x = &g_array_index (r->recorded, RecordedSpace, i);
+
+      if (x->base <= address && address < x->bound)
+        found = x;
+    }
+  return found;
+}
+
+/* How much of the space at @address the engine gets: PyTorch's reservation
+ * as far as the file bounds it, never less than what PyTorch mapped in it;
+ * @wanted (1⅛ of the GPU's memory, in pages) where the GPU's memory was
+ * given or nothing bounds the space. 0: the file contradicts itself there
+ * (the caller then makes an address up, and the replay says so). */
+static guint64
+recorded_size (Replay  *r,
+               guint64  address,
+               guint64  wanted)
+{
+  const RecordedSpace *x = recorded_at (r, address);
+  guint64 size;
+
+  if (x == NULL)
+    return wanted;
+  size = x->bound == G_MAXUINT64 ? wanted : x->bound - x->base;
+  if (r->gpu_memory > 0)
+    size = MIN (size, wanted);
+  size = MAX (size, x->extent - x->base);
+  if (size < (x->small ? GML_SMALL_BUFFER : GML_LARGE_BUFFER) ||
+      (x->bound != G_MAXUINT64 && size > x->bound - x->base))
+    return 0;
+  return size;
+}
 
 /* Takes [address, address + size) for a new segment or space unless it meets
  * one the engine holds: a file whose trace puts two on top of each other does
@@ -336,9 +693,24 @@ replay_mem_get_info (GmlDevice  *device,
 /* Expandable segments: the address space PyTorch reserved begins where its
  * first segment_map goes; pages are mapped and unmapped as its
  * segment_map / segment_unmap entries say. */
+/* Takes the recorded space at @at for the engine's reservation. */
+static gboolean
+take_recorded (Replay   *r,
+               guint64   at,
+               guint64  *size,
+               guint64  *address)
+{
+  guint64 got = recorded_size (r, at, *size);
+
+  if (got == 0 || !take_space (r, at, got, address))
+    return FALSE;
+  *size = got;
+  return TRUE;
+}
+
 static gboolean
 replay_reserve (GmlDevice  *device,
-                guint64     size,
+                guint64    *size,
                 guint64    *address,
                 GError    **error)
 {
@@ -350,7 +722,7 @@ replay_reserve (GmlDevice  *device,
   for (guint i = r->pos; i < r->pending->len; i++)
     if (g_array_index (r->pending, Pending, i).action == GML_SNAP_SEGMENT_MAP)
       {
-        if (take_space (r, g_array_index (r->pending, Pending, i).addr, size, address))
+        if (take_recorded (r, g_array_index (r->pending, Pending, i).addr, size, address))
           return TRUE;
         break;
       }
@@ -369,19 +741,98 @@ replay_reserve (GmlDevice  *device,
           if (m->action == GML_SNAP_SEGMENT_MAP && m->stream == e->stream &&
               (m->size % GML_LARGE_BUFFER != 0) == small)
             {
-              if (take_space (r, m->addr, size, address))
+              if (take_recorded (r, m->addr, size, address))
                 return TRUE;
               break;
             }
         }
     }
-  return synthetic_or_oom (r, size, address, error);
+  return synthetic_or_oom (r, *size, address, error);
 }
 
+/* release_expandable_segment(): the address space goes back to the driver
+ * (cuMemAddressFree), which may hand the same range out again, as it did to
+ * PyTorch when a later segment_map reuses it. */
 static void
 replay_unreserve (GmlDevice *device,
                   guint64    address)
 {
+  Replay *r = ((ReplayDevice *) device)->replay;
+
+  for (guint i = 0; i < r->spaces->len; i++)
+    if (g_array_index (r->spaces, Range, i).address == address)
+      {
+        g_array_remove_index_fast (r->spaces, i);
+        break;
+      }
+  g_hash_table_remove (r->synthetic, &address);
+}
+
+/* "page K of the large-pool space at 0xB (stream S)": the engine's space that
+ * holds @address, or PyTorch's (as the file shows it) when @recorded. "" when
+ * there is none. */
+static char *
+describe_page (Replay   *r,
+               guint64   address,
+               gboolean  recorded)
+{
+  guint64 base, size, page;
+  GmlPool pool;
+  guint32 stream;
+
+  if (recorded)
+    {
+      const RecordedSpace *x = recorded_holding (r, address);
+
+      if (x == NULL)
+        return g_strdup ("");
+      base = x->base;
+      page = x->small ? GML_SMALL_BUFFER : GML_LARGE_BUFFER;
+      pool = x->small ? GML_POOL_SMALL : GML_POOL_LARGE;
+      stream = x->stream;
+    }
+  else if (r->allocator == NULL ||
+           !gml_allocator_find_expandable (r->allocator, address, &base, &size, &page, &pool,
+                                           &stream))
+    return g_strdup ("");
+  return g_strdup_printf (": page %" G_GUINT64_FORMAT " of the %s-pool space at 0x%"
+                          G_GINT64_MODIFIER "x (stream %u)", (address - base) / page,
+                          pool == GML_POOL_SMALL ? "small" : "large", base, stream);
+}
+
+/* Why the engine mapped @size at @address where PyTorch mapped @p: the first
+ * of the reasons that holds. */
+static char *
+map_reason (Replay        *r,
+            const Pending *p,
+            guint64        address,
+            guint64        size)
+{
+  const RecordedSpace *x = recorded_holding (r, p->addr);
+  guint64 base, space, page;
+  GmlPool pool;
+  guint32 stream;
+
+  if (r->allocator == NULL ||
+      !gml_allocator_find_expandable (r->allocator, address, &base, &space, &page, &pool, &stream))
+    return g_strdup ("");
+  if (g_hash_table_contains (r->synthetic, &base))
+    return g_strdup_printf ("; its space has a made-up address, because %s",
+                            x == NULL
+                            ? "the file shows no reservation of PyTorch's that it could be"
+                            : "PyTorch's reservation there meets memory the engine holds");
+  if (x == NULL || x->base != base)
+    return g_strdup_printf ("; the engine's space begins at 0x%" G_GINT64_MODIFIER "x, PyTorch's "
+                            "at 0x%" G_GINT64_MODIFIER "x", base, x != NULL ? x->base : p->addr);
+  if (p->addr != address)
+    return g_strdup_printf ("; in the same space find_expandable_block() found its lowest run of "
+                            "free and unmapped memory that holds the request elsewhere: a block "
+                            "below page %" G_GUINT64_FORMAT " is not the same in the engine and "
+                            "in PyTorch", (MAX (address, p->addr) - base) / page);
+  return g_strdup_printf ("; at the same page it maps %" G_GUINT64_FORMAT " pages, PyTorch %"
+                          G_GUINT64_FORMAT ": the free block before the unmapped pages "
+                          "(try_allocate_expandable_block()) is not as large in both",
+                          size / page, p->size / page);
 }
 
 static gboolean
@@ -409,12 +860,20 @@ replay_map (GmlDevice  *device,
           r->check->segment_allocs_matched++;
           return TRUE;
         }
-      {
-        g_autofree char *got = gml_format_size (p->size);
-        g_autofree char *pytorch = g_strdup_printf ("mapped %s at 0x%" G_GINT64_MODIFIER "x", got, p->addr);
+      if (!r->check->first_divergence.found)
+        {
+          g_autofree char *got = gml_format_size (p->size);
+          g_autofree char *their_page = describe_page (r, p->addr, TRUE);
+          g_autofree char *our_page = describe_page (r, address, FALSE);
+          g_autofree char *why = map_reason (r, p, address, size);
+          g_autofree char *pytorch = g_strdup_printf ("mapped %s at 0x%" G_GINT64_MODIFIER "x%s",
+                                                      got, p->addr, their_page);
 
-        diverge (r, p->index, pytorch, "mapped %s at 0x%" G_GINT64_MODIFIER "x", want, address);
-      }
+          diverge (r, p->index, pytorch, "mapped %s at 0x%" G_GINT64_MODIFIER "x%s%s", want,
+                   address, our_page, why);
+        }
+      else
+        r->diverged = TRUE;
       return TRUE;
     }
   if (r->current_is_oom)
@@ -423,7 +882,13 @@ replay_map (GmlDevice  *device,
                            "cuMemCreate failed in the recorded run");
       return FALSE;
     }
-  diverge (r, r->current, "mapped nothing", "mapped %s at 0x%" G_GINT64_MODIFIER "x", want, address);
+  {
+    g_autofree char *our_page = describe_page (r, address, FALSE);
+
+    diverge (r, r->current, "mapped nothing",
+             "mapped %s at 0x%" G_GINT64_MODIFIER "x%s: no cached block held the request "
+             "(get_free_block()), while PyTorch found one", want, address, our_page);
+  }
   return TRUE;
 }
 
@@ -455,9 +920,11 @@ replay_unmap (GmlDevice *device,
     }
   {
     g_autofree char *what = gml_format_size (size);
+    g_autofree char *our_page = describe_page (r, address, FALSE);
 
-    diverge (r, r->current, "kept those pages mapped", "unmapped %s at 0x%" G_GINT64_MODIFIER "x", what,
-             address);
+    diverge (r, r->current, "kept those pages mapped",
+             "unmapped %s at 0x%" G_GINT64_MODIFIER "x%s: a free block held those whole pages "
+             "(unmap_block())", what, address, our_page);
   }
 }
 
@@ -575,6 +1042,21 @@ segment_fits (Replay                         *r,
  * mapped range with room above the highest to grow (where PyTorch reserved it,
  * and how much, is not in the file), up to the next space at most. Spaces
  * whose mapped ranges interleave come from a damaged file and are not used. */
+static gboolean
+layout_has_memory_in (GmlSnapshotLayout *layout,
+                      guint64            address,
+                      guint64            end)
+{
+  for (guint s = 0; s < gml_snapshot_layout_get_n_segments (layout); s++)
+    {
+      const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (layout, s);
+
+      if (seg->address < end && address < seg->address + seg->size)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 add_spaces (Replay            *r,
             GmlSnapshotLayout *layout,
@@ -605,8 +1087,23 @@ add_spaces (Replay            *r,
   for (guint i = 0; i < spaces->len; i++)
     {
       Space *x = &g_array_index (spaces, Space, i);
+      const RecordedSpace *rec = recorded_holding (r, x->low);
 
       x->size = x->high - x->low + MIN (room, G_MAXUINT64 - x->high);
+      if (rec != NULL && rec->stream == x->stream && rec->small == x->small &&
+          rec->bound != G_MAXUINT64 && rec->bound >= x->high)
+        {
+          guint64 page = x->small ? GML_SMALL_BUFFER : GML_LARGE_BUFFER;
+
+          /* The space began lower (its first pages were unmapped before this
+           * point): the engine gets its recorded base when that is sure, a
+           * first mapping seen in the trace, in whole pages below, with
+           * nothing of anyone else's between. */
+          if (rec->exact && rec->base < x->low && (x->low - rec->base) % page == 0 &&
+              !layout_has_memory_in (layout, rec->base, x->low))
+            x->low = rec->base;
+          x->size = MIN (x->size, rec->bound - x->low);
+        }
       for (guint j = 0; j < spaces->len; j++)
         {
           const Space *y = &g_array_index (spaces, Space, j);
@@ -715,6 +1212,25 @@ engine_block (Replay  *r,
 /* ------------------------------------------------------------------------- */
 /* The replay                                                                */
 
+/* Whether the engine stopped holding together (a state PyTorch's rules never
+ * make, which only a damaged file can bring about): the replay ends there,
+ * with the engine's message and the entry. */
+static gboolean
+engine_broke (Replay *r,
+              gsize   index)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (r->fatal != NULL)
+    return TRUE;
+  if (r->allocator == NULL || gml_allocator_check (r->allocator, &error))
+    return FALSE;
+  /* Translators: %lu is the trace entry's index, %s the allocator's message. */
+  g_set_error (&r->fatal, error->domain, error->code, _("Trace entry %lu: %s"),
+               (gulong) index, error->message);
+  return TRUE;
+}
+
 static void
 resync (Replay *r,
         gsize   at)
@@ -747,6 +1263,8 @@ settle_pending (Replay *r,
     {
       r->check->empty_caches++;
       gml_allocator_empty_cache (r->allocator);
+      if (engine_broke (r, r->current))
+        return;
     }
   if (r->pos < r->pending->len)
     {
@@ -790,6 +1308,8 @@ replay_alloc_entry (Replay                 *r,
     }
 
   ok = gml_allocator_malloc (r->allocator, e->size, e->stream, NULL, GML_CATEGORY_NONE, &id, &error);
+  if (engine_broke (r, i))
+    return;
   if (e->action == GML_SNAP_ALLOC)
     {
       r->check->allocs++;
@@ -886,8 +1406,13 @@ describe_rules (GmlSnapshotTimeline *timeline,
     {
       g_autofree char *max = gml_format_size (conf->max_split_size);
 
-      g_string_append_printf (out, "max_split_size %s from allocator_settings, oversize requests rounding "
-                                   "up by less than 20 MiB (max_non_split_rounding_mb's default); ", max);
+      g_autofree char *rounding = gml_format_size (conf->max_non_split_rounding_size);
+
+      g_string_append_printf (out, "max_split_size %s from allocator_settings, oversize requests "
+                                   "rounding up by less than %s (max_non_split_rounding_mb%s); ",
+                              max, rounding,
+                              conf->max_non_split_rounding_size == GML_LARGE_BUFFER
+                              ? "'s default" : " from the settings' text");
     }
   else
     g_string_append (out, "max_split_size unlimited; ");
@@ -898,11 +1423,15 @@ describe_rules (GmlSnapshotTimeline *timeline,
   if (s->expandable_segments)
     g_string_append (out, " Expandable segments (expandable_segments:True): pages of 2 MiB (small pool) or "
                           "20 MiB (large pool) mapped behind one growing segment per pool and stream, "
-                          "find_expandable_block() and map_block() as in the source; where PyTorch "
-                          "reserved each address space is not in the file, so it is taken to begin at the "
-                          "lowest mapped range.");
+                          "find_expandable_block() and map_block() as in the source; each "
+                          "address space begins where PyTorch's first mapping in it went and "
+                          "ends, at most, where the file shows the next reservation of the "
+                          "process (or at 1 1/8 of --gpu-memory); one mapped before the trace "
+                          "began starts at its lowest range.");
   if (s->garbage_collection_threshold > 0)
-    g_string_append (out, " garbage_collection_threshold is set and not modelled.");
+    g_string_append (out, " garbage_collection_threshold is set, but it acts only under a memory "
+                          "fraction (set_per_process_memory_fraction()), which a snapshot does not "
+                          "record: it is left out.");
   return g_string_free (out, FALSE);
 }
 
@@ -935,7 +1464,11 @@ gml_snapshot_check (GmlSnapshotTimeline *timeline,
   r.synthetic = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   r.pending = g_array_new (FALSE, FALSE, sizeof (Pending));
   r.spaces = g_array_new (FALSE, FALSE, sizeof (Range));
+  r.recorded = g_array_new (FALSE, FALSE, sizeof (RecordedSpace));
+  r.snap_device = gml_snapshot_timeline_get_device (timeline);
   check->rules = describe_rules (timeline, &r.conf);
+  if (r.conf.expandable_segments)
+    scan_recorded_spaces (&r, snap);
 
   /* Made-up segments go above everything the run used. */
   segments = gml_snapshot_get_segments (snap, gml_snapshot_timeline_get_device (timeline), &n_segments);
@@ -952,6 +1485,8 @@ gml_snapshot_check (GmlSnapshotTimeline *timeline,
       const GmlSnapshotEntry *e = &r.entries[i];
 
       if ((i & 0xffff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+        break;
+      if (r.fatal != NULL)
         break;
       switch ((GmlSnapshotAction) e->action)
         {
@@ -983,6 +1518,8 @@ gml_snapshot_check (GmlSnapshotTimeline *timeline,
             gboolean ok;
 
             settle_pending (&r, i);
+            if (r.fatal != NULL)
+              break;
             id = engine_block (&r, e->addr);
             if (id < 0)
               {
@@ -1001,6 +1538,8 @@ gml_snapshot_check (GmlSnapshotTimeline *timeline,
               ok = gml_allocator_free_requested (r.allocator, id, NULL);
             else
               ok = gml_allocator_free_completed (r.allocator, id, NULL);
+            if (engine_broke (&r, i))
+              break;
             if (!ok)
               {
                 diverge (&r, i, "freed a block there", "could not free block %d", id);
@@ -1018,7 +1557,8 @@ gml_snapshot_check (GmlSnapshotTimeline *timeline,
           break;
         }
     }
-  settle_pending (&r, r.n);
+  if (r.fatal == NULL)
+    settle_pending (&r, r.n);
 
   r.quiet = TRUE;
   g_clear_pointer (&r.allocator, gml_allocator_destroy);
@@ -1027,7 +1567,19 @@ gml_snapshot_check (GmlSnapshotTimeline *timeline,
   g_hash_table_unref (r.synthetic);
   g_array_unref (r.pending);
   g_array_unref (r.spaces);
-  return error == NULL || *error == NULL;
+  g_array_unref (r.recorded);
+  if (r.fatal != NULL)
+    {
+      gml_snapshot_check_clear (check);
+      g_propagate_error (error, r.fatal);
+      return FALSE;
+    }
+  if (error != NULL && *error != NULL)
+    {
+      gml_snapshot_check_clear (check);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 void

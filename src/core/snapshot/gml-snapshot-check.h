@@ -58,7 +58,11 @@ typedef struct
  * the engine is set back to the snapshot's own state there and goes on, so
  * the counts cover the whole trace. */
 /* @gpu_memory: the GPU's total memory, 0 when not known (a snapshot does not
- * record it; expandable segments reserve address space in proportion to it). */
+ * record it; expandable segments reserve address space in proportion to it,
+ * and the replay then bounds each space by what the file shows around it).
+ * FALSE, with @check cleared, when cancelled or when the engine stopped
+ * holding together on a damaged file (GML_ALLOCATOR_ERROR_INTERNAL, the
+ * message naming the trace entry). */
 gboolean gml_snapshot_check          (GmlSnapshotTimeline *timeline,
                                       guint64              gpu_memory,
                                       GmlSnapshotCheck    *check,

@@ -174,6 +174,7 @@ typedef enum
   K_ACTIVE_ALLOCATED, K_INACTIVE, K_ACTIVE_PENDING_FREE, K_ACTIVE_AWAITING_FREE,
   K_A_ALLOC, K_A_FREE_REQUESTED, K_A_FREE_COMPLETED, K_A_SEGMENT_ALLOC, K_A_SEGMENT_FREE,
   K_A_SEGMENT_MAP, K_A_SEGMENT_UNMAP, K_A_SNAPSHOT, K_A_OOM,
+  K_CONF_NEW,
   N_KEYS
 } Key;
 
@@ -189,6 +190,8 @@ static const char * const key_names[N_KEYS] = {
   "active_allocated", "inactive", "active_pending_free", "active_awaiting_free",
   "alloc", "free_requested", "free_completed", "segment_alloc", "segment_free",
   "segment_map", "segment_unmap", "snapshot", "oom",
+  /* The settings' newer name, in case a newer PyTorch writes it there too. */
+  "PYTORCH_ALLOC_CONF",
 };
 
 typedef struct
@@ -1703,11 +1706,11 @@ read_settings (Reader      *r,
   r->snap->seen |= GML_SNAP_SEEN_SETTINGS;
   FOREACH_PAIR (o, id, value)
     {
-      if (id == r->keys[K_CONF])
+      if (id == r->keys[K_CONF] || id == r->keys[K_CONF_NEW])
         {
           guint32 str = 0;
 
-          if (!get_str (&rec, K_CONF, value, &str, error))
+          if (!get_str (&rec, id == r->keys[K_CONF] ? K_CONF : K_CONF_NEW, value, &str, error))
             return FALSE;
           g_free (s->alloc_conf);
           s->alloc_conf = g_strdup (gml_snapshot_get_string (r->snap, str));

@@ -453,7 +453,9 @@ map_range (GmlSnapshotLayout *l,
     }
   else
     {
-      s = insert_segment (l, address, size, stream, FALSE, TRUE);
+      /* A range of its own: large-pool pages are 20 MiB, so a size that is
+       * not a multiple of that is the small pool's (pages of 2 MiB). */
+      s = insert_segment (l, address, size, stream, size % GML_LARGE_BUFFER != 0, TRUE);
       if (s < 0)
         return FALSE;
     }
@@ -541,6 +543,18 @@ gml_snapshot_settings_to_conf (const GmlSnapshotSettings *settings,
   if (settings->has_roundup)
     for (guint i = 0; i < GML_N_ROUNDUP_INTERVALS && i < G_N_ELEMENTS (settings->roundup_power2_divisions); i++)
       conf->roundup_power2_divisions[i] = settings->roundup_power2_divisions[i];
+  /* max_non_split_rounding_mb has no key of its own in allocator_settings:
+   * the setting's text (last_allocator_settings) is all there is of it. A
+   * memory fraction in that text is not taken: the file does not say how
+   * much memory the GPU had. */
+  if (settings->alloc_conf != NULL)
+    {
+      GmlAllocConf text;
+
+      gml_alloc_conf_init (&text);
+      if (gml_alloc_conf_parse (&text, settings->alloc_conf, NULL))
+        conf->max_non_split_rounding_size = text.max_non_split_rounding_size;
+    }
 }
 
 char *
