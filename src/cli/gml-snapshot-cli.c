@@ -20,6 +20,7 @@
 #include "gml-snapshot-picture.h"
 #include "gml-snapshot-state.h"
 #include "gml-snapshot.h"
+#include "gml-whatif-cli.h"
 
 static void
 add_int (JsonBuilder *b,
@@ -435,8 +436,15 @@ gml_snapshot_main (int    argc,
   g_autofree char *gpu_memory_str = NULL;
   guint64 gpu_memory = 0;
   g_auto(GStrv) files = NULL;
+  g_auto(GStrv) what_if = NULL;
+  gboolean fits = FALSE;
   GOptionEntry entries[] = {
     { "device", 0, 0, G_OPTION_ARG_INT64, &device, N_("The device whose trace to read (default: the first with segments or entries)"), "N" },
+    { "what-if", 0, 0, G_OPTION_ARG_STRING_ARRAY, &what_if,
+      N_("Replay the trace under these allocator settings too (PYTORCH_CUDA_ALLOC_CONF text; repeatable)"),
+      "CONF" },
+    { "fits", 0, 0, G_OPTION_ARG_NONE, &fits,
+      N_("Find the smallest GPU the trace replays on with no out of memory"), NULL },
     { "at", 0, 0, G_OPTION_ARG_INT64, &at, N_("The state after the first N trace entries (default: the end)"), "N" },
     { "check", 0, 0, G_OPTION_ARG_NONE, &check, N_("Replay the trace through the lab’s allocator and compare its choices with PyTorch’s"), NULL },
     { "gpu-memory", 0, 0, G_OPTION_ARG_STRING, &gpu_memory_str, N_("The GPU’s total memory (the file does not record it): bytes, or a size such as 80G"), "SIZE" },
@@ -537,6 +545,38 @@ gml_snapshot_main (int    argc,
   stats.at = (gsize) at;
 
   out = json ? to_json (snap, tl, layout, &stats) : to_text (snap, tl, files[0], &stats);
+  if (what_if != NULL || fits)
+    {
+      g_autoptr(GmlWhatIfReport) report = gml_what_if_report_new (tl, (const char * const *) what_if,
+                                                                  gpu_memory, fits, &error);
+
+      if (report == NULL)
+        {
+          g_printerr ("gpu-memory-lab snapshot: %s\n", error->message);
+          return g_error_matches (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_BAD_CONF) ? 2 : 1;
+        }
+      if (json)
+        {
+          g_autoptr(JsonParser) parser = json_parser_new ();
+          g_autoptr(JsonGenerator) generator = json_generator_new ();
+
+          /* The report's members join the snapshot's own, which stay as they are. */
+          json_parser_load_from_data (parser, out, -1, NULL);
+          gml_what_if_report_to_json (report, json_node_get_object (json_parser_get_root (parser)));
+          json_generator_set_root (generator, json_parser_get_root (parser));
+          json_generator_set_pretty (generator, TRUE);
+          g_free (out);
+          out = json_generator_to_data (generator, NULL);
+        }
+      else
+        {
+          g_autofree char *table = gml_what_if_report_to_text (report);
+          char *joined = g_strconcat (out, table, NULL);
+
+          g_free (out);
+          out = joined;
+        }
+    }
   g_print ("%s%s", out, json ? "\n" : "");
   return 0;
 }

@@ -1,9 +1,11 @@
-/* fuzz-snapshot-check.c — `snapshot FILE --check`: the replay of a snapshot's own trace.
+/* fuzz-snapshot-check.c — `snapshot FILE --check` and `--what-if`: the replays of a
+ * snapshot's own trace.
  *
  * The checker rebuilds the state at the trace's first entry from whatever the file
  * says, loads it into the engine and replays every entry, comparing the engine's
- * choices with the recorded ones. Any input must end in a report or an error,
- * never a crash, a leak or a warning; with and without a GPU size.
+ * choices with the recorded ones; the what-if replays the same requests on a GPU of
+ * its own, as recorded and under other settings. Any input must end in a report or
+ * an error, never a crash, a leak or a warning; with and without a GPU size.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -13,6 +15,7 @@
 #include "fuzz-common.h"
 #include "gml-snapshot-check.h"
 #include "gml-snapshot-state.h"
+#include "gml-snapshot-whatif.h"
 #include "gml-snapshot.h"
 
 FUZZ_DEFINE_QUIET_INITIALIZE ()
@@ -52,6 +55,40 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
           else if (check_error == NULL || check_error->message[0] == '\0')
             abort ();
         }
+
+      /* What if: as recorded, then expandable segments on a small GPU. */
+      {
+        g_autoptr(GmlSnapshotTimeline) tl = gml_snapshot_timeline_new (snap, d, NULL, NULL);
+        g_autoptr(GError) what_error = NULL;
+        g_autoptr(GmlWhatIf) what_if = tl != NULL ? gml_what_if_new (tl, &what_error) : NULL;
+        GmlAllocConf conf;
+        GmlWhatIfRun run;
+
+        gml_alloc_conf_init (&conf);
+        conf.expandable_segments = TRUE;
+        if (what_if != NULL)
+          {
+            for (guint k = 0; k < 2; k++)
+              {
+                g_autoptr(GError) run_error = NULL;
+
+                if (gml_what_if_run (what_if, k == 0 ? NULL : &conf, "expandable_segments:True",
+                                     k == 0 ? 0 : G_GUINT64_CONSTANT (64) << 20, TRUE, &run, NULL,
+                                     &run_error))
+                  {
+                    /* The peak is reached, and the timeline never passes it. */
+                    for (guint i = 0; i < run.reserved->len; i++)
+                      if (g_array_index (run.reserved, guint64, i) > run.peak_reserved)
+                        abort ();
+                    gml_what_if_run_clear (&run);
+                  }
+                else if (run_error == NULL || run_error->message[0] == '\0')
+                  abort ();
+              }
+          }
+        else if (tl != NULL && (what_error == NULL || what_error->message[0] == '\0'))
+          abort ();
+      }
     }
   return 0;
 }
