@@ -31,7 +31,7 @@ _gml_window_present_lab (GmlWindow *self)
       _gml_window_toast (self, _("The experiment has not run yet: run it first (Ctrl+Enter)."));
       return;
     }
-  window = gml_lab_presentation_new (GTK_WINDOW (self), gml_lab_run_get_config (run));
+  window = gml_lab_presentation_new (GTK_WINDOW (self), run);
   gtk_window_fullscreen (window);
   gtk_window_present (window);
 }

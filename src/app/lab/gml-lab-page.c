@@ -967,15 +967,13 @@ pin_action (GtkWidget  *widget,
             GVariant   *parameter)
 {
   GmlLabPage *self = GML_LAB_PAGE (widget);
-  g_autoptr(GError) error = NULL;
 
   if (self->run == NULL)
     return;
-  /* A keeps its own copy: the shown run is replaced by the next one. */
+  /* The run shown is A now: the same one (runs are immutable and shared), not
+   * run again on the main loop; the next run replaces only the shown one. */
   g_clear_pointer (&self->pinned, gml_lab_run_free);
-  self->pinned = gml_lab_run_new (gml_lab_run_get_config (self->run), GML_LAB_RUN_QUICK, &error);
-  if (self->pinned == NULL)
-    show_status (self, error->message);
+  self->pinned = gml_lab_run_ref (self->run);
   update_ab (self);
 }
 

@@ -265,18 +265,24 @@ language_changed_cb (GmlLabPresentation *self)
 }
 
 GtkWindow *
-gml_lab_presentation_new (GtkWindow          *parent,
-                          const GmlLabConfig *config)
+gml_lab_presentation_new (GtkWindow *parent,
+                          GmlLabRun *run)
 {
   GmlLabPresentation *self;
   GtkApplication *app = parent != NULL ? gtk_window_get_application (parent) : NULL;
+  g_autofree char *title = NULL;
 
-  g_return_val_if_fail (config != NULL, NULL);
+  g_return_val_if_fail (run != NULL, NULL);
 
   self = g_object_new (GML_TYPE_LAB_PRESENTATION, "transient-for", parent, "application", app, NULL);
-  gml_lab_config_copy (&self->config, config);
+  gml_lab_config_copy (&self->config, gml_lab_run_get_config (run));
   if (app != NULL && g_signal_lookup ("language-changed", G_OBJECT_TYPE (app)) != 0)
     g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self, G_CONNECT_SWAPPED);
-  start_run (self);
+  /* The Experiment view's own run, shared: nothing runs again until the language
+   * changes (the run's sentences are in the language it was made in). */
+  self->run = gml_lab_run_ref (run);
+  title = gml_lab_config_describe (&self->config);
+  gtk_label_set_label (self->title_label, title);
+  show_result (self);
   return GTK_WINDOW (self);
 }

@@ -19,7 +19,8 @@ G_DECLARE_FINAL_TYPE (GmlLabPresentation, gml_lab_presentation, GML, LAB_PRESENT
  * same knobs again in a thread (the page's run is replaced as knobs move) and
  * shows the peaks, whether it fits, the bytes by category and the memory map
  * at the peak, in type large enough for a lecture hall. Escape closes it. */
+/* The projected form of @run (a reference is taken). */
 GtkWindow *gml_lab_presentation_new (GtkWindow          *parent,
-                                     const GmlLabConfig *config);
+                                     GmlLabRun          *run);
 
 G_END_DECLS

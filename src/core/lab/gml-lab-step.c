@@ -105,8 +105,11 @@ typedef struct
   int       layer;            /* layer, or token while decoding */
 } Phase;
 
+/* Immutable once made, and shared: the Experiment view, its pinned A and its
+ * projected form hold references to one run instead of running it again. */
 struct _GmlLabRun
 {
+  gatomicrefcount ref_count;
   GmlLabConfig  config;
   GmlDevice    *device;
   GmlScenario  *scenario;
@@ -1656,6 +1659,7 @@ gml_lab_run_new (const GmlLabConfig *config,
     return NULL;
 
   self = g_new0 (GmlLabRun, 1);
+  g_atomic_ref_count_init (&self->ref_count);
   gml_lab_config_copy (&self->config, config);
   self->device = gml_device_sim_new (config->gpu_memory, 0);
   self->scenario = run_step (&self->config, self->device, (flags & GML_LAB_RUN_QUICK) != 0, 1,
@@ -1826,13 +1830,21 @@ gml_lab_live_clear (GmlLabLive *live)
 void
 gml_lab_run_free (GmlLabRun *self)
 {
-  if (self == NULL)
+  if (self == NULL || !g_atomic_ref_count_dec (&self->ref_count))
     return;
   g_clear_pointer (&self->scenario, gml_scenario_free);
   g_clear_pointer (&self->device, gml_device_destroy);
   result_clear (&self->result);
   gml_lab_config_clear (&self->config);
   g_free (self);
+}
+
+GmlLabRun *
+gml_lab_run_ref (GmlLabRun *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
 }
 
 const GmlLabResult *

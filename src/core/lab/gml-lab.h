@@ -243,6 +243,8 @@ double              gml_lab_bytes_per_parameter (const GmlLabConfig *config);
 GmlLabRun          *gml_lab_run_new            (const GmlLabConfig *config,
                                                 GmlLabRunFlags      flags,
                                                 GError            **error);
+/* A run is immutable once made and reference-counted: _free() drops a reference. */
+GmlLabRun          *gml_lab_run_ref            (GmlLabRun          *self);
 void                gml_lab_run_free           (GmlLabRun          *self);
 const GmlLabResult *gml_lab_run_get_result     (GmlLabRun          *self);
 GmlScenario        *gml_lab_run_get_scenario   (GmlLabRun          *self);
