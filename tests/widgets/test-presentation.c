@@ -298,45 +298,6 @@ test_navigate (Fixture       *fixture,
   g_assert_cmpuint (notes_total (notes), ==, 1);
 }
 
-/* The keys both windows hand over. */
-static void
-test_keys (Fixture       *fixture,
-           gconstpointer  data)
-{
-  GmlPresentation *model = fixture->model;
-
-  g_assert_true (gml_presentation_handle_key (model, GDK_KEY_space, 0));
-  g_assert_true (gml_presentation_get_revealed (model));
-  g_assert_true (gml_presentation_handle_key (model, GDK_KEY_Return, 0));
-  g_assert_cmpuint (gml_presentation_get_position (model), ==, 1);
-  g_assert_true (gml_presentation_handle_key (model, GDK_KEY_Page_Down, 0));
-  g_assert_cmpuint (gml_presentation_get_position (model), ==, 2);
-  g_assert_true (gml_presentation_handle_key (model, GDK_KEY_Left, 0));
-  g_assert_cmpuint (gml_presentation_get_position (model), ==, 1);
-  g_assert_true (gml_presentation_handle_key (model, GDK_KEY_End, 0));
-  g_assert_cmpuint (gml_presentation_get_position (model), ==, N_SLIDES - 1);
-  g_assert_true (gml_presentation_handle_key (model, GDK_KEY_Right, 0));
-  g_assert_true (gml_presentation_get_at_end (model));
-  g_assert_true (gml_presentation_handle_key (model, GDK_KEY_Home, 0));
-  g_assert_cmpuint (gml_presentation_get_position (model), ==, 0);
-  g_assert_false (gml_presentation_get_at_end (model));
-
-  /* Alt and Super keys are the desktop's; other keys are not the lecture's. */
-  g_assert_false (gml_presentation_handle_key (model, GDK_KEY_Right, GDK_ALT_MASK));
-  g_assert_false (gml_presentation_handle_key (model, GDK_KEY_a, 0));
-  g_assert_false (gml_presentation_handle_key (model, GDK_KEY_Right, GDK_CONTROL_MASK));
-  g_assert_cmpuint (gml_presentation_get_position (model), ==, 0);
-
-  g_assert_true (gml_presentation_handle_key (model, GDK_KEY_plus, GDK_CONTROL_MASK));
-  g_assert_cmpfloat_with_epsilon (gml_presentation_get_zoom (model), 1.1, 1e-9);
-  g_assert_true (gml_presentation_handle_key (model, GDK_KEY_0, GDK_CONTROL_MASK));
-  g_assert_cmpfloat (gml_presentation_get_zoom (model), ==, 1.0);
-
-  g_assert_false (gml_presentation_get_ended (model));
-  g_assert_true (gml_presentation_handle_key (model, GDK_KEY_Escape, 0));
-  g_assert_true (gml_presentation_get_ended (model));
-}
-
 static void
 test_zoom (Fixture       *fixture,
            gconstpointer  data)
@@ -489,7 +450,6 @@ main (int    argc,
   g_test_add ("/presentation/model/" path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("construct", test_construct);
   ADD ("navigate", test_navigate);
-  ADD ("keys", test_keys);
   ADD ("zoom", test_zoom);
   ADD ("bilingual", test_bilingual);
   ADD ("countdown", test_countdown);

@@ -19,6 +19,7 @@
 #include "gml-i18n.h"
 
 #include "gml-language.h"
+#include "gml-lecture-keys.h"
 #include "gml-option-row.h"
 #include "gml-picture-view.h"
 #include "gml-presentation-window.h"
@@ -512,14 +513,10 @@ slide_changed_cb (GmlPresentationWindow *self)
   show_current (self);
 }
 
-static gboolean
-key_pressed_cb (GmlPresentationWindow *self,
-                guint                  keyval,
-                guint                  keycode,
-                GdkModifierType        state,
-                GtkEventControllerKey *controller)
+static GmlPresentation *
+get_model (GtkWidget *widget)
 {
-  return gml_presentation_handle_key (self->model, keyval, state);
+  return GML_PRESENTATION_WINDOW (widget)->model;
 }
 
 /* Type scales with the window: a projector's 1920×1080 gets a 54 px question (5 % of
@@ -737,6 +734,7 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   window_class->close_request = gml_presentation_window_close_request;
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-presentation-window.ui");
+  gml_lecture_keys_install (widget_class, get_model);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, position_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, topic_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, timer_label);
@@ -768,9 +766,8 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
 static void
 gml_presentation_window_init (GmlPresentationWindow *self)
 {
-  GtkEventController *keys;
-
   gtk_widget_init_template (GTK_WIDGET (self));
+  gml_lecture_keys_attach (GTK_WIDGET (self));
 
   gml_language_localize_widget (GTK_WIDGET (self), NULL);
 
@@ -785,10 +782,6 @@ gml_presentation_window_init (GmlPresentationWindow *self)
                                               GTK_STYLE_PROVIDER (self->scale_provider),
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION + 1);
 
-  keys = gtk_event_controller_key_new ();
-  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
-  g_signal_connect_object (keys, "key-pressed", G_CALLBACK (key_pressed_cb), self, G_CONNECT_SWAPPED);
-  gtk_widget_add_controller (GTK_WIDGET (self), keys);
 }
 
 /* A view of model on the projector. */

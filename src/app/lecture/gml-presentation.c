@@ -16,8 +16,6 @@
 
 #include <math.h>
 
-#include <gdk/gdk.h>
-
 #include "gml-presentation.h"
 
 /* The countdown's tick: four times a second, so a second's change shows at once. */
@@ -419,92 +417,6 @@ gml_presentation_end (GmlPresentation *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ENDED]);
   update_countdown (self);
   g_object_thaw_notify (G_OBJECT (self));
-}
-
-/* Keys of a lecture: Space or Enter reveal the answer and then go on, → and ← (and
- * the Page Down / Page Up that presentation clickers send) change the question, Home
- * and End jump, Ctrl+plus/minus/0 zoom, Esc leaves. Both windows hand their keys
- * here, so they work the same on the projector and on the lecturer's screen.
- * state is a GdkModifierType. */
-gboolean
-gml_presentation_handle_key (GmlPresentation *self,
-                             guint            keyval,
-                             guint            state)
-{
-  g_return_val_if_fail (GML_IS_PRESENTATION (self), FALSE);
-
-  if ((state & (GDK_ALT_MASK | GDK_SUPER_MASK)) != 0)
-    return FALSE;
-  if ((state & GDK_CONTROL_MASK) != 0)
-    {
-      /* Zoom, as in a browser: Ctrl+plus (or the = key under it), Ctrl+minus, Ctrl+0. */
-      switch (keyval)
-        {
-        case GDK_KEY_plus:
-        case GDK_KEY_equal:
-        case GDK_KEY_KP_Add:
-          gml_presentation_zoom (self, 1);
-          return TRUE;
-
-        case GDK_KEY_minus:
-        case GDK_KEY_KP_Subtract:
-          gml_presentation_zoom (self, -1);
-          return TRUE;
-
-        case GDK_KEY_0:
-        case GDK_KEY_KP_0:
-          gml_presentation_zoom (self, 0);
-          return TRUE;
-
-        default:
-          return FALSE;
-        }
-    }
-
-  switch (keyval)
-    {
-    case GDK_KEY_Escape:
-      gml_presentation_end (self);
-      return TRUE;
-
-    case GDK_KEY_Home:
-    case GDK_KEY_KP_Home:
-      gml_presentation_first (self);
-      return TRUE;
-
-    case GDK_KEY_End:
-    case GDK_KEY_KP_End:
-      gml_presentation_last (self);
-      return TRUE;
-
-    case GDK_KEY_space:
-    case GDK_KEY_Return:
-    case GDK_KEY_KP_Enter:
-    case GDK_KEY_ISO_Enter:
-      gml_presentation_advance (self);
-      return TRUE;
-
-    case GDK_KEY_Right:
-    case GDK_KEY_KP_Right:
-    case GDK_KEY_Page_Down:
-    case GDK_KEY_KP_Page_Down:
-      gml_presentation_next (self);
-      return TRUE;
-
-    case GDK_KEY_Left:
-    case GDK_KEY_KP_Left:
-    case GDK_KEY_Page_Up:
-    case GDK_KEY_KP_Page_Up:
-      gml_presentation_previous (self);
-      return TRUE;
-
-    /* F5 again while presenting: nothing, rather than a second presentation. */
-    case GDK_KEY_F5:
-      return TRUE;
-
-    default:
-      return FALSE;
-    }
 }
 
 static void

@@ -57,8 +57,5 @@ void               gml_presentation_advance            (GmlPresentation *self);
 void               gml_presentation_zoom               (GmlPresentation *self,
                                                         int              direction);
 void               gml_presentation_end                (GmlPresentation *self);
-gboolean           gml_presentation_handle_key         (GmlPresentation *self,
-                                                        guint            keyval,
-                                                        guint            state);
 
 G_END_DECLS

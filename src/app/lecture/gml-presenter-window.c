@@ -15,6 +15,7 @@
 #include "gml-i18n.h"
 
 #include "gml-language.h"
+#include "gml-lecture-keys.h"
 #include "gml-option-row.h"
 #include "gml-presenter-window.h"
 
@@ -168,14 +169,10 @@ update (GmlPresenterWindow *self)
   update_timer (self);
 }
 
-static gboolean
-key_pressed_cb (GmlPresenterWindow    *self,
-                guint                  keyval,
-                guint                  keycode,
-                GdkModifierType        state,
-                GtkEventControllerKey *controller)
+static GmlPresentation *
+get_model (GtkWidget *widget)
 {
-  return gml_presentation_handle_key (self->model, keyval, state);
+  return GML_PRESENTER_WINDOW (widget)->model;
 }
 
 static void
@@ -261,6 +258,7 @@ gml_presenter_window_class_init (GmlPresenterWindowClass *klass)
   window_class->close_request = gml_presenter_window_close_request;
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-presenter-window.ui");
+  gml_lecture_keys_install (widget_class, get_model);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, clock_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, elapsed_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, position_label);
@@ -281,9 +279,8 @@ gml_presenter_window_class_init (GmlPresenterWindowClass *klass)
 static void
 gml_presenter_window_init (GmlPresenterWindow *self)
 {
-  GtkEventController *keys;
-
   gtk_widget_init_template (GTK_WIDGET (self));
+  gml_lecture_keys_attach (GTK_WIDGET (self));
 
   gml_language_localize_widget (GTK_WIDGET (self), NULL);
 
@@ -298,11 +295,6 @@ gml_presenter_window_init (GmlPresenterWindow *self)
   g_signal_connect_object (self->leave_button, "clicked", G_CALLBACK (leave_clicked_cb), self,
                            G_CONNECT_SWAPPED);
 
-  /* Capture phase: the lecture keys work wherever the focus is, buttons included. */
-  keys = gtk_event_controller_key_new ();
-  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
-  g_signal_connect_object (keys, "key-pressed", G_CALLBACK (key_pressed_cb), self, G_CONNECT_SWAPPED);
-  gtk_widget_add_controller (GTK_WIDGET (self), keys);
 }
 
 /* A view of model for the lecturer's screen. */
