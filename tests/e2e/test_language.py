@@ -10,7 +10,12 @@
 2. Dil › English with the window open: everything on screen follows, the picture's
    device line and the date of the last answer included ("Last time: wrong (date)" in
    the English date style), and nothing Turkish is left; then back to Turkish, and back
-   to the system's language, which is the user's LANGUAGE."""
+   to the system's language, which is the user's LANGUAGE.
+3. Every window and view: the four views built (Alt+1…4), Statistics open, a snapshot
+   loaded; a switch to Turkish leaves no English string of the catalogue anywhere in
+   the accessibility tree, and a switch back leaves nothing Turkish. Under a Turkish
+   system locale the English UI writes decimal points, and the Turkish UI decimal
+   commas, whatever the system's locale says."""
 
 import gettext
 import json
@@ -18,8 +23,13 @@ import os
 import re
 import sys
 import tempfile
+import time
 
 from gmltest import App, app_action, bank, check, wait_for
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'validation'))
+import potools  # noqa: E402
 
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
 os.makedirs(shots, exist_ok=True)
@@ -121,6 +131,71 @@ try:
     app_action('language', "<'system'>")
     wait_for(lambda: TITLE_TR in frame_names(app), 'the system’s language, which is LANGUAGE=tr:en')
     check(True, 'Language › the system’s setting follows the user’s LANGUAGE (tr:en)')
+finally:
+    app.quit()
+
+
+# 3. Every window and view, switched both ways.
+def english_strings():
+    """The catalogue's English strings whose Turkish differs, long enough to mean something
+    (a lone "OK" or a unit can be the same in both)."""
+    out = set()
+    for e in potools.read_entries(os.path.join(HERE, '..', '..', 'po', 'tr.po')):
+        if e['strs'] and e['strs'][0] and e['strs'][0] != e['id'] and len(e['id']) >= 8 and '%' not in e['id']:
+            out.add(e['id'].replace('_', ''))
+    return out
+
+
+ENGLISH = english_strings()
+DECIMAL_POINT = re.compile(r'\b\d+\.\d+ ?(?:s|ms|KiB|MiB|GiB|TiB|GB|MB)\b')
+DECIMAL_COMMA = re.compile(r'\b\d+,\d+ ?(?:s|ms|KiB|MiB|GiB|TiB|GB|MB)\b')
+
+
+def every_text(app):
+    return [name or text for role, name, text, showing, _ in app.nodes() if (name or text)]
+
+
+def not_pytorch(t):
+    # PyTorch's own message keeps its English and its decimal point in both languages.
+    return 'CUDA out of memory' not in t and 'torch' not in t and 'PYTORCH' not in t
+
+
+sys.path.insert(0, os.path.join(HERE, '..', 'snapshot'))
+import make_snapshots  # noqa: E402
+cases = tempfile.mkdtemp(prefix='gml-e2e-language-cases-')
+make_snapshots.cases(cases)
+home = tempfile.mkdtemp(prefix='gml-e2e-language-all-')
+app = App(home, 'en', args=[os.path.join(cases, 'oom.pickle')],
+          env=environment('tr_TR.UTF-8', 'en'),
+          ready=lambda a: a.find('push button', equals='Open snapshot…'))
+try:
+    wait_for(lambda: TITLE_EN in frame_names(app), 'an English window under a Turkish locale')
+    for keys in ('alt+3', 'alt+4', 'alt+2', 'alt+1'):
+        app.key(keys)
+        time.sleep(1.5)
+    app.key('ctrl+i')
+    wait_for(lambda: 'Statistics' in frame_names(app), 'the Statistics window')
+    texts = every_text(app)
+    bad = [t for t in texts if DECIMAL_COMMA.search(t) and not_pytorch(t)]
+    check(not bad, f'under a Turkish system locale the English UI writes decimal points ({bad[:5]})')
+
+    app_action('language', "<'tr'>")
+    wait_for(lambda: TITLE_TR in frame_names(app), 'the Turkish main window')
+    wait_for(lambda: 'İstatistikler' in frame_names(app), f'the Statistics window retitled ({frame_names(app)})')
+    time.sleep(2)
+    toolkit = toolkit_strings()
+    left = sorted({t for t in every_text(app) if t.replace('_', '') in ENGLISH and t not in toolkit})
+    check(not left, f'after a switch to Turkish no English string is left in any window or view ({left[:8]})')
+    bad = [t for t in every_text(app) if DECIMAL_POINT.search(t) and not_pytorch(t)]
+    check(not bad, f'the Turkish UI writes decimal commas ({bad[:5]})')
+    app.screenshot(os.path.join(shots, 'language-every-view-tr.png'))
+
+    app_action('language', "<'en'>")
+    wait_for(lambda: TITLE_EN in frame_names(app), 'English again')
+    wait_for(lambda: 'Statistics' in frame_names(app), 'the Statistics window in English again')
+    time.sleep(2)
+    left = sorted({t for t in every_text(app) if TURKISH_LETTERS.search(t) and t not in toolkit})
+    check(not left, f'after a switch back no Turkish is left in any window or view ({left[:8]})')
 finally:
     app.quit()
 print('all language checks passed')
