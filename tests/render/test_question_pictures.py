@@ -88,7 +88,7 @@ check(n_sized >= 12, f'questions that name sizes were checked ({n_sized})')
 # Files, for slides.
 out = tempfile.mkdtemp()
 for qid, ext in (('oom-tried-segment-size', 'png'), ('rounding-small-tensor', 'svg'),
-                 ('zero3-per-gpu', 'pdf'), ('fragmentation-new-segment', 'png')):
+                 ('lab-7b-zero3', 'pdf'), ('fragmentation-new-segment', 'png')):
     path = os.path.join(out, f'{qid}.{ext}')
     run('render', '--question', qid, '--output', path)
     check(os.path.exists(path) and os.path.getsize(path) > 1000, f'{qid}: {ext} written')

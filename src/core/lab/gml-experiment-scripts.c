@@ -1626,27 +1626,37 @@ typedef struct
   guint            n_parts;
 } StateRun;
 
+/* The labels name tensors in the picture and in captions: translated (N_). */
 static const StatePart sgd_parts[] = {
-  { "weights (fp32)", GML_CATEGORY_WEIGHTS, 4 },
-  { "gradients (fp32)", GML_CATEGORY_GRADIENTS, 4 },
+  { N_("weights (fp32)"), GML_CATEGORY_WEIGHTS, 4 },
+  { N_("gradients (fp32)"), GML_CATEGORY_GRADIENTS, 4 },
 };
 static const StatePart adam_fp32_parts[] = {
-  { "weights (fp32)", GML_CATEGORY_WEIGHTS, 4 },
-  { "gradients (fp32)", GML_CATEGORY_GRADIENTS, 4 },
+  { N_("weights (fp32)"), GML_CATEGORY_WEIGHTS, 4 },
+  { N_("gradients (fp32)"), GML_CATEGORY_GRADIENTS, 4 },
   { "adam.exp_avg (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
   { "adam.exp_avg_sq (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
 };
 static const StatePart mixed_parts[] = {
-  { "weights (fp16)", GML_CATEGORY_WEIGHTS, 2 },
-  { "gradients (fp16)", GML_CATEGORY_GRADIENTS, 2 },
-  { "master weights (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
+  { N_("weights (fp16)"), GML_CATEGORY_WEIGHTS, 2 },
+  { N_("gradients (fp16)"), GML_CATEGORY_GRADIENTS, 2 },
+  { N_("master weights (fp32)"), GML_CATEGORY_OPTIMIZER_STATE, 4 },
+  { "adam.exp_avg (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
+  { "adam.exp_avg_sq (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
+};
+/* ZeRO, DeepSpeed and Megatron-LM in bf16: 16-bit weights and gradients, the
+ * optimizer's fp32 master copy and moments. */
+static const StatePart zero_bf16_parts[] = {
+  { N_("weights (bf16)"), GML_CATEGORY_WEIGHTS, 2 },
+  { N_("gradients (bf16)"), GML_CATEGORY_GRADIENTS, 2 },
+  { N_("master weights (fp32)"), GML_CATEGORY_OPTIMIZER_STATE, 4 },
   { "adam.exp_avg (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
   { "adam.exp_avg_sq (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
 };
 static const StatePart mixed_fp32_grad_parts[] = {
-  { "weights (fp16)", GML_CATEGORY_WEIGHTS, 2 },
-  { "gradients (fp32)", GML_CATEGORY_GRADIENTS, 4 },
-  { "master weights (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
+  { N_("weights (fp16)"), GML_CATEGORY_WEIGHTS, 2 },
+  { N_("gradients (fp32)"), GML_CATEGORY_GRADIENTS, 4 },
+  { N_("master weights (fp32)"), GML_CATEGORY_OPTIMIZER_STATE, 4 },
   { "adam.exp_avg (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
   { "adam.exp_avg_sq (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
 };
@@ -1675,11 +1685,12 @@ state_run (GmlScript      *r,
     {
       g_autofree char *size = NULL;
 
-      _gml_script_alloc (r, run->parts[i].label, run->parts[i].category, params * run->parts[i].bytes);
+      _gml_script_alloc (r, _(run->parts[i].label), run->parts[i].category,
+                         params * run->parts[i].bytes);
       size = _gml_script_size (r, params * run->parts[i].bytes);
       /* Translators: the run's name, a tensor's name, bytes per parameter, a size. */
       _gml_script_end_step (r, g_strdup_printf (_("%s: %s, %u B per parameter: %s."),
-                                                 _(run->name), run->parts[i].label,
+                                                 _(run->name), _(run->parts[i].label),
                                                  run->parts[i].bytes, size));
     }
   bar = _gml_script_bar (r, g_strdup (_(run->name)));
@@ -1710,6 +1721,13 @@ script_model_state (GmlScript           *r,
   static const StateRun fp16g = { N_("fp16 gradients (ZeRO)"), mixed_parts, G_N_ELEMENTS (mixed_parts) };
   static const StateRun fp32g = { N_("fp32 gradients"), mixed_fp32_grad_parts,
                                   G_N_ELEMENTS (mixed_fp32_grad_parts) };
+  /* PyTorch's torch.autocast leaves the parameters, their gradients and the
+   * optimizer's state in fp32 (the amp examples create model and optimizer "in
+   * default precision"); its 16-bit copies live for one pass. */
+  static const StateRun autocast = { N_("torch.autocast"), adam_fp32_parts,
+                                     G_N_ELEMENTS (adam_fp32_parts) };
+  static const StateRun zero_bf16 = { N_("ZeRO layout, bf16"), zero_bf16_parts,
+                                      G_N_ELEMENTS (zero_bf16_parts) };
   const StateRun *runs[2] = { NULL, NULL };
   GmlBar *bars[2] = { NULL, NULL };
   guint n_runs, max_bytes = 0;
@@ -1723,6 +1741,8 @@ script_model_state (GmlScript           *r,
     runs[0] = &fp16g, runs[1] = &fp32g;
   else if (IS ("accounting", "fp32-vs-mixed"))
     runs[0] = &fp32, runs[1] = &mixed;
+  else if (IS ("accounting", "autocast-vs-zero"))
+    runs[0] = &zero_bf16, runs[1] = &autocast;
   else
     runs[0] = &mixed;
   n_runs = runs[1] != NULL ? 2 : 1;
@@ -1776,6 +1796,17 @@ script_model_state (GmlScript           *r,
       caption = g_strdup_printf (_("%s parameters × %u B = %s: weights %s, gradients %s and "
                                    "optimizer state %s (fp32 master weights and two moments)."),
                                  count, bpp1, t1, w, g, o);
+    else if (IS ("accounting", "autocast-vs-zero"))
+      {
+        g_autofree char *w0s = _gml_script_size (r, b0->parts[GML_CATEGORY_WEIGHTS]);
+
+        /* Translators: count; size, bytes; size, bytes; size, bytes; size; size. */
+        caption = g_strdup_printf (_("Under torch.autocast the %s parameters stay fp32: weights %s "
+                                     "(%u B per parameter), gradients %s (%u B) and AdamW’s moments "
+                                     "%s (%u B). The ZeRO layout keeps %s of bf16 weights and puts "
+                                     "an fp32 master copy in the optimizer. Both hold %s."),
+                                   count, w, w1, g, g1, o, o1, w0s, t1);
+      }
     else if (IS ("accounting", "fp32-grads"))
       caption = g_strdup_printf (_("fp32 gradients take %u B instead of %u B per parameter: "
                                    "%u + %u + %u = %u B per parameter, %s for %s parameters instead "
@@ -1791,8 +1822,9 @@ script_model_state (GmlScript           *r,
     if (n_runs == 2)
       _gml_script_key (r, "total_first", bar_total (b0));
   }
-  /* Before the answer: the first run's weights only. */
-  r->sc->setup_step = 1;
+  /* Before the answer: the first run's weights only; where the question asks
+   * for the weights themselves, only the model. */
+  r->sc->setup_step = IS ("accounting", "autocast-vs-zero") ? 0 : 1;
   r->sc->focus_step = _gml_script_last_step (r);
 }
 
@@ -3087,7 +3119,7 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
                  SIZE ("request", "5 MiB", 512, 256 * MiB) },
     script_streams, NULL },
   { "model-state", { { "accounting", GML_PARAM_CHOICE, "mixed", 0, 0,
-                       "sgd-vs-adam|zero-parts|mixed|fp32-grads|fp32-vs-mixed" },
+                       "sgd-vs-adam|zero-parts|mixed|fp32-grads|fp32-vs-mixed|autocast-vs-zero" },
                      COUNT ("parameters", "1000000000", 1000000, G_GUINT64_CONSTANT (1000000000000)) },
     script_model_state, NULL },
   { "zero", { POINT ("stages", "stages|per-gpu"),
