@@ -136,11 +136,33 @@ def pure_bf16(d, c):
     check(gib(state(amp), 1) == 18.4 and gib(state(d), 1) == 9.2, 'model state 18.4 → 9.2 GiB')
 
 
+def autocast(d, c):
+    fp32 = run(c.replace('autocast-bf16', 'fp32'))
+    zero = run(c.replace('autocast-bf16', 'amp-bf16'))
+    check(gib(state(d), 2) == gib(state(fp32), 2) == gib(state(zero), 2) == 1.85,
+          'torch.autocast, fp32 and the ZeRO layout all keep 1.85 GiB of model state')
+    f = d['formula']
+    check(f['weights'] == f['gradients'] == 4 * d['parameters'] and f['optimizer_state'] == 8 * d['parameters'],
+          'autocast: fp32 weights and gradients, two fp32 moments, no master copy')
+    zf = zero['formula']
+    check(gib(zf['weights'], 2) == 0.23 and gib(zf['optimizer_state'], 2) == 1.39, 'the ZeRO split: 0.23 and 1.39 GiB')
+    acts = [gib(x['by_category']['activations'], 2) for x in (fp32, d)]
+    check(round(acts[0], 1) == 16.4 and acts[1] == 9.75, f'activations 16.4 → 9.75 GiB ({acts})')
+    check(round(gib(fp32['peak_allocated_bytes'], 1), 1) == 20.8 and round(gib(d['peak_allocated_bytes'], 1), 1) == 14.2,
+          'the peak goes from 20.8 to 14.2 GiB')
+    copies = sum(7_087_872 for _ in range(12)) * 2
+    extra = d['by_category']['activations'] - zero['by_category']['activations']
+    check(gib(copies, 2) == 0.16 and copies <= extra < copies + (16 << 20),
+          f'beside the ZeRO layout, autocast keeps the 12 layers\' bf16 weight copies, 0.16 GiB '
+          f'(their blocks: {extra})')
+
+
 CHECKS = {
     'lab-gpt2-tied-embeddings': tied, 'lab-7b-adamw-80g': adamw_80g, 'lab-7b-zero3': zero3,
     'lab-sequence-activations': sequence, 'lab-kv-cache-7b': kv_cache, 'lab-kv-max-batch': kv_max_batch,
     'lab-gqa-kv-cache': gqa, 'lab-adamw-state': adamw_state, 'lab-checkpoint-cost': checkpointing,
     'lab-accumulation-peak': accumulation, 'lab-loss-peak': loss, 'lab-pure-bf16': pure_bf16,
+    'lab-autocast-vs-fp32': autocast,
 }
 
 questions = json.load(open(bank_path, encoding='utf-8'))['questions']

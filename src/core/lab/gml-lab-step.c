@@ -606,6 +606,35 @@ forward_llama (Lab        *lab,
   release (lab, "h.%u.down_proj out", l);
 }
 
+/* torch.autocast runs a layer's matrix products on 16-bit copies of its weights
+ * (norms run in fp32 and keep theirs); autograd saves each copy for the
+ * backward pass, so they live from the layer's forward to its backward. */
+static gboolean
+autocast_copies (const GmlLabParam *p)
+{
+  return strstr (p->name, "ln") == NULL && strstr (p->name, "norm") == NULL;
+}
+
+static void
+cast_weights (Lab  *lab,
+              guint l,
+              gboolean keep_them)
+{
+  if (!_gml_lab_is_autocast (lab->c))
+    return;
+  for (guint i = 0; i < lab->params->len; i++)
+    {
+      const GmlLabParam *p = &g_array_index (lab->params, GmlLabParam, i);
+
+      if (p->layer != (int) l || !autocast_copies (p))
+        continue;
+      if (keep_them)
+        keep (lab, 2 * p->elements, "h.%u.%s (16-bit copy, autocast)", l, p->name);
+      else
+        release (lab, "h.%u.%s (16-bit copy, autocast)", l, p->name);
+    }
+}
+
 static void
 forward_layer (Lab      *lab,
                guint     l,
@@ -619,6 +648,7 @@ forward_layer (Lab      *lab,
   if (transient)
     lab->kept = g_ptr_array_new_with_free_func (g_free);
   gather (lab, (int) l);
+  cast_weights (lab, l, TRUE);
   if (lab->c->arch == GML_LAB_ARCH_GPT2)
     forward_gpt2 (lab, l, out);
   else
@@ -798,6 +828,7 @@ backward_layer (Lab  *lab,
     backward_gpt2 (lab, l);
   else
     backward_llama (lab, l);
+  cast_weights (lab, l, FALSE);
   ungather (lab, (int) l);
 }
 
