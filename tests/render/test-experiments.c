@@ -165,8 +165,8 @@ test_teaches (void)
     { "context-smi-gap", "memory_reserved", 10 * GiB },
     { "autocast-7b-weights", "total", 112 * GB },
     { "autocast-7b-weights", "total_first", 112 * GB },
-    { "mixed-vs-fp32-adam-state", "total", 16 * GB },
-    { "mixed-vs-fp32-adam-state", "total_first", 16 * GB },
+    { "view-keeps-storage", "memory_allocated", 256 * MiB },
+    { "stats-inactive-split", "inactive_split", 17 * MiB },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

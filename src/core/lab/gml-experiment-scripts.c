@@ -3048,6 +3048,64 @@ script_expandable (GmlScript           *r,
   r->sc->focus_step = _gml_script_last_step (r);
 }
 
+/* ------------------------------------------------------------------------- */
+/* Views                                                                     */
+
+/* A slice is a view: it shares its base's storage, and the storage's block is
+ * freed only when the last tensor that uses it is gone (the PyTorch FAQ's "a
+ * view keeps the whole storage alive"; .clone() copies what the view needs). */
+static void
+script_view_storage (GmlScript           *r,
+                     const GmlExperiment *e)
+{
+  guint64 size = V ("tensor"), slice = V ("slice");
+  GmlBlockInfo block = { 0 };
+  g_autofree char *t = NULL;
+  g_autofree char *sl = NULL;
+
+  start (r, _("A slice of a large tensor, and the large tensor deleted"), GML_VIEW_MEMORY_MAP);
+  _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
+  first_step (r);
+  _gml_script_alloc (r, "x", GML_CATEGORY_ACTIVATIONS, size);
+  _gml_script_block (r, "x", &block);
+  t = _gml_script_size (r, size);
+  sl = _gml_script_size (r, slice);
+  {
+    g_autofree char *b = _gml_script_size (r, block.size);
+    g_autofree char *a = _gml_script_size (r, allocated_now (r));
+
+    /* Translators: sizes. */
+    _gml_script_end_step (r, g_strdup_printf (_("x is a %s tensor: one block of %s."), t, b));
+    /* Translators: sizes. */
+    _gml_script_end_step (r, g_strdup_printf (_("y = x[:n] takes the first %s as a view: no new "
+                                                 "block, memory_allocated() is still %s. Next: "
+                                                 "del x."), sl, a));
+  }
+  {
+    g_autofree char *a = _gml_script_size (r, allocated_now (r));
+
+    /* Translators: sizes. */
+    _gml_script_end_step (r, g_strdup_printf (_("del x drops a name, not the storage: y still "
+                                                 "uses it, so the whole %s block stays allocated "
+                                                 "(memory_allocated() %s) for a view of %s."),
+                                               t, a, sl));
+    _gml_script_mark (r, "x", FALSE, g_strdup (_("x’s storage, kept by the view y")));
+    _gml_script_key (r, "memory_allocated", allocated_now (r));
+  }
+  r->sc->setup_step = 2;
+  r->sc->focus_step = _gml_script_last_step (r);
+  _gml_script_alloc (r, "y (clone)", GML_CATEGORY_ACTIVATIONS, slice);
+  _gml_script_free (r, "x");
+  {
+    g_autofree char *a = _gml_script_size (r, allocated_now (r));
+
+    /* Translators: a size. */
+    _gml_script_end_step (r, g_strdup_printf (_("y = y.clone() copies the slice into a block of its "
+                                                 "own; the view is dropped and the large block is "
+                                                 "freed: memory_allocated() %s."), a));
+  }
+}
+
 static gboolean
 check_lab (const GmlExperiment *e,
            char               **field,
@@ -3170,6 +3228,9 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
   /* Runs on a simulated GPU of its own (see gml_scenario_new_experiment). */
   { "lab", { { "config", GML_PARAM_TEXT, NULL, 0, 0, NULL } }, NULL, check_lab },
   { "expandable", { SIZE ("tensor", "7 MiB", MiB + 512, 10 * MiB - 1) }, script_expandable, NULL },
+  { "view-storage", { SIZE ("tensor", "256 MiB", 4 * MiB, 512 * MiB),
+                      SIZE ("slice", "4 MiB", 512, 64 * MiB) },
+    script_view_storage, NULL },
 };
 
 const guint _gml_experiment_n_kind_defs = G_N_ELEMENTS (_gml_experiment_kind_defs);
