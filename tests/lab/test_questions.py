@@ -157,12 +157,32 @@ def autocast(d, c):
           f'(their blocks: {extra})')
 
 
+def batch_not_double(d, c):
+    small = run(c.replace('--batch 8', '--batch 4'))
+    p4, p8 = gib(small['peak_allocated_bytes'], 2), gib(d['peak_allocated_bytes'], 2)
+    fixed = 2 * small['peak_allocated_bytes'] - d['peak_allocated_bytes']
+    at_peak = d['by_category']['weights'] + d['by_category']['optimizer_state']
+    check(p4 == 7.96 and p8 == 14.29, f'batch 4 peaks at 7.96 GiB, batch 8 at 14.29 GiB ({p4}, {p8})')
+    check(gib(fixed, 2) == 1.63 and abs(fixed - at_peak) < 64 << 20,
+          f'2 × 7.96 − 14.29 = 1.63 GiB, the weights and optimizer state at the peak ({gib(at_peak, 2)})')
+
+
+def first_step(d, c):
+    steady = d['steady_step']
+    check(gib(d['peak_allocated_bytes'], 2) == 2.89 and gib(steady['peak_allocated_bytes'], 2) == 3.83,
+          'the first step peaks at 2.89 GiB, the steady one at 3.83 GiB')
+    check(d['by_category']['optimizer_state'] == 0 and 'step 1' in d['peak_at'],
+          'the first step peaks before the optimizer state exists')
+    check(d['formula']['optimizer_state'] == 995_518_464, 'the moments are 949 MiB')
+
+
 CHECKS = {
     'lab-gpt2-tied-embeddings': tied, 'lab-7b-adamw-80g': adamw_80g, 'lab-7b-zero3': zero3,
     'lab-sequence-activations': sequence, 'lab-kv-cache-7b': kv_cache, 'lab-kv-max-batch': kv_max_batch,
     'lab-gqa-kv-cache': gqa, 'lab-adamw-state': adamw_state, 'lab-checkpoint-cost': checkpointing,
     'lab-accumulation-peak': accumulation, 'lab-loss-peak': loss, 'lab-pure-bf16': pure_bf16,
-    'lab-autocast-vs-fp32': autocast,
+    'lab-autocast-vs-fp32': autocast, 'lab-batch-not-double': batch_not_double,
+    'lab-first-step-peak': first_step,
 }
 
 questions = json.load(open(bank_path, encoding='utf-8'))['questions']

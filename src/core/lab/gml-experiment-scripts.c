@@ -1289,17 +1289,17 @@ script_context (GmlScript           *r,
   guint64 context = V ("context");
   GmlBar *bar;
 
-  if (IS ("point", "smi-gap"))
+  if (IS ("point", "smi-gap") || IS ("point", "nccl"))
     {
-      guint64 reserved = V ("reserved");
+      guint64 reserved = V ("reserved"), nccl = IS ("point", "nccl") ? V ("nccl") : 0;
       guint64 exact[] = { reserved / 4 };
-      guint64 s = choose_scale (reserved + context, lab_arena (r), exact, 1, 2 * MiB);
+      guint64 s = choose_scale (reserved + context + nccl, lab_arena (r), exact, 1, 2 * MiB);
       guint64 chunk, other;
 
       start (r, _("memory_reserved() and nvidia-smi"), GML_VIEW_COMPARISON);
       set_scale (r, s);
       chunk = round_up (reserved / 4 / s, 2 * MiB);
-      other = context / s;
+      other = (context + nccl) / s;
       _gml_script_begin_run (r, NULL, 4 * chunk + other, other, NULL, FALSE);
       first_step (r);
       for (guint i = 0; i < 4; i++)
@@ -1318,6 +1318,22 @@ script_context (GmlScript           *r,
         g_autofree char *ctx = _gml_script_size (r, other);
         g_autofree char *all = _gml_script_size (r, res + other);
 
+        g_autofree char *nc = _gml_script_size (r, nccl / s);
+        g_autofree char *cx = _gml_script_size (r, context / s);
+
+        if (nccl > 0)
+          /* Translators: all %s are sizes. */
+          _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("memory_reserved() = %s: "
+                                                                     "PyTorch’s segments, DDP’s "
+                                                                     "gradient buckets and the %s "
+                                                                     "of cached free blocks "
+                                                                     "included. nvidia-smi also "
+                                                                     "counts what is outside the "
+                                                                     "allocator: the CUDA context "
+                                                                     "(%s) and NCCL’s communication "
+                                                                     "buffers (%s): %s in all."),
+                                                                   rs, cached, cx, nc, all)));
+        else
         /* Translators: all %s are sizes. */
         _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("memory_reserved() = %s: "
                                                                    "PyTorch’s segments, the %s of "
@@ -1335,7 +1351,9 @@ script_context (GmlScript           *r,
         bar->marked = TRUE;
         bar->reveal = TRUE;
         _gml_script_key (r, "memory_reserved", res);
-        _gml_script_key (r, "context", other);
+        _gml_script_key (r, "context", context / s);
+        if (nccl > 0)
+          _gml_script_key (r, "nccl", nccl / s);
       }
       r->sc->setup_step = 1;
       r->sc->focus_step = _gml_script_last_step (r);
@@ -3106,6 +3124,279 @@ script_view_storage (GmlScript           *r,
   }
 }
 
+/* ------------------------------------------------------------------------- */
+/* CUDA graphs, torch.compile, offloading, limits                            */
+
+/* A captured CUDA graph allocates from a private pool that keeps its blocks for
+ * replays ("Note [Interaction with CUDA graph capture]" in the allocator: the
+ * pool "reserve[s] its high-water mark of used memory away from the default
+ * pools" while the graph lives). Two allocators on one arena: the pool, and the
+ * default pool beside it, which sees the pool's memory as in use. */
+static void
+script_graph_pool (GmlScript           *r,
+                   const GmlExperiment *e)
+{
+  guint64 capacity = V ("capacity"), graph = V ("graph"), request = V ("request");
+  guint64 held;
+  g_autofree char *g = NULL;
+  g_autofree char *q = NULL;
+  g_autofree char *c = NULL;
+
+  start (r, _("A captured CUDA graph, then the rest of the program"), GML_VIEW_COMPARISON);
+  _gml_script_begin_run (r, g_strdup (_("The graph’s private pool")), capacity, 0, NULL, FALSE);
+  first_step (r);
+  _gml_script_alloc (r, "static input", GML_CATEGORY_ACTIVATIONS, 4 * MiB);
+  _gml_script_alloc (r, "graph temporaries", GML_CATEGORY_TEMPORARY, graph);
+  _gml_script_free (r, "graph temporaries");
+  held = _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current;
+  g = _gml_script_size (r, graph);
+  q = _gml_script_size (r, request);
+  c = _gml_script_size (r, capacity);
+  {
+    g_autofree char *h = _gml_script_size (r, held);
+
+    /* Translators: sizes. */
+    _gml_script_end_step (r, g_strdup_printf (_("torch.cuda.graph captures a step: its %s of "
+                                                 "temporaries come from the graph’s private pool and "
+                                                 "are freed inside it. The pool holds %s of this %s "
+                                                 "GPU. Next, outside the graph, the program asks for "
+                                                 "%s."), g, h, c, q));
+  }
+  r->sc->setup_step = _gml_script_last_step (r);
+  r->sc->setup_view = GML_VIEW_MEMORY_MAP;
+  {
+    GmlBar *bar = _gml_script_bar (r, g_strdup (_("The graph’s private pool")));
+
+    _gml_script_bar_measure (r, bar, FALSE);
+    bar = _gml_script_bar (r, g_strdup (_("Requested outside the graph")));
+    bar->parts[GML_BAR_REQUESTED] = request;
+  }
+  _gml_script_begin_run (r, g_strdup (_("The default pool")), capacity, held, NULL, TRUE);
+  _gml_script_alloc (r, "new tensor", GML_CATEGORY_ACTIVATIONS, request);
+  {
+    g_autofree char *h = _gml_script_size (r, held);
+    g_autofree char *f = _gml_script_size (r, capacity - held);
+
+    if (r->oom)
+      /* Translators: sizes. */
+      _gml_script_end_step (r, g_strdup_printf (_("The default pool cannot use the private pool’s "
+                                                   "free blocks: while the graph lives its %s (the "
+                                                   "%s of temporaries among them) stay reserved for "
+                                                   "replays, %s of the %s are left, and the %s "
+                                                   "request runs out of memory. Deleting the graph "
+                                                   "(and its pool) gives the memory back."),
+                                                 h, g, f, c, q));
+    else
+      _gml_script_end_step (r, g_strdup_printf (_("The default pool cannot use the private pool’s "
+                                                   "free blocks: while the graph lives its %s (the "
+                                                   "%s of temporaries among them) stay reserved for "
+                                                   "replays, and the %s request is served from the %s "
+                                                   "left of the %s."), h, g, q, f, c));
+  }
+  {
+    GmlBar *bar = _gml_script_bar (r, g_strdup (_("Free for the default pool")));
+
+    bar->parts[GML_BAR_DEVICE_FREE] = capacity - held;
+    bar->marked = TRUE;
+  }
+  _gml_script_key (r, "pool", held);
+  _gml_script_key (r, "request", request);
+  r->sc->focus_step = _gml_script_last_step (r);
+}
+
+/* Activations a layer keeps for its backward pass, eagerly and compiled: the
+ * lab's model of the min-cut partitioner of torch.compile's AOTAutograd, which
+ * saves a pointwise chain's input and recomputes the cheap operations (GELU,
+ * dropout from its seed) in the backward pass. */
+static void
+script_compile_saved (GmlScript           *r,
+                      const GmlExperiment *e)
+{
+  guint layers = V ("layers");
+  guint64 act = V ("activation");
+  guint64 kept[2] = { 0, 0 };
+
+  start (r, _("What an MLP keeps for its backward pass, eager and compiled"), GML_VIEW_COMPARISON);
+  for (guint run = 0; run < 2 && r->fatal == NULL; run++)
+    {
+      gboolean compiled = run == 1;
+      GmlBar *bar;
+
+      _gml_script_begin_run (r, g_strdup (compiled ? _("torch.compile") : _("Eager")),
+                             GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
+      if (run == 0)
+        first_step (r);
+      for (guint l = 0; l < layers; l++)
+        {
+          g_autofree char *fc = g_strdup_printf ("mlp.%u fc out", l);
+          g_autofree char *gelu = g_strdup_printf ("mlp.%u gelu out", l);
+          g_autofree char *mask = g_strdup_printf ("mlp.%u dropout mask", l);
+
+          _gml_script_alloc (r, fc, GML_CATEGORY_ACTIVATIONS, act);
+          if (!compiled)
+            {
+              _gml_script_alloc (r, gelu, GML_CATEGORY_ACTIVATIONS, act);
+              _gml_script_alloc (r, mask, GML_CATEGORY_ACTIVATIONS, act / 2);
+            }
+        }
+      kept[run] = allocated_now (r);
+      {
+        g_autofree char *k = _gml_script_size (r, kept[run]);
+
+        /* Translators: a count, a size. */
+        _gml_script_end_step (r, g_strdup_printf (compiled
+                                                  ? _("Compiled: each of the %u layers keeps the "
+                                                      "first linear’s output only; the GELU and the "
+                                                      "dropout mask are recomputed in the backward "
+                                                      "pass. Kept: %s.")
+                                                  : _("Eager: each of the %u layers keeps the first "
+                                                      "linear’s output, the GELU’s output and the "
+                                                      "dropout mask. Kept: %s."), layers, k));
+      }
+      bar = _gml_script_bar (r, g_strdup (compiled ? _("torch.compile") : _("Eager")));
+      _gml_script_bar_measure (r, bar, FALSE);
+      bar->parts[GML_BAR_CACHED] = 0;
+      bar->marked = compiled;
+      if (!compiled)
+        r->sc->setup_step = _gml_script_last_step (r);
+    }
+  {
+    g_autofree char *k0 = _gml_script_size (r, kept[0]);
+    g_autofree char *k1 = _gml_script_size (r, kept[1]);
+
+    /* Translators: sizes. */
+    _gml_script_set_caption (r, _gml_script_last_step (r),
+                             g_strdup_printf (_("Eager PyTorch keeps %s for the backward pass; "
+                                                "compiled, %s: the partitioner saves the cheap "
+                                                "operations’ input and recomputes them, trading a "
+                                                "little compute for memory. The weights, gradients "
+                                                "and optimizer state are the same in both."),
+                                              k0, k1));
+    _gml_script_key (r, "eager", kept[0]);
+    _gml_script_key (r, "compiled", kept[1]);
+  }
+  r->sc->focus_step = _gml_script_last_step (r);
+}
+
+/* torch.autograd.graph.save_on_cpu: every tensor autograd saves goes to (pinned)
+ * host RAM at once, and comes back for the backward pass. */
+static void
+script_offload_activations (GmlScript           *r,
+                            const GmlExperiment *e)
+{
+  guint layers = V ("layers");
+  guint64 act = V ("activation"), weight = V ("weight");
+  guint64 gpu[2] = { 0, 0 };
+  GmlBar *bar;
+
+  start (r, _("Saved activations on the GPU, or in host RAM"), GML_VIEW_COMPARISON);
+  for (guint run = 0; run < 2 && r->fatal == NULL; run++)
+    {
+      gboolean offload = run == 1;
+
+      _gml_script_begin_run (r, g_strdup (offload ? _("save_on_cpu") : _("Saved on the GPU")),
+                             GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
+      if (run == 0)
+        first_step (r);
+      _gml_script_alloc (r, "weights", GML_CATEGORY_WEIGHTS, weight);
+      for (guint l = 0; l < layers; l++)
+        {
+          g_autofree char *label = g_strdup_printf ("layer %u saved", l + 1);
+
+          _gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, act);
+          /* Packed by the hook: copied to host RAM, the GPU tensor freed. */
+          if (offload)
+            _gml_script_free (r, label);
+        }
+      gpu[run] = allocated_now (r);
+      {
+        g_autofree char *g = _gml_script_size (r, gpu[run]);
+        g_autofree char *h = _gml_script_size (r, act * layers);
+
+        /* Translators: sizes. */
+        _gml_script_end_step (r, offload
+                              ? g_strdup_printf (_("With save_on_cpu the forward pass copies each "
+                                                   "saved tensor to host RAM (%s there) and the GPU "
+                                                   "holds %s at the end of the forward pass."), h, g)
+                              : g_strdup_printf (_("Saved on the GPU: at the end of the forward "
+                                                   "pass it holds the weights and %s of saved "
+                                                   "activations, %s in all."), h, g));
+      }
+      bar = _gml_script_bar (r, g_strdup (offload ? _("GPU, save_on_cpu") : _("GPU, saved there")));
+      _gml_script_bar_measure (r, bar, FALSE);
+      bar->parts[GML_BAR_CACHED] = 0;
+      bar->marked = offload;
+      if (offload)
+        {
+          bar = _gml_script_bar (r, g_strdup (_("Host RAM, save_on_cpu")));
+          bar->parts[GML_BAR_PINNED] = act * layers;
+          bar->marked = TRUE;
+        }
+      else
+        r->sc->setup_step = _gml_script_last_step (r);
+    }
+  _gml_script_key (r, "gpu_saved", gpu[0]);
+  _gml_script_key (r, "gpu_offloaded", gpu[1]);
+  r->sc->focus_step = _gml_script_last_step (r);
+}
+
+/* torch.cuda.set_per_process_memory_fraction(f): the allocator refuses to
+ * reserve beyond f × the GPU's memory (alloc_block checks it), however much the
+ * device has free. The arena is the allowed share. */
+static void
+script_fraction (GmlScript           *r,
+                 const GmlExperiment *e)
+{
+  guint64 total = V ("total"), allowed = V ("allowed"), used = V ("used"), request = V ("request");
+  guint64 s = choose_scale (total, lab_arena (r), &used, 1, 2 * MiB);
+  g_autofree char *t = NULL;
+  g_autofree char *a = NULL;
+  g_autofree char *q = NULL;
+
+  start (r, _("A per-process memory fraction"), GML_VIEW_MEMORY_MAP);
+  set_scale (r, s);
+  _gml_script_begin_run (r, NULL, allowed / s, 0, NULL, FALSE);
+  first_step (r);
+  _gml_script_alloc (r, "model and activations", GML_CATEGORY_ACTIVATIONS, used / s);
+  t = _gml_script_size (r, total / s);
+  a = _gml_script_size (r, allowed / s);
+  q = _gml_script_size (r, request / s);
+  {
+    g_autofree char *u = _gml_script_size (r, allocated_now (r));
+
+    /* Translators: sizes. */
+    _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("The GPU has %s; the process has "
+                                                               "set a memory fraction and holds "
+                                                               "%s. Next it asks for %s."),
+                                                             t, u, q)));
+  }
+  r->sc->setup_step = _gml_script_last_step (r);
+  _gml_script_alloc (r, "next tensor", GML_CATEGORY_ACTIVATIONS, request / s);
+  {
+    g_autofree char *f = _gml_script_size (r, (total - allowed) / s);
+
+    if (r->oom)
+      /* Translators: sizes. */
+      {
+        g_autofree char *u = _gml_script_size (r, used / s);
+
+        /* Translators: sizes. */
+        _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("CUDA out of memory: %s held and "
+                                                                   "%s more would take the process "
+                                                                   "past the %s it is allowed of "
+                                                                   "the GPU’s %s, although %s are "
+                                                                   "outside its share; the message "
+                                                                   "names the share (“… allowed;”)."),
+                                                                 u, q, a, t, f)));
+      }
+    else
+      _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("The request fits in the %s the "
+                                                                 "process is allowed."), a)));
+  }
+  _gml_script_key (r, "allowed", allowed / s);
+  r->sc->focus_step = _gml_script_last_step (r);
+}
+
 static gboolean
 check_lab (const GmlExperiment *e,
            char               **field,
@@ -3163,9 +3454,10 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
                      SIZE ("second", "8 MiB", 2 * MiB, 18 * MiB),
                      SIZE ("request", "10 MiB", 2 * MiB, 256 * MiB) },
     script_new_segment, check_new_segment },
-  { "context", { POINT ("first-call", "first-call|smi-gap"),
+  { "context", { POINT ("first-call", "first-call|smi-gap|nccl"),
                  SIZE ("context", "0.40 GiB", 0, 8 * GiB),
-                 SIZE ("reserved", "10 GiB", 64 * MiB, TB_) },
+                 SIZE ("reserved", "10 GiB", 64 * MiB, TB_),
+                 SIZE ("nccl", "0", 0, 8 * GiB) },
     script_context, NULL },
   { "max-split", { SIZE ("max_split", "64 MiB", 21 * MiB, 512 * MiB),
                    SIZE ("cached", "80 MiB", 10 * MiB, 512 * MiB),
@@ -3228,6 +3520,19 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
   /* Runs on a simulated GPU of its own (see gml_scenario_new_experiment). */
   { "lab", { { "config", GML_PARAM_TEXT, NULL, 0, 0, NULL } }, NULL, check_lab },
   { "expandable", { SIZE ("tensor", "7 MiB", MiB + 512, 10 * MiB - 1) }, script_expandable, NULL },
+  { "graph-pool", { SIZE ("capacity", "96 MiB", 32 * MiB, 512 * MiB),
+                    SIZE ("graph", "48 MiB", 2 * MiB, 256 * MiB),
+                    SIZE ("request", "40 MiB", 2 * MiB, 256 * MiB) },
+    script_graph_pool, NULL },
+  { "compile-saved", { COUNT ("layers", "4", 1, 8), SIZE ("activation", "32 MiB", 2 * MiB, 64 * MiB) },
+    script_compile_saved, NULL },
+  { "offload-activations", { COUNT ("layers", "8", 1, 16),
+                             SIZE ("activation", "32 MiB", 2 * MiB, 64 * MiB),
+                             SIZE ("weight", "64 MiB", 2 * MiB, 256 * MiB) },
+    script_offload_activations, NULL },
+  { "fraction", { SIZE ("total", "80 GiB", 64 * MiB, TB_), SIZE ("allowed", "40 GiB", 32 * MiB, TB_),
+                  SIZE ("used", "38 GiB", 0, TB_), SIZE ("request", "4 GiB", 2 * MiB, TB_) },
+    script_fraction, NULL },
   { "view-storage", { SIZE ("tensor", "256 MiB", 4 * MiB, 512 * MiB),
                       SIZE ("slice", "4 MiB", 512, 64 * MiB) },
     script_view_storage, NULL },
