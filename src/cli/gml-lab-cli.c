@@ -261,8 +261,9 @@ gml_lab_main (int    argc,
     { "batch", 0, 0, G_OPTION_ARG_STRING, &values[7], N_("Batch size per GPU and micro-step"), "B" },
     { "mode", 0, 0, G_OPTION_ARG_STRING, &values[8], N_("train or inference"), "MODE" },
     { "tokens", 0, 0, G_OPTION_ARG_STRING, &values[9], N_("Inference: tokens generated after the prompt"), "T" },
-    { "precision", 0, 0, G_OPTION_ARG_STRING, &values[10], N_("fp32, amp-fp16, amp-bf16 (the ZeRO layout), bf16, autocast-fp16 or autocast-bf16 "
-                                                  "(torch.autocast)"), "P" },
+    { "precision", 0, 0, G_OPTION_ARG_STRING, &values[10],
+      N_("fp32, amp-fp16, amp-bf16 (the ZeRO layout), bf16, autocast-fp16 or autocast-bf16 "
+         "(torch.autocast)"), "P" },
     { "optimizer", 0, 0, G_OPTION_ARG_STRING, &values[11], N_("sgd, momentum, adam or adamw"), "OPT" },
     { "step", 0, 0, G_OPTION_ARG_STRING, &values[12], N_("Training: steady (the step after the first) or first"), "STEP" },
     { "checkpointing", 0, 0, G_OPTION_ARG_STRING, &values[13], N_("none, every-K or sqrt"), "C" },

@@ -209,7 +209,8 @@ fill_choices (GmlLabPage *self)
   set_model (self->mode_row, _("Training step"), _("Inference with a KV cache"), NULL);
   set_model (self->precision_row, _("fp32"), _("Mixed precision, fp16 (amp-fp16)"),
              _("Mixed precision, bf16 (amp-bf16)"), _("bf16 everywhere"),
-             _("torch.autocast, fp16 (autocast-fp16)"), _("torch.autocast, bf16 (autocast-bf16)"), NULL);
+             _("torch.autocast, fp16 (autocast-fp16)"),
+             _("torch.autocast, bf16 (autocast-bf16)"), NULL);
   set_model (self->optimizer_row, _("SGD"), _("SGD with momentum"), _("Adam"), _("AdamW"), NULL);
   set_model (self->step_row, _("Steady state (step 2)"), _("First step"), NULL);
   set_model (self->checkpointing_row, _("None"), _("Every K layers"), _("√N segments"), NULL);

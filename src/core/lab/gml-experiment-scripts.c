@@ -1330,7 +1330,8 @@ script_context (GmlScript           *r,
                                                                      "included. nvidia-smi also "
                                                                      "counts what is outside the "
                                                                      "allocator: the CUDA context "
-                                                                     "(%s) and NCCL’s communication "
+                                                                     "(%s) and NCCL’s "
+                                                                     "communication "
                                                                      "buffers (%s): %s in all."),
                                                                    rs, cached, cx, nc, all)));
         else
@@ -1820,7 +1821,8 @@ script_model_state (GmlScript           *r,
 
         /* Translators: count; size, bytes; size, bytes; size, bytes; size; size. */
         caption = g_strdup_printf (_("Under torch.autocast the %s parameters stay fp32: weights %s "
-                                     "(%u B per parameter), gradients %s (%u B) and AdamW’s moments "
+                                     "(%u B per parameter), gradients %s (%u B) and AdamW’s "
+                                     "moments "
                                      "%s (%u B). The ZeRO layout keeps %s of bf16 weights and puts "
                                      "an fp32 master copy in the optimizer. Both hold %s."),
                                    count, w, w1, g, g1, o, o1, w0s, t1);
@@ -3118,7 +3120,8 @@ script_view_storage (GmlScript           *r,
     g_autofree char *a = _gml_script_size (r, allocated_now (r));
 
     /* Translators: a size. */
-    _gml_script_end_step (r, g_strdup_printf (_("y = y.clone() copies the slice into a block of its "
+    _gml_script_end_step (r, g_strdup_printf (_("y = y.clone() copies the slice into a block of "
+                                                "its "
                                                  "own; the view is dropped and the large block is "
                                                  "freed: memory_allocated() %s."), a));
   }
@@ -3157,9 +3160,12 @@ script_graph_pool (GmlScript           *r,
 
     /* Translators: sizes. */
     _gml_script_end_step (r, g_strdup_printf (_("torch.cuda.graph captures a step: its %s of "
-                                                 "temporaries come from the graph’s private pool and "
-                                                 "are freed inside it. The pool holds %s of this %s "
-                                                 "GPU. Next, outside the graph, the program asks for "
+                                                 "temporaries come from the graph’s private pool "
+                                                 "and "
+                                                 "are freed inside it. The pool holds %s of this "
+                                                 "%s "
+                                                 "GPU. Next, outside the graph, the program asks "
+                                                 "for "
                                                  "%s."), g, h, c, q));
   }
   r->sc->setup_step = _gml_script_last_step (r);
@@ -3181,7 +3187,8 @@ script_graph_pool (GmlScript           *r,
       /* Translators: sizes. */
       _gml_script_end_step (r, g_strdup_printf (_("The default pool cannot use the private pool’s "
                                                    "free blocks: while the graph lives its %s (the "
-                                                   "%s of temporaries among them) stay reserved for "
+                                                   "%s of temporaries among them) stay reserved "
+                                                   "for "
                                                    "replays, %s of the %s are left, and the %s "
                                                    "request runs out of memory. Deleting the graph "
                                                    "(and its pool) gives the memory back."),
@@ -3189,8 +3196,10 @@ script_graph_pool (GmlScript           *r,
     else
       _gml_script_end_step (r, g_strdup_printf (_("The default pool cannot use the private pool’s "
                                                    "free blocks: while the graph lives its %s (the "
-                                                   "%s of temporaries among them) stay reserved for "
-                                                   "replays, and the %s request is served from the %s "
+                                                   "%s of temporaries among them) stay reserved "
+                                                   "for "
+                                                   "replays, and the %s request is served from the "
+                                                   "%s "
                                                    "left of the %s."), h, g, q, f, c));
   }
   {
@@ -3246,10 +3255,12 @@ script_compile_saved (GmlScript           *r,
         /* Translators: a count, a size. */
         _gml_script_end_step (r, g_strdup_printf (compiled
                                                   ? _("Compiled: each of the %u layers keeps the "
-                                                      "first linear’s output only; the GELU and the "
+                                                      "first linear’s output only; the GELU and "
+                                                      "the "
                                                       "dropout mask are recomputed in the backward "
                                                       "pass. Kept: %s.")
-                                                  : _("Eager: each of the %u layers keeps the first "
+                                                  : _("Eager: each of the %u layers keeps the "
+                                                      "first "
                                                       "linear’s output, the GELU’s output and the "
                                                       "dropout mask. Kept: %s."), layers, k));
       }
@@ -3316,8 +3327,10 @@ script_offload_activations (GmlScript           *r,
         /* Translators: sizes. */
         _gml_script_end_step (r, offload
                               ? g_strdup_printf (_("With save_on_cpu the forward pass copies each "
-                                                   "saved tensor to host RAM (%s there) and the GPU "
-                                                   "holds %s at the end of the forward pass."), h, g)
+                                                   "saved tensor to host RAM (%s there) and the "
+                                                   "GPU "
+                                                   "holds %s at the end of the forward pass."),
+                                                 h, g)
                               : g_strdup_printf (_("Saved on the GPU: at the end of the forward "
                                                    "pass it holds the weights and %s of saved "
                                                    "activations, %s in all."), h, g));
@@ -3381,12 +3394,14 @@ script_fraction (GmlScript           *r,
         g_autofree char *u = _gml_script_size (r, used / s);
 
         /* Translators: sizes. */
-        _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("CUDA out of memory: %s held and "
+        _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("CUDA out of memory: %s held "
+                                                                   "and "
                                                                    "%s more would take the process "
                                                                    "past the %s it is allowed of "
                                                                    "the GPU’s %s, although %s are "
                                                                    "outside its share; the message "
-                                                                   "names the share (“… allowed;”)."),
+                                                                   "names the share "
+                                                                   "(“… allowed;”)."),
                                                                  u, q, a, t, f)));
       }
     else
@@ -3524,13 +3539,15 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
                     SIZE ("graph", "48 MiB", 2 * MiB, 256 * MiB),
                     SIZE ("request", "40 MiB", 2 * MiB, 256 * MiB) },
     script_graph_pool, NULL },
-  { "compile-saved", { COUNT ("layers", "4", 1, 8), SIZE ("activation", "32 MiB", 2 * MiB, 64 * MiB) },
+  { "compile-saved", { COUNT ("layers", "4", 1, 8),
+                       SIZE ("activation", "32 MiB", 2 * MiB, 64 * MiB) },
     script_compile_saved, NULL },
   { "offload-activations", { COUNT ("layers", "8", 1, 16),
                              SIZE ("activation", "32 MiB", 2 * MiB, 64 * MiB),
                              SIZE ("weight", "64 MiB", 2 * MiB, 256 * MiB) },
     script_offload_activations, NULL },
-  { "fraction", { SIZE ("total", "80 GiB", 64 * MiB, TB_), SIZE ("allowed", "40 GiB", 32 * MiB, TB_),
+  { "fraction", { SIZE ("total", "80 GiB", 64 * MiB, TB_),
+                  SIZE ("allowed", "40 GiB", 32 * MiB, TB_),
                   SIZE ("used", "38 GiB", 0, TB_), SIZE ("request", "4 GiB", 2 * MiB, TB_) },
     script_fraction, NULL },
   { "view-storage", { SIZE ("tensor", "256 MiB", 4 * MiB, 512 * MiB),

@@ -42,8 +42,9 @@
 G_DEFINE_QUARK (gml-lab-error-quark, gml_lab_error)
 
 static const char * const model_names[] = { "gpt2", "llama-3.2-1b", "llama-2-7b", "mlp", NULL };
-static const char * const precision_names[GML_LAB_N_PRECISIONS] = { "fp32", "amp-fp16", "amp-bf16", "bf16",
-                                                                          "autocast-fp16", "autocast-bf16" };
+static const char * const precision_names[GML_LAB_N_PRECISIONS] = {
+  "fp32", "amp-fp16", "amp-bf16", "bf16", "autocast-fp16", "autocast-bf16"
+};
 static const char * const optimizer_names[GML_LAB_N_OPTIMIZERS] = { "sgd", "momentum", "adam", "adamw" };
 static const guint gpu_presets[] = { 8, 12, 16, 24, 40, 48, 80, 141 };
 
@@ -391,8 +392,8 @@ gml_lab_config_set (GmlLabConfig  *config,
             config->precision = i;
             return TRUE;
           }
-      return bad_choice (knob, value, "fp32, amp-fp16, amp-bf16, bf16, autocast-fp16, autocast-bf16",
-                         error);
+      return bad_choice (knob, value,
+                         "fp32, amp-fp16, amp-bf16, bf16, autocast-fp16, autocast-bf16", error);
     }
   if (g_str_equal (knob, "optimizer"))
     {
