@@ -595,7 +595,9 @@ script_fragmentation (GmlScript           *r,
   _gml_script_key (r, "request", request);
   _gml_script_key (r, "largest_free", largest);
   _gml_script_key (r, "cached_free", free_cached);
-  r->sc->setup_step = 2;
+  /* Before the answer: the fragmented cache, every other tensor freed (step 2 is
+   * the filled GPU, whose last request may fail like any OOM). */
+  r->sc->setup_step = 3;
   r->sc->focus_step = focus;
 }
 
@@ -1226,7 +1228,8 @@ script_new_segment (GmlScript           *r,
   g_autofree char *req = NULL;
   g_autofree char *seg = NULL;
 
-  start (r, _("Fragmentation: free pieces that cannot serve one request"), GML_VIEW_MEMORY_MAP);
+  start (r, _("Two free pieces with a live tensor between them, and a request"),
+         GML_VIEW_MEMORY_MAP);
   r->sc->views |= 1u << GML_VIEW_FRAGMENTATION;
   _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
   first_step (r);
@@ -1444,8 +1447,11 @@ max_split_run (GmlScript           *r,
                                                "cached block."), c));
   r->sc->setup_step = _gml_script_last_step (r);
   before = _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current;
-  _gml_script_alloc (r, "request", GML_CATEGORY_ACTIVATIONS, request);
-  _gml_script_block (r, "request", &block);
+  /* The tensor is named by what it asked for: its block may be larger. */
+  g_autofree char *label = g_strdup_printf (_("%s tensor"), req);
+
+  _gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, request);
+  _gml_script_block (r, label, &block);
   {
     const GmlStats *st = _gml_script_stats (r);
     guint64 after = st->reserved_bytes[GML_STAT_ALL].current;
@@ -1485,7 +1491,7 @@ max_split_run (GmlScript           *r,
     bar->marked = with_option;
     if (with_option)
       {
-        _gml_script_mark (r, "request", after > before,
+        _gml_script_mark (r, label, after > before,
                           after > before ? g_strdup_printf (_("new %s segment"), grow)
                                          : g_strdup_printf (_("%s block, whole"), blk));
         _gml_script_key (r, "cached", cached);
@@ -1499,7 +1505,15 @@ static void
 script_max_split (GmlScript           *r,
                   const GmlExperiment *e)
 {
-  start (r, _("max_split_size_mb: large blocks kept for large requests"), GML_VIEW_MEMORY_MAP);
+  g_autofree char *c = _gml_script_size (r, V ("cached"));
+  g_autofree char *req = _gml_script_size (r, V ("request"));
+  g_autofree char *title = NULL;
+
+  /* The setting, not the conclusion: what the option does is the question. */
+  /* Translators: sizes, then the setting's value in MiB. */
+  title = g_strdup_printf (_("A %s block is free; a %s request comes (max_split_size_mb:%u)"),
+                           c, req, (guint) (V ("max_split") / MiB));
+  start (r, title, GML_VIEW_MEMORY_MAP);
   if (V ("compare"))
     {
       max_split_run (r, e, FALSE);
@@ -1510,8 +1524,6 @@ script_max_split (GmlScript           *r,
   if (V ("compare"))
     {
       /* One sentence for both runs: the point is the difference. */
-      g_autofree char *c = _gml_script_size (r, V ("cached"));
-      g_autofree char *req = _gml_script_size (r, V ("request"));
       g_autofree char *grow = _gml_script_size (r, reserved_at (r, r->sc->focus_step)
                                                    - reserved_at (r, r->sc->focus_step - 1));
       g_autofree char *ms = _gml_script_size (r, V ("max_split"));
@@ -1578,7 +1590,7 @@ script_streams (GmlScript           *r,
       return;
     }
 
-  start (r, _("The cache is per stream"), GML_VIEW_MEMORY_MAP);
+  start (r, _("A block cached on stream A, a request on stream B"), GML_VIEW_MEMORY_MAP);
   _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
   first_step (r);
   c = _gml_script_size (r, cached);
@@ -2003,7 +2015,7 @@ script_fsdp_gather (GmlScript           *r,
   g_autofree char *l = NULL;
   g_autofree char *sh = NULL;
 
-  start (r, _("FSDP: gathering a layer for its forward pass"), GML_VIEW_MEMORY_MAP);
+  start (r, _("FSDP: each GPU holds a shard of every layer"), GML_VIEW_MEMORY_MAP);
   _gml_script_begin_run (r, g_strdup (_("GPU 0")), GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
   first_step (r);
   l = _gml_script_size (r, layer);
