@@ -369,10 +369,22 @@ script_batch_size (GmlScript           *r,
                                                   "weights of %s."),
                                                 to, big, ratio, small, from, a, w));
   }
-  /* Translators: %u is a batch size. */
-  _gml_script_bar_at_step (r, g_strdup_printf (_("Batch %u"), from), setup, FALSE);
-  bar = _gml_script_bar_at_step (r, g_strdup_printf (_("Batch %u"), to), focus, FALSE);
-  bar->marked = TRUE;
+  /* What each batch needs, whole: the smaller one as it ran, the larger one as
+   * its layers would take it (it runs out before the last), against the GPU. */
+  {
+    GmlBar *small_bar;
+    guint n_layers = 8;
+
+    /* Translators: %u is a batch size. */
+    small_bar = _gml_script_bar_at_step (r, g_strdup_printf (_("Batch %u"), from), setup, FALSE);
+    small_bar->parts[GML_BAR_CACHED] = 0;
+    /* Translators: %u is a batch size; what its step would need in all. */
+    bar = _gml_script_bar (r, g_strdup_printf (_("Batch %u, needed"), to));
+    bar->parts[GML_CATEGORY_WEIGHTS] = small_bar->parts[GML_CATEGORY_WEIGHTS];
+    bar->parts[GML_CATEGORY_ACTIVATIONS] = n_layers * sizes[1];
+    bar->marked = TRUE;
+    r->sc->bar_capacity = r->run->capacity;
+  }
   _gml_script_key (r, "activations_per_layer_small", sizes[0]);
   _gml_script_key (r, "activations_per_layer_large", sizes[1]);
   r->sc->setup_step = MIN (setup, focus);
@@ -1489,6 +1501,15 @@ max_split_run (GmlScript           *r,
     bar = _gml_script_bar (r, g_strdup (with_option ? conf_text : _("No max_split_size_mb")));
     _gml_script_bar_measure (r, bar, FALSE);
     bar->marked = with_option;
+    if (with_option && after > before)
+      {
+        /* Drawn as what it is: the cached block whole, and a new segment
+         * beside it, not a tensor cut from the block (which the bar of the
+         * run without the option shows). */
+        memset (bar->parts, 0, sizeof bar->parts);
+        bar->parts[GML_BAR_SEGMENT] = after - before;
+        bar->parts[GML_BAR_CACHED] = cached;
+      }
     if (with_option)
       {
         _gml_script_mark (r, label, after > before,

@@ -1474,6 +1474,12 @@ gml_scenario_get_bar_note (GmlScenario *self)
   return self->bar_unit;
 }
 
+guint64
+gml_scenario_get_bar_capacity (GmlScenario *self)
+{
+  return self->bar_capacity;
+}
+
 guint
 gml_scenario_get_n_marks (GmlScenario *self)
 {

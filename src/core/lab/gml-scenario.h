@@ -191,6 +191,8 @@ const GmlBar       *gml_scenario_get_bar          (GmlScenario   *self,
                                                    guint          index);
 /* A translated note on the bars' units or scale, or NULL. */
 const char         *gml_scenario_get_bar_note     (GmlScenario   *self);
+/* The GPU's memory (engine bytes) the bars are measured against, 0 when none. */
+guint64             gml_scenario_get_bar_capacity (GmlScenario   *self);
 guint               gml_scenario_get_n_marks      (GmlScenario   *self);
 const GmlMark      *gml_scenario_get_mark         (GmlScenario   *self,
                                                    guint          index);
