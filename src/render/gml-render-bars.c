@@ -169,7 +169,7 @@ gml_render_bars (cairo_t              *cr,
   guint indexes[64];
   guint n, n_legend = 0;
   gboolean used[GML_N_BAR_PARTS + 1] = { FALSE };
-  guint64 top = 1;
+  guint64 top = 1, group_top[4] = { 1, 1, 1, 1 };
   const char *note;
   double y, row_h, bar_h, legend_y, x0 = MARGIN, full_w;
   double legend_h;
@@ -187,7 +187,12 @@ gml_render_bars (cairo_t              *cr,
   n = visible_bars (data, indexes, G_N_ELEMENTS (indexes));
   /* One scale for every bar of the experiment, so it does not jump as bars fill. */
   for (guint i = 0; i < gml_scenario_get_n_bars (data->scenario); i++)
-    top = MAX (top, bar_sum (gml_scenario_get_bar (data->scenario, i)));
+    {
+      const GmlBar *b = gml_scenario_get_bar (data->scenario, i);
+
+      group_top[MIN (b->scale_group, 3)] = MAX (group_top[MIN (b->scale_group, 3)], bar_sum (b));
+    }
+  top = group_top[0];
   capacity = gml_scenario_get_bar_capacity (data->scenario);
   top = MAX (top, capacity);
   /* One width for every bar, so that equal bytes are equal lengths and the
@@ -286,7 +291,8 @@ gml_render_bars (cairo_t              *cr,
           if (parts[p] == 0)
             continue;
           /* Every non-empty part stays visible, however small. */
-          w = MAX (bw * (double) parts[p] / top, 2);
+          w = MAX (bw * (double) parts[p] / (bar->scale_group == 0 ? top
+                                                 : group_top[MIN (bar->scale_group, 3)]), 2);
           cairo_rectangle (cr, x, by, w, bar_h);
           if (p == GML_BAR_CACHED)
             _gml_fill_hatched (cr, &pal->free_fill, &pal->hatch, style->line_width);

@@ -1039,6 +1039,18 @@ script_rounding (GmlScript           *r,
   bar = _gml_script_bar (r, g_strdup (_("Segment (memory_reserved())")));
   bar->parts[GML_BAR_SEGMENT] = segment;
   bar->marked = TRUE;
+  /* A few hundred bytes beside a 2 MiB segment would be a one-pixel line: the
+   * request and its block get a scale of their own, the segment its own. */
+  if (segment > 256 * block.size)
+    {
+      for (guint i = 0; i < r->sc->bars->len; i++)
+        ((GmlBar *) g_ptr_array_index (r->sc->bars, i))->scale_group = 1;
+      bar->scale_group = 2;
+      g_free (r->sc->bar_unit);
+      /* Translators: a note under the bars. */
+      r->sc->bar_unit = g_strdup (_("Requested and block are drawn to one scale, the segment to "
+                                    "another: it is thousands of times larger."));
+    }
   {
     g_autofree char *blk = exact_size (r, block.size);
     g_autofree char *seg = exact_size (r, segment);

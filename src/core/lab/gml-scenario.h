@@ -68,6 +68,9 @@ typedef struct
   guint64     parts[GML_N_BAR_PARTS]; /* the engine's bytes (not scaled) */
   gboolean    marked;          /* the bar the question is about */
   gboolean    reveal;          /* before the answer, only its total (no breakdown) */
+  guint       scale_group;     /* bars of one group share a length scale (0 for most);
+                                * a few bytes beside megabytes get a group of their own,
+                                * so that 1000 B and 1024 B can be told apart */
 } GmlBar;
 
 /* Something the picture outlines when it points at the focus step. */
