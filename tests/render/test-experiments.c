@@ -166,6 +166,7 @@ test_teaches (void)
     { "autocast-7b-weights", "total", 112 * GB },
     { "autocast-7b-weights", "total_first", 112 * GB },
     { "view-keeps-storage", "memory_allocated", 256 * MiB },
+    { "lab-gpt2-tied-embeddings", "tied_matrix", G_GUINT64_CONSTANT (50257) * 768 * 4 },
     { "stats-inactive-split", "inactive_split", 17 * MiB },
   };
 

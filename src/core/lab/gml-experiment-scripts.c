@@ -3457,6 +3457,64 @@ script_fraction (GmlScript           *r,
   r->sc->focus_step = _gml_script_last_step (r);
 }
 
+/* Tied embeddings: GPT-2's output layer is the token embedding's matrix
+ * (lm_head.weight is transformer.wte.weight), stored once. The model's fp32
+ * weights by module, and the head that an untied model would add. */
+static void
+script_tied_embeddings (GmlScript           *r,
+                        const GmlExperiment *e)
+{
+  guint64 vocab = V ("vocab"), hidden = V ("hidden"), positions = V ("positions");
+  guint64 layers = V ("layers"), block = V ("block");
+  guint64 wte = vocab * hidden, total = wte + positions * hidden + layers * block + 2 * hidden;
+  guint64 needed = 4 * (total + wte);
+  guint64 s = choose_scale (needed, lab_arena (r), NULL, 0, 1);
+  g_autofree char *n_total = gml_format_grouped (total);
+  g_autofree char *n_head = gml_format_grouped (wte);
+  g_autofree char *n_untied = gml_format_grouped (total + wte);
+
+  start (r, _("GPT-2’s weights, module by module"), GML_VIEW_MEMORY_MAP);
+  set_scale (r, s);
+  _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
+  first_step (r);
+  _gml_script_alloc (r, "transformer.wpe", GML_CATEGORY_WEIGHTS, 4 * positions * hidden / s);
+  _gml_script_alloc (r, "transformer.h (blocks)", GML_CATEGORY_WEIGHTS, 4 * layers * block / s);
+  _gml_script_alloc (r, "transformer.ln_f", GML_CATEGORY_WEIGHTS, MAX (4 * 2 * hidden / s, 1));
+  {
+    g_autofree char *b = _gml_script_size (r, 4 * layers * block / s);
+
+    /* Translators: a count of layers, a size. */
+    _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("The positions, the %u blocks (%s) "
+                                                               "and the final LayerNorm, in fp32. "
+                                                               "Next: the token embedding and the "
+                                                               "output layer."),
+                                                             (guint) layers, b)));
+  }
+  r->sc->setup_step = _gml_script_last_step (r);
+  _gml_script_alloc (r, "transformer.wte = lm_head", GML_CATEGORY_WEIGHTS, 4 * wte / s);
+  {
+    g_autofree char *w = _gml_script_size (r, 4 * wte / s);
+    g_autofree char *all = _gml_script_size (r, allocated_now (r));
+
+    /* Translators: sizes and parameter counts. */
+    _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("One %s matrix of %s parameters is "
+                                                               "both the token embedding (wte) and "
+                                                               "the output layer (lm_head): %s "
+                                                               "parameters, %s of fp32 weights. An "
+                                                               "untied head would add another %s: "
+                                                               "%s parameters."),
+                                                             w, n_head, n_total, all, w,
+                                                             n_untied)));
+    _gml_script_mark (r, "transformer.wte = lm_head", FALSE,
+                      g_strdup_printf (_("wte and lm_head: one %s tensor"), w));
+    _gml_script_key (r, "weights", allocated_now (r));
+    _gml_script_key (r, "tied_matrix", 4 * wte / s);
+  }
+  r->sc->focus_step = _gml_script_last_step (r);
+  /* Only the tied matrix is outlined, not every weight. */
+  r->sc->focus_category = GML_CATEGORY_NONE;
+}
+
 static gboolean
 check_lab (const GmlExperiment *e,
            char               **field,
@@ -3595,6 +3653,11 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
                   SIZE ("allowed", "40 GiB", 32 * MiB, TB_),
                   SIZE ("used", "38 GiB", 0, TB_), SIZE ("request", "4 GiB", 2 * MiB, TB_) },
     script_fraction, NULL },
+  { "tied-embeddings", { COUNT ("vocab", "50257", 2, 1000000),
+                         COUNT ("hidden", "768", 2, 65536),
+                         COUNT ("positions", "1024", 0, 1000000), COUNT ("layers", "12", 1, 256),
+                         COUNT ("block", "7087872", 1, G_GUINT64_CONSTANT (100000000000)) },
+    script_tied_embeddings, NULL },
   { "view-storage", { SIZE ("tensor", "256 MiB", 4 * MiB, 512 * MiB),
                       SIZE ("slice", "4 MiB", 512, 64 * MiB) },
     script_view_storage, NULL },
