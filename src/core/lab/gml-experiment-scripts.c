@@ -730,7 +730,7 @@ script_oom_message (GmlScript           *r,
   guint n = V ("pieces");
   guint64 R = A + U, O = 0, C, s, seg, live, other, spare, request;
   guint64 exact[2];
-  guint setup, focus;
+  guint setup, focus, early;
 
   if (_gml_experiment_given (e, "in_use"))
     O = V ("in_use") - R;
@@ -758,6 +758,15 @@ script_oom_message (GmlScript           *r,
       g_autofree char *label = g_strdup_printf ("batch%u", i + 1);
       _gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, seg);
     }
+  /* Before the answer, where the question is what the unallocated figure is:
+   * the segments full, not yet the free pieces that answer it. */
+  /* Translators: %u is a number of segments. */
+  _gml_script_end_step (r, with_scale (r, g_strdup_printf (ngettext ("Training fills %u segment "
+                                                                        "with its tensors.",
+                                                                        "Training fills %u segments "
+                                                                        "with its tensors.", n),
+                                                           n)));
+  early = _gml_script_last_step (r);
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *label = g_strdup_printf ("batch%u", i + 1);
@@ -873,7 +882,7 @@ script_oom_message (GmlScript           *r,
     /* Translators: both %s are sizes. */
     _gml_script_mark (r, "tensor1", TRUE, g_strdup_printf (_("live %s + free %s"), l, f));
   }
-  r->sc->setup_step = setup;
+  r->sc->setup_step = IS ("point", "unallocated") ? early : setup;
   r->sc->focus_step = focus;
 }
 
