@@ -53,12 +53,12 @@ part_color (const GmlRenderStyle *style,
     {
     case GML_BAR_CACHED: return &pal->free_fill;
     case GML_BAR_OTHER: return &pal->other_processes;
-    case GML_BAR_PINNED: return &pal->reserved;
+    case GML_BAR_PINNED: return &pal->pinned;
     case GML_BAR_MANAGED: return &pal->allocated;
     case GML_BAR_REQUESTED: return &pal->allocated;
     case GML_BAR_BLOCK: return &pal->waste;
     case GML_BAR_SEGMENT: return &pal->reserved;
-    case GML_BAR_DEVICE_FREE: return &pal->empty_cache;
+    case GML_BAR_DEVICE_FREE: return &pal->device_free;
     case GML_BAR_ALLOCATED: return &pal->allocated;
     case TOTAL_PART: return &pal->category[GML_CATEGORY_NONE];
     default: return &pal->category[part < GML_N_CATEGORIES ? part : GML_CATEGORY_NONE];

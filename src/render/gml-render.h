@@ -53,6 +53,8 @@ typedef struct
   GmlColor reserved;
   GmlColor oom;              /* failure only: a failed request, an out-of-memory step */
   GmlColor empty_cache;
+  GmlColor device_free;      /* comparison bars: what the device could still give */
+  GmlColor pinned;           /* comparison bars: page-locked host memory */
   GmlColor cursor;
   GmlColor highlight;        /* the outline of what the question is about (not a failure) */
 } GmlPalette;
