@@ -343,6 +343,7 @@ render_question (const char *id,
   picture = gml_picture_new (sc);
   gml_picture_set_by_size (picture, by_size);
   gml_picture_set_pointing (picture, !before);
+  gml_picture_set_hide_future (picture, before);
   gml_picture_set_step (picture, step >= 0 ? (guint) step
                                            : before ? gml_scenario_get_setup_step (sc)
                                                     : gml_scenario_get_focus_step (sc));

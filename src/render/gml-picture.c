@@ -21,6 +21,7 @@ struct _GmlPicture
   GmlMemState *state;         /* the state after `step`, reused when scrubbing */
   gboolean     by_size;
   gboolean     pointing;
+  gboolean     hide_future;
   GArray      *allocated;     /* guint64 per step */
   GArray      *reserved;
   GByteArray  *marks;
@@ -99,6 +100,13 @@ gml_picture_set_pointing (GmlPicture *self,
   self->pointing = pointing;
 }
 
+void
+gml_picture_set_hide_future (GmlPicture *self,
+                             gboolean    hide)
+{
+  self->hide_future = hide;
+}
+
 gboolean
 gml_picture_get_pointing (GmlPicture *self)
 {
@@ -138,6 +146,7 @@ gml_picture_timeline_data (GmlPicture      *self,
   data->reserved = (const guint64 *) self->reserved->data;
   data->marks = self->marks->data;
   data->cursor = self->step;
+  data->n_drawn = self->hide_future ? (gsize) self->step + 1 : 0;
   /* The device's size is the ceiling a story about running out of memory
    * needs; elsewhere it would flatten what grows, so the scale fits the data. */
   data->capacity = 0;

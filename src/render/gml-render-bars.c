@@ -53,12 +53,12 @@ part_color (const GmlRenderStyle *style,
     {
     case GML_BAR_CACHED: return &pal->free_fill;
     case GML_BAR_OTHER: return &pal->other_processes;
-    case GML_BAR_PINNED: return &pal->reserved;
+    case GML_BAR_PINNED: return &pal->pinned;
     case GML_BAR_MANAGED: return &pal->allocated;
     case GML_BAR_REQUESTED: return &pal->allocated;
     case GML_BAR_BLOCK: return &pal->waste;
     case GML_BAR_SEGMENT: return &pal->reserved;
-    case GML_BAR_DEVICE_FREE: return &pal->empty_cache;
+    case GML_BAR_DEVICE_FREE: return &pal->device_free;
     case GML_BAR_ALLOCATED: return &pal->allocated;
     case TOTAL_PART: return &pal->category[GML_CATEGORY_NONE];
     default: return &pal->category[part < GML_N_CATEGORIES ? part : GML_CATEGORY_NONE];
@@ -169,10 +169,12 @@ gml_render_bars (cairo_t              *cr,
   guint indexes[64];
   guint n, n_legend = 0;
   gboolean used[GML_N_BAR_PARTS + 1] = { FALSE };
-  guint64 top = 1;
+  guint64 top = 1, group_top[4] = { 1, 1, 1, 1 };
   const char *note;
   double y, row_h, bar_h, legend_y, x0 = MARGIN, full_w;
   double legend_h;
+  double value_w_max = 0;
+  guint64 capacity;
 
   _gml_background (cr, style, width, height);
   if (data->scenario == NULL || gml_scenario_get_n_bars (data->scenario) == 0)
@@ -185,7 +187,25 @@ gml_render_bars (cairo_t              *cr,
   n = visible_bars (data, indexes, G_N_ELEMENTS (indexes));
   /* One scale for every bar of the experiment, so it does not jump as bars fill. */
   for (guint i = 0; i < gml_scenario_get_n_bars (data->scenario); i++)
-    top = MAX (top, bar_sum (gml_scenario_get_bar (data->scenario, i)));
+    {
+      const GmlBar *b = gml_scenario_get_bar (data->scenario, i);
+
+      group_top[MIN (b->scale_group, 3)] = MAX (group_top[MIN (b->scale_group, 3)], bar_sum (b));
+    }
+  top = group_top[0];
+  capacity = gml_scenario_get_bar_capacity (data->scenario);
+  top = MAX (top, capacity);
+  /* One width for every bar, so that equal bytes are equal lengths and the
+   * capacity line stands at the same place on each. */
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *v = format_value (data->scenario, bar_sum (gml_scenario_get_bar (data->scenario,
+                                                                                       indexes[i])));
+      double vw;
+
+      _gml_text_size (cr, style, v, 1.0, GML_TEXT_BOLD, &vw, NULL);
+      value_w_max = MAX (value_w_max, vw);
+    }
   for (guint i = 0; i < n; i++)
     {
       const GmlBar *bar = gml_scenario_get_bar (data->scenario, indexes[i]);
@@ -262,12 +282,7 @@ gml_render_bars (cairo_t              *cr,
 
       bar_parts (data, bar, parts);
       value = format_value (data->scenario, bar_sum (bar));
-      {
-        double value_w;
-
-        _gml_text_size (cr, style, value, 1.0, GML_TEXT_BOLD, &value_w, NULL);
-        bw = MAX (full_w - value_w - 10, 20);
-      }
+      bw = MAX (full_w - value_w_max - 10, 20);
       for (guint o = 0; o < G_N_ELEMENTS (part_order); o++)
         {
           guint p = part_order[o];
@@ -276,7 +291,8 @@ gml_render_bars (cairo_t              *cr,
           if (parts[p] == 0)
             continue;
           /* Every non-empty part stays visible, however small. */
-          w = MAX (bw * (double) parts[p] / top, 2);
+          w = MAX (bw * (double) parts[p] / (bar->scale_group == 0 ? top
+                                                 : group_top[MIN (bar->scale_group, 3)]), 2);
           cairo_rectangle (cr, x, by, w, bar_h);
           if (p == GML_BAR_CACHED)
             _gml_fill_hatched (cr, &pal->free_fill, &pal->hatch, style->line_width);
@@ -287,13 +303,44 @@ gml_render_bars (cairo_t              *cr,
             }
           x += w;
         }
-      cairo_set_line_width (cr, marked ? 3 * style->line_width : style->line_width);
-      _gml_set_color (cr, marked ? &pal->highlight : &pal->segment_border);
-      cairo_rectangle (cr, x0 + 0.5, by + 0.5, MAX (x - x0 - 1, 1), bar_h - 1);
-      cairo_stroke (cr);
+      {
+        /* The outline goes around the bar, not into it: a marked bar keeps its
+         * length beside an unmarked one of the same bytes. */
+        double lw = marked ? 3 * style->line_width : style->line_width;
+
+        cairo_set_line_width (cr, lw);
+        _gml_set_color (cr, marked ? &pal->highlight : &pal->segment_border);
+        cairo_rectangle (cr, x0 - lw / 2, by - lw / 2, MAX (x - x0, 1) + lw, bar_h + lw);
+        cairo_stroke (cr);
+      }
       _gml_text (cr, style, value, x + 8, by + (bar_h - lh) / 2 + 2, 1.0, GML_TEXT_BOLD,
                  marked ? &pal->highlight : &pal->foreground, 0);
       y += row_h;
+    }
+
+  /* The GPU's memory as a dashed line across the bars, named at its top. */
+  if (capacity > 0 && n > 0)
+    {
+      static const double dash[] = { 5, 3 };
+      double bw = MAX (full_w - value_w_max - 10, 20);
+      double cx = round (x0 + bw * (double) capacity / top) + 0.5;
+      double first_y = MARGIN + MAX ((legend_y - 8 - MARGIN - n * row_h) / 2, 0);
+      g_autofree char *size = gml_scenario_format_size (data->scenario, capacity);
+      /* Translators: %s is a size, the GPU's memory. */
+      g_autofree char *text = g_strdup_printf (_("GPU memory: %s"), size);
+      double tw;
+
+      cairo_save (cr);
+      cairo_set_dash (cr, dash, G_N_ELEMENTS (dash), 0);
+      cairo_set_line_width (cr, 2 * style->line_width);
+      _gml_set_color (cr, &pal->oom);
+      cairo_move_to (cr, cx, first_y + lh - 4);
+      cairo_line_to (cr, cx, first_y + n * row_h);
+      cairo_stroke (cr);
+      cairo_restore (cr);
+      _gml_text_size (cr, style, text, 0.92, 0, &tw, NULL);
+      _gml_text (cr, style, text, MAX (MIN (cx - tw / 2, width - MARGIN - tw), MARGIN),
+                 first_y + n * row_h, 0.92, GML_TEXT_BOLD, &pal->oom, 0);
     }
 
   /* The scale, then the legend. */
@@ -383,6 +430,15 @@ gml_describe_bars (const GmlBarsData *data)
         /* Translators: a bar's label and its total. */
         g_string_append_printf (out, _("%s: %s."), bar->label, total);
       g_string_free (detail, TRUE);
+    }
+  if (gml_scenario_get_bar_capacity (data->scenario) > 0)
+    {
+      g_autofree char *size = gml_scenario_format_size (data->scenario,
+                                                        gml_scenario_get_bar_capacity (data->scenario));
+
+      g_string_append_c (out, ' ');
+      g_string_append_printf (out, _("GPU memory: %s"), size);
+      g_string_append_c (out, '.');
     }
   /* The scale is said by the caption that goes with the picture. */
   return g_string_free (out, FALSE);

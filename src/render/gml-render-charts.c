@@ -388,11 +388,24 @@ typedef struct
   LineSwatch    reserved, allocated, empty_cache, oom, cursor;
 } TimelineLegend;
 
+/* The points drawn: before an answer only those up to the shown step. */
+static gsize
+timeline_limit (const GmlTimelineData *data)
+{
+  return data->n_drawn > 0 ? MIN (data->n_drawn, data->n_points) : data->n_points;
+}
+
+/* The legend lists only what is drawn: a marker kind only where one is. */
 static void
-timeline_legend (const GmlRenderStyle *style,
-                 TimelineLegend       *l)
+timeline_legend (const GmlTimelineData *data,
+                 const GmlRenderStyle  *style,
+                 TimelineLegend        *l)
 {
   const GmlPalette *pal = &style->palette;
+  guint8 marks = 0;
+
+  for (gsize i = 0; data->marks != NULL && i < timeline_limit (data); i++)
+    marks |= data->marks[i];
 
   l->reserved = (LineSwatch) { &pal->reserved, 2 * style->line_width, FALSE, FALSE, FALSE };
   l->allocated = (LineSwatch) { &pal->allocated, 1.5 * style->line_width, FALSE, FALSE, TRUE };
@@ -404,8 +417,10 @@ timeline_legend (const GmlRenderStyle *style,
   l->items[l->n_items++] = (GmlLegendItem) { _("Allocated"), swatch_line, &l->allocated };
   l->items[l->n_items++] = (GmlLegendItem) { gml_memory_kind_name (GML_MEMORY_KIND_FREE_CACHED), _gml_swatch_kind,
                                              GINT_TO_POINTER (GML_MEMORY_KIND_FREE_CACHED) };
-  l->items[l->n_items++] = (GmlLegendItem) { "empty_cache()", swatch_line, &l->empty_cache };
-  l->items[l->n_items++] = (GmlLegendItem) { _("Out of memory"), swatch_line, &l->oom };
+  if (marks & GML_TIMELINE_MARK_EMPTY_CACHE)
+    l->items[l->n_items++] = (GmlLegendItem) { "empty_cache()", swatch_line, &l->empty_cache };
+  if (marks & GML_TIMELINE_MARK_OOM)
+    l->items[l->n_items++] = (GmlLegendItem) { _("Out of memory"), swatch_line, &l->oom };
   l->items[l->n_items++] = (GmlLegendItem) { _("This step"), swatch_line, &l->cursor };
 }
 
@@ -434,12 +449,12 @@ timeline_layout (const GmlTimelineData *data,
   double tick_w = 0;
 
   if (max == 0)
-    for (gsize i = 0; i < data->n_points; i++)
+    for (gsize i = 0; i < timeline_limit (data); i++)
       max = MAX (max, MAX (data->reserved[i], data->allocated[i]));
   if (max == 0)
     max = 1;
 
-  timeline_legend (style, &l);
+  timeline_legend (data, style, &l);
   *legend = (GmlRect) { MARGIN, MARGIN, MAX (width - 2 * MARGIN, 1), 0 };
   legend->height = _gml_legend (cr, style, l.items, l.n_items, legend, FALSE);
   size_ticks (max, ticks);
@@ -545,18 +560,22 @@ gml_render_timeline (cairo_t               *cr,
       /* Each pixel column covers a range of points: draw its minimum to maximum,
        * so a million events cost one pass and nothing is lost between pixels. */
       double px_per_point = plot.width / data->n_points;
+      gsize limit = timeline_limit (data);
+      /* Columns that hold only points after the limit stay empty: the future. */
+      int drawn = MIN (columns, (int) ceil ((double) limit * columns / data->n_points));
 
       double *lo_y = g_new (double, columns);
       double *hi_y = g_new (double, columns);
       double *alloc_y = g_new (double, columns);
 
-      for (int c = 0; c < columns; c++)
+      for (int c = 0; c < drawn; c++)
         {
           gsize i0 = (gsize) ((double) c / columns * data->n_points);
           gsize i1 = MAX (i0 + 1, (gsize) ((double) (c + 1) / columns * data->n_points));
           guint64 lo = G_MAXUINT64, hi = 0, ahi = 0;
 
-          i1 = MIN (i1, data->n_points);
+          i1 = MIN (i1, limit);
+          i0 = MIN (i0, i1 - 1);
           for (gsize i = i0; i < i1; i++)
             {
               guint64 r = data->reserved[i];
@@ -576,15 +595,15 @@ gml_render_timeline (cairo_t               *cr,
        * than it strokes a polyline of thousands of joins. */
       cairo_save (cr);
       cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
-      for (int c = 0; c < columns; c++)
+      for (int c = 0; c < drawn; c++)
         if (alloc_y[c] - lo_y[c] >= 1)
           cairo_rectangle (cr, plot.x + c, lo_y[c], 1, alloc_y[c] - lo_y[c]);
       gml_render_memory_kind_fill (cr, style, GML_MEMORY_KIND_FREE_CACHED);
-      for (int c = 0; c < columns; c++)
+      for (int c = 0; c < drawn; c++)
         cairo_rectangle (cr, plot.x + c, alloc_y[c], 1, plot.y + plot.height - alloc_y[c]);
       _gml_set_color_alpha (cr, &pal->allocated, 0.35);
       cairo_fill (cr);
-      for (int c = 0; c < columns; c++)
+      for (int c = 0; c < drawn; c++)
         {
           double prev = c > 0 ? alloc_y[c - 1] : alloc_y[c];
           double y0 = MIN (prev, alloc_y[c]) - style->line_width / 2;
@@ -594,7 +613,7 @@ gml_render_timeline (cairo_t               *cr,
         }
       _gml_set_color (cr, &pal->allocated);
       cairo_fill (cr);
-      for (int c = 0; c < columns; c++)
+      for (int c = 0; c < drawn; c++)
         {
           double prev_lo = c > 0 ? lo_y[c - 1] : lo_y[c];
           double prev_hi = c > 0 ? hi_y[c - 1] : hi_y[c];
@@ -621,7 +640,7 @@ gml_render_timeline (cairo_t               *cr,
         {
           int last_column = -1;
 
-          for (gsize i = 0; i < data->n_points; i++)
+          for (gsize i = 0; i < limit; i++)
             {
               int c;
               double mx;
@@ -667,7 +686,7 @@ gml_render_timeline (cairo_t               *cr,
         }
     }
 
-  timeline_legend (style, &l);
+  timeline_legend (data, style, &l);
   _gml_legend (cr, style, l.items, l.n_items, &legend, TRUE);
 
   {
@@ -700,7 +719,7 @@ gml_describe_timeline (const GmlTimelineData *data)
 
   if (data->n_points == 0)
     return g_strdup (_("Nothing has happened yet."));
-  for (gsize i = 0; i < data->n_points; i++)
+  for (gsize i = 0; i < timeline_limit (data); i++)
     peak = MAX (peak, data->reserved[i]);
   t_peak = gml_format_size_short (peak);
   t_res = gml_format_size_short (data->reserved[at]);

@@ -394,11 +394,10 @@ legend_items (const GmlMemoryMapData *data,
     {
       GmlMemoryKind kind = always[i];
 
-      /* Rare kinds only when they are drawn; the rest always, so the legend
-       * does not jump from step to step. */
-      if ((kind == GML_MEMORY_KIND_OTHER || kind == GML_MEMORY_KIND_PENDING_FREE ||
-           kind == GML_MEMORY_KIND_KV_CACHE) &&
-          layout->kind_bytes[kind] == 0)
+      /* Only the kinds drawn at this step: a legend entry for something the
+       * picture does not show sends the reader looking for it. */
+      if (layout->kind_bytes[kind] == 0 && kind != GML_MEMORY_KIND_OTHER_PROCESSES &&
+          !(data->uncategorised && kind == GML_MEMORY_KIND_OTHER))
         continue;
       if (kind == GML_MEMORY_KIND_OTHER_PROCESSES && data->other_in_use == 0)
         continue;

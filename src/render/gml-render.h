@@ -53,6 +53,8 @@ typedef struct
   GmlColor reserved;
   GmlColor oom;              /* failure only: a failed request, an out-of-memory step */
   GmlColor empty_cache;
+  GmlColor device_free;      /* comparison bars: what the device could still give */
+  GmlColor pinned;           /* comparison bars: page-locked host memory */
   GmlColor cursor;
   GmlColor highlight;        /* the outline of what the question is about (not a failure) */
 } GmlPalette;
@@ -238,6 +240,8 @@ typedef struct
   guint64        capacity;            /* top of the scale; 0 = the largest value */
   gboolean       highlight;           /* emphasise the cursor's markers */
   gboolean       trace_entries;       /* the points are a snapshot's trace entries, not steps */
+  gsize          n_drawn;             /* points drawn from the left (the rest is the future
+                                       * a question asks about); 0 = all */
 } GmlTimelineData;
 
 void         gml_timeline_layout        (const GmlTimelineData *data,
@@ -351,6 +355,10 @@ char        *gml_picture_describe       (GmlPicture           *self,
 char        *gml_picture_describe_full  (GmlPicture           *self,
                                          GmlView               view);
 gboolean     gml_picture_get_pointing   (GmlPicture           *self);
+/* Before an answer: the timeline stops at the shown step, drawing nothing of
+ * what comes after it. */
+void         gml_picture_set_hide_future (GmlPicture          *self,
+                                          gboolean             hide);
 
 typedef enum
 {

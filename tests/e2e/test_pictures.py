@@ -98,12 +98,23 @@ next_start = describe(shown_bank[next_text], '--before')
 app.wait_image(lambda n: n == next_start, f'for the next question, saying “{next_start}”')
 check(True, 'the next question brings its own experiment, set up again')
 
-# Play: the whole experiment in about 15 s at 1×, whatever its number of steps.
+# Before its answer the steps are locked: Ctrl+Home, Ctrl+→ and Play leave the
+# picture at its setup, which shows nothing of the answer.
+app.key('ctrl+Home')
+app.key('ctrl+Right')
+app.key('ctrl+period')
+time.sleep(2)
+app.wait_image(lambda n: n == next_start, f'still saying “{next_start}” before the answer')
+check(True, 'before the answer the step keys and Play do not move the picture')
+
+# Play, once answered: the whole experiment in about 15 s at 1×, whatever its
+# number of steps.
+app.key('1')
 next_info = json.loads(cli('render', '--question', shown_bank[next_text], '--json'))
 last = len(next_info['steps']) - 1
-end = describe(shown_bank[next_text], '--before', '--step', str(last))
+end = describe(shown_bank[next_text], '--step', str(last))
 app.key('ctrl+Home')
-first = describe(shown_bank[next_text], '--before', '--step', '0')
+first = describe(shown_bank[next_text], '--step', '0')
 app.wait_image(lambda n: n == first, 'at step 0 after Ctrl+Home')
 started = time.monotonic()
 app.key('ctrl+period')

@@ -36,11 +36,6 @@ def state(d):
     return f['weights'] + f['gradients'] + f['optimizer_state']
 
 
-def tied(d, c):
-    check(d['parameters'] == 124_439_808, 'gpt2 has 124,439,808 parameters')
-    check(gib(state(d), 2) == 1.85, 'fp32 AdamW model state is 1.85 GiB')
-
-
 def adamw_80g(d, c):
     check(not d['fits'] and d['oom_message'], 'Llama 2 7B with mixed-precision AdamW does not fit 80 GiB')
     check('optimizer.step()' in d['peak_at'] and 'step 1' in d['peak_at'], f'it fails in the first optimizer.step(): {d["peak_at"]}')
@@ -60,8 +55,11 @@ def sequence(d, c):
     short = run(c.replace('--seq 1024', '--seq 512'))
     check(d['formula']['korthikanti_per_layer'] == 717_225_984, 'Korthikanti at s = 1,024: 684 MiB per layer')
     check(short['formula']['korthikanti_per_layer'] == 232_783_872, 'Korthikanti at s = 512: 222 MiB per layer')
-    check(gib(short['by_category']['activations'], 1) == 3.4 and gib(d['by_category']['activations'], 1) == 9.6,
-          'the lab keeps 3.4 and 9.6 GiB of activations')
+    layers = [gib(12 * x['formula']['activations_per_layer'], 2) for x in (short, d)]
+    check(layers == [2.60, 8.02], f'the 12 layers keep 2.60 and 8.02 GiB ({layers})')
+    logsm = [gib(x['config']['seq'] * 8 * 50257 * 4, 2) for x in (short, d)]
+    check(gib(short['by_category']['activations'], 2) == 3.39 and gib(d['by_category']['activations'], 2) == 9.58
+          and logsm == [0.77, 1.53], 'the lab keeps 3.39 and 9.58 GiB, with the 0.77 and 1.53 GiB log-softmax')
 
 
 def kv_cache(d, c):
@@ -81,9 +79,9 @@ def gqa(d, c):
 
 
 def adamw_state(d, c):
-    check(d['formula']['optimizer_state'] == 995_518_464, "AdamW's state is 995,518,464 bytes")
-    check(run(c.replace('adamw', 'sgd'))['formula']['optimizer_state'] == 0, 'SGD keeps no state')
-    check(run(c.replace('adamw', 'momentum'))['formula']['optimizer_state'] == 995_518_464 // 2, 'momentum keeps one buffer')
+    check(d['formula']['optimizer_state'] == 995_518_464, "AdamW's state is 995,518,464 bytes (949.4 MiB)")
+    check(any('√v for every parameter at once, 474.7 MiB of temporaries' in n for n in d['notes']),
+          'the foreach √v: 474.7 MiB of temporaries at optimizer.step()')
 
 
 def checkpointing(d, c):
@@ -94,12 +92,25 @@ def checkpointing(d, c):
     check(gib(none['peak_allocated_bytes'], 2) == 14.29 and gib(d['peak_allocated_bytes'], 2) == 6.30,
           'the peak drops from 14.29 to 6.30 GiB')
     check(abs(d['extra_compute'] - 1 / 3) < 1e-9 and abs(every['extra_compute'] - 1 / 3) < 1e-9, '+33 % compute')
-    check(gib(every['by_category']['activations'], 1) == 1.7, 'every layer: 1.7 GiB')
+    layers = 12 * none['formula']['activations_per_layer']
+    check(gib(layers, 2) == 8.02, f'without checkpointing the 12 layers keep 8.02 GiB ({layers})')
+    group_inputs = 3 * 2 * 1024 * 8 * 768
+    logsm = 8 * 1024 * 50257 * 4
+    kept = d['by_category']['activations'] - logsm
+    check(group_inputs == 36 << 20 and group_inputs <= kept < group_inputs + (40 << 20),
+          f'with √N groups the layers keep the 3 groups\' inputs, 36 MiB (activations less the '
+          f'log-softmax: {kept / (1 << 20):.1f} MiB)')
     check('loss' in d['peak_at'] and 'loss' in every['peak_at'], 'both peak at the loss')
 
 
 def accumulation(d, c):
-    check(gib(d['peak_allocated_bytes'], 1) == 8.2, 'micro-batch 4 × 8: the peak is 8.2 GiB')
+    check(gib(d['peak_allocated_bytes'], 2) == 8.20, 'micro-batch 4 × 8: the peak is 8.20 GiB')
+    plain = run(c.replace(' --accumulation 8', ''))
+    extra = d['peak_allocated_bytes'] - plain['peak_allocated_bytes']
+    check(gib(plain['peak_allocated_bytes'], 2) == 7.96 and gib(extra, 2) == 0.24
+          and d['formula']['gradients'] == 124_439_808 * 2 and plain['by_category']['gradients'] == 0
+          and abs(d["by_category"]["gradients"] - extra) < 2 << 20,
+          f'batch 4 alone peaks at 7.96 GiB; the 0.24 GiB more are the bf16 gradients ({extra})')
     check(gib(d['by_category']['activations'], 1) == 4.8 and d['by_category']['gradients'] > 0,
           '4.8 GiB of activations beside the accumulated gradients')
     big = run(c.replace('--batch 4', '--batch 32').replace(' --accumulation 8', ''))
@@ -120,11 +131,53 @@ def pure_bf16(d, c):
     check(gib(state(amp), 1) == 18.4 and gib(state(d), 1) == 9.2, 'model state 18.4 → 9.2 GiB')
 
 
+def autocast(d, c):
+    fp32 = run(c.replace('autocast-bf16', 'fp32'))
+    zero = run(c.replace('autocast-bf16', 'amp-bf16'))
+    check(gib(state(d), 2) == gib(state(fp32), 2) == gib(state(zero), 2) == 1.85,
+          'torch.autocast, fp32 and the ZeRO layout all keep 1.85 GiB of model state')
+    f = d['formula']
+    check(f['weights'] == f['gradients'] == 4 * d['parameters'] and f['optimizer_state'] == 8 * d['parameters'],
+          'autocast: fp32 weights and gradients, two fp32 moments, no master copy')
+    zf = zero['formula']
+    check(gib(zf['weights'], 2) == 0.23 and gib(zf['optimizer_state'], 2) == 1.39, 'the ZeRO split: 0.23 and 1.39 GiB')
+    acts = [gib(x['by_category']['activations'], 2) for x in (fp32, d)]
+    check(round(acts[0], 1) == 16.4 and acts[1] == 9.75, f'activations 16.4 → 9.75 GiB ({acts})')
+    check(round(gib(fp32['peak_allocated_bytes'], 1), 1) == 20.8 and round(gib(d['peak_allocated_bytes'], 1), 1) == 14.2,
+          'the peak goes from 20.8 to 14.2 GiB')
+    copies = sum(7_087_872 for _ in range(12)) * 2
+    extra = d['by_category']['activations'] - zero['by_category']['activations']
+    check(gib(copies, 2) == 0.16 and copies <= extra < copies + (16 << 20),
+          f'beside the ZeRO layout, autocast keeps the 12 layers\' bf16 weight copies, 0.16 GiB '
+          f'(their blocks: {extra})')
+
+
+def batch_not_double(d, c):
+    small = run(c.replace('--batch 8', '--batch 4'))
+    p4, p8 = gib(small['peak_allocated_bytes'], 2), gib(d['peak_allocated_bytes'], 2)
+    fixed = 2 * small['peak_allocated_bytes'] - d['peak_allocated_bytes']
+    at_peak = d['by_category']['weights'] + d['by_category']['optimizer_state']
+    check(p4 == 7.96 and p8 == 14.29, f'batch 4 peaks at 7.96 GiB, batch 8 at 14.29 GiB ({p4}, {p8})')
+    check(gib(fixed, 2) == 1.63 and abs(fixed - at_peak) < 64 << 20,
+          f'2 × 7.96 − 14.29 = 1.63 GiB, the weights and optimizer state at the peak ({gib(at_peak, 2)})')
+
+
+def first_step(d, c):
+    steady = d['steady_step']
+    check(gib(d['peak_allocated_bytes'], 2) == 2.89 and gib(steady['peak_allocated_bytes'], 2) == 3.83,
+          'the first step peaks at 2.89 GiB, the steady one at 3.83 GiB')
+    check(d['by_category']['optimizer_state'] == 0 and 'step 1' in d['peak_at'],
+          'the first step peaks before the optimizer state exists')
+    check(d['formula']['optimizer_state'] == 995_518_464, 'the moments are 949 MiB')
+
+
 CHECKS = {
-    'lab-gpt2-tied-embeddings': tied, 'lab-7b-adamw-80g': adamw_80g, 'lab-7b-zero3': zero3,
+    'lab-7b-adamw-80g': adamw_80g, 'lab-7b-zero3': zero3,
     'lab-sequence-activations': sequence, 'lab-kv-cache-7b': kv_cache, 'lab-kv-max-batch': kv_max_batch,
     'lab-gqa-kv-cache': gqa, 'lab-adamw-state': adamw_state, 'lab-checkpoint-cost': checkpointing,
     'lab-accumulation-peak': accumulation, 'lab-loss-peak': loss, 'lab-pure-bf16': pure_bf16,
+    'lab-autocast-vs-fp32': autocast, 'lab-batch-not-double': batch_not_double,
+    'lab-first-step-peak': first_step,
 }
 
 questions = json.load(open(bank_path, encoding='utf-8'))['questions']

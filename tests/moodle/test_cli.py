@@ -39,8 +39,8 @@ check(all(q['sources'] and all(s['title'] and s['url'].startswith('https://') fo
           for q in bank), 'questions --json gives every question sources as {title, https url}')
 links = [s['url'] for q in bank for s in q['sources']]
 check(any(u.startswith('https://arxiv.org/abs/') for u in links) and
-      any(u.startswith('https://github.com/pytorch/pytorch/blob/main/') for u in links),
-      'arXiv ids and pytorch/pytorch paths become arxiv.org and github.com links')
+      any(u.startswith('https://github.com/pytorch/pytorch/blob/v2.9.0/') for u in links),
+      'arXiv ids become arxiv.org links, and PyTorch\'s source is linked at a release')
 
 for lang in ('en', 'tr'):
     shown = json.loads(run(['questions', '--json', '--no-shuffle', '--lang', lang], home).stdout)

@@ -163,14 +163,11 @@ test_teaches (void)
     { "oom-reserved-unallocated", "free", 3 * GiB / 2 },
     { "oom-reserved-unallocated", "capacity", 38 * GiB },
     { "context-smi-gap", "memory_reserved", 10 * GiB },
-    { "adam-7b-mixed", "total", 112 * GB },
-    { "adam-7b-fp32-grads", "total", 126 * GB },
-    { "mixed-vs-fp32-adam-state", "total", 16 * GB },
-    { "mixed-vs-fp32-adam-state", "total_first", 16 * GB },
-    { "zero3-per-gpu", "per_gpu", 14 * GB },
-    { "zero3-per-gpu", "total", 112 * GB },
-    { "grad-accum-arithmetic", "peak_comparison", 44 * GB },
-    { "grad-accum-arithmetic", "peak_accumulation", 26 * GB },
+    { "autocast-7b-weights", "total", 112 * GB },
+    { "autocast-7b-weights", "total_first", 112 * GB },
+    { "view-keeps-storage", "memory_allocated", 256 * MiB },
+    { "lab-gpt2-tied-embeddings", "tied_matrix", G_GUINT64_CONSTANT (50257) * 768 * 4 },
+    { "stats-inactive-split", "inactive_split", 17 * MiB },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -214,7 +211,7 @@ static void
 test_scale (void)
 {
   g_autoptr(GmlQuestionBank) bank = gml_test_load_bank_file ();
-  const char *ids[] = { "oom-reserved-unallocated", "zero3-per-gpu", "grad-accum-arithmetic" };
+  const char *ids[] = { "oom-reserved-unallocated", "zero-what-is-sharded", "autocast-7b-weights" };
 
   for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
     {

@@ -209,6 +209,51 @@ test_mark_is_not_failure (void)
   g_assert_cmpfloat (worst, >=, 10.0);
 }
 
+/* One colour per kind everywhere: the colour that stands for "allocated by
+ * PyTorch, whatever the tensors are" (timelines, comparison bars) is none of
+ * the categories' (it is not the weights' blue); "free on the GPU" is not the
+ * activations' green; pinned host memory is not the segments' ink. */
+static void
+test_aggregates_apart (void)
+{
+  double worst = G_MAXDOUBLE;
+
+  for (GmlTheme theme = 0; theme < GML_N_THEMES; theme++)
+    {
+      GmlRenderStyle style;
+
+      gml_render_style_init (&style, theme);
+      for (guint v = 0; v < G_N_ELEMENTS (visions); v++)
+        {
+          double la[3], lf[3], lp[3], lr[3];
+
+          to_lab (&style.palette.allocated, &visions[v], la);
+          to_lab (&style.palette.device_free, &visions[v], lf);
+          to_lab (&style.palette.pinned, &visions[v], lp);
+          to_lab (&style.palette.reserved, &visions[v], lr);
+          for (int c = 0; c < GML_N_CATEGORIES; c++)
+            {
+              double lc[3], d1, d2;
+
+              to_lab (&style.palette.category[c], &visions[v], lc);
+              d1 = ciede2000 (la, lc);
+              d2 = ciede2000 (lf, lc);
+              if (MIN (d1, d2) < 10.0)
+                g_test_message ("theme %d, %s: %s %.1f from %s", theme, visions[v].name,
+                                d1 < d2 ? "allocated" : "free on the GPU", MIN (d1, d2),
+                                gml_memory_kind_name (c));
+              worst = MIN (worst, MIN (d1, d2));
+            }
+          if (ciede2000 (lp, lr) < 10.0)
+            g_test_message ("theme %d, %s: pinned %.1f from segment", theme, visions[v].name,
+                            ciede2000 (lp, lr));
+          worst = MIN (worst, ciede2000 (lp, lr));
+        }
+    }
+  g_test_message ("smallest difference of an aggregate colour: %.1f", worst);
+  g_assert_cmpfloat (worst, >=, 10.0);
+}
+
 /* Each kind of memory drawn as a swatch: no two kinds look alike, even to a
  * deuteranope, because every kind that is not a category colour has a
  * pattern of its own. Pixels are compared after simulation. */
@@ -287,5 +332,6 @@ main (int    argc,
   g_test_add_func ("/render/palette/categories-apart", test_categories_apart);
   g_test_add_func ("/render/palette/mark-is-not-failure", test_mark_is_not_failure);
   g_test_add_func ("/render/palette/kinds-distinct", test_kinds_distinct);
+  g_test_add_func ("/render/palette/aggregates-apart", test_aggregates_apart);
   return g_test_run ();
 }

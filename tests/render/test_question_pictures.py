@@ -6,7 +6,9 @@ For each question of the bank: `render --question ID --describe` succeeds; its
 description names every size the question's own text names ("3 MiB", "20.00 MiB",
 "6 GB", "1000-byte"), whatever way it writes them; a question that names no size is
 checked for the key figures its experiment reports (`render --question ID --json`).
-The picture before the answer says something else than the one after it. A few
+The picture before the answer says something else than the one after it, and names no
+size that only the right option names (the answer, given away); in Turkish no description
+uses an English word the glossary translates (weights, gradients, activations). A few
 questions are also drawn to PNG, SVG and PDF, and bad requests fail cleanly.
 
     test_question_pictures.py LANG
@@ -83,12 +85,26 @@ for q in bank:
         for name, value in info['keys'].items():
             check(names(after, value), f'{q["id"]}: the description names its key {name} = {value}: {after}')
     check(info['focus_view'] in info['views'], f'{q["id"]}: it opens in a view it offers')
+    # Before the answer: no figure that only the right option has.
+    right = next(o for o in q['options'] if o['correct'])
+    others = sizes(q['text']) + [x for o in q['options'] if not o['correct'] for x in sizes(o['text'])]
+    # Widths of a value (4 bytes per fp32 value) are facts of the dtype, not answers.
+    only_right = [x for x in sizes(right["text"]) if x > 16
+                  and not any(abs(x - y) <= max(0.006 * x, 1) for y in others)]
+    for x in only_right:
+        check(not names(before, x), f'{q["id"]}: before the answer the picture names {x:.0f} bytes, '
+                                    f'which only the right option has: {before}')
+    if lang == 'tr':
+        for text in (before, after):
+            prose = re.sub(r'"[^"]*"|“[^”]*”|[\w.]*[_.(=/][\w.()=/\[\]:,-]*', ' ', text)
+            word = re.search(r'\b(weights|gradients|activations)\b', prose)
+            check(word is None, f'{q["id"]}: an English word in the Turkish picture: {word and word.group(0)}: {text}')
 check(n_sized >= 12, f'questions that name sizes were checked ({n_sized})')
 
 # Files, for slides.
 out = tempfile.mkdtemp()
 for qid, ext in (('oom-tried-segment-size', 'png'), ('rounding-small-tensor', 'svg'),
-                 ('zero3-per-gpu', 'pdf'), ('fragmentation-new-segment', 'png')):
+                 ('lab-7b-zero3', 'pdf'), ('fragmentation-new-segment', 'png')):
     path = os.path.join(out, f'{qid}.{ext}')
     run('render', '--question', qid, '--output', path)
     check(os.path.exists(path) and os.path.getsize(path) > 1000, f'{qid}: {ext} written')

@@ -12,7 +12,13 @@
   ("always", "never", "only", …) in wrong options but not in the right one;
 - a right option's feedback does not start with "Right"/"Doğru", since the page shows it
   after "The right answer (b): ";
-- each difficulty has at least 12 questions.
+- each difficulty has at least 12 questions, and each topic at least 3;
+- a link to PyTorch's source is pinned: a release tag (v2.9.0) or a commit, never main,
+  and never the bare pytorch/pytorch/PATH form (which the app opens on main);
+- wherever a question counts the bytes of mixed precision, its stem names which of the two
+  it counts: PyTorch's torch.autocast (fp32 weights, gradients and moments) or the ZeRO,
+  DeepSpeed and Megatron-LM layout (16-bit weights and gradients, fp32 master copy); in
+  the user's six questions, whose stem is theirs, the right option's feedback names both.
 
     check-bank.py SOURCE_ROOT"""
 
@@ -52,6 +58,9 @@ def url_ok(url):
     return bool(HTTPS.match(url) or ARXIV.match(url))
 
 
+PINNED = re.compile(r'^https://github\.com/pytorch/pytorch/blob/(v\d+\.\d+\.\d+|[0-9a-f]{40})/[^#?]+'
+                    r'(#L\d+(-L\d+)?)?$')
+
 for q in questions:
     if 'source' in q:
         fail(f'{q["id"]}: has the old free-text "source"; use "sources"')
@@ -61,8 +70,11 @@ for q in questions:
     for s in sources:
         if not s.get('title', '').strip():
             fail(f'{q["id"]}: a source has no title')
-        if not url_ok(s.get('url', '')):
-            fail(f'{q["id"]}: “{s.get("url")}” is not an https address, an arXiv id or a pytorch/pytorch path')
+        url = s.get('url', '')
+        if not url_ok(url):
+            fail(f'{q["id"]}: “{url}” is not an https address, an arXiv id or a pytorch/pytorch path')
+        if PYTORCH.match(url) or ('github.com/pytorch/pytorch' in url and not PINNED.match(url)):
+            fail(f'{q["id"]}: “{url}” is not pinned to a release tag or a commit of PyTorch')
 
 # -- no path outside the repository --------------------------------------------------------
 OUTSIDE = re.compile(r'\.\./shared|shared/(facts|seed|design|style|testing)|/work/|\bfacts/[\w-]+\.md|'
@@ -145,6 +157,45 @@ for q in questions:
         if re.match(r'(Right|Correct|Doğru)\b', feedback):
             fail(f'{q["id"]} ({lang}): the right option\'s feedback starts with “{feedback.split()[0]}”, '
                  f'which repeats “The right answer (b):”')
+
+# -- the two meanings of mixed precision -----------------------------------------------------
+BYTES = re.compile(r'\d\s?(bytes?|B|KiB|MiB|GiB|GB)\b')
+MIXED = re.compile(r'mixed[- ]precision|--precision (amp|autocast)-', re.I)
+CONVENTION = re.compile(r'ZeRO|autocast')
+
+
+def english_texts(q):
+    yield q['text']
+    yield q['explanation']
+    yield q.get('experiment', {}).get('config', '')
+    for o in q['options']:
+        yield o['text']
+        yield o['feedback']
+
+
+for q in questions:
+    texts = list(english_texts(q))
+    if not (any(MIXED.search(t) for t in texts) and any(BYTES.search(t) for t in texts)):
+        continue
+    if ours(q):
+        if not CONVENTION.search(q['text']):
+            fail(f'{q["id"]}: counts the bytes of mixed precision without saying in its stem which '
+                 f'it counts (torch.autocast or the ZeRO layout)')
+    else:
+        right = next(o for o in q['options'] if o['correct'])
+        if not all(w in right['feedback'] for w in ('autocast', 'ZeRO')):
+            fail(f'{q["id"]}: a seed question that counts mixed-precision bytes: its right option\'s '
+                 f'feedback must name both conventions')
+
+# -- topics ------------------------------------------------------------------------------------
+topics = {}
+for q in questions:
+    topics.setdefault(q['topic'], []).append(q['id'])
+for topic, ids in sorted(topics.items()):
+    if len(ids) < 3:
+        fail(f'topic “{topic}” has {len(ids)} questions; at least 3 are needed')
+print(f'{len(topics)} topics, {min(len(v) for v in topics.values())} to '
+      f'{max(len(v) for v in topics.values())} questions each')
 
 # -- difficulty ------------------------------------------------------------------------------
 for d in (1, 2, 3):

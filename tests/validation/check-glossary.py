@@ -31,7 +31,10 @@ for line in glossary.split('\n'):
         continue
     for pattern in re.findall(r'`([^`]+)`', cells[2]):
         pattern = pattern.replace('\\|', '|')
-        rules.append((cells[0], cells[1], re.compile(r'(?<!\w)(' + pattern + ')', re.I)))
+        english = pattern.startswith('en:')
+        if english:
+            pattern = pattern[3:] + r'\b'
+        rules.append((cells[0], cells[1], re.compile(r'(?<!\w)(' + pattern + ')', re.I), english))
 if len(rules) < 20:
     print(f'FAIL: po/glossary.md gives only {len(rules)} rejected forms; is its table intact?')
     sys.exit(1)
@@ -39,6 +42,16 @@ if len(rules) < 20:
 # Prose numbers with a decimal point before a unit, outside quotes.
 DOT_NUMBER = re.compile(r'(?<![\w.:/])\d+\.\d+(?=\s*(GiB|MiB|KiB|TiB|GB|MB|TB|byte|B\b|kat\b))')
 QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
+# Code in a Turkish string: a token with _ . ( = or a path, kept as written in Python.
+# A list of code names in parentheses, such as a verb's choices (one of them hyphenated).
+LISTED = re.compile(r'\([^()]*\b\w+-\w+\b[^()]*\)')
+CODE = re.compile(r'[\w.]*[_.(=/][\w.()=/\[\]:,-]*')
+
+
+def prose(s):
+    """The string without quotes and code, for the English words Turkish translates."""
+    s = LISTED.sub(' ', QUOTED.sub(' ', s))
+    return CODE.sub(' ', s)
 
 
 def user_text(s):
@@ -60,9 +73,9 @@ for e in read_entries(os.path.join(srcdir, 'po', 'tr.po')):
             continue
         checked += 1
         where = e['id'][:70]
-        for english, turkish, rule in rules:
-            for m in rule.finditer(s):
-                if m.group(1).lower() in e['id'].lower():
+        for english, turkish, rule, is_english in rules:
+            for m in rule.finditer(prose(s) if is_english else s):
+                if not is_english and m.group(1).lower() in e['id'].lower():
                     continue
                 failures.append(f'“{m.group(1)}” (glossary: {english} → {turkish}) in: {where}\n'
                                 f'    {s[:160]}')

@@ -143,6 +143,26 @@ test_worker (void)
   setup = expected_description (q, FALSE);
   g_assert_cmpstr (gml_picture_view_get_description (view), ==, setup);
 
+  /* Before the answer the steps are locked: ], Ctrl+→, ▶ and the slider would show
+   * the state the question asks about. */
+  g_assert_false (gml_scenario_panel_can_step (panel));
+  g_assert_false (gtk_widget_get_sensitive (
+      gtk_widget_get_first_child (gtk_revealer_get_child (controls))));
+  gml_scenario_panel_step (panel, 1);
+  g_assert_cmpstr (gml_picture_view_get_description (view), ==, setup);
+  gtk_widget_activate_action (GTK_WIDGET (panel), "scenario.forward", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (panel), "scenario.play", NULL);
+  g_assert_cmpstr (gml_picture_view_get_description (view), ==, setup);
+  /* Answered: they move. */
+  gml_scenario_panel_point (panel);
+  g_assert_true (gml_scenario_panel_can_step (panel));
+  g_assert_true (gtk_widget_get_sensitive (
+      gtk_widget_get_first_child (gtk_revealer_get_child (controls))));
+  gml_scenario_panel_step (panel, -1);
+  g_assert_cmpstr (gml_picture_view_get_description (view), !=, pointed);
+  gml_scenario_panel_set_question (panel, q);
+  g_assert_false (gml_scenario_panel_can_step (panel));
+
   /* A question left before its picture came: the late result is not shown. */
   gml_scenario_panel_reload (panel);
   gml_scenario_panel_set_question (panel, other);

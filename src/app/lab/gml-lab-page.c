@@ -38,7 +38,8 @@ static const GmlView lab_views[N_LAB_VIEWS] = { GML_VIEW_MEMORY_MAP, GML_VIEW_FR
 /* The choices of the combo rows, as the command line spells them. */
 static const char * const model_values[] = { "gpt2", "llama-3.2-1b", "llama-2-7b", "mlp", "custom" };
 static const char * const mode_values[] = { "train", "inference" };
-static const char * const precision_values[] = { "fp32", "amp-fp16", "amp-bf16", "bf16" };
+static const char * const precision_values[] = { "fp32", "amp-fp16", "amp-bf16", "bf16",
+                                                 "autocast-fp16", "autocast-bf16" };
 static const char * const optimizer_values[] = { "sgd", "momentum", "adam", "adamw" };
 static const char * const step_values[] = { "steady", "first" };
 static const char * const checkpointing_values[] = { "none", "every", "sqrt" };
@@ -208,7 +209,9 @@ fill_choices (GmlLabPage *self)
              _("Classroom MLP"), _("Custom shape"), NULL);
   set_model (self->mode_row, _("Training step"), _("Inference with a KV cache"), NULL);
   set_model (self->precision_row, _("fp32"), _("Mixed precision, fp16 (amp-fp16)"),
-             _("Mixed precision, bf16 (amp-bf16)"), _("bf16 everywhere"), NULL);
+             _("Mixed precision, bf16 (amp-bf16)"), _("bf16 everywhere"),
+             _("torch.autocast, fp16 (autocast-fp16)"),
+             _("torch.autocast, bf16 (autocast-bf16)"), NULL);
   set_model (self->optimizer_row, _("SGD"), _("SGD with momentum"), _("Adam"), _("AdamW"), NULL);
   set_model (self->step_row, _("Steady state (step 2)"), _("First step"), NULL);
   set_model (self->checkpointing_row, _("None"), _("Every K layers"), _("√N segments"), NULL);

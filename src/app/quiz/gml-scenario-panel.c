@@ -156,6 +156,7 @@ update (GmlScenarioPanel *self)
 {
   GmlScenario *sc;
   guint step, n;
+  gboolean unlocked;
   g_autofree char *position = NULL;
 
   if (self->picture == NULL)
@@ -171,10 +172,14 @@ update (GmlScenarioPanel *self)
   self->updating_scale = TRUE;
   gtk_adjustment_configure (self->step_adjustment, step, 0, MAX (n - 1, 1), 1, 1, 0);
   self->updating_scale = FALSE;
-  gtk_widget_set_sensitive (GTK_WIDGET (self->step_scale), n > 1);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "scenario.back", step > 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "scenario.restart", step > 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "scenario.forward", step + 1 < n);
+  /* Before the answer the steps stay where they are: stepping on would show the
+   * state the question asks about. */
+  unlocked = gml_picture_get_pointing (self->picture);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->step_scale), unlocked && n > 1);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "scenario.back", unlocked && step > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "scenario.restart", unlocked && step > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "scenario.forward", unlocked && step + 1 < n);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "scenario.play", unlocked && n > 1);
   gml_picture_view_changed (self->picture_view);
 }
 
@@ -334,6 +339,7 @@ show_setup (GmlScenarioPanel *self)
 
   gtk_label_set_label (self->title_label, gml_scenario_get_title (sc));
   gml_picture_set_pointing (self->picture, FALSE);
+  gml_picture_set_hide_future (self->picture, TRUE);
   gml_picture_set_step (self->picture, gml_scenario_get_setup_step (sc));
   show_views (self, sc, gml_scenario_get_setup_view (sc));
   update (self);
@@ -372,9 +378,18 @@ gml_scenario_panel_point (GmlScenarioPanel *self)
   stop_playing (self);
   sc = gml_picture_get_scenario (self->picture);
   gml_picture_set_pointing (self->picture, TRUE);
+  gml_picture_set_hide_future (self->picture, FALSE);
   gml_picture_set_step (self->picture, gml_scenario_get_focus_step (sc));
   show_views (self, sc, gml_scenario_get_focus_view (sc));
   update (self);
+}
+
+/* Whether the steps may move: only once the question is answered. */
+gboolean
+gml_scenario_panel_can_step (GmlScenarioPanel *self)
+{
+  g_return_val_if_fail (GML_IS_SCENARIO_PANEL (self), FALSE);
+  return self->picture != NULL && gml_picture_get_pointing (self->picture);
 }
 
 void
@@ -383,7 +398,7 @@ gml_scenario_panel_step (GmlScenarioPanel *self,
 {
   int step, n;
 
-  if (self->picture == NULL)
+  if (!gml_scenario_panel_can_step (self))
     return;
   n = gml_scenario_get_n_steps (gml_picture_get_scenario (self->picture));
   step = CLAMP ((int) gml_picture_get_step (self->picture) + delta, 0, n - 1);
@@ -469,7 +484,7 @@ scenario_action (GtkWidget  *widget,
 {
   GmlScenarioPanel *self = GML_SCENARIO_PANEL (widget);
 
-  if (self->picture == NULL)
+  if (!gml_scenario_panel_can_step (self))
     return;
   if (g_str_equal (action_name, "scenario.forward"))
     {
@@ -511,7 +526,7 @@ step_scale_changed_cb (GmlScenarioPanel *self,
 {
   guint step;
 
-  if (self->updating_scale || self->picture == NULL)
+  if (self->updating_scale || !gml_scenario_panel_can_step (self))
     return;
   step = (guint) round (gtk_adjustment_get_value (adjustment));
   if (step == gml_picture_get_step (self->picture))
@@ -603,7 +618,7 @@ step_activated_cb (GmlScenarioPanel *self,
                    guint             step,
                    GmlPictureView   *view)
 {
-  if (self->picture == NULL)
+  if (!gml_scenario_panel_can_step (self))
     return;
   stop_playing (self);
   gml_picture_set_step (self->picture, step);

@@ -24,8 +24,10 @@ void        gml_scenario_panel_set_question (GmlScenarioPanel  *self,
 /* After an answer: jump to the step the question is about, in the view that
  * shows it best, and outline what it was about. */
 void        gml_scenario_panel_point        (GmlScenarioPanel *self);
+/* Moves the steps by @delta; before the answer it does nothing (can_step). */
 void        gml_scenario_panel_step         (GmlScenarioPanel *self,
                                              int               delta);
+gboolean    gml_scenario_panel_can_step     (GmlScenarioPanel *self);
 /* Runs the experiments again, e.g. after the language changed. */
 void        gml_scenario_panel_reload       (GmlScenarioPanel *self);
 

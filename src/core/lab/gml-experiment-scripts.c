@@ -369,10 +369,22 @@ script_batch_size (GmlScript           *r,
                                                   "weights of %s."),
                                                 to, big, ratio, small, from, a, w));
   }
-  /* Translators: %u is a batch size. */
-  _gml_script_bar_at_step (r, g_strdup_printf (_("Batch %u"), from), setup, FALSE);
-  bar = _gml_script_bar_at_step (r, g_strdup_printf (_("Batch %u"), to), focus, FALSE);
-  bar->marked = TRUE;
+  /* What each batch needs, whole: the smaller one as it ran, the larger one as
+   * its layers would take it (it runs out before the last), against the GPU. */
+  {
+    GmlBar *small_bar;
+    guint n_layers = 8;
+
+    /* Translators: %u is a batch size. */
+    small_bar = _gml_script_bar_at_step (r, g_strdup_printf (_("Batch %u"), from), setup, FALSE);
+    small_bar->parts[GML_BAR_CACHED] = 0;
+    /* Translators: %u is a batch size; what its step would need in all. */
+    bar = _gml_script_bar (r, g_strdup_printf (_("Batch %u, needed"), to));
+    bar->parts[GML_CATEGORY_WEIGHTS] = small_bar->parts[GML_CATEGORY_WEIGHTS];
+    bar->parts[GML_CATEGORY_ACTIVATIONS] = n_layers * sizes[1];
+    bar->marked = TRUE;
+    r->sc->bar_capacity = r->run->capacity;
+  }
   _gml_script_key (r, "activations_per_layer_small", sizes[0]);
   _gml_script_key (r, "activations_per_layer_large", sizes[1]);
   r->sc->setup_step = MIN (setup, focus);
@@ -595,7 +607,9 @@ script_fragmentation (GmlScript           *r,
   _gml_script_key (r, "request", request);
   _gml_script_key (r, "largest_free", largest);
   _gml_script_key (r, "cached_free", free_cached);
-  r->sc->setup_step = 2;
+  /* Before the answer: the fragmented cache, every other tensor freed (step 2 is
+   * the filled GPU, whose last request may fail like any OOM). */
+  r->sc->setup_step = 3;
   r->sc->focus_step = focus;
 }
 
@@ -716,7 +730,7 @@ script_oom_message (GmlScript           *r,
   guint n = V ("pieces");
   guint64 R = A + U, O = 0, C, s, seg, live, other, spare, request;
   guint64 exact[2];
-  guint setup, focus;
+  guint setup, focus, early;
 
   if (_gml_experiment_given (e, "in_use"))
     O = V ("in_use") - R;
@@ -744,6 +758,15 @@ script_oom_message (GmlScript           *r,
       g_autofree char *label = g_strdup_printf ("batch%u", i + 1);
       _gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, seg);
     }
+  /* Before the answer, where the question is what the unallocated figure is:
+   * the segments full, not yet the free pieces that answer it. */
+  /* Translators: %u is a number of segments. */
+  _gml_script_end_step (r, with_scale (r, g_strdup_printf (ngettext ("Training fills %u segment "
+                                                                        "with its tensors.",
+                                                                        "Training fills %u segments "
+                                                                        "with its tensors.", n),
+                                                           n)));
+  early = _gml_script_last_step (r);
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *label = g_strdup_printf ("batch%u", i + 1);
@@ -859,7 +882,7 @@ script_oom_message (GmlScript           *r,
     /* Translators: both %s are sizes. */
     _gml_script_mark (r, "tensor1", TRUE, g_strdup_printf (_("live %s + free %s"), l, f));
   }
-  r->sc->setup_step = setup;
+  r->sc->setup_step = IS ("point", "unallocated") ? early : setup;
   r->sc->focus_step = focus;
 }
 
@@ -1025,6 +1048,18 @@ script_rounding (GmlScript           *r,
   bar = _gml_script_bar (r, g_strdup (_("Segment (memory_reserved())")));
   bar->parts[GML_BAR_SEGMENT] = segment;
   bar->marked = TRUE;
+  /* A few hundred bytes beside a 2 MiB segment would be a one-pixel line: the
+   * request and its block get a scale of their own, the segment its own. */
+  if (segment > 256 * block.size)
+    {
+      for (guint i = 0; i < r->sc->bars->len; i++)
+        ((GmlBar *) g_ptr_array_index (r->sc->bars, i))->scale_group = 1;
+      bar->scale_group = 2;
+      g_free (r->sc->bar_unit);
+      /* Translators: a note under the bars. */
+      r->sc->bar_unit = g_strdup (_("Requested and block are drawn to one scale, the segment to "
+                                    "another: it is thousands of times larger."));
+    }
   {
     g_autofree char *blk = exact_size (r, block.size);
     g_autofree char *seg = exact_size (r, segment);
@@ -1226,7 +1261,8 @@ script_new_segment (GmlScript           *r,
   g_autofree char *req = NULL;
   g_autofree char *seg = NULL;
 
-  start (r, _("Fragmentation: free pieces that cannot serve one request"), GML_VIEW_MEMORY_MAP);
+  start (r, _("Two free pieces with a live tensor between them, and a request"),
+         GML_VIEW_MEMORY_MAP);
   r->sc->views |= 1u << GML_VIEW_FRAGMENTATION;
   _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
   first_step (r);
@@ -1289,17 +1325,17 @@ script_context (GmlScript           *r,
   guint64 context = V ("context");
   GmlBar *bar;
 
-  if (IS ("point", "smi-gap"))
+  if (IS ("point", "smi-gap") || IS ("point", "nccl"))
     {
-      guint64 reserved = V ("reserved");
+      guint64 reserved = V ("reserved"), nccl = IS ("point", "nccl") ? V ("nccl") : 0;
       guint64 exact[] = { reserved / 4 };
-      guint64 s = choose_scale (reserved + context, lab_arena (r), exact, 1, 2 * MiB);
+      guint64 s = choose_scale (reserved + context + nccl, lab_arena (r), exact, 1, 2 * MiB);
       guint64 chunk, other;
 
       start (r, _("memory_reserved() and nvidia-smi"), GML_VIEW_COMPARISON);
       set_scale (r, s);
       chunk = round_up (reserved / 4 / s, 2 * MiB);
-      other = context / s;
+      other = (context + nccl) / s;
       _gml_script_begin_run (r, NULL, 4 * chunk + other, other, NULL, FALSE);
       first_step (r);
       for (guint i = 0; i < 4; i++)
@@ -1318,6 +1354,23 @@ script_context (GmlScript           *r,
         g_autofree char *ctx = _gml_script_size (r, other);
         g_autofree char *all = _gml_script_size (r, res + other);
 
+        g_autofree char *nc = _gml_script_size (r, nccl / s);
+        g_autofree char *cx = _gml_script_size (r, context / s);
+
+        if (nccl > 0)
+          /* Translators: all %s are sizes. */
+          _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("memory_reserved() = %s: "
+                                                                     "PyTorch’s segments, DDP’s "
+                                                                     "gradient buckets and the %s "
+                                                                     "of cached free blocks "
+                                                                     "included. nvidia-smi also "
+                                                                     "counts what is outside the "
+                                                                     "allocator: the CUDA context "
+                                                                     "(%s) and NCCL’s "
+                                                                     "communication "
+                                                                     "buffers (%s): %s in all."),
+                                                                   rs, cached, cx, nc, all)));
+        else
         /* Translators: all %s are sizes. */
         _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("memory_reserved() = %s: "
                                                                    "PyTorch’s segments, the %s of "
@@ -1335,7 +1388,9 @@ script_context (GmlScript           *r,
         bar->marked = TRUE;
         bar->reveal = TRUE;
         _gml_script_key (r, "memory_reserved", res);
-        _gml_script_key (r, "context", other);
+        _gml_script_key (r, "context", context / s);
+        if (nccl > 0)
+          _gml_script_key (r, "nccl", nccl / s);
       }
       r->sc->setup_step = 1;
       r->sc->focus_step = _gml_script_last_step (r);
@@ -1425,8 +1480,11 @@ max_split_run (GmlScript           *r,
                                                "cached block."), c));
   r->sc->setup_step = _gml_script_last_step (r);
   before = _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current;
-  _gml_script_alloc (r, "request", GML_CATEGORY_ACTIVATIONS, request);
-  _gml_script_block (r, "request", &block);
+  /* The tensor is named by what it asked for: its block may be larger. */
+  g_autofree char *label = g_strdup_printf (_("%s tensor"), req);
+
+  _gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, request);
+  _gml_script_block (r, label, &block);
   {
     const GmlStats *st = _gml_script_stats (r);
     guint64 after = st->reserved_bytes[GML_STAT_ALL].current;
@@ -1464,9 +1522,18 @@ max_split_run (GmlScript           *r,
     bar = _gml_script_bar (r, g_strdup (with_option ? conf_text : _("No max_split_size_mb")));
     _gml_script_bar_measure (r, bar, FALSE);
     bar->marked = with_option;
+    if (with_option && after > before)
+      {
+        /* Drawn as what it is: the cached block whole, and a new segment
+         * beside it, not a tensor cut from the block (which the bar of the
+         * run without the option shows). */
+        memset (bar->parts, 0, sizeof bar->parts);
+        bar->parts[GML_BAR_SEGMENT] = after - before;
+        bar->parts[GML_BAR_CACHED] = cached;
+      }
     if (with_option)
       {
-        _gml_script_mark (r, "request", after > before,
+        _gml_script_mark (r, label, after > before,
                           after > before ? g_strdup_printf (_("new %s segment"), grow)
                                          : g_strdup_printf (_("%s block, whole"), blk));
         _gml_script_key (r, "cached", cached);
@@ -1480,7 +1547,15 @@ static void
 script_max_split (GmlScript           *r,
                   const GmlExperiment *e)
 {
-  start (r, _("max_split_size_mb: large blocks kept for large requests"), GML_VIEW_MEMORY_MAP);
+  g_autofree char *c = _gml_script_size (r, V ("cached"));
+  g_autofree char *req = _gml_script_size (r, V ("request"));
+  g_autofree char *title = NULL;
+
+  /* The setting, not the conclusion: what the option does is the question. */
+  /* Translators: sizes, then the setting's value in MiB. */
+  title = g_strdup_printf (_("A %s block is free; a %s request comes (max_split_size_mb:%u)"),
+                           c, req, (guint) (V ("max_split") / MiB));
+  start (r, title, GML_VIEW_MEMORY_MAP);
   if (V ("compare"))
     {
       max_split_run (r, e, FALSE);
@@ -1491,8 +1566,6 @@ script_max_split (GmlScript           *r,
   if (V ("compare"))
     {
       /* One sentence for both runs: the point is the difference. */
-      g_autofree char *c = _gml_script_size (r, V ("cached"));
-      g_autofree char *req = _gml_script_size (r, V ("request"));
       g_autofree char *grow = _gml_script_size (r, reserved_at (r, r->sc->focus_step)
                                                    - reserved_at (r, r->sc->focus_step - 1));
       g_autofree char *ms = _gml_script_size (r, V ("max_split"));
@@ -1559,7 +1632,7 @@ script_streams (GmlScript           *r,
       return;
     }
 
-  start (r, _("The cache is per stream"), GML_VIEW_MEMORY_MAP);
+  start (r, _("A block cached on stream A, a request on stream B"), GML_VIEW_MEMORY_MAP);
   _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
   first_step (r);
   c = _gml_script_size (r, cached);
@@ -1626,27 +1699,37 @@ typedef struct
   guint            n_parts;
 } StateRun;
 
+/* The labels name tensors in the picture and in captions: translated (N_). */
 static const StatePart sgd_parts[] = {
-  { "weights (fp32)", GML_CATEGORY_WEIGHTS, 4 },
-  { "gradients (fp32)", GML_CATEGORY_GRADIENTS, 4 },
+  { N_("weights (fp32)"), GML_CATEGORY_WEIGHTS, 4 },
+  { N_("gradients (fp32)"), GML_CATEGORY_GRADIENTS, 4 },
 };
 static const StatePart adam_fp32_parts[] = {
-  { "weights (fp32)", GML_CATEGORY_WEIGHTS, 4 },
-  { "gradients (fp32)", GML_CATEGORY_GRADIENTS, 4 },
+  { N_("weights (fp32)"), GML_CATEGORY_WEIGHTS, 4 },
+  { N_("gradients (fp32)"), GML_CATEGORY_GRADIENTS, 4 },
   { "adam.exp_avg (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
   { "adam.exp_avg_sq (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
 };
 static const StatePart mixed_parts[] = {
-  { "weights (fp16)", GML_CATEGORY_WEIGHTS, 2 },
-  { "gradients (fp16)", GML_CATEGORY_GRADIENTS, 2 },
-  { "master weights (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
+  { N_("weights (fp16)"), GML_CATEGORY_WEIGHTS, 2 },
+  { N_("gradients (fp16)"), GML_CATEGORY_GRADIENTS, 2 },
+  { N_("master weights (fp32)"), GML_CATEGORY_OPTIMIZER_STATE, 4 },
+  { "adam.exp_avg (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
+  { "adam.exp_avg_sq (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
+};
+/* ZeRO, DeepSpeed and Megatron-LM in bf16: 16-bit weights and gradients, the
+ * optimizer's fp32 master copy and moments. */
+static const StatePart zero_bf16_parts[] = {
+  { N_("weights (bf16)"), GML_CATEGORY_WEIGHTS, 2 },
+  { N_("gradients (bf16)"), GML_CATEGORY_GRADIENTS, 2 },
+  { N_("master weights (fp32)"), GML_CATEGORY_OPTIMIZER_STATE, 4 },
   { "adam.exp_avg (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
   { "adam.exp_avg_sq (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
 };
 static const StatePart mixed_fp32_grad_parts[] = {
-  { "weights (fp16)", GML_CATEGORY_WEIGHTS, 2 },
-  { "gradients (fp32)", GML_CATEGORY_GRADIENTS, 4 },
-  { "master weights (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
+  { N_("weights (fp16)"), GML_CATEGORY_WEIGHTS, 2 },
+  { N_("gradients (fp32)"), GML_CATEGORY_GRADIENTS, 4 },
+  { N_("master weights (fp32)"), GML_CATEGORY_OPTIMIZER_STATE, 4 },
   { "adam.exp_avg (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
   { "adam.exp_avg_sq (fp32)", GML_CATEGORY_OPTIMIZER_STATE, 4 },
 };
@@ -1675,11 +1758,12 @@ state_run (GmlScript      *r,
     {
       g_autofree char *size = NULL;
 
-      _gml_script_alloc (r, run->parts[i].label, run->parts[i].category, params * run->parts[i].bytes);
+      _gml_script_alloc (r, _(run->parts[i].label), run->parts[i].category,
+                         params * run->parts[i].bytes);
       size = _gml_script_size (r, params * run->parts[i].bytes);
       /* Translators: the run's name, a tensor's name, bytes per parameter, a size. */
       _gml_script_end_step (r, g_strdup_printf (_("%s: %s, %u B per parameter: %s."),
-                                                 _(run->name), run->parts[i].label,
+                                                 _(run->name), _(run->parts[i].label),
                                                  run->parts[i].bytes, size));
     }
   bar = _gml_script_bar (r, g_strdup (_(run->name)));
@@ -1710,6 +1794,13 @@ script_model_state (GmlScript           *r,
   static const StateRun fp16g = { N_("fp16 gradients (ZeRO)"), mixed_parts, G_N_ELEMENTS (mixed_parts) };
   static const StateRun fp32g = { N_("fp32 gradients"), mixed_fp32_grad_parts,
                                   G_N_ELEMENTS (mixed_fp32_grad_parts) };
+  /* PyTorch's torch.autocast leaves the parameters, their gradients and the
+   * optimizer's state in fp32 (the amp examples create model and optimizer "in
+   * default precision"); its 16-bit copies live for one pass. */
+  static const StateRun autocast = { N_("torch.autocast"), adam_fp32_parts,
+                                     G_N_ELEMENTS (adam_fp32_parts) };
+  static const StateRun zero_bf16 = { N_("ZeRO layout, bf16"), zero_bf16_parts,
+                                      G_N_ELEMENTS (zero_bf16_parts) };
   const StateRun *runs[2] = { NULL, NULL };
   GmlBar *bars[2] = { NULL, NULL };
   guint n_runs, max_bytes = 0;
@@ -1723,6 +1814,8 @@ script_model_state (GmlScript           *r,
     runs[0] = &fp16g, runs[1] = &fp32g;
   else if (IS ("accounting", "fp32-vs-mixed"))
     runs[0] = &fp32, runs[1] = &mixed;
+  else if (IS ("accounting", "autocast-vs-zero"))
+    runs[0] = &zero_bf16, runs[1] = &autocast;
   else
     runs[0] = &mixed;
   n_runs = runs[1] != NULL ? 2 : 1;
@@ -1776,6 +1869,18 @@ script_model_state (GmlScript           *r,
       caption = g_strdup_printf (_("%s parameters × %u B = %s: weights %s, gradients %s and "
                                    "optimizer state %s (fp32 master weights and two moments)."),
                                  count, bpp1, t1, w, g, o);
+    else if (IS ("accounting", "autocast-vs-zero"))
+      {
+        g_autofree char *w0s = _gml_script_size (r, b0->parts[GML_CATEGORY_WEIGHTS]);
+
+        /* Translators: count; size, bytes; size, bytes; size, bytes; size; size. */
+        caption = g_strdup_printf (_("Under torch.autocast the %s parameters stay fp32: weights %s "
+                                     "(%u B per parameter), gradients %s (%u B) and AdamW’s "
+                                     "moments "
+                                     "%s (%u B). The ZeRO layout keeps %s of bf16 weights and puts "
+                                     "an fp32 master copy in the optimizer. Both hold %s."),
+                                   count, w, w1, g, g1, o, o1, w0s, t1);
+      }
     else if (IS ("accounting", "fp32-grads"))
       caption = g_strdup_printf (_("fp32 gradients take %u B instead of %u B per parameter: "
                                    "%u + %u + %u = %u B per parameter, %s for %s parameters instead "
@@ -1791,8 +1896,9 @@ script_model_state (GmlScript           *r,
     if (n_runs == 2)
       _gml_script_key (r, "total_first", bar_total (b0));
   }
-  /* Before the answer: the first run's weights only. */
-  r->sc->setup_step = 1;
+  /* Before the answer: the first run's weights only; where the question asks
+   * for the weights themselves, only the model. */
+  r->sc->setup_step = IS ("accounting", "autocast-vs-zero") ? 0 : 1;
   r->sc->focus_step = _gml_script_last_step (r);
 }
 
@@ -1951,7 +2057,7 @@ script_fsdp_gather (GmlScript           *r,
   g_autofree char *l = NULL;
   g_autofree char *sh = NULL;
 
-  start (r, _("FSDP: gathering a layer for its forward pass"), GML_VIEW_MEMORY_MAP);
+  start (r, _("FSDP: each GPU holds a shard of every layer"), GML_VIEW_MEMORY_MAP);
   _gml_script_begin_run (r, g_strdup (_("GPU 0")), GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
   first_step (r);
   l = _gml_script_size (r, layer);
@@ -3016,6 +3122,408 @@ script_expandable (GmlScript           *r,
   r->sc->focus_step = _gml_script_last_step (r);
 }
 
+/* ------------------------------------------------------------------------- */
+/* Views                                                                     */
+
+/* A slice is a view: it shares its base's storage, and the storage's block is
+ * freed only when the last tensor that uses it is gone (the PyTorch FAQ's "a
+ * view keeps the whole storage alive"; .clone() copies what the view needs). */
+static void
+script_view_storage (GmlScript           *r,
+                     const GmlExperiment *e)
+{
+  guint64 size = V ("tensor"), slice = V ("slice");
+  GmlBlockInfo block = { 0 };
+  g_autofree char *t = NULL;
+  g_autofree char *sl = NULL;
+
+  start (r, _("A slice of a large tensor, and the large tensor deleted"), GML_VIEW_MEMORY_MAP);
+  _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
+  first_step (r);
+  _gml_script_alloc (r, "x", GML_CATEGORY_ACTIVATIONS, size);
+  _gml_script_block (r, "x", &block);
+  t = _gml_script_size (r, size);
+  sl = _gml_script_size (r, slice);
+  {
+    g_autofree char *b = _gml_script_size (r, block.size);
+    g_autofree char *a = _gml_script_size (r, allocated_now (r));
+
+    /* Translators: sizes. */
+    _gml_script_end_step (r, g_strdup_printf (_("x is a %s tensor: one block of %s."), t, b));
+    /* Translators: sizes. */
+    _gml_script_end_step (r, g_strdup_printf (_("y = x[:n] takes the first %s as a view: no new "
+                                                 "block, memory_allocated() is still %s. Next: "
+                                                 "del x."), sl, a));
+  }
+  {
+    g_autofree char *a = _gml_script_size (r, allocated_now (r));
+
+    /* Translators: sizes. */
+    _gml_script_end_step (r, g_strdup_printf (_("del x drops a name, not the storage: y still "
+                                                 "uses it, so the whole %s block stays allocated "
+                                                 "(memory_allocated() %s) for a view of %s."),
+                                               t, a, sl));
+    _gml_script_mark (r, "x", FALSE, g_strdup (_("x’s storage, kept by the view y")));
+    _gml_script_key (r, "memory_allocated", allocated_now (r));
+  }
+  r->sc->setup_step = 2;
+  r->sc->focus_step = _gml_script_last_step (r);
+  _gml_script_alloc (r, "y (clone)", GML_CATEGORY_ACTIVATIONS, slice);
+  _gml_script_free (r, "x");
+  {
+    g_autofree char *a = _gml_script_size (r, allocated_now (r));
+
+    /* Translators: a size. */
+    _gml_script_end_step (r, g_strdup_printf (_("y = y.clone() copies the slice into a block of "
+                                                "its "
+                                                 "own; the view is dropped and the large block is "
+                                                 "freed: memory_allocated() %s."), a));
+  }
+}
+
+/* ------------------------------------------------------------------------- */
+/* CUDA graphs, torch.compile, offloading, limits                            */
+
+/* A captured CUDA graph allocates from a private pool that keeps its blocks for
+ * replays ("Note [Interaction with CUDA graph capture]" in the allocator: the
+ * pool "reserve[s] its high-water mark of used memory away from the default
+ * pools" while the graph lives). Two allocators on one arena: the pool, and the
+ * default pool beside it, which sees the pool's memory as in use. */
+static void
+script_graph_pool (GmlScript           *r,
+                   const GmlExperiment *e)
+{
+  guint64 capacity = V ("capacity"), graph = V ("graph"), request = V ("request");
+  guint64 held;
+  g_autofree char *g = NULL;
+  g_autofree char *q = NULL;
+  g_autofree char *c = NULL;
+
+  start (r, _("A captured CUDA graph, then the rest of the program"), GML_VIEW_COMPARISON);
+  _gml_script_begin_run (r, g_strdup (_("The graph’s private pool")), capacity, 0, NULL, FALSE);
+  first_step (r);
+  _gml_script_alloc (r, "static input", GML_CATEGORY_ACTIVATIONS, 4 * MiB);
+  _gml_script_alloc (r, "graph temporaries", GML_CATEGORY_TEMPORARY, graph);
+  _gml_script_free (r, "graph temporaries");
+  held = _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current;
+  g = _gml_script_size (r, graph);
+  q = _gml_script_size (r, request);
+  c = _gml_script_size (r, capacity);
+  {
+    g_autofree char *h = _gml_script_size (r, held);
+
+    /* Translators: sizes. */
+    _gml_script_end_step (r, g_strdup_printf (_("torch.cuda.graph captures a step: its %s of "
+                                                 "temporaries come from the graph’s private pool "
+                                                 "and "
+                                                 "are freed inside it. The pool holds %s of this "
+                                                 "%s "
+                                                 "GPU. Next, outside the graph, the program asks "
+                                                 "for "
+                                                 "%s."), g, h, c, q));
+  }
+  r->sc->setup_step = _gml_script_last_step (r);
+  r->sc->setup_view = GML_VIEW_MEMORY_MAP;
+  {
+    GmlBar *bar = _gml_script_bar (r, g_strdup (_("The graph’s private pool")));
+
+    _gml_script_bar_measure (r, bar, FALSE);
+    bar = _gml_script_bar (r, g_strdup (_("Requested outside the graph")));
+    bar->parts[GML_BAR_REQUESTED] = request;
+  }
+  _gml_script_begin_run (r, g_strdup (_("The default pool")), capacity, held, NULL, TRUE);
+  _gml_script_alloc (r, "new tensor", GML_CATEGORY_ACTIVATIONS, request);
+  {
+    g_autofree char *h = _gml_script_size (r, held);
+    g_autofree char *f = _gml_script_size (r, capacity - held);
+
+    if (r->oom)
+      /* Translators: sizes. */
+      _gml_script_end_step (r, g_strdup_printf (_("The default pool cannot use the private pool’s "
+                                                   "free blocks: while the graph lives its %s (the "
+                                                   "%s of temporaries among them) stay reserved "
+                                                   "for "
+                                                   "replays, %s of the %s are left, and the %s "
+                                                   "request runs out of memory. Deleting the graph "
+                                                   "(and its pool) gives the memory back."),
+                                                 h, g, f, c, q));
+    else
+      _gml_script_end_step (r, g_strdup_printf (_("The default pool cannot use the private pool’s "
+                                                   "free blocks: while the graph lives its %s (the "
+                                                   "%s of temporaries among them) stay reserved "
+                                                   "for "
+                                                   "replays, and the %s request is served from the "
+                                                   "%s "
+                                                   "left of the %s."), h, g, q, f, c));
+  }
+  {
+    GmlBar *bar = _gml_script_bar (r, g_strdup (_("Free for the default pool")));
+
+    bar->parts[GML_BAR_DEVICE_FREE] = capacity - held;
+    bar->marked = TRUE;
+  }
+  _gml_script_key (r, "pool", held);
+  _gml_script_key (r, "request", request);
+  r->sc->focus_step = _gml_script_last_step (r);
+}
+
+/* Activations a layer keeps for its backward pass, eagerly and compiled: the
+ * lab's model of the min-cut partitioner of torch.compile's AOTAutograd, which
+ * saves a pointwise chain's input and recomputes the cheap operations (GELU,
+ * dropout from its seed) in the backward pass. */
+static void
+script_compile_saved (GmlScript           *r,
+                      const GmlExperiment *e)
+{
+  guint layers = V ("layers");
+  guint64 act = V ("activation");
+  guint64 kept[2] = { 0, 0 };
+
+  start (r, _("What an MLP keeps for its backward pass, eager and compiled"), GML_VIEW_COMPARISON);
+  for (guint run = 0; run < 2 && r->fatal == NULL; run++)
+    {
+      gboolean compiled = run == 1;
+      GmlBar *bar;
+
+      _gml_script_begin_run (r, g_strdup (compiled ? _("torch.compile") : _("Eager")),
+                             GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
+      if (run == 0)
+        first_step (r);
+      for (guint l = 0; l < layers; l++)
+        {
+          g_autofree char *fc = g_strdup_printf ("mlp.%u fc out", l);
+          g_autofree char *gelu = g_strdup_printf ("mlp.%u gelu out", l);
+          g_autofree char *mask = g_strdup_printf ("mlp.%u dropout mask", l);
+
+          _gml_script_alloc (r, fc, GML_CATEGORY_ACTIVATIONS, act);
+          if (!compiled)
+            {
+              _gml_script_alloc (r, gelu, GML_CATEGORY_ACTIVATIONS, act);
+              _gml_script_alloc (r, mask, GML_CATEGORY_ACTIVATIONS, act / 2);
+            }
+        }
+      kept[run] = allocated_now (r);
+      {
+        g_autofree char *k = _gml_script_size (r, kept[run]);
+
+        /* Translators: a count, a size. */
+        _gml_script_end_step (r, g_strdup_printf (compiled
+                                                  ? _("Compiled: each of the %u layers keeps the "
+                                                      "first linear’s output only; the GELU and "
+                                                      "the "
+                                                      "dropout mask are recomputed in the backward "
+                                                      "pass. Kept: %s.")
+                                                  : _("Eager: each of the %u layers keeps the "
+                                                      "first "
+                                                      "linear’s output, the GELU’s output and the "
+                                                      "dropout mask. Kept: %s."), layers, k));
+      }
+      bar = _gml_script_bar (r, g_strdup (compiled ? _("torch.compile") : _("Eager")));
+      _gml_script_bar_measure (r, bar, FALSE);
+      bar->parts[GML_BAR_CACHED] = 0;
+      bar->marked = compiled;
+      if (!compiled)
+        r->sc->setup_step = _gml_script_last_step (r);
+    }
+  {
+    g_autofree char *k0 = _gml_script_size (r, kept[0]);
+    g_autofree char *k1 = _gml_script_size (r, kept[1]);
+
+    /* Translators: sizes. */
+    _gml_script_set_caption (r, _gml_script_last_step (r),
+                             g_strdup_printf (_("Eager PyTorch keeps %s for the backward pass; "
+                                                "compiled, %s: the partitioner saves the cheap "
+                                                "operations’ input and recomputes them, trading a "
+                                                "little compute for memory. The weights, gradients "
+                                                "and optimizer state are the same in both."),
+                                              k0, k1));
+    _gml_script_key (r, "eager", kept[0]);
+    _gml_script_key (r, "compiled", kept[1]);
+  }
+  r->sc->focus_step = _gml_script_last_step (r);
+}
+
+/* torch.autograd.graph.save_on_cpu: every tensor autograd saves goes to (pinned)
+ * host RAM at once, and comes back for the backward pass. */
+static void
+script_offload_activations (GmlScript           *r,
+                            const GmlExperiment *e)
+{
+  guint layers = V ("layers");
+  guint64 act = V ("activation"), weight = V ("weight");
+  guint64 gpu[2] = { 0, 0 };
+  GmlBar *bar;
+
+  start (r, _("Saved activations on the GPU, or in host RAM"), GML_VIEW_COMPARISON);
+  for (guint run = 0; run < 2 && r->fatal == NULL; run++)
+    {
+      gboolean offload = run == 1;
+
+      _gml_script_begin_run (r, g_strdup (offload ? _("save_on_cpu") : _("Saved on the GPU")),
+                             GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
+      if (run == 0)
+        first_step (r);
+      _gml_script_alloc (r, "weights", GML_CATEGORY_WEIGHTS, weight);
+      for (guint l = 0; l < layers; l++)
+        {
+          g_autofree char *label = g_strdup_printf ("layer %u saved", l + 1);
+
+          _gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, act);
+          /* Packed by the hook: copied to host RAM, the GPU tensor freed. */
+          if (offload)
+            _gml_script_free (r, label);
+        }
+      gpu[run] = allocated_now (r);
+      {
+        g_autofree char *g = _gml_script_size (r, gpu[run]);
+        g_autofree char *h = _gml_script_size (r, act * layers);
+
+        /* Translators: sizes. */
+        _gml_script_end_step (r, offload
+                              ? g_strdup_printf (_("With save_on_cpu the forward pass copies each "
+                                                   "saved tensor to host RAM (%s there) and the "
+                                                   "GPU "
+                                                   "holds %s at the end of the forward pass."),
+                                                 h, g)
+                              : g_strdup_printf (_("Saved on the GPU: at the end of the forward "
+                                                   "pass it holds the weights and %s of saved "
+                                                   "activations, %s in all."), h, g));
+      }
+      bar = _gml_script_bar (r, g_strdup (offload ? _("GPU, save_on_cpu") : _("GPU, saved there")));
+      _gml_script_bar_measure (r, bar, FALSE);
+      bar->parts[GML_BAR_CACHED] = 0;
+      bar->marked = offload;
+      if (offload)
+        {
+          bar = _gml_script_bar (r, g_strdup (_("Host RAM, save_on_cpu")));
+          bar->parts[GML_BAR_PINNED] = act * layers;
+          bar->marked = TRUE;
+        }
+      else
+        r->sc->setup_step = _gml_script_last_step (r);
+    }
+  _gml_script_key (r, "gpu_saved", gpu[0]);
+  _gml_script_key (r, "gpu_offloaded", gpu[1]);
+  r->sc->focus_step = _gml_script_last_step (r);
+}
+
+/* torch.cuda.set_per_process_memory_fraction(f): the allocator refuses to
+ * reserve beyond f × the GPU's memory (alloc_block checks it), however much the
+ * device has free. The arena is the allowed share. */
+static void
+script_fraction (GmlScript           *r,
+                 const GmlExperiment *e)
+{
+  guint64 total = V ("total"), allowed = V ("allowed"), used = V ("used"), request = V ("request");
+  guint64 s = choose_scale (total, lab_arena (r), &used, 1, 2 * MiB);
+  g_autofree char *t = NULL;
+  g_autofree char *a = NULL;
+  g_autofree char *q = NULL;
+
+  start (r, _("A per-process memory fraction"), GML_VIEW_MEMORY_MAP);
+  set_scale (r, s);
+  _gml_script_begin_run (r, NULL, allowed / s, 0, NULL, FALSE);
+  first_step (r);
+  _gml_script_alloc (r, "model and activations", GML_CATEGORY_ACTIVATIONS, used / s);
+  t = _gml_script_size (r, total / s);
+  a = _gml_script_size (r, allowed / s);
+  q = _gml_script_size (r, request / s);
+  {
+    g_autofree char *u = _gml_script_size (r, allocated_now (r));
+
+    /* Translators: sizes. */
+    _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("The GPU has %s; the process has "
+                                                               "set a memory fraction and holds "
+                                                               "%s. Next it asks for %s."),
+                                                             t, u, q)));
+  }
+  r->sc->setup_step = _gml_script_last_step (r);
+  _gml_script_alloc (r, "next tensor", GML_CATEGORY_ACTIVATIONS, request / s);
+  {
+    g_autofree char *f = _gml_script_size (r, (total - allowed) / s);
+
+    if (r->oom)
+      /* Translators: sizes. */
+      {
+        g_autofree char *u = _gml_script_size (r, used / s);
+
+        /* Translators: sizes. */
+        _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("CUDA out of memory: %s held "
+                                                                   "and "
+                                                                   "%s more would take the process "
+                                                                   "past the %s it is allowed of "
+                                                                   "the GPU’s %s, although %s are "
+                                                                   "outside its share; the message "
+                                                                   "names the share "
+                                                                   "(“… allowed;”)."),
+                                                                 u, q, a, t, f)));
+      }
+    else
+      _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("The request fits in the %s the "
+                                                                 "process is allowed."), a)));
+  }
+  _gml_script_key (r, "allowed", allowed / s);
+  r->sc->focus_step = _gml_script_last_step (r);
+}
+
+/* Tied embeddings: GPT-2's output layer is the token embedding's matrix
+ * (lm_head.weight is transformer.wte.weight), stored once. The model's fp32
+ * weights by module, and the head that an untied model would add. */
+static void
+script_tied_embeddings (GmlScript           *r,
+                        const GmlExperiment *e)
+{
+  guint64 vocab = V ("vocab"), hidden = V ("hidden"), positions = V ("positions");
+  guint64 layers = V ("layers"), block = V ("block");
+  guint64 wte = vocab * hidden, total = wte + positions * hidden + layers * block + 2 * hidden;
+  guint64 needed = 4 * (total + wte);
+  guint64 s = choose_scale (needed, lab_arena (r), NULL, 0, 1);
+  g_autofree char *n_total = gml_format_grouped (total);
+  g_autofree char *n_head = gml_format_grouped (wte);
+  g_autofree char *n_untied = gml_format_grouped (total + wte);
+
+  start (r, _("GPT-2’s weights, module by module"), GML_VIEW_MEMORY_MAP);
+  set_scale (r, s);
+  _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
+  first_step (r);
+  _gml_script_alloc (r, "transformer.wpe", GML_CATEGORY_WEIGHTS, 4 * positions * hidden / s);
+  _gml_script_alloc (r, "transformer.h (blocks)", GML_CATEGORY_WEIGHTS, 4 * layers * block / s);
+  _gml_script_alloc (r, "transformer.ln_f", GML_CATEGORY_WEIGHTS, MAX (4 * 2 * hidden / s, 1));
+  {
+    g_autofree char *b = _gml_script_size (r, 4 * layers * block / s);
+
+    /* Translators: a count of layers, a size. */
+    _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("The positions, the %u blocks (%s) "
+                                                               "and the final LayerNorm, in fp32. "
+                                                               "Next: the token embedding and the "
+                                                               "output layer."),
+                                                             (guint) layers, b)));
+  }
+  r->sc->setup_step = _gml_script_last_step (r);
+  _gml_script_alloc (r, "transformer.wte = lm_head", GML_CATEGORY_WEIGHTS, 4 * wte / s);
+  {
+    g_autofree char *w = _gml_script_size (r, 4 * wte / s);
+    g_autofree char *all = _gml_script_size (r, allocated_now (r));
+
+    /* Translators: sizes and parameter counts. */
+    _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("One %s matrix of %s parameters is "
+                                                               "both the token embedding (wte) and "
+                                                               "the output layer (lm_head): %s "
+                                                               "parameters, %s of fp32 weights. An "
+                                                               "untied head would add another %s: "
+                                                               "%s parameters."),
+                                                             w, n_head, n_total, all, w,
+                                                             n_untied)));
+    _gml_script_mark (r, "transformer.wte = lm_head", FALSE,
+                      g_strdup_printf (_("wte and lm_head: one %s tensor"), w));
+    _gml_script_key (r, "weights", allocated_now (r));
+    _gml_script_key (r, "tied_matrix", 4 * wte / s);
+  }
+  r->sc->focus_step = _gml_script_last_step (r);
+  /* Only the tied matrix is outlined, not every weight. */
+  r->sc->focus_category = GML_CATEGORY_NONE;
+}
+
 static gboolean
 check_lab (const GmlExperiment *e,
            char               **field,
@@ -3073,9 +3581,10 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
                      SIZE ("second", "8 MiB", 2 * MiB, 18 * MiB),
                      SIZE ("request", "10 MiB", 2 * MiB, 256 * MiB) },
     script_new_segment, check_new_segment },
-  { "context", { POINT ("first-call", "first-call|smi-gap"),
+  { "context", { POINT ("first-call", "first-call|smi-gap|nccl"),
                  SIZE ("context", "0.40 GiB", 0, 8 * GiB),
-                 SIZE ("reserved", "10 GiB", 64 * MiB, TB_) },
+                 SIZE ("reserved", "10 GiB", 64 * MiB, TB_),
+                 SIZE ("nccl", "0", 0, 8 * GiB) },
     script_context, NULL },
   { "max-split", { SIZE ("max_split", "64 MiB", 21 * MiB, 512 * MiB),
                    SIZE ("cached", "80 MiB", 10 * MiB, 512 * MiB),
@@ -3087,7 +3596,7 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
                  SIZE ("request", "5 MiB", 512, 256 * MiB) },
     script_streams, NULL },
   { "model-state", { { "accounting", GML_PARAM_CHOICE, "mixed", 0, 0,
-                       "sgd-vs-adam|zero-parts|mixed|fp32-grads|fp32-vs-mixed" },
+                       "sgd-vs-adam|zero-parts|mixed|fp32-grads|fp32-vs-mixed|autocast-vs-zero" },
                      COUNT ("parameters", "1000000000", 1000000, G_GUINT64_CONSTANT (1000000000000)) },
     script_model_state, NULL },
   { "zero", { POINT ("stages", "stages|per-gpu"),
@@ -3138,6 +3647,29 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
   /* Runs on a simulated GPU of its own (see gml_scenario_new_experiment). */
   { "lab", { { "config", GML_PARAM_TEXT, NULL, 0, 0, NULL } }, NULL, check_lab },
   { "expandable", { SIZE ("tensor", "7 MiB", MiB + 512, 10 * MiB - 1) }, script_expandable, NULL },
+  { "graph-pool", { SIZE ("capacity", "96 MiB", 32 * MiB, 512 * MiB),
+                    SIZE ("graph", "48 MiB", 2 * MiB, 256 * MiB),
+                    SIZE ("request", "40 MiB", 2 * MiB, 256 * MiB) },
+    script_graph_pool, NULL },
+  { "compile-saved", { COUNT ("layers", "4", 1, 8),
+                       SIZE ("activation", "32 MiB", 2 * MiB, 64 * MiB) },
+    script_compile_saved, NULL },
+  { "offload-activations", { COUNT ("layers", "8", 1, 16),
+                             SIZE ("activation", "32 MiB", 2 * MiB, 64 * MiB),
+                             SIZE ("weight", "64 MiB", 2 * MiB, 256 * MiB) },
+    script_offload_activations, NULL },
+  { "fraction", { SIZE ("total", "80 GiB", 64 * MiB, TB_),
+                  SIZE ("allowed", "40 GiB", 32 * MiB, TB_),
+                  SIZE ("used", "38 GiB", 0, TB_), SIZE ("request", "4 GiB", 2 * MiB, TB_) },
+    script_fraction, NULL },
+  { "tied-embeddings", { COUNT ("vocab", "50257", 2, 1000000),
+                         COUNT ("hidden", "768", 2, 65536),
+                         COUNT ("positions", "1024", 0, 1000000), COUNT ("layers", "12", 1, 256),
+                         COUNT ("block", "7087872", 1, G_GUINT64_CONSTANT (100000000000)) },
+    script_tied_embeddings, NULL },
+  { "view-storage", { SIZE ("tensor", "256 MiB", 4 * MiB, 512 * MiB),
+                      SIZE ("slice", "4 MiB", 512, 64 * MiB) },
+    script_view_storage, NULL },
 };
 
 const guint _gml_experiment_n_kind_defs = G_N_ELEMENTS (_gml_experiment_kind_defs);

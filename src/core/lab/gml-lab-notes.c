@@ -187,6 +187,15 @@ gml_lab_run_dup_notes (GmlLabRun *self)
                                             "PyTorch’s own torch.autocast keeps fp32 weights and gradients "
                                             "instead (4 + 4 + 8) and makes 16-bit copies of the weights "
                                             "during the step.")));
+      if (_gml_lab_is_autocast (c))
+        g_ptr_array_add (notes,
+                         g_strdup (_("torch.autocast, as PyTorch does it: the weights, gradients "
+                                     "and optimizer state stay fp32 (4 + 4 + 8 bytes with Adam); "
+                                     "activations are saved in 16 bits, and each layer’s 16-bit "
+                                     "weight copies live from its forward to its backward. The lab "
+                                     "saves every activation in 16 bits; autocast keeps some in "
+                                     "fp32 (LayerNorm’s inputs, the residual stream), and the "
+                                     "output layer’s copy is not counted.")));
       if (c->optimizer == GML_LAB_ADAM || c->optimizer == GML_LAB_ADAMW)
         {
           guint64 w_, g_, m_, s_;

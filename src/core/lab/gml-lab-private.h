@@ -34,6 +34,8 @@ typedef struct
 void     _gml_lab_param_list        (const GmlLabConfig *config,
                                      GArray             *params);
 guint64  _gml_lab_positions         (const GmlLabConfig *config);
+/* torch.autocast (not the ZeRO layout's mixed precision). */
+gboolean _gml_lab_is_autocast       (const GmlLabConfig *config);
 /* Bytes per element of activations (the compute dtype). */
 guint64  _gml_lab_dtype_bytes       (const GmlLabConfig *config);
 /* Bytes per parameter: the weight, its gradient, the fp32 master copy (mixed

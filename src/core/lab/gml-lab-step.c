@@ -609,6 +609,35 @@ forward_llama (Lab        *lab,
   release (lab, "h.%u.down_proj out", l);
 }
 
+/* torch.autocast runs a layer's matrix products on 16-bit copies of its weights
+ * (norms run in fp32 and keep theirs); autograd saves each copy for the
+ * backward pass, so they live from the layer's forward to its backward. */
+static gboolean
+autocast_copies (const GmlLabParam *p)
+{
+  return strstr (p->name, "ln") == NULL && strstr (p->name, "norm") == NULL;
+}
+
+static void
+cast_weights (Lab  *lab,
+              guint l,
+              gboolean keep_them)
+{
+  if (!_gml_lab_is_autocast (lab->c))
+    return;
+  for (guint i = 0; i < lab->params->len; i++)
+    {
+      const GmlLabParam *p = &g_array_index (lab->params, GmlLabParam, i);
+
+      if (p->layer != (int) l || !autocast_copies (p))
+        continue;
+      if (keep_them)
+        keep (lab, 2 * p->elements, "h.%u.%s (16-bit copy, autocast)", l, p->name);
+      else
+        release (lab, "h.%u.%s (16-bit copy, autocast)", l, p->name);
+    }
+}
+
 static void
 forward_layer (Lab      *lab,
                guint     l,
@@ -622,6 +651,7 @@ forward_layer (Lab      *lab,
   if (transient)
     lab->kept = g_ptr_array_new_with_free_func (g_free);
   gather (lab, (int) l);
+  cast_weights (lab, l, TRUE);
   if (lab->c->arch == GML_LAB_ARCH_GPT2)
     forward_gpt2 (lab, l, out);
   else
@@ -801,6 +831,7 @@ backward_layer (Lab  *lab,
     backward_gpt2 (lab, l);
   else
     backward_llama (lab, l);
+  cast_weights (lab, l, FALSE);
   ungather (lab, (int) l);
 }
 
@@ -1393,6 +1424,7 @@ insert_peak_step (Lab *lab)
   g_autofree char *alloc_text = NULL;
   g_autofree char *res_text = NULL;
   g_autofree char *cats = NULL;
+  g_autofree char *gpu_text = NULL;
   guint pos = 0;
 
   state = gml_trace_state_at (gml_allocator_get_trace (lab->r.run->allocator), lab->peak_events);
@@ -1406,10 +1438,11 @@ insert_peak_step (Lab *lab)
   alloc_text = gml_format_size_short (lab->peak);
   res_text = gml_format_size_short (step.stats.reserved_bytes[GML_STAT_ALL].current);
   cats = category_list (lab->peak_cat);
-  /* Translators: sizes, then where ("in step 2, during the backward pass of layer 3 of 12"),
-   * then the categories ("Weights 475 MiB · Activations 16.4 GiB"). */
-  step.caption = g_strdup_printf (_("The peak: %s allocated, %s reserved, %s. At the peak: %s."), alloc_text,
-                                  res_text, where, cats);
+  gpu_text = gml_format_size_short (lab->c->gpu_memory / MAX (lab->scale, 1));
+  /* Translators: sizes (the last the GPU's memory), then where ("in step 2, during the
+   * backward pass of layer 3 of 12"), then the categories ("Weights 475 MiB · …"). */
+  step.caption = g_strdup_printf (_("The peak: %s allocated, %s reserved of the GPU’s %s, %s. "
+                                    "At the peak: %s."), alloc_text, res_text, gpu_text, where, cats);
   _gml_script_key (&lab->r, "peak_allocated", lab->peak);
   _gml_script_key (&lab->r, "reserved_at_peak", step.stats.reserved_bytes[GML_STAT_ALL].current);
 
@@ -1535,12 +1568,15 @@ run_step (const GmlLabConfig *c,
       g_autofree char *res_text = gml_format_size_short (st->reserved_bytes[GML_STAT_ALL].current);
       g_autofree char *req_text = gml_format_size_short (lab.oom_request);
       g_autofree char *cats = category_list (lab.cat);
+      g_autofree char *gpu_text = gml_format_size_short (c->gpu_memory / MAX (lab.scale, 1));
 
       /* Translators: where it happened ("in step 2, during the backward pass of layer 3 of 12"),
-       * sizes, then the categories ("Weights 12.6 GiB · Activations 2.2 GiB"). */
-      _gml_script_end_step (&lab.r, g_strdup_printf (_("Out of memory %s: a request for %s failed with %s "
-                                                       "allocated and %s reserved. Allocated: %s."),
-                                                     where, req_text, alloc_text, res_text, cats));
+       * sizes (the last the GPU's memory), then the categories ("Weights 12.6 GiB · …"). */
+      _gml_script_end_step (&lab.r, g_strdup_printf (_("Out of memory %s: a request for %s failed "
+                                                       "with %s allocated and %s reserved of the "
+                                                       "GPU’s %s. Allocated: %s."),
+                                                     where, req_text, alloc_text, res_text, gpu_text,
+                                                     cats));
       sc->focus_step = _gml_script_last_step (&lab.r);
       if (!quick)
         {

@@ -42,7 +42,9 @@
 G_DEFINE_QUARK (gml-lab-error-quark, gml_lab_error)
 
 static const char * const model_names[] = { "gpt2", "llama-3.2-1b", "llama-2-7b", "mlp", NULL };
-static const char * const precision_names[GML_LAB_N_PRECISIONS] = { "fp32", "amp-fp16", "amp-bf16", "bf16" };
+static const char * const precision_names[GML_LAB_N_PRECISIONS] = {
+  "fp32", "amp-fp16", "amp-bf16", "bf16", "autocast-fp16", "autocast-bf16"
+};
 static const char * const optimizer_names[GML_LAB_N_OPTIMIZERS] = { "sgd", "momentum", "adam", "adamw" };
 static const guint gpu_presets[] = { 8, 12, 16, 24, 40, 48, 80, 141 };
 
@@ -390,7 +392,8 @@ gml_lab_config_set (GmlLabConfig  *config,
             config->precision = i;
             return TRUE;
           }
-      return bad_choice (knob, value, "fp32, amp-fp16, amp-bf16, bf16", error);
+      return bad_choice (knob, value,
+                         "fp32, amp-fp16, amp-bf16, bf16, autocast-fp16, autocast-bf16", error);
     }
   if (g_str_equal (knob, "optimizer"))
     {
@@ -796,6 +799,12 @@ gml_lab_korthikanti_per_layer (guint64 s,
   return 34 * s * b * h + 5 * a * s * s * b;
 }
 
+gboolean
+_gml_lab_is_autocast (const GmlLabConfig *c)
+{
+  return c->precision == GML_LAB_AUTOCAST_FP16 || c->precision == GML_LAB_AUTOCAST_BF16;
+}
+
 guint64
 _gml_lab_dtype_bytes (const GmlLabConfig *c)
 {
@@ -820,6 +829,15 @@ _gml_lab_state_bytes (const GmlLabConfig *c,
       *weight = 2;
       *grad = 2;
       *master = 4;
+      *state = 4 * moments;
+      break;
+    case GML_LAB_AUTOCAST_FP16:
+    case GML_LAB_AUTOCAST_BF16:
+      /* torch.autocast leaves the model and torch.optim as they were made, in
+       * fp32 (the amp examples: "model and optimizer in default precision"). */
+      *weight = 4;
+      *grad = 4;
+      *master = 0;
       *state = 4 * moments;
       break;
     case GML_LAB_BF16:

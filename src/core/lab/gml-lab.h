@@ -54,6 +54,10 @@ typedef enum
                                 * fp32 master weights and optimizer state */
   GML_LAB_AMP_BF16,
   GML_LAB_BF16,                /* everything in bf16, the optimizer's state too */
+  GML_LAB_AUTOCAST_FP16,       /* PyTorch's torch.autocast: fp32 weights, gradients and
+                                * optimizer state; 16-bit activations and, for as long as
+                                * the backward pass needs them, 16-bit copies of the weights */
+  GML_LAB_AUTOCAST_BF16,
   GML_LAB_N_PRECISIONS
 } GmlLabPrecision;
 

@@ -51,6 +51,7 @@ struct _GmlScenario
   guint64        scale;          /* the question's figures are the engine's × scale */
   gboolean       decimal;        /* sizes in GB = 10⁹ bytes, as the papers count */
   char          *bar_unit;       /* translated note under the bars, or NULL */
+  guint64        bar_capacity;   /* the GPU's memory drawn as a line over the bars, 0: none */
 };
 
 /* The script's bookkeeping while it runs. */

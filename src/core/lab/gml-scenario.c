@@ -44,7 +44,7 @@ typedef struct
 } ScenarioDef;
 
 static const ScenarioDef scenario_defs[] = {
-  { "oom", N_("Out of memory: weights, gradients, optimizer state and activations fill the GPU"),
+  { "oom", N_("A training step on a small GPU: weights, gradients, optimizer state, activations"),
     GML_VIEW_MEMORY_MAP, 0, _gml_script_oom },
   { "batch-size", N_("Batch size: the same model at batch 32 and at batch 128"),
     GML_VIEW_MEMORY_MAP, 0, script_batch_size },
@@ -54,7 +54,7 @@ static const ScenarioDef scenario_defs[] = {
     GML_VIEW_MEMORY_MAP, 0, _gml_script_precision },
   { "checkpointing", N_("Gradient checkpointing: stored and recomputed activations"),
     GML_VIEW_CHECKPOINTING, 0, script_checkpointing },
-  { "fragmentation", N_("Fragmentation: enough free memory in total, no block large enough"),
+  { "fragmentation", N_("Many tensors allocated, every other one freed, then a larger request"),
     GML_VIEW_FRAGMENTATION, 1u << GML_VIEW_FRAGMENTATION, _gml_script_fragmentation },
 };
 
@@ -1472,6 +1472,12 @@ const char *
 gml_scenario_get_bar_note (GmlScenario *self)
 {
   return self->bar_unit;
+}
+
+guint64
+gml_scenario_get_bar_capacity (GmlScenario *self)
+{
+  return self->bar_capacity;
 }
 
 guint

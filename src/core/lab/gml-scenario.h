@@ -68,6 +68,9 @@ typedef struct
   guint64     parts[GML_N_BAR_PARTS]; /* the engine's bytes (not scaled) */
   gboolean    marked;          /* the bar the question is about */
   gboolean    reveal;          /* before the answer, only its total (no breakdown) */
+  guint       scale_group;     /* bars of one group share a length scale (0 for most);
+                                * a few bytes beside megabytes get a group of their own,
+                                * so that 1000 B and 1024 B can be told apart */
 } GmlBar;
 
 /* Something the picture outlines when it points at the focus step. */
@@ -191,6 +194,8 @@ const GmlBar       *gml_scenario_get_bar          (GmlScenario   *self,
                                                    guint          index);
 /* A translated note on the bars' units or scale, or NULL. */
 const char         *gml_scenario_get_bar_note     (GmlScenario   *self);
+/* The GPU's memory (engine bytes) the bars are measured against, 0 when none. */
+guint64             gml_scenario_get_bar_capacity (GmlScenario   *self);
 guint               gml_scenario_get_n_marks      (GmlScenario   *self);
 const GmlMark      *gml_scenario_get_mark         (GmlScenario   *self,
                                                    guint          index);
