@@ -107,6 +107,25 @@ test_rows (void)
   g_assert_finalize_object (panel);
 }
 
+/* Manual (the Live view): a document waits for Replay, which replays it. */
+static void
+test_manual (void)
+{
+  g_autoptr(GmlSnapshotDocument) document = load (fragmentation_path);
+  GmlWhatIfPanel *panel = g_object_ref_sink (GML_WHAT_IF_PANEL (gml_what_if_panel_new ()));
+
+  gml_what_if_panel_set_manual (panel, TRUE);
+  gml_what_if_panel_set_document (panel, document);
+  g_assert_false (gml_what_if_panel_get_busy (panel));
+  g_assert_null (gml_what_if_panel_get_run (panel, 0));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (panel), "what-if.replay", NULL));
+  g_assert_true (gml_what_if_panel_get_busy (panel));
+  wait_idle (panel);
+  g_assert_nonnull (gml_what_if_panel_get_run (panel, 0));
+  g_assert_cmpuint (gml_what_if_panel_get_run (panel, 0)->ooms, ==, 1);
+  g_assert_finalize_object (panel);
+}
+
 /* Destroyed in the middle of its replays: nothing reaches it after, and it goes. */
 static void
 test_destroy_while_running (void)
@@ -169,6 +188,7 @@ main (int    argc,
   long_path = g_build_filename (dir, "long.pickle", NULL);
 
   g_test_add_func ("/widgets/what-if-panel/rows", test_rows);
+  g_test_add_func ("/widgets/what-if-panel/manual", test_manual);
   g_test_add_func ("/widgets/what-if-panel/destroy-while-running", test_destroy_while_running);
   result = g_test_run ();
   g_free (fragmentation_path);

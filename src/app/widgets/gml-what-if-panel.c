@@ -10,6 +10,7 @@
  * in words, to the byte.
  *
  *   what-if.cancel     stop the replays
+ *   what-if.replay     replay the document now (manual mode)
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -51,6 +52,7 @@ struct _GmlWhatIfPanel
   GtkSpinButton       *gpu_spin;
   GtkLabel            *gpu_source_label;
   GtkWidget           *progress_box;
+  GtkWidget           *replay_button;
   GtkProgressBar      *progress_bar;
   GtkListBox          *list;
   GtkLabel            *error_label;
@@ -70,6 +72,7 @@ struct _GmlWhatIfPanel
   gsize                gpu_index;
   guint                generation;
   gboolean             busy;
+  gboolean             manual;
   gboolean             setting_spin;  /* the code sets the spin button: no replay */
 };
 
@@ -406,6 +409,14 @@ shown_toggled_cb (GmlWhatIfPanel *self)
 }
 
 static void
+replay_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  start (GML_WHAT_IF_PANEL (widget));
+}
+
+static void
 cancel_action (GtkWidget  *widget,
                const char *action_name,
                GVariant   *parameter)
@@ -459,7 +470,23 @@ gml_what_if_panel_set_document (GmlWhatIfPanel      *self,
   self->setting_spin = FALSE;
   gtk_widget_set_sensitive (GTK_WIDGET (self->gpu_spin), self->what_if != NULL);
   update_gpu_source (self);
-  start (self);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "what-if.replay", self->what_if != NULL);
+  if (self->manual)
+    {
+      /* The rows of an older document say nothing of this one. */
+      if (self->cancellable != NULL)
+        g_cancellable_cancel (self->cancellable);
+      for (guint i = 0; i < N_ROWS; i++)
+        {
+          gml_what_if_run_clear (&self->runs[i]);
+          self->done[i] = FALSE;
+        }
+      set_busy (self, FALSE);
+      update_rows (self);
+      g_signal_emit (self, signals[CHANGED], 0);
+    }
+  else
+    start (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
 }
 
@@ -468,6 +495,16 @@ gml_what_if_panel_get_document (GmlWhatIfPanel *self)
 {
   g_return_val_if_fail (GML_IS_WHAT_IF_PANEL (self), NULL);
   return self->document;
+}
+
+void
+gml_what_if_panel_set_manual (GmlWhatIfPanel *self,
+                              gboolean        manual)
+{
+  g_return_if_fail (GML_IS_WHAT_IF_PANEL (self));
+
+  self->manual = manual != FALSE;
+  gtk_widget_set_visible (self->replay_button, self->manual);
 }
 
 gboolean
@@ -629,10 +666,12 @@ gml_what_if_panel_class_init (GmlWhatIfPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlWhatIfPanel, gpu_spin);
   gtk_widget_class_bind_template_child (widget_class, GmlWhatIfPanel, gpu_source_label);
   gtk_widget_class_bind_template_child (widget_class, GmlWhatIfPanel, progress_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlWhatIfPanel, replay_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWhatIfPanel, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, GmlWhatIfPanel, list);
   gtk_widget_class_bind_template_child (widget_class, GmlWhatIfPanel, error_label);
   gtk_widget_class_install_action (widget_class, "what-if.cancel", NULL, cancel_action);
+  gtk_widget_class_install_action (widget_class, "what-if.replay", NULL, replay_action);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
@@ -660,6 +699,7 @@ gml_what_if_panel_init (GmlWhatIfPanel *self)
   g_signal_connect_object (self->gpu_spin, "value-changed", G_CALLBACK (gpu_changed_cb), self,
                            G_CONNECT_SWAPPED);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "what-if.cancel", FALSE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "what-if.replay", FALSE);
   update_gpu_source (self);
   update_rows (self);
 }

@@ -23,6 +23,10 @@ GtkWidget     *gml_what_if_panel_new            (void);
 void           gml_what_if_panel_set_document   (GmlWhatIfPanel      *self,
                                                  GmlSnapshotDocument *document);
 GmlSnapshotDocument *gml_what_if_panel_get_document (GmlWhatIfPanel  *self);
+/* Manual: a new document waits for the Replay button (the Live view, whose
+ * document changes twice a second); otherwise it is replayed at once. */
+void           gml_what_if_panel_set_manual     (GmlWhatIfPanel      *self,
+                                                 gboolean             manual);
 /* Whether the replays are running. */
 gboolean       gml_what_if_panel_get_busy       (GmlWhatIfPanel      *self);
 /* The rows: the run as recorded first. A row's run is NULL until its replay is done. */
