@@ -30,6 +30,7 @@
 #include "gml-probe-socket.h"
 #include "gml-scenario.h"
 #include "gml-snapshot-canvas.h"
+#include "gml-what-if-panel.h"
 #include "gml-snapshot-state.h"
 
 /* The program's output pane keeps its last lines only. */
@@ -73,6 +74,9 @@ struct _GmlLivePage
   GtkScrolledWindow    *output_scroller;
   GtkTextView          *output_view;
   GtkScrolledWindow    *oom_scroller;
+  GtkWidget            *oom_heading;
+  GtkToggleButton      *what_if_button;
+  GmlWhatIfPanel       *what_if_panel;
   GtkLabel             *oom_message_label;
   GtkLabel             *oom_status_label;
   GtkBox               *oom_box;
@@ -355,6 +359,7 @@ set_accessible_labels (GmlLivePage *self)
     { G_STRUCT_OFFSET (GmlLivePage, stop_button), N_("Stop the program") },
     { G_STRUCT_OFFSET (GmlLivePage, disconnect_button), N_("Disconnect") },
     { G_STRUCT_OFFSET (GmlLivePage, output_button), N_("Program output") },
+    { G_STRUCT_OFFSET (GmlLivePage, what_if_button), N_("What if…") },
   };
 
   /* The view buttons read as their visible labels. */
@@ -378,6 +383,22 @@ document_at_changed_cb (GmlLivePage *self)
     update_status (self);
 }
 
+/* The side panel: the out-of-memory explainer once there is an error, the what-if
+ * replays when asked for (the header's toggle, Ctrl+Shift+W). */
+static void
+update_side (GmlLivePage *self)
+{
+  gboolean has_oom = *gtk_label_get_label (self->oom_message_label) != '\0';
+  gboolean what_if = gtk_toggle_button_get_active (self->what_if_button);
+
+  gtk_widget_set_visible (self->oom_heading, has_oom);
+  gtk_widget_set_visible (GTK_WIDGET (self->oom_message_label), has_oom);
+  gtk_widget_set_visible (GTK_WIDGET (self->oom_status_label), has_oom);
+  gtk_widget_set_visible (GTK_WIDGET (self->oom_box), has_oom);
+  gtk_widget_set_visible (GTK_WIDGET (self->what_if_panel), what_if);
+  gtk_widget_set_visible (GTK_WIDGET (self->oom_scroller), has_oom || what_if);
+}
+
 static void
 show_document (GmlLivePage         *self,
                GmlSnapshotDocument *document)
@@ -386,6 +407,8 @@ show_document (GmlLivePage         *self,
 
   if (document == self->document)
     return;
+  /* What has arrived, for the what-if's next Replay. */
+  gml_what_if_panel_set_document (self->what_if_panel, document);
   if (self->document != NULL)
     g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
   g_set_object (&self->document, document);
@@ -563,7 +586,7 @@ session_oom_cb (GmlLivePage           *self,
   gtk_label_set_label (self->oom_message_label, message);
   gtk_label_set_label (self->oom_status_label, _("Waiting for the snapshot saved at the error…"));
   /* The explainer opens by itself. */
-  gtk_widget_set_visible (GTK_WIDGET (self->oom_scroller), TRUE);
+  update_side (self);
   g_signal_emit (self, signals[MESSAGE], 0, _("The program ran out of GPU memory. The explainer is open beside "
                                               "the pictures."));
 }
@@ -759,7 +782,8 @@ set_session (GmlLivePage    *self,
   set_paused (self, FALSE);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->oom_box))) != NULL)
     gtk_box_remove (self->oom_box, child);
-  gtk_widget_set_visible (GTK_WIDGET (self->oom_scroller), FALSE);
+  gtk_label_set_label (self->oom_message_label, "");
+  update_side (self);
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->output_view), "", -1);
   gtk_toggle_button_set_active (self->output_button, FALSE);
 
@@ -1027,6 +1051,17 @@ save_action (GtkWidget  *widget,
 }
 
 static void
+what_if_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  GmlLivePage *self = GML_LIVE_PAGE (widget);
+
+  gtk_toggle_button_set_active (self->what_if_button,
+                                !gtk_toggle_button_get_active (self->what_if_button));
+}
+
+static void
 output_action (GtkWidget  *widget,
                const char *action_name,
                GVariant   *parameter)
@@ -1211,6 +1246,7 @@ gml_live_page_class_init (GmlLivePageClass *klass)
                                  G_TYPE_NONE, 1, G_TYPE_INT);
 
   g_type_ensure (GML_TYPE_SNAPSHOT_CANVAS);
+  g_type_ensure (GML_TYPE_WHAT_IF_PANEL);
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-live-page.ui");
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, stack);
@@ -1253,6 +1289,9 @@ gml_live_page_class_init (GmlLivePageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, output_scroller);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, output_view);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, oom_scroller);
+  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, oom_heading);
+  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, what_if_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, what_if_panel);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, oom_message_label);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, oom_status_label);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, oom_box);
@@ -1268,6 +1307,7 @@ gml_live_page_class_init (GmlLivePageClass *klass)
   gtk_widget_class_install_action (widget_class, "live.save", NULL, save_action);
   gtk_widget_class_install_action (widget_class, "live.stop", NULL, stop_action);
   gtk_widget_class_install_action (widget_class, "live.output", NULL, output_action);
+  gtk_widget_class_install_action (widget_class, "live.what-if", NULL, what_if_action);
   gtk_widget_class_install_action (widget_class, "live.disconnect", NULL, disconnect_action);
   gtk_widget_class_install_action (widget_class, "live.open-oom", NULL, open_oom_action);
   /* The explainer's rows (GmlOomRow) point their Show button here. */
@@ -1312,6 +1352,9 @@ gml_live_page_init (GmlLivePage *self)
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
                                         gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control><Shift>o"),
                                                           gtk_named_action_new ("live.output")));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control><Shift>w"),
+                                                          gtk_named_action_new ("live.what-if")));
   gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
 
   for (const char * const *name = (const char * const[]) { "live.first", "live.back", "live.page-back",
@@ -1321,6 +1364,11 @@ gml_live_page_init (GmlLivePage *self)
        *name != NULL; name++)
     gtk_widget_action_set_enabled (GTK_WIDGET (self), *name, FALSE);
 
+  /* The run is still arriving: the what-if replays what has, when asked. */
+  gml_what_if_panel_set_manual (self->what_if_panel, TRUE);
+  g_signal_connect_object (self->what_if_button, "toggled", G_CALLBACK (update_side), self,
+                           G_CONNECT_SWAPPED);
+  update_side (self);
   set_accessible_labels (self);
   update_figures (self);
   update_waiting (self);

@@ -328,6 +328,8 @@ set_busy (GmlWhatIfPanel *self,
   self->busy = busy;
   gtk_widget_set_visible (self->progress_box, busy);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "what-if.cancel", busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "what-if.replay",
+                                 !busy && self->document != NULL);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 
@@ -408,12 +410,29 @@ shown_toggled_cb (GmlWhatIfPanel *self)
   g_signal_emit (self, signals[CHANGED], 0);
 }
 
+static void prepare (GmlWhatIfPanel *self);
+
 static void
 replay_action (GtkWidget  *widget,
                const char *action_name,
                GVariant   *parameter)
 {
-  start (GML_WHAT_IF_PANEL (widget));
+  GmlWhatIfPanel *self = GML_WHAT_IF_PANEL (widget);
+  guint64 given = self->gpu_source == GML_WHAT_IF_GPU_GIVEN ? self->gpu_memory : 0;
+  gboolean was_given = self->gpu_source == GML_WHAT_IF_GPU_GIVEN;
+
+  /* What has arrived by now, on the GPU given here if one was. */
+  prepare (self);
+  if (was_given)
+    {
+      self->gpu_memory = given;
+      self->gpu_source = GML_WHAT_IF_GPU_GIVEN;
+      self->setting_spin = TRUE;
+      gtk_spin_button_set_value (self->gpu_spin, (double) given / (double) GiB);
+      self->setting_spin = FALSE;
+      update_gpu_source (self);
+    }
+  start (self);
 }
 
 static void
@@ -436,25 +455,17 @@ gml_what_if_panel_new (void)
   return g_object_new (GML_TYPE_WHAT_IF_PANEL, NULL);
 }
 
-void
-gml_what_if_panel_set_document (GmlWhatIfPanel      *self,
-                                GmlSnapshotDocument *document)
+/* The what-if of the document, the GPU it implies, the spin button showing it. */
+static void
+prepare (GmlWhatIfPanel *self)
 {
   g_autoptr(GError) error = NULL;
 
-  g_return_if_fail (GML_IS_WHAT_IF_PANEL (self));
-
-  if (self->document == document)
-    return;
-  /* The running replays have what they need of their own: stop them. */
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_set_object (&self->document, document);
   g_clear_pointer (&self->what_if, gml_what_if_free);
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
-  if (document != NULL)
+  if (self->document != NULL)
     {
-      self->what_if = gml_what_if_new (gml_snapshot_document_get_timeline (document), &error);
+      self->what_if = gml_what_if_new (gml_snapshot_document_get_timeline (self->document), &error);
       if (self->what_if == NULL)
         {
           gtk_label_set_label (self->error_label, error->message);
@@ -470,23 +481,32 @@ gml_what_if_panel_set_document (GmlWhatIfPanel      *self,
   self->setting_spin = FALSE;
   gtk_widget_set_sensitive (GTK_WIDGET (self->gpu_spin), self->what_if != NULL);
   update_gpu_source (self);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "what-if.replay", self->what_if != NULL);
+}
+
+void
+gml_what_if_panel_set_document (GmlWhatIfPanel      *self,
+                                GmlSnapshotDocument *document)
+{
+  g_return_if_fail (GML_IS_WHAT_IF_PANEL (self));
+
+  if (self->document == document)
+    return;
+  /* Manual: the newest document waits for Replay; the rows stay those of the one
+   * replayed, and a replay under way goes on. */
   if (self->manual)
     {
-      /* The rows of an older document say nothing of this one. */
-      if (self->cancellable != NULL)
-        g_cancellable_cancel (self->cancellable);
-      for (guint i = 0; i < N_ROWS; i++)
-        {
-          gml_what_if_run_clear (&self->runs[i]);
-          self->done[i] = FALSE;
-        }
-      set_busy (self, FALSE);
-      update_rows (self);
-      g_signal_emit (self, signals[CHANGED], 0);
+      g_set_object (&self->document, document);
+      gtk_widget_action_set_enabled (GTK_WIDGET (self), "what-if.replay",
+                                     document != NULL && !self->busy);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
+      return;
     }
-  else
-    start (self);
+  /* The running replays have what they need of their own: stop them. */
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_set_object (&self->document, document);
+  prepare (self);
+  start (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
 }
 
