@@ -18,6 +18,7 @@
 
 #include "gml-allocator.h"
 #include "gml-snapshot.h"
+#include "gml-snapshot-category.h"
 #include "gml-trace.h"
 
 G_BEGIN_DECLS
@@ -30,6 +31,8 @@ typedef struct
   guint32 frames;             /* where it was allocated, 0 = not known */
   guint8  state;              /* GmlSnapshotBlockState */
   guint8  estimated;          /* size or place estimated, not read from the file */
+  guint8  kind;               /* GML_SNAP_KIND: its category and why (gml-snapshot-category.h) */
+  guint32 made_at;            /* the alloc entry that made it + 1; 0 = before the trace */
 } GmlSnapshotLayoutBlock;
 
 typedef struct
@@ -172,6 +175,14 @@ const GmlSnapshotOom *gml_snapshot_timeline_get_oom (GmlSnapshotTimeline     *se
 guint64            gml_snapshot_timeline_get_block_size (GmlSnapshotTimeline *self,
                                                          gsize                index,
                                                          gboolean            *estimated);
+
+/* The kind (GML_SNAP_KIND) of the allocation of alloc entry @index. */
+guint8             gml_snapshot_timeline_get_kind   (GmlSnapshotTimeline     *self,
+                                                     gsize                    index);
+/* The most allocated at once on stream @stream (an index into the stream
+ * table) over this device's trace; 0 for a stream it does not use. */
+guint64            gml_snapshot_timeline_get_stream_peak (GmlSnapshotTimeline *self,
+                                                          guint                stream);
 
 void               gml_snapshot_timeline_layout_at  (GmlSnapshotTimeline     *self,
                                                      gsize                    n,
