@@ -82,7 +82,6 @@ struct _GmlSnapshotTimeline
 
   guint64                *allocated;     /* n + 1 */
   guint64                *reserved;
-  guint64                *requested;
   guint64                *block_size;    /* n; ESTIMATED_BIT for estimates */
   guint8                 *kinds;         /* n: an alloc entry's GML_SNAP_KIND */
   guint64                *stream_peak;   /* by stream: the most allocated on it at once */
@@ -1268,14 +1267,12 @@ gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
   gml_snapshot_settings_to_conf (gml_snapshot_get_settings (snapshot), &tl->conf);
   tl->allocated = g_new (guint64, n + 1);
   tl->reserved = g_new (guint64, n + 1);
-  tl->requested = g_new (guint64, n + 1);
   tl->block_size = g_new0 (guint64, MAX (n, 1));
   tl->kinds = g_new0 (guint8, MAX (n, 1));
   tl->n_streams = gml_snapshot_get_n_streams (snapshot);
   tl->stream_peak = g_new0 (guint64, MAX (tl->n_streams, 1));
   gml_snapshot_advise_huge (tl->allocated, (n + 1) * sizeof (guint64));
   gml_snapshot_advise_huge (tl->reserved, (n + 1) * sizeof (guint64));
-  gml_snapshot_advise_huge (tl->requested, (n + 1) * sizeof (guint64));
   gml_snapshot_advise_huge (tl->block_size, MAX (n, 1) * sizeof (guint64));
   tl->ooms = g_array_new (FALSE, TRUE, sizeof (GmlSnapshotOom));
   tl->checkpoints = g_ptr_array_new_with_free_func (checkpoint_free);
@@ -1349,7 +1346,6 @@ gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
     {
       tl->allocated[i] = walk.c.allocated;
       tl->reserved[i] = walk.c.reserved;
-      tl->requested[i] = walk.c.requested;
       tl->peak_requested = MAX (tl->peak_requested, walk.c.requested);
       if (i % tl->interval == 0)
         g_ptr_array_add (tl->checkpoints, checkpoint_new (layout));
@@ -1369,7 +1365,6 @@ gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
       tl->inconsistencies++;
     tl->allocated[n] = end_stats.allocated_bytes;
     tl->reserved[n] = end_stats.reserved_bytes;
-    tl->requested[n] = end_stats.requested_bytes;
   }
   /* The file's own end state, which the walk's end should equal, with what
    * the walk learnt about each block. */
@@ -1395,7 +1390,6 @@ gml_snapshot_timeline_free (GmlSnapshotTimeline *self)
     return;
   g_free (self->allocated);
   g_free (self->reserved);
-  g_free (self->requested);
   g_free (self->block_size);
   g_free (self->kinds);
   g_free (self->stream_peak);
@@ -1438,12 +1432,6 @@ const guint64 *
 gml_snapshot_timeline_get_reserved (GmlSnapshotTimeline *self)
 {
   return self->reserved;
-}
-
-const guint64 *
-gml_snapshot_timeline_get_requested (GmlSnapshotTimeline *self)
-{
-  return self->requested;
 }
 
 guint64

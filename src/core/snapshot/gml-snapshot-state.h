@@ -153,10 +153,10 @@ void               gml_snapshot_timeline_free       (GmlSnapshotTimeline     *se
 GmlSnapshot       *gml_snapshot_timeline_get_snapshot (GmlSnapshotTimeline   *self);
 guint              gml_snapshot_timeline_get_device (GmlSnapshotTimeline     *self);
 gsize              gml_snapshot_timeline_get_n_entries (GmlSnapshotTimeline  *self);
-/* Allocated and reserved bytes at N = 0 … n_entries (n_entries + 1 values). */
+/* Allocated and reserved bytes at N = 0 … n_entries (n_entries + 1 values). The
+ * requested bytes are not kept per entry: only their peak. */
 const guint64     *gml_snapshot_timeline_get_allocated (GmlSnapshotTimeline  *self);
 const guint64     *gml_snapshot_timeline_get_reserved  (GmlSnapshotTimeline  *self);
-const guint64     *gml_snapshot_timeline_get_requested (GmlSnapshotTimeline  *self);
 guint64            gml_snapshot_timeline_get_peak_requested (GmlSnapshotTimeline *self);
 /* Counts of each action over the whole trace, by GmlSnapshotAction. */
 const gsize       *gml_snapshot_timeline_get_action_counts (GmlSnapshotTimeline *self);
