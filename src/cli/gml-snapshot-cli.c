@@ -576,7 +576,7 @@ static char *
 format_difference (guint64 a,
                    guint64 b)
 {
-  g_autofree char *size = gml_format_size (b > a ? b - a : a - b);
+  g_autofree char *size = gml_format_size_short (b > a ? b - a : a - b);
 
   return g_strdup_printf ("%s%s", b >= a ? "+" : "−", size);
 }
@@ -593,8 +593,8 @@ compare_to_text (const GmlSnapshotComparison *cmp,
   for (int side = 0; side < 2; side++)
     {
       const GmlSnapshotPeak *peak = side == 0 ? &cmp->a : &cmp->b;
-      g_autofree char *allocated = gml_format_size (peak->allocated_bytes);
-      g_autofree char *reserved = gml_format_size (peak->peak_reserved_bytes);
+      g_autofree char *allocated = gml_format_size_short (peak->allocated_bytes);
+      g_autofree char *reserved = gml_format_size_short (peak->peak_reserved_bytes);
 
       /* Translators: "A" or "B", a file name, then sizes. */
       g_string_append_printf (out, _("%s (%s): peak allocated %s, peak reserved %s\n"),
@@ -602,10 +602,10 @@ compare_to_text (const GmlSnapshotComparison *cmp,
                               allocated, reserved);
       for (guint c = 0; c < GML_SNAP_N_CATEGORIES; c++)
         {
-          g_autofree char *bytes = gml_format_size (peak->by_category[gml_snapshot_categories[c]]);
+          GmlCategory category = gml_snapshot_categories[c];
+          g_autofree char *bytes = gml_format_size_short (peak->by_category[category]);
 
-          g_string_append_printf (out, "  %s: %s\n",
-                                  gml_snapshot_category_name (gml_snapshot_categories[c]), bytes);
+          g_string_append_printf (out, "  %s: %s\n", gml_snapshot_category_name (category), bytes);
         }
     }
   if (cmp->by_where->len == 0)
@@ -615,8 +615,8 @@ compare_to_text (const GmlSnapshotComparison *cmp,
   for (guint i = 0; i < cmp->by_where->len && i < MAX_WHERE; i++)
     {
       const GmlSnapshotWhereDiff *d = &g_array_index (cmp->by_where, GmlSnapshotWhereDiff, i);
-      g_autofree char *a = gml_format_size (d->a_bytes);
-      g_autofree char *b = gml_format_size (d->b_bytes);
+      g_autofree char *a = gml_format_size_short (d->a_bytes);
+      g_autofree char *b = gml_format_size_short (d->b_bytes);
       g_autofree char *diff = format_difference (d->a_bytes, d->b_bytes);
 
       g_string_append_printf (out, "  %s: %s → %s (%s)\n",

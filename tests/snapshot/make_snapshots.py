@@ -286,7 +286,9 @@ def training_snapshot(variant):
     if variant == 'training-late':
         record_from = len(trace)
     grads = []
+    regions = []       # (name, first entry inside, first entry after)
     for step in range(2):
+        step_start = len(trace)
         saved = []
         for layer in range(3):
             fwd = py('/home/ada/run/model.py', 20 + layer, 'forward')
@@ -319,12 +321,14 @@ def training_snapshot(variant):
                       py(TORCH + 'optim/adam.py', 230, 'step'),
                       py(TORCH + 'optim/optimizer.py', 493, 'wrapper'),
                       py('/home/ada/run/train.py', 44, 'train_step'), cell]
+        step_at = len(trace)
         for p in range(len(params) if variant != 'training-sgd' else 0):
             if step == 0:
                 alloc(5, 'optimizer_state', stack(*init_state))    # exp_avg
                 alloc(5, 'optimizer_state', stack(*init_state))    # exp_avg_sq
             denom = alloc(2, 'temporary', stack(*opt))
             free(denom, stack(*opt))
+        regions.append(('Optimizer.step#Adam.step', step_at, len(trace)))
         # optimizer.zero_grad(): gradients set to None, except the last step's.
         if step == 0:
             zero = stack(py(TORCH + 'optim/optimizer.py', 950, 'zero_grad'),
@@ -334,6 +338,7 @@ def training_snapshot(variant):
                              py('/home/ada/run/train.py', 46, 'train_step'), cell)
             for g in grads:
                 free(g, zero)
+        regions.append((f'## train step {step} ##', step_start, len(trace)))
 
     # The expected bytes by category after every entry kept, from what was
     # live when the recording began; bytes are the blocks' sizes.
@@ -370,7 +375,18 @@ def training_snapshot(variant):
     for e in kept:
         e['time_us'] = t
         t += 10
+    # record_function regions, as external_annotations: a training step and
+    # the optimizer's step inside it (PyTorch 2.5+), on the entries' clock.
+    annotations = []
+    for name, first, after in regions:
+        if first < record_from:
+            continue
+        for stage, at in (('START', first), ('END', after)):
+            annotations.append({'name': name, 'stage': stage, 'device': 0,
+                                'time_us': 1700000000000000 + (at - record_from) * 10 - 5})
+    annotations.sort(key=lambda a: (a['time_us'], a['stage'] == 'START'))
     snap = {'segments': [segment(base, blocks)], 'device_traces': [kept],
+            'external_annotations': annotations if variant == 'training' else [],
             'allocator_settings': {'PYTORCH_CUDA_ALLOC_CONF': '', 'max_split_size': -1,
                                    'garbage_collection_threshold': 0.0,
                                    'expandable_segments': False}}

@@ -161,27 +161,22 @@ by_difference_desc (gconstpointer a,
   return g_strcmp0 (x->where, y->where);
 }
 
-void
-gml_snapshot_comparison_init (GmlSnapshotComparison *comparison,
-                              GmlSnapshotTimeline   *a,
-                              GmlSnapshotTimeline   *b)
+GArray *
+gml_snapshot_peaks_compare (const GmlSnapshotPeak *a,
+                            const GmlSnapshotPeak *b)
 {
-  /* Where → index into by_where; NULL (no stack) is its own line. */
+  /* Where → index into all; NULL (no stack) is its own line. */
   g_autoptr(GHashTable) index = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GArray) all = g_array_new (FALSE, TRUE, sizeof (GmlSnapshotWhereDiff));
-  GArray *diffs;
+  GArray *diffs = g_array_new (FALSE, TRUE, sizeof (GmlSnapshotWhereDiff));
 
-  memset (comparison, 0, sizeof *comparison);
-  gml_snapshot_peak_init (&comparison->a, a);
-  gml_snapshot_peak_init (&comparison->b, b);
-  diffs = comparison->by_where = g_array_new (FALSE, TRUE, sizeof (GmlSnapshotWhereDiff));
   g_array_set_clear_func (diffs, clear_where_diff);
   /* The strings of @all are the hash table's keys until the end. */
   for (int side = 0; side < 2; side++)
     {
-      GArray *lines = side == 0 ? comparison->a.by_where : comparison->b.by_where;
+      GArray *lines = side == 0 ? a->by_where : b->by_where;
 
-      for (guint i = 0; i < lines->len; i++)
+      for (guint i = 0; lines != NULL && i < lines->len; i++)
         {
           const GmlSnapshotWhereBytes *w = &g_array_index (lines, GmlSnapshotWhereBytes, i);
           const char *key = w->where != NULL ? w->where : "";
@@ -216,6 +211,18 @@ gml_snapshot_comparison_init (GmlSnapshotComparison *comparison,
         g_free (d->where);
     }
   g_array_sort (diffs, by_difference_desc);
+  return diffs;
+}
+
+void
+gml_snapshot_comparison_init (GmlSnapshotComparison *comparison,
+                              GmlSnapshotTimeline   *a,
+                              GmlSnapshotTimeline   *b)
+{
+  memset (comparison, 0, sizeof *comparison);
+  gml_snapshot_peak_init (&comparison->a, a);
+  gml_snapshot_peak_init (&comparison->b, b);
+  comparison->by_where = gml_snapshot_peaks_compare (&comparison->a, &comparison->b);
 }
 
 void

@@ -56,6 +56,11 @@ void     gml_snapshot_peak_init          (GmlSnapshotPeak       *peak,
                                           GmlSnapshotTimeline   *timeline);
 void     gml_snapshot_peak_clear         (GmlSnapshotPeak       *peak);
 
+/* The lines whose bytes differ between two peaks (GmlSnapshotWhereDiff),
+ * the largest difference first. */
+GArray  *gml_snapshot_peaks_compare      (const GmlSnapshotPeak *a,
+                                          const GmlSnapshotPeak *b);
+
 void     gml_snapshot_comparison_init    (GmlSnapshotComparison *comparison,
                                           GmlSnapshotTimeline   *a,
                                           GmlSnapshotTimeline   *b);
