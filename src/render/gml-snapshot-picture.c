@@ -1127,7 +1127,8 @@ gml_snapshot_describe_kind (guint8 kind)
   return g_strdup_printf (_("%s (inferred): %s"), gml_snapshot_category_name (category), reason);
 }
 
-/* "Allocated by model.py:54 forward at entry 120", or before the trace. */
+/* "Made by model.py:54 forward at entry 120", or before the trace; NULL for
+ * a block made before the trace without a stack. */
 static char *
 describe_made_at (GmlSnapshotPicture           *self,
                   const GmlSnapshotLayoutBlock *block)
@@ -1145,17 +1146,16 @@ describe_made_at (GmlSnapshotPicture           *self,
   if (short_where != NULL)
     /* Translators: the user's line that made a block ("model.py:54 forward"). */
     return g_strdup_printf (_("Made by %s before the trace begins"), short_where);
-  return g_strdup (_("Made before the trace begins, without a stack"));
+  /* Made before the trace without a stack: its category's reason says so. */
+  return NULL;
 }
 
 char *
-gml_snapshot_picture_describe_block (GmlSnapshotPicture           *self,
-                                     const GmlSnapshotLayoutBlock *block)
+gml_snapshot_picture_describe_block_summary (GmlSnapshotPicture           *self,
+                                             const GmlSnapshotLayoutBlock *block)
 {
-  GmlSnapshot *snap = gml_snapshot_timeline_get_snapshot (self->timeline);
   g_autofree char *size = gml_format_size_short (block->size);
   g_autofree char *requested = gml_format_size_short (block->requested_size);
-  g_autofree char *stack = NULL;
   GString *out = g_string_new (NULL);
 
   switch (block->state)
@@ -1202,8 +1202,27 @@ gml_snapshot_picture_describe_block (GmlSnapshotPicture           *self,
 
       g_string_append_c (out, '\n');
       g_string_append (out, kind);
-      g_string_append_c (out, '\n');
-      g_string_append (out, made);
+      if (made != NULL)
+        {
+          g_string_append_c (out, '\n');
+          g_string_append (out, made);
+        }
+    }
+  return g_string_free (out, FALSE);
+}
+
+char *
+gml_snapshot_picture_describe_block (GmlSnapshotPicture           *self,
+                                     const GmlSnapshotLayoutBlock *block)
+{
+  GmlSnapshot *snap = gml_snapshot_timeline_get_snapshot (self->timeline);
+  g_autofree char *stack = NULL;
+  GString *out = g_string_new (NULL);
+  g_autofree char *summary = gml_snapshot_picture_describe_block_summary (self, block);
+
+  g_string_append (out, summary);
+  if (block->state != GML_SNAP_BLOCK_INACTIVE)
+    {
       /* The user's frames, then the libraries': a few, each line short, so
        * the tooltip stays inside the window; the details pane has them all. */
       stack = gml_snapshot_format_stack (snap, block->frames, 5);

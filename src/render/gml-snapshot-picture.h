@@ -110,6 +110,9 @@ char               *gml_snapshot_picture_describe_allocation_at (GmlSnapshotPict
                                                                  int                   height,
                                                                  double                x,
                                                                  double                y);
+/* The same without the stack: for a pane that lists the whole stack itself. */
+char *gml_snapshot_picture_describe_block_summary (GmlSnapshotPicture           *self,
+                                                   const GmlSnapshotLayoutBlock *block);
 /* The trace entry under x in the timeline or active view (for clicks). */
 gsize               gml_snapshot_picture_entry_at_x   (GmlSnapshotPicture   *self,
                                                        GmlSnapshotView       view,

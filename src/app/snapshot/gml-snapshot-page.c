@@ -345,14 +345,8 @@ update_block (GmlSnapshotPage *self)
   if (block == NULL)
     goto out;
 
-  text = gml_snapshot_picture_describe_block (picture, block);
   /* The tooltip's words without its short stack: the whole stack is below. */
-  {
-    char *cut = strstr (text, _("Allocated in:"));
-
-    if (cut != NULL && cut > text)
-      cut[-1] = '\0';
-  }
+  text = gml_snapshot_picture_describe_block_summary (picture, block);
   gtk_label_set_label (self->block_label, text);
 
   /* The user's frames, then the libraries', every one; PyTorch's collapsed. */
