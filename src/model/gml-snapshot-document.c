@@ -702,16 +702,22 @@ gml_snapshot_document_describe_entry (GmlSnapshotDocument *self,
     const GmlTimelineSpan *spans = gml_snapshot_picture_get_spans (self->picture, &n_spans);
     GString *inside = NULL;
 
-    /* The record_function regions around it, outermost first. */
-    for (guint i = 0; i < n_spans; i++)
-      if (spans[i].start < at && at <= spans[i].end)
-        {
-          if (inside == NULL)
-            inside = g_string_new (NULL);
-          else
-            g_string_append (inside, " › ");
-          g_string_append (inside, spans[i].label);
-        }
+    /* The record_function regions around it, outermost first (the regions
+     * are in the order they ended, an inner one before its outer one). */
+    for (guint depth = 0, found = TRUE; found; depth++)
+      {
+        found = FALSE;
+        for (guint i = 0; i < n_spans; i++)
+          if (spans[i].depth == depth && spans[i].start < at && at <= spans[i].end)
+            {
+              if (inside == NULL)
+                inside = g_string_new (NULL);
+              else
+                g_string_append (inside, " › ");
+              g_string_append (inside, spans[i].label);
+              found = TRUE;
+            }
+      }
     if (inside != NULL)
       {
         g_string_append (out, "; ");

@@ -385,6 +385,11 @@ def training_snapshot(variant):
             annotations.append({'name': name, 'stage': stage, 'device': 0,
                                 'time_us': 1700000000000000 + (at - record_from) * 10 - 5})
     annotations.sort(key=lambda a: (a['time_us'], a['stage'] == 'START'))
+    # user_metadata (PyTorch 2.10+) on the second step's entries.
+    for name, first, after in regions:
+        if name == '## train step 1 ##' and variant == 'training':
+            for e in trace[first:after]:
+                e['user_metadata'] = 'step=1'
     snap = {'segments': [segment(base, blocks)], 'device_traces': [kept],
             'external_annotations': annotations if variant == 'training' else [],
             'allocator_settings': {'PYTORCH_CUDA_ALLOC_CONF': '', 'max_split_size': -1,

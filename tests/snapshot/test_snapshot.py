@@ -513,6 +513,12 @@ def test_all_fixtures(exe):
               f'{name}: the peak\'s categories')
         check(sum(w['bytes'] for w in peak['by_where']) <= peak['allocated_bytes'],
               f'{name}: peak lines')
+        # No stream holds more at its own peak than all of them at theirs; one
+        # stream's peak is the peak.
+        streams = [s['peak_allocated_bytes'] for s in peak['per_stream']]
+        check(all(b <= peak['allocated_bytes'] for b in streams), f'{name}: per_stream {streams}')
+        if len(streams) == 1:
+            check(streams[0] == peak['allocated_bytes'], f'{name}: one stream’s peak {streams}')
         if n > 0:
             most = max(run_snapshot(exe, path, '--at', str(a))['allocated_bytes']
                        for a in (0, peak['index'], n))
