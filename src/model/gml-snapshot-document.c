@@ -606,7 +606,7 @@ describe_action (GmlSnapshot            *snap,
     case GML_SNAP_SEGMENT_UNMAP:
       /* Translators: PyTorch's name of the action ("alloc", "free_requested",
        * "segment_alloc"…, kept in English), a size and a CUDA stream number. */
-      return g_strdup_printf (_("%s of %s on stream %u"), name, size, entry->stream);
+      return g_strdup_printf (_("%s of %s on stream %u"), name, size, (guint) entry->stream);
     case GML_SNAP_OOM:
       {
         g_autofree char *device_free = gml_format_size_short (entry->addr);

@@ -59,17 +59,22 @@ typedef enum
   GML_SNAP_BLOCK_UNKNOWN,         /* a state string this reader does not know */
 } GmlSnapshotBlockState;
 
-/* One trace entry: 48 bytes, so four million of them take under 200 MB. */
+/* One trace entry: 40 bytes, so four million of them take 160 MB. */
+#define GML_SNAPSHOT_MAX_STREAMS 65536
+
 typedef struct
 {
   guint64 addr;               /* oom: device_free */
   guint64 size;               /* alloc/free: the requested size; segments: the segment size */
   gint64  time_us;            /* 0 when the file has none (PyTorch 2.0, 2.1) */
   guint32 frames;             /* frame list id, 0 = no stack recorded */
-  guint32 stream;             /* index into the stream table (0, 1, 2… in order of appearance) */
-  guint32 compile_context;    /* string id, 0 = absent */
+  union
+  {
+    guint32 compile_context;  /* string id, 0 = absent */
+    guint32 name;             /* GML_SNAP_OTHER: the action's name instead (string id) */
+  };
   guint32 user_metadata;      /* string id, 0 = absent */
-  guint32 name;               /* string id of the action's name (for GML_SNAP_OTHER) */
+  guint16 stream;             /* index into the stream table (0, 1, 2… in order of appearance) */
   guint8  action;             /* GmlSnapshotAction */
 } GmlSnapshotEntry;
 
