@@ -615,6 +615,11 @@ def cases(outdir):
              os.path.join(outdir, name + '.pickle'))
         manifest[name] = {1: {'largest': where}}
 
+    # More streams than any GPU program has (each entry its own): refused.
+    trace = [entry('snapshot', 0, 0, stream=0x1000 + 8 * i) for i in range(65537)]
+    dump({'segments': [], 'device_traces': [trace]}, os.path.join(outdir, 'many-streams.pickle'))
+    manifest['many-streams'] = {'error': 'more than 65536 CUDA streams'}
+
     for variant in ('training', 'training-python', 'training-late', 'training-sgd'):
         snap, expected = training_snapshot(variant)
         dump(snap, os.path.join(outdir, variant + '.pickle'))

@@ -250,6 +250,12 @@ def test_cases(exe, tmp):
         manifest = json.load(f)
     for name, expect in manifest.items():
         path = os.path.join(outdir, name + '.pickle')
+        if 'error' in expect:
+            out = subprocess.run([exe, 'snapshot', path, '--json'], capture_output=True, text=True,
+                                 env=dict(os.environ, LANGUAGE='en', LC_ALL='C.UTF-8'))
+            check(out.returncode == 1 and expect['error'] in out.stderr,
+                  f'{name}: refused with “{expect["error"]}”: {out.returncode} {out.stderr}')
+            continue
         end = run_snapshot(exe, path)
         for key in ('device', 'devices'):
             if key in expect:
