@@ -634,7 +634,7 @@ load_timeline (const char   *path,
   *snap = gml_snapshot_load (path, NULL, NULL, NULL, error);
   if (*snap == NULL)
     return NULL;
-  return gml_snapshot_timeline_new (*snap, gml_snapshot_get_default_device (*snap), NULL, error);
+  return gml_snapshot_timeline_new_summary (*snap, gml_snapshot_get_default_device (*snap), NULL, error);
 }
 
 int
@@ -721,7 +721,7 @@ gml_snapshot_main (int    argc,
       return 2;
     }
 
-  tl = gml_snapshot_timeline_new (snap, (guint) device, NULL, &error);
+  tl = gml_snapshot_timeline_new_summary (snap, (guint) device, NULL, &error);
   if (tl == NULL)
     {
       g_printerr ("gpu-memory-lab snapshot: %s\n", error->message);

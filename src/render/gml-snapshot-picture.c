@@ -193,8 +193,8 @@ gml_snapshot_picture_new (GmlSnapshotTimeline *timeline)
 {
   GmlSnapshotPicture *self = g_new0 (GmlSnapshotPicture, 1);
   gsize n = gml_snapshot_timeline_get_n_entries (timeline);
-  const guint64 *reserved = gml_snapshot_timeline_get_reserved (timeline);
-  const guint64 *allocated = gml_snapshot_timeline_get_allocated (timeline);
+
+  g_return_val_if_fail (gml_snapshot_timeline_get_allocated (timeline) != NULL, NULL);
 
   self->timeline = timeline;
   self->layout = gml_snapshot_layout_new ();
@@ -205,15 +205,8 @@ gml_snapshot_picture_new (GmlSnapshotTimeline *timeline)
 
       self->marks[index] |= GML_TIMELINE_MARK_OOM;
     }
-  for (gsize i = 0; i <= n; i++)
-    {
-      self->peak_reserved = MAX (self->peak_reserved, reserved[i]);
-      if (allocated[i] > self->peak_allocated)
-        {
-          self->peak_allocated = allocated[i];
-          self->peak = i;
-        }
-    }
+  self->peak_reserved = gml_snapshot_timeline_get_peak_reserved (timeline);
+  self->peak_allocated = gml_snapshot_timeline_get_peak_allocated (timeline, &self->peak, NULL);
   self->spans = find_spans (timeline);
   gml_snapshot_picture_set_at (self, n);
   return self;

@@ -80,8 +80,12 @@ struct _GmlSnapshotTimeline
   gsize                   n;
   GmlAllocConf            conf;
 
-  guint64                *allocated;     /* n + 1 */
+  guint64                *allocated;     /* n + 1; NULL for a summary */
   guint64                *reserved;
+  guint64                 peak_allocated;
+  gsize                   peak_index;    /* the first N with peak_allocated */
+  guint64                 reserved_at_peak;
+  guint64                 peak_reserved;
   guint64                *block_size;    /* n; ESTIMATED_BIT for estimates */
   guint8                 *kinds;         /* n: an alloc entry's GML_SNAP_KIND */
   guint64                *stream_peak;   /* by stream: the most allocated on it at once */
@@ -1242,11 +1246,34 @@ stream_bytes (GmlSnapshotTimeline *tl,
   return bytes;
 }
 
-GmlSnapshotTimeline *
-gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
-                           guint          device,
-                           GCancellable  *cancellable,
-                           GError       **error)
+/* Allocated and reserved at N: the arrays, and the peaks, which a summary
+ * keeps alone. */
+static inline void
+record_at (GmlSnapshotTimeline *tl,
+           gsize                i,
+           guint64              allocated,
+           guint64              reserved)
+{
+  if (tl->allocated != NULL)
+    {
+      tl->allocated[i] = allocated;
+      tl->reserved[i] = reserved;
+    }
+  if (allocated > tl->peak_allocated || i == 0)
+    {
+      tl->peak_allocated = allocated;
+      tl->peak_index = i;
+      tl->reserved_at_peak = reserved;
+    }
+  tl->peak_reserved = MAX (tl->peak_reserved, reserved);
+}
+
+static GmlSnapshotTimeline *
+timeline_new (GmlSnapshot   *snapshot,
+              guint          device,
+              gboolean       summary,
+              GCancellable  *cancellable,
+              GError       **error)
 {
   g_autoptr(GmlSnapshotTimeline) tl = g_new0 (GmlSnapshotTimeline, 1);
   g_autoptr(GmlSnapshotLayout) layout = gml_snapshot_layout_new ();
@@ -1265,14 +1292,17 @@ gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
   tl->entries = gml_snapshot_get_entries (snapshot, device, &tl->n);
   n = tl->n;
   gml_snapshot_settings_to_conf (gml_snapshot_get_settings (snapshot), &tl->conf);
-  tl->allocated = g_new (guint64, n + 1);
-  tl->reserved = g_new (guint64, n + 1);
+  if (!summary)
+    {
+      tl->allocated = g_new (guint64, n + 1);
+      tl->reserved = g_new (guint64, n + 1);
+      gml_snapshot_advise_huge (tl->allocated, (n + 1) * sizeof (guint64));
+      gml_snapshot_advise_huge (tl->reserved, (n + 1) * sizeof (guint64));
+    }
   tl->block_size = g_new0 (guint64, MAX (n, 1));
   tl->kinds = g_new0 (guint8, MAX (n, 1));
   tl->n_streams = gml_snapshot_get_n_streams (snapshot);
   tl->stream_peak = g_new0 (guint64, MAX (tl->n_streams, 1));
-  gml_snapshot_advise_huge (tl->allocated, (n + 1) * sizeof (guint64));
-  gml_snapshot_advise_huge (tl->reserved, (n + 1) * sizeof (guint64));
   gml_snapshot_advise_huge (tl->block_size, MAX (n, 1) * sizeof (guint64));
   tl->ooms = g_array_new (FALSE, TRUE, sizeof (GmlSnapshotOom));
   tl->checkpoints = g_ptr_array_new_with_free_func (checkpoint_free);
@@ -1344,8 +1374,9 @@ gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
     tl->stream_peak[s] = by_stream[s];
   for (gsize i = 0; i <= n; i++)
     {
-      tl->allocated[i] = walk.c.allocated;
-      tl->reserved[i] = walk.c.reserved;
+      /* N = n is the file's own end, below. */
+      if (i < n)
+        record_at (tl, i, walk.c.allocated, walk.c.reserved);
       tl->peak_requested = MAX (tl->peak_requested, walk.c.requested);
       if (i % tl->interval == 0)
         g_ptr_array_add (tl->checkpoints, checkpoint_new (layout));
@@ -1363,8 +1394,7 @@ gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
     if (end.allocated != end_stats.allocated_bytes || end.reserved != end_stats.reserved_bytes ||
         end.active != end_stats.active_bytes || end.allocations != end_stats.allocations)
       tl->inconsistencies++;
-    tl->allocated[n] = end_stats.allocated_bytes;
-    tl->reserved[n] = end_stats.reserved_bytes;
+    record_at (tl, n, end_stats.allocated_bytes, end_stats.reserved_bytes);
   }
   /* The file's own end state, which the walk's end should equal, with what
    * the walk learnt about each block. */
@@ -1381,6 +1411,42 @@ gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
                                                       oom->stats.reserved_bytes);
     }
   return g_steal_pointer (&tl);
+}
+
+GmlSnapshotTimeline *
+gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
+                           guint          device,
+                           GCancellable  *cancellable,
+                           GError       **error)
+{
+  return timeline_new (snapshot, device, FALSE, cancellable, error);
+}
+
+GmlSnapshotTimeline *
+gml_snapshot_timeline_new_summary (GmlSnapshot   *snapshot,
+                                   guint          device,
+                                   GCancellable  *cancellable,
+                                   GError       **error)
+{
+  return timeline_new (snapshot, device, TRUE, cancellable, error);
+}
+
+guint64
+gml_snapshot_timeline_get_peak_allocated (GmlSnapshotTimeline *self,
+                                          gsize               *index,
+                                          guint64             *reserved_then)
+{
+  if (index != NULL)
+    *index = self->peak_index;
+  if (reserved_then != NULL)
+    *reserved_then = self->reserved_at_peak;
+  return self->peak_allocated;
+}
+
+guint64
+gml_snapshot_timeline_get_peak_reserved (GmlSnapshotTimeline *self)
+{
+  return self->peak_reserved;
 }
 
 void

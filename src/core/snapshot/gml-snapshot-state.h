@@ -149,6 +149,13 @@ GmlSnapshotTimeline *gml_snapshot_timeline_new      (GmlSnapshot             *sn
                                                      guint                    device,
                                                      GCancellable            *cancellable,
                                                      GError                 **error);
+/* The same without the allocated and reserved bytes at every N (get_allocated()
+ * and get_reserved() are NULL), for a command that needs only their peaks: two
+ * arrays of 8 bytes an entry it never touches. */
+GmlSnapshotTimeline *gml_snapshot_timeline_new_summary (GmlSnapshot          *snapshot,
+                                                        guint                 device,
+                                                        GCancellable         *cancellable,
+                                                        GError              **error);
 void               gml_snapshot_timeline_free       (GmlSnapshotTimeline     *self);
 GmlSnapshot       *gml_snapshot_timeline_get_snapshot (GmlSnapshotTimeline   *self);
 guint              gml_snapshot_timeline_get_device (GmlSnapshotTimeline     *self);
@@ -158,6 +165,12 @@ gsize              gml_snapshot_timeline_get_n_entries (GmlSnapshotTimeline  *se
 const guint64     *gml_snapshot_timeline_get_allocated (GmlSnapshotTimeline  *self);
 const guint64     *gml_snapshot_timeline_get_reserved  (GmlSnapshotTimeline  *self);
 guint64            gml_snapshot_timeline_get_peak_requested (GmlSnapshotTimeline *self);
+/* The most allocated at once, the first N where it is and what was reserved
+ * there; the most reserved at any N. */
+guint64            gml_snapshot_timeline_get_peak_allocated (GmlSnapshotTimeline *self,
+                                                             gsize               *index,
+                                                             guint64             *reserved_then);
+guint64            gml_snapshot_timeline_get_peak_reserved (GmlSnapshotTimeline *self);
 /* Counts of each action over the whole trace, by GmlSnapshotAction. */
 const gsize       *gml_snapshot_timeline_get_action_counts (GmlSnapshotTimeline *self);
 /* Entries that contradict the state (a free of a block that is not there…):

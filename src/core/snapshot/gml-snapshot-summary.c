@@ -115,22 +115,12 @@ void
 gml_snapshot_peak_init (GmlSnapshotPeak     *peak,
                         GmlSnapshotTimeline *timeline)
 {
-  gsize n = gml_snapshot_timeline_get_n_entries (timeline);
-  const guint64 *allocated = gml_snapshot_timeline_get_allocated (timeline);
-  const guint64 *reserved = gml_snapshot_timeline_get_reserved (timeline);
   g_autoptr(GmlSnapshotLayout) layout = gml_snapshot_layout_new ();
 
   memset (peak, 0, sizeof *peak);
-  for (gsize i = 0; i <= n; i++)
-    {
-      if (allocated[i] > peak->allocated_bytes || i == 0)
-        {
-          peak->allocated_bytes = allocated[i];
-          peak->index = i;
-        }
-      peak->peak_reserved_bytes = MAX (peak->peak_reserved_bytes, reserved[i]);
-    }
-  peak->reserved_bytes = reserved[peak->index];
+  peak->allocated_bytes = gml_snapshot_timeline_get_peak_allocated (timeline, &peak->index,
+                                                                    &peak->reserved_bytes);
+  peak->peak_reserved_bytes = gml_snapshot_timeline_get_peak_reserved (timeline);
   gml_snapshot_timeline_layout_at (timeline, peak->index, layout);
   gml_snapshot_layout_by_category (layout, peak->by_category);
   peak->by_where = gml_snapshot_layout_by_where (gml_snapshot_timeline_get_snapshot (timeline),
