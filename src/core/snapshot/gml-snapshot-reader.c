@@ -161,12 +161,14 @@ typedef struct
 #define MEMO_CHUNK     ((gsize) 1 << MEMO_CHUNK_BITS)   /* 2 MiB of cells */
 
 /* The memo holds one 32-bit cell per slot: most of what a snapshot memoizes
- * is a string, a frame, a frame list or a trace entry already read, and a
- * cell says which in its low three bits and gives its id above them. Any
- * other value (a list or dict still being read, a number a foreign pickle
- * memoized) lives in the overflow, a slot the cell points to, given back
- * when the cell is written again: a 4 million-entry trace memoizes some 12
- * million things, and 16-byte slots were 190 MB of pages to touch. */
+ * is a string, a frame, a frame list, a list or dict being read or a trace
+ * entry already read, and a cell says which in its low three bits and gives
+ * its id above them. A container's cell names the object; it still holds it
+ * while the object is live and was last memoized there (o->memo), which is
+ * what the generation in a value says. Any other value (a number a foreign
+ * pickle memoized) lives in the overflow, a slot the cell points to, given
+ * back when the cell is written again: a 4 million-entry trace memoizes some
+ * 12 million things, and 16-byte slots were 190 MB of pages to touch. */
 enum
 {
   CELL_INVALID,       /* never stored */
@@ -176,6 +178,7 @@ enum
   CELL_CONSUMED,
   CELL_NONE,
   CELL_OVERFLOW,      /* payload: an index into memo_overflow */
+  CELL_OBJ,           /* payload: an index into objs */
 };
 #define CELL_BITS        3
 #define CELL_MASK        ((1u << CELL_BITS) - 1)
@@ -279,6 +282,7 @@ memo_cell (Reader *r,
 static const guint8 cell_types[] = {
   [CELL_INVALID] = VT_INVALID, [CELL_STR] = VT_STR, [CELL_FRAME] = VT_FRAME,
   [CELL_FRAMES] = VT_FRAMES, [CELL_CONSUMED] = VT_CONSUMED, [CELL_NONE] = VT_NONE,
+  [CELL_OBJ] = VT_OBJ,
 };
 
 /* The value in memo slot @index (below memo_len). */
@@ -288,11 +292,27 @@ memo_load (Reader *r,
            Value  *out)
 {
   guint32 cell = *memo_cell (r, index);
+  guint32 h = cell >> CELL_BITS;
 
-  if ((cell & CELL_MASK) == CELL_OVERFLOW)
-    *out = g_array_index (r->memo_overflow, Value, cell >> CELL_BITS);
-  else
-    *out = (Value) { cell_types[cell & CELL_MASK], 0, cell >> CELL_BITS, { 0 } };
+  switch (cell & CELL_MASK)
+    {
+    case CELL_OVERFLOW:
+      *out = g_array_index (r->memo_overflow, Value, h);
+      return;
+    case CELL_OBJ:
+      {
+        const Obj *o = &g_array_index (r->objs, Obj, h);
+
+        /* Another generation than the object's, once it is not held here. */
+        *out = (Value) { VT_OBJ, 0, h, { 0 } };
+        out->v.o.gen = o->live && o->memo == index ? o->gen : o->gen + 1;
+        out->v.o.memo = (guint32) MIN (index + 1, G_MAXUINT32);
+      }
+      return;
+    default:
+      *out = (Value) { cell_types[cell & CELL_MASK], 0, h, { 0 } };
+      return;
+    }
 }
 
 static inline guint8
@@ -341,6 +361,14 @@ memo_store (Reader      *r,
   if (code != CELL_OVERFLOW && v->flags == 0 && v->v.u == 0 && v->h <= CELL_MAX_PAYLOAD)
     {
       *cell = (v->h << CELL_BITS) | code;
+      return TRUE;
+    }
+  /* A container memoized as memo_put() does: the cell names the object. */
+  if (v->type == VT_OBJ && v->flags == 0 && v->h <= CELL_MAX_PAYLOAD && v->h < r->objs->len &&
+      v->v.o.memo == MIN (index + 1, G_MAXUINT32) && g_array_index (r->objs, Obj, v->h).memo == index &&
+      g_array_index (r->objs, Obj, v->h).gen == v->v.o.gen)
+    {
+      *cell = (v->h << CELL_BITS) | CELL_OBJ;
       return TRUE;
     }
   if (r->n_overflow_free > 0)
@@ -2103,7 +2131,7 @@ memo_get_plain (Reader  *r,
     return FALSE;
   cell = *memo_cell (r, index);
   /* A string, a frame, a frame list, a record: straight from the cell. */
-  if (G_LIKELY ((cell & CELL_MASK) != CELL_INVALID && (cell & CELL_MASK) != CELL_OVERFLOW &&
+  if (G_LIKELY ((cell & CELL_MASK) >= CELL_STR && (cell & CELL_MASK) <= CELL_NONE &&
                 r->sp < r->stack_cap))
     {
       r->stack[r->sp++] = (Value) { cell_types[cell & CELL_MASK], 0, cell >> CELL_BITS, { 0 } };
