@@ -937,8 +937,7 @@ gml_snapshot_picture_describe (GmlSnapshotPicture *self,
         g_string_append_c (out, ' ');
         /* Translators: a size and an entry number. */
         g_string_append_printf (out, _("The most allocated at once, %s, after entry %zu."),
-                                peak_allocated,
-                                self->peak);
+                                peak_allocated, self->peak);
         if (self->spans->len > 0)
           {
             g_string_append_c (out, ' ');

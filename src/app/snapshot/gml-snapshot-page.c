@@ -256,8 +256,7 @@ update_peak (GmlSnapshotPage *self)
 
   /* Translators: a size, an entry number and a size. */
   text = g_strdup_printf (_("%s allocated after entry %zu, when %s was reserved."), allocated,
-                          peak->index,
-                          reserved);
+                          peak->index, reserved);
   gtk_label_set_label (self->peak_label, text);
 
   append_categories (categories, peak->by_category);
