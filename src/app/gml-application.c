@@ -367,6 +367,7 @@ static const struct
   { "app.zoom-reset", { "<Control>0", NULL } },
   { "win.present", { "F5", NULL } },
   { "win.open-snapshot", { "<Control>o", NULL } },
+  { "win.compare-snapshot", { "<Control><Shift>c", NULL } },
   { "win.attach", { "<Control><Shift>a", NULL } },
   { "win.import-questions", { "<Control><Shift>i", NULL } },
 };

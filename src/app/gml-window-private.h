@@ -58,6 +58,7 @@ struct _GmlWindow
   GmlReview            *review;    /* "Review due", statistics, undo, reset */
   GMenu                *recent_menu;
   GtkFileChooserNative *chooser;
+  GtkFileChooserNative *compare_chooser;
   GtkFileChooserNative *import_chooser;
   char                 *quiz_subtitle;
   GmlQuizRound         *restarted_round;   /* the round Ctrl+R replaced, while its toast shows */

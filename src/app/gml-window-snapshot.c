@@ -1,6 +1,8 @@
 /* gml-window-snapshot.c — how snapshots reach the window: Open Snapshot…
  * (Ctrl+O), a file dropped on the window, the recent snapshots in the main
- * menu, and the command line (GmlApplication::open calls gml_window_open_file).
+ * menu, and the command line (GmlApplication::open calls gml_window_open_file);
+ * and the second run of a comparison: Compare With Another Snapshot…, or a
+ * file dropped with Ctrl held.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -78,6 +80,30 @@ win_open_snapshot_action (GtkWidget  *widget,
 }
 
 static void
+compare_file (GmlWindow *self,
+              GFile     *file)
+{
+  adw_view_stack_set_visible_child_name (self->view_stack, "snapshot");
+  gml_snapshot_page_compare (_gml_window_ensure_snapshot_page (self), file);
+}
+
+static void
+win_compare_snapshot_action (GtkWidget  *widget,
+                             const char *action_name,
+                             GVariant   *parameter)
+{
+  g_autoptr(GtkFileFilter) pickles = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (pickles, _("PyTorch memory snapshots"));
+  gtk_file_filter_add_pattern (pickles, "*.pickle");
+  gtk_file_filter_add_pattern (pickles, "*.pkl");
+  gtk_file_filter_add_mime_type (pickles, PICKLE_MIME_TYPE);
+  _gml_window_choose_file (GML_WINDOW (widget), &GML_WINDOW (widget)->compare_chooser,
+                           _("Compare With Another Snapshot"), _("_Compare"), pickles,
+                           compare_file);
+}
+
+static void
 win_open_recent_action (GtkWidget  *widget,
                         const char *action_name,
                         GVariant   *parameter)
@@ -105,6 +131,8 @@ drop_cb (GmlWindow     *self,
          double         y,
          GtkDropTarget *target)
 {
+  GtkEventController *controller = GTK_EVENT_CONTROLLER (target);
+  GdkModifierType state = gtk_event_controller_get_current_event_state (controller);
   GFile *file;
 
   if (!G_VALUE_HOLDS (value, G_TYPE_FILE))
@@ -112,7 +140,11 @@ drop_cb (GmlWindow     *self,
   file = g_value_get_object (value);
   if (file == NULL)
     return FALSE;
-  gml_window_open_file (self, file);
+  /* Ctrl held (a copy, which this target accepts): the run to compare with. */
+  if (state & GDK_CONTROL_MASK)
+    compare_file (self, file);
+  else
+    gml_window_open_file (self, file);
   return TRUE;
 }
 
@@ -162,9 +194,10 @@ fill_recent_menu (GmlWindow *self)
     }
 }
 
-/* The main menu's first section: "Open Snapshot…", then the recent ones when
- * there are any. The language switch replaces the menu with a translated
- * copy (gml-language.c), so the submenu is linked in again after it. */
+/* The main menu's first section: "Open Snapshot…", "Compare With Another
+ * Snapshot…", then the recent ones when there are any. The language switch
+ * replaces the menu with a translated copy (gml-language.c), so the submenu
+ * is linked in again after it. */
 static void
 install_recent_submenu (GmlWindow *self)
 {
@@ -176,8 +209,9 @@ install_recent_submenu (GmlWindow *self)
   section = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
   if (!G_IS_MENU (section))
     return;
-  while (g_menu_model_get_n_items (section) > 1)
-    g_menu_remove (G_MENU (section), 1);
+  /* "Open Snapshot…" and "Compare With Another Snapshot…" stay. */
+  while (g_menu_model_get_n_items (section) > 2)
+    g_menu_remove (G_MENU (section), 2);
   if (g_menu_model_get_n_items (G_MENU_MODEL (self->recent_menu)) > 0)
     g_menu_append_submenu (G_MENU (section), _("Recent S_napshots"), G_MENU_MODEL (self->recent_menu));
 }
@@ -203,6 +237,8 @@ _gml_window_snapshot_class_init (GtkWidgetClass *widget_class)
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, snapshot_bin);
   gtk_widget_class_install_action (widget_class, "win.open-snapshot", NULL, win_open_snapshot_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", win_open_recent_action);
+  gtk_widget_class_install_action (widget_class, "win.compare-snapshot", NULL,
+                                   win_compare_snapshot_action);
   gtk_widget_class_install_action (widget_class, "win.practise", "s", win_practise_action);
 }
 
@@ -234,5 +270,6 @@ void
 _gml_window_snapshot_dispose (GmlWindow *self)
 {
   _gml_window_drop_chooser (&self->chooser);
+  _gml_window_drop_chooser (&self->compare_chooser);
   g_clear_object (&self->recent_menu);
 }

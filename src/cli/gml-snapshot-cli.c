@@ -19,6 +19,7 @@
 #include "gml-snapshot-cli.h"
 #include "gml-snapshot-picture.h"
 #include "gml-snapshot-state.h"
+#include "gml-snapshot-summary.h"
 #include "gml-snapshot.h"
 #include "gml-whatif-cli.h"
 
@@ -61,6 +62,99 @@ add_settings (JsonBuilder               *b,
         }
     }
   json_builder_end_object (b);
+}
+
+/* The six categories' bytes, as an object whose keys are the JSON names. */
+static void
+add_by_category (JsonBuilder   *b,
+                 const guint64  bytes[GML_N_CATEGORIES])
+{
+  json_builder_set_member_name (b, "by_category");
+  json_builder_begin_object (b);
+  for (guint c = 0; c < GML_SNAP_N_CATEGORIES; c++)
+    add_int (b, gml_snapshot_category_to_string (gml_snapshot_categories[c]),
+             (gint64) bytes[gml_snapshot_categories[c]]);
+  json_builder_end_object (b);
+}
+
+static void
+add_where (JsonBuilder *b,
+           const char  *where)
+{
+  json_builder_set_member_name (b, "where");
+  if (where != NULL)
+    json_builder_add_string_value (b, where);
+  else
+    json_builder_add_null_value (b);
+}
+
+/* The lines holding the peak, most first: enough to account for the peak,
+ * not hundreds. */
+#define MAX_WHERE 20
+
+static void
+add_peak (JsonBuilder           *b,
+          GmlSnapshotTimeline   *tl,
+          const GmlSnapshotPeak *peak)
+{
+  GmlSnapshot *snap = gml_snapshot_timeline_get_snapshot (tl);
+
+  json_builder_set_member_name (b, "peak");
+  json_builder_begin_object (b);
+  add_int (b, "index", peak->index);
+  add_int (b, "allocated_bytes", peak->allocated_bytes);
+  add_by_category (b, peak->by_category);
+  json_builder_set_member_name (b, "by_where");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < peak->by_where->len && i < MAX_WHERE; i++)
+    {
+      const GmlSnapshotWhereBytes *w = &g_array_index (peak->by_where, GmlSnapshotWhereBytes, i);
+
+      json_builder_begin_object (b);
+      add_where (b, w->where);
+      add_int (b, "bytes", w->bytes);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  add_int (b, "reserved_bytes", peak->reserved_bytes);
+  /* Each stream's own peak (they need not fall at the same entry). */
+  json_builder_set_member_name (b, "per_stream");
+  json_builder_begin_array (b);
+  for (guint s = 0; s < gml_snapshot_get_n_streams (snap); s++)
+    {
+      guint64 bytes = gml_snapshot_timeline_get_stream_peak (tl, s);
+
+      if (bytes == 0)
+        continue;
+      json_builder_begin_object (b);
+      add_int (b, "stream", s);
+      add_int (b, "peak_allocated_bytes", bytes);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+static void
+add_per_device (JsonBuilder *b,
+                GmlSnapshot *snap)
+{
+  json_builder_set_member_name (b, "per_device");
+  json_builder_begin_array (b);
+  for (guint d = 0; d < gml_snapshot_get_n_devices (snap); d++)
+    {
+      gsize n_entries, n_segments;
+
+      gml_snapshot_get_entries (snap, d, &n_entries);
+      gml_snapshot_get_segments (snap, d, &n_segments);
+      json_builder_begin_object (b);
+      add_int (b, "index", d);
+      add_int (b, "trace_entries", n_entries);
+      add_int (b, "segments", n_segments);
+      add_int (b, "ooms", gml_snapshot_get_n_device_ooms (snap, d));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
 }
 
 static int
@@ -108,13 +202,12 @@ add_largest (JsonBuilder         *b,
       add_int (b, "address", (gint64) block->address);
       add_int (b, "size", block->size);
       add_int (b, "requested_size", block->requested_size);
-      json_builder_set_member_name (b, "where");
-      if (where != NULL)
-        json_builder_add_string_value (b, where);
-      else
-        json_builder_add_null_value (b);
+      add_where (b, where);
       json_builder_set_member_name (b, "estimated");
       json_builder_add_boolean_value (b, block->estimated);
+      json_builder_set_member_name (b, "category");
+      json_builder_add_string_value (b, gml_snapshot_category_to_string (
+                                          gml_snapshot_kind_category (block->kind)));
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -223,6 +316,17 @@ to_json (GmlSnapshot            *snap,
   json_builder_set_member_name (b, "pytorch_version");
   json_builder_add_string_value (b, version);
   add_largest (b, snap, layout, 10);
+  add_per_device (b, snap);
+  {
+    guint64 bytes[GML_N_CATEGORIES];
+    GmlSnapshotPeak peak;
+
+    gml_snapshot_layout_by_category (layout, bytes);
+    add_by_category (b, bytes);
+    gml_snapshot_peak_init (&peak, tl);
+    add_peak (b, tl, &peak);
+    gml_snapshot_peak_clear (&peak);
+  }
   json_builder_end_object (b);
 
   root = json_builder_get_root (b);
@@ -424,6 +528,116 @@ check_to_text (const GmlSnapshotCheck *check)
   return g_string_free (out, FALSE);
 }
 
+static void
+add_side (JsonBuilder           *b,
+          const char            *name,
+          const GmlSnapshotPeak *peak)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_object (b);
+  add_int (b, "peak_allocated_bytes", peak->allocated_bytes);
+  add_int (b, "peak_reserved_bytes", peak->peak_reserved_bytes);
+  add_by_category (b, peak->by_category);
+  add_int (b, "peak_index", peak->index);
+  json_builder_end_object (b);
+}
+
+static char *
+compare_to_json (const GmlSnapshotComparison *cmp)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  add_side (b, "a", &cmp->a);
+  add_side (b, "b", &cmp->b);
+  json_builder_set_member_name (b, "by_where");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < cmp->by_where->len && i < MAX_WHERE; i++)
+    {
+      const GmlSnapshotWhereDiff *d = &g_array_index (cmp->by_where, GmlSnapshotWhereDiff, i);
+
+      json_builder_begin_object (b);
+      add_where (b, d->where);
+      add_int (b, "a_bytes", d->a_bytes);
+      add_int (b, "b_bytes", d->b_bytes);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  return json_generator_to_data (generator, NULL);
+}
+
+/* A signed difference of sizes: "+1.5 GiB", "−200 MiB". */
+static char *
+format_difference (guint64 a,
+                   guint64 b)
+{
+  g_autofree char *size = gml_format_size_short (b > a ? b - a : a - b);
+
+  return g_strdup_printf ("%s%s", b >= a ? "+" : "−", size);
+}
+
+static char *
+compare_to_text (const GmlSnapshotComparison *cmp,
+                 const char                  *path_a,
+                 const char                  *path_b)
+{
+  GString *out = g_string_new (NULL);
+  g_autofree char *name_a = g_filename_display_basename (path_a);
+  g_autofree char *name_b = g_filename_display_basename (path_b);
+
+  for (int side = 0; side < 2; side++)
+    {
+      const GmlSnapshotPeak *peak = side == 0 ? &cmp->a : &cmp->b;
+      g_autofree char *allocated = gml_format_size_short (peak->allocated_bytes);
+      g_autofree char *reserved = gml_format_size_short (peak->peak_reserved_bytes);
+
+      /* Translators: "A" or "B", a file name, then sizes. */
+      g_string_append_printf (out, _("%s (%s): peak allocated %s, peak reserved %s\n"),
+                              side == 0 ? "A" : "B", side == 0 ? name_a : name_b,
+                              allocated, reserved);
+      for (guint c = 0; c < GML_SNAP_N_CATEGORIES; c++)
+        {
+          GmlCategory category = gml_snapshot_categories[c];
+          g_autofree char *bytes = gml_format_size_short (peak->by_category[category]);
+
+          g_string_append_printf (out, "  %s: %s\n", gml_snapshot_category_name (category), bytes);
+        }
+    }
+  if (cmp->by_where->len == 0)
+    g_string_append (out, _("No line holds different bytes at the two peaks.\n"));
+  else
+    g_string_append (out, _("The lines whose bytes at the peak differ most (A → B):\n"));
+  for (guint i = 0; i < cmp->by_where->len && i < MAX_WHERE; i++)
+    {
+      const GmlSnapshotWhereDiff *d = &g_array_index (cmp->by_where, GmlSnapshotWhereDiff, i);
+      g_autofree char *a = gml_format_size_short (d->a_bytes);
+      g_autofree char *b = gml_format_size_short (d->b_bytes);
+      g_autofree char *diff = format_difference (d->a_bytes, d->b_bytes);
+
+      g_string_append_printf (out, "  %s: %s → %s (%s)\n",
+                              d->where != NULL ? d->where : _("no stack recorded"), a, b, diff);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* The default device's timeline of @path, for --compare. */
+static GmlSnapshotTimeline *
+load_timeline (const char   *path,
+               GmlSnapshot **snap,
+               GError      **error)
+{
+  *snap = gml_snapshot_load (path, NULL, NULL, NULL, error);
+  if (*snap == NULL)
+    return NULL;
+  return gml_snapshot_timeline_new_summary (*snap, gml_snapshot_get_default_device (*snap), NULL, error);
+}
+
 int
 gml_snapshot_main (int    argc,
                    char **argv)
@@ -434,12 +648,17 @@ gml_snapshot_main (int    argc,
   gboolean json = FALSE;
   gboolean check = FALSE;
   g_autofree char *gpu_memory_str = NULL;
+  g_autofree char *compare = NULL;
   guint64 gpu_memory = 0;
   g_auto(GStrv) files = NULL;
   g_auto(GStrv) what_if = NULL;
   gboolean fits = FALSE;
   GOptionEntry entries[] = {
-    { "device", 0, 0, G_OPTION_ARG_INT64, &device, N_("The device whose trace to read (default: the first with segments or entries)"), "N" },
+    { "device", 0, 0, G_OPTION_ARG_INT64, &device,
+      N_("The device whose trace to read (default: the one that ran out of memory first, "
+         "else the one with the most trace entries)"), "N" },
+    { "compare", 0, 0, G_OPTION_ARG_FILENAME, &compare,
+      N_("Compare the peak with another snapshot’s, line by line"), "FILE" },
     { "what-if", 0, 0, G_OPTION_ARG_STRING_ARRAY, &what_if,
       N_("Replay the trace under these allocator settings too (PYTORCH_CUDA_ALLOC_CONF text; repeatable)"),
       "CONF" },
@@ -510,7 +729,7 @@ gml_snapshot_main (int    argc,
       return 2;
     }
 
-  tl = gml_snapshot_timeline_new (snap, (guint) device, NULL, &error);
+  tl = gml_snapshot_timeline_new_summary (snap, (guint) device, NULL, &error);
   if (tl == NULL)
     {
       g_printerr ("gpu-memory-lab snapshot: %s\n", error->message);
@@ -518,6 +737,25 @@ gml_snapshot_main (int    argc,
     }
   if (gpu_memory > 0)
     gml_snapshot_timeline_set_gpu_memory (tl, gpu_memory);
+  if (compare != NULL)
+    {
+      g_autoptr(GmlSnapshot) snap_b = NULL;
+      g_autoptr(GmlSnapshotTimeline) tl_b = load_timeline (compare, &snap_b, &error);
+      GmlSnapshotComparison cmp;
+
+      if (tl_b == NULL)
+        {
+          g_autofree char *display = g_filename_display_name (compare);
+
+          g_printerr ("gpu-memory-lab snapshot: %s: %s\n", display, error->message);
+          return 1;
+        }
+      gml_snapshot_comparison_init (&cmp, tl, tl_b);
+      out = json ? compare_to_json (&cmp) : compare_to_text (&cmp, files[0], compare);
+      g_print ("%s%s", out, json ? "\n" : "");
+      gml_snapshot_comparison_clear (&cmp);
+      return 0;
+    }
   if (check)
     {
       GmlSnapshotCheck result;
@@ -602,7 +840,9 @@ gml_render_snapshot_main (int    argc,
   g_auto(GStrv) files = NULL;
   GOptionEntry entries[] = {
     { "at", 0, 0, G_OPTION_ARG_INT64, &at, N_("The state after the first N trace entries (default: the end)"), "N" },
-    { "device", 0, 0, G_OPTION_ARG_INT64, &device, N_("The device whose trace to read (default: the first with segments or entries)"), "N" },
+    { "device", 0, 0, G_OPTION_ARG_INT64, &device,
+      N_("The device whose trace to read (default: the one that ran out of memory first, "
+         "else the one with the most trace entries)"), "N" },
     { "view", 0, 0, G_OPTION_ARG_STRING, &view_name, N_("memory-map, timeline, active-timeline or fragmentation"), "VIEW" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("File to write: .png, .svg or .pdf"), "FILE" },
     { "width", 0, 0, G_OPTION_ARG_INT, &width, N_("Width in pixels (points for PDF)"), "W" },

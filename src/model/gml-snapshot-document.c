@@ -71,6 +71,10 @@ struct _GmlSnapshotDocument
   GmlSnapshotTimeline *timeline;     /* borrows the snapshot */
   GmlSnapshotPicture  *picture;      /* borrows the timeline */
 
+  GmlSnapshotPeak      peak;         /* made in the loading thread */
+  GmlSnapshotDocument *compare;      /* B, when this document is A of a comparison */
+  GArray              *comparison;   /* GmlSnapshotWhereDiff */
+
   /* State */
   guint                device;
   gsize                at;
@@ -84,6 +88,7 @@ enum {
   PROP_N_DEVICES,
   PROP_N_ENTRIES,
   PROP_AT,
+  PROP_COMPARE,
   N_PROPS
 };
 
@@ -98,6 +103,9 @@ gml_snapshot_document_finalize (GObject *object)
 
   /* The picture borrows the timeline, the timeline the snapshot. */
   g_clear_pointer (&self->picture, gml_snapshot_picture_free);
+  gml_snapshot_peak_clear (&self->peak);
+  g_clear_pointer (&self->comparison, g_array_unref);
+  g_clear_object (&self->compare);
   g_clear_pointer (&self->timeline, gml_snapshot_timeline_free);
   g_clear_pointer (&self->shared, shared_snapshot_unref);
   g_clear_object (&self->file);
@@ -134,6 +142,9 @@ gml_snapshot_document_get_property (GObject    *object,
     case PROP_AT:
       g_value_set_uint64 (value, self->at);
       break;
+    case PROP_COMPARE:
+      g_value_set_object (value, self->compare);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -151,6 +162,9 @@ gml_snapshot_document_set_property (GObject      *object,
     {
     case PROP_AT:
       gml_snapshot_document_set_at (self, (gsize) g_value_get_uint64 (value));
+      break;
+    case PROP_COMPARE:
+      gml_snapshot_document_set_compare (self, g_value_get_object (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -189,6 +203,14 @@ gml_snapshot_document_class_init (GmlSnapshotDocumentClass *klass)
    */
   properties[PROP_AT] =
     g_param_spec_uint64 ("at", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * GmlSnapshotDocument:compare:
+   *
+   * Another run this one is compared with (B), or %NULL.
+   */
+  properties[PROP_COMPARE] =
+    g_param_spec_object ("compare", NULL, NULL, GML_TYPE_SNAPSHOT_DOCUMENT,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -342,6 +364,7 @@ load_thread (GTask        *task,
   /* The picture starts at the end of the trace: the state the file records. */
   self->picture = gml_snapshot_picture_new (self->timeline);
   self->at = gml_snapshot_timeline_get_n_entries (self->timeline);
+  gml_snapshot_peak_init (&self->peak, self->timeline);
   g_task_return_pointer (task, self, g_object_unref);
 }
 
@@ -469,6 +492,7 @@ gml_snapshot_document_new_live (GmlSnapshot   *snapshot,
   self->timeline = timeline;
   self->picture = gml_snapshot_picture_new (self->timeline);
   self->at = gml_snapshot_timeline_get_n_entries (self->timeline);
+  gml_snapshot_peak_init (&self->peak, self->timeline);
   /* What the active-memory view needs is made here too, not at its first draw. */
   gml_snapshot_picture_prepare (self->picture);
   return self;
@@ -582,7 +606,7 @@ describe_action (GmlSnapshot            *snap,
     case GML_SNAP_SEGMENT_UNMAP:
       /* Translators: PyTorch's name of the action ("alloc", "free_requested",
        * "segment_alloc"…, kept in English), a size and a CUDA stream number. */
-      return g_strdup_printf (_("%s of %s on stream %u"), name, size, entry->stream);
+      return g_strdup_printf (_("%s of %s on stream %u"), name, size, (guint) entry->stream);
     case GML_SNAP_OOM:
       {
         g_autofree char *device_free = gml_format_size_short (entry->addr);
@@ -651,10 +675,122 @@ gml_snapshot_document_describe_entry (GmlSnapshotDocument *self,
   if (where != NULL)
     {
       g_string_append (out, ", ");
-      /* Translators: a place in the program: "forward, model.py:54". */
+      /* Translators: a place in the program: "model.py:54 forward". */
       g_string_append_printf (out, _("in %s"), where);
     }
+  if (entry->action == GML_SNAP_ALLOC)
+    {
+      guint8 kind = gml_snapshot_timeline_get_kind (self->timeline, at - 1);
+      GmlCategory category = gml_snapshot_kind_category (kind);
+
+      /* Translators: a category of memory (Parameters, Activations…), inferred. */
+      g_string_append_printf (out, _(" (%s, inferred)"), gml_snapshot_category_name (category));
+    }
+  {
+    const char *metadata = gml_snapshot_get_string (snap, entry->user_metadata);
+
+    if (metadata != NULL && metadata[0] != '\0')
+      {
+        g_string_append (out, "; ");
+        /* Translators: user_metadata is PyTorch's name for what the program attached to
+         * the entry. */
+        g_string_append_printf (out, _("user_metadata “%s”"), metadata);
+      }
+  }
+  {
+    guint n_spans;
+    const GmlTimelineSpan *spans = gml_snapshot_picture_get_spans (self->picture, &n_spans);
+    GString *inside = NULL;
+
+    /* The record_function regions around it, outermost first (the regions
+     * are in the order they ended, an inner one before its outer one). */
+    for (guint depth = 0, found = TRUE; found; depth++)
+      {
+        found = FALSE;
+        for (guint i = 0; i < n_spans; i++)
+          if (spans[i].depth == depth && spans[i].start < at && at <= spans[i].end)
+            {
+              if (inside == NULL)
+                inside = g_string_new (NULL);
+              else
+                g_string_append (inside, " › ");
+              g_string_append (inside, spans[i].label);
+              found = TRUE;
+            }
+      }
+    if (inside != NULL)
+      {
+        g_string_append (out, "; ");
+        /* Translators: record_function is PyTorch's name; %s the names of the regions. */
+        g_string_append_printf (out, _("inside record_function %s"), inside->str);
+        g_string_free (inside, TRUE);
+      }
+  }
   return g_string_free (out, FALSE);
+}
+
+char *
+gml_snapshot_document_describe_device (GmlSnapshotDocument *self,
+                                       guint                device)
+{
+  GmlSnapshot *snap;
+  gsize n;
+  guint ooms;
+  g_autofree char *entries = NULL;
+
+  g_return_val_if_fail (GML_IS_SNAPSHOT_DOCUMENT (self), NULL);
+
+  snap = self->shared->snapshot;
+  gml_snapshot_get_entries (snap, device, &n);
+  ooms = gml_snapshot_get_n_device_ooms (snap, device);
+  /* Translators: a number of trace entries, in the device chooser. */
+  entries = g_strdup_printf (ngettext ("%zu entry", "%zu entries", n), n);
+  if (ooms == 0)
+    /* Translators: a device as PyTorch names it and its number of trace entries. */
+    return g_strdup_printf (_("cuda:%u — %s"), device, entries);
+  /* Translators: a device, its number of trace entries, then its out-of-memory errors. */
+  return g_strdup_printf (ngettext ("cuda:%u — %s, %u OOM", "cuda:%u — %s, %u OOMs", ooms),
+                          device, entries, ooms);
+}
+
+const GmlSnapshotPeak *
+gml_snapshot_document_get_peak (GmlSnapshotDocument *self)
+{
+  g_return_val_if_fail (GML_IS_SNAPSHOT_DOCUMENT (self), NULL);
+  return &self->peak;
+}
+
+void
+gml_snapshot_document_set_compare (GmlSnapshotDocument *self,
+                                   GmlSnapshotDocument *other)
+{
+  g_return_if_fail (GML_IS_SNAPSHOT_DOCUMENT (self));
+  g_return_if_fail (other == NULL || GML_IS_SNAPSHOT_DOCUMENT (other));
+
+  if (self->compare == other)
+    return;
+  /* The picture borrows B's timeline: set it again before B can go. */
+  gml_snapshot_picture_set_compare (self->picture, other != NULL ? other->timeline : NULL, "A",
+                                    "B");
+  g_set_object (&self->compare, other);
+  g_clear_pointer (&self->comparison, g_array_unref);
+  if (other != NULL)
+    self->comparison = gml_snapshot_peaks_compare (&self->peak, &other->peak);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPARE]);
+}
+
+GmlSnapshotDocument *
+gml_snapshot_document_get_compare (GmlSnapshotDocument *self)
+{
+  g_return_val_if_fail (GML_IS_SNAPSHOT_DOCUMENT (self), NULL);
+  return self->compare;
+}
+
+GArray *
+gml_snapshot_document_get_comparison (GmlSnapshotDocument *self)
+{
+  g_return_val_if_fail (GML_IS_SNAPSHOT_DOCUMENT (self), NULL);
+  return self->comparison;
 }
 
 char *

@@ -16,6 +16,7 @@
 #include <gio/gio.h>
 
 #include "gml-snapshot-picture.h"
+#include "gml-snapshot-summary.h"
 
 G_BEGIN_DECLS
 
@@ -87,5 +88,20 @@ char                *gml_snapshot_document_describe_entry   (GmlSnapshotDocument
                                                              gsize                at);
 /* "cuda:0 · 5163 trace entries", for the header. */
 char                *gml_snapshot_document_describe_source  (GmlSnapshotDocument *self);
+/* "cuda:1 — 596 entries, 1 OOM", for the device chooser. */
+char                *gml_snapshot_document_describe_device  (GmlSnapshotDocument *self,
+                                                             guint                device);
+
+/* The peak of allocated memory, by category and by line (made with the document). */
+const GmlSnapshotPeak *gml_snapshot_document_get_peak       (GmlSnapshotDocument *self);
+
+/* Another run to compare with (B; this one is A), or NULL: its timeline is
+ * drawn over this one's, and the lines whose bytes at the two peaks differ
+ * are the comparison. */
+void                 gml_snapshot_document_set_compare      (GmlSnapshotDocument *self,
+                                                             GmlSnapshotDocument *other);
+GmlSnapshotDocument *gml_snapshot_document_get_compare      (GmlSnapshotDocument *self);
+/* GmlSnapshotWhereDiff, the largest difference first; NULL without a comparison. */
+GArray              *gml_snapshot_document_get_comparison   (GmlSnapshotDocument *self);
 
 G_END_DECLS

@@ -383,9 +383,10 @@ gml_describe_fragmentation (const GmlFragmentationData *data)
 
 typedef struct
 {
-  GmlLegendItem items[7];
+  GmlLegendItem items[11];
   guint         n_items;
-  LineSwatch    reserved, allocated, empty_cache, oom, cursor;
+  LineSwatch    reserved, allocated, empty_cache, oom, cursor, other_reserved, other_allocated;
+  char         *names[4];
 } TimelineLegend;
 
 /* The points drawn: before an answer only those up to the shown step. */
@@ -393,6 +394,41 @@ static gsize
 timeline_limit (const GmlTimelineData *data)
 {
   return data->n_drawn > 0 ? MIN (data->n_drawn, data->n_points) : data->n_points;
+}
+
+static void
+swatch_allocated_peak (cairo_t              *cr,
+                       const GmlRenderStyle *style,
+                       const GmlRect        *box,
+                       gconstpointer         data)
+{
+  cairo_move_to (cr, box->x + box->width / 2, box->y + box->height);
+  cairo_line_to (cr, box->x, box->y + box->height * 0.2);
+  cairo_line_to (cr, box->x + box->width, box->y + box->height * 0.2);
+  cairo_close_path (cr);
+  _gml_set_color (cr, &style->palette.allocated);
+  cairo_fill (cr);
+}
+
+static void
+swatch_span (cairo_t              *cr,
+             const GmlRenderStyle *style,
+             const GmlRect        *box,
+             gconstpointer         data)
+{
+  cairo_rectangle (cr, box->x, box->y + box->height * 0.25, box->width, box->height * 0.5);
+  _gml_set_color_alpha (cr, &style->palette.dim, 0.35);
+  cairo_fill_preserve (cr);
+  _gml_set_color (cr, &style->palette.dim);
+  cairo_set_line_width (cr, 1);
+  cairo_stroke (cr);
+}
+
+static void
+timeline_legend_clear (TimelineLegend *l)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (l->names); i++)
+    g_clear_pointer (&l->names[i], g_free);
 }
 
 /* The legend lists only what is drawn: a marker kind only where one is. */
@@ -406,15 +442,36 @@ timeline_legend (const GmlTimelineData *data,
 
   for (gsize i = 0; data->marks != NULL && i < timeline_limit (data); i++)
     marks |= data->marks[i];
+  gboolean two = data->other_allocated != NULL;
 
+  memset (l->names, 0, sizeof l->names);
   l->reserved = (LineSwatch) { &pal->reserved, 2 * style->line_width, FALSE, FALSE, FALSE };
   l->allocated = (LineSwatch) { &pal->allocated, 1.5 * style->line_width, FALSE, FALSE, TRUE };
   l->empty_cache = (LineSwatch) { &pal->empty_cache, 2, TRUE, TRUE, FALSE };
   l->oom = (LineSwatch) { &pal->oom, 2, FALSE, TRUE, FALSE };
   l->cursor = (LineSwatch) { &pal->cursor, 2 * style->line_width, FALSE, TRUE, FALSE };
+  l->other_reserved = (LineSwatch) { &pal->reserved, 2 * style->line_width, TRUE, FALSE, FALSE };
+  l->other_allocated = (LineSwatch) { &pal->allocated, 2 * style->line_width, TRUE, FALSE, FALSE };
   l->n_items = 0;
-  l->items[l->n_items++] = (GmlLegendItem) { _("Reserved"), swatch_line, &l->reserved };
-  l->items[l->n_items++] = (GmlLegendItem) { _("Allocated"), swatch_line, &l->allocated };
+  if (two)
+    {
+      /* Translators: a run's name (A) and what the line shows. */
+      l->names[0] = g_strdup_printf (_("%s: reserved"), data->label != NULL ? data->label : "A");
+      l->names[1] = g_strdup_printf (_("%s: allocated"), data->label != NULL ? data->label : "A");
+      l->names[2] = g_strdup_printf (_("%s: reserved"),
+                                     data->other_label != NULL ? data->other_label : "B");
+      l->names[3] = g_strdup_printf (_("%s: allocated"),
+                                     data->other_label != NULL ? data->other_label : "B");
+    }
+  l->items[l->n_items++] = (GmlLegendItem) { two ? l->names[0] : _("Reserved"), swatch_line,
+                                            &l->reserved };
+  l->items[l->n_items++] = (GmlLegendItem) { two ? l->names[1] : _("Allocated"), swatch_line,
+                                             &l->allocated };
+  if (two)
+    {
+      l->items[l->n_items++] = (GmlLegendItem) { l->names[2], swatch_line, &l->other_reserved };
+      l->items[l->n_items++] = (GmlLegendItem) { l->names[3], swatch_line, &l->other_allocated };
+    }
   l->items[l->n_items++] = (GmlLegendItem) { gml_memory_kind_name (GML_MEMORY_KIND_FREE_CACHED), _gml_swatch_kind,
                                              GINT_TO_POINTER (GML_MEMORY_KIND_FREE_CACHED) };
   if (marks & GML_TIMELINE_MARK_EMPTY_CACHE)
@@ -422,6 +479,29 @@ timeline_legend (const GmlTimelineData *data,
   if (marks & GML_TIMELINE_MARK_OOM)
     l->items[l->n_items++] = (GmlLegendItem) { _("Out of memory"), swatch_line, &l->oom };
   l->items[l->n_items++] = (GmlLegendItem) { _("This step"), swatch_line, &l->cursor };
+  if (data->show_peak)
+    l->items[l->n_items++] = (GmlLegendItem) { _("Peak of allocated"), swatch_allocated_peak,
+                                               NULL };
+  if (data->n_spans > 0)
+    l->items[l->n_items++] = (GmlLegendItem) { _("record_function region"), swatch_span, NULL };
+}
+
+/* The points the x axis spans: the longer of the two runs. */
+static gsize
+axis_points (const GmlTimelineData *data)
+{
+  return MAX (data->n_points, data->other_allocated != NULL ? data->other_n_points : 0);
+}
+
+/* The rows of record_function regions above the plot. */
+static guint
+span_rows (const GmlTimelineData *data)
+{
+  guint rows = 0;
+
+  for (guint i = 0; i < data->n_spans; i++)
+    rows = MAX (rows, MIN (data->spans[i].depth, 1) + 1);
+  return rows;
 }
 
 static void
@@ -451,12 +531,18 @@ timeline_layout (const GmlTimelineData *data,
   if (max == 0)
     for (gsize i = 0; i < timeline_limit (data); i++)
       max = MAX (max, MAX (data->reserved[i], data->allocated[i]));
+  if (data->capacity == 0 && data->other_allocated != NULL)
+    for (gsize i = 0; i < data->other_n_points; i++)
+      max = MAX (max, MAX (data->other_reserved[i], data->other_allocated[i]));
   if (max == 0)
     max = 1;
 
   timeline_legend (data, style, &l);
   *legend = (GmlRect) { MARGIN, MARGIN, MAX (width - 2 * MARGIN, 1), 0 };
   legend->height = _gml_legend (cr, style, l.items, l.n_items, legend, FALSE);
+  timeline_legend_clear (&l);
+  /* Room for the record_function regions between the legend and the plot. */
+  legend->height += span_rows (data) * lh;
   size_ticks (max, ticks);
   for (int i = 0; i <= 2; i++)
     {
@@ -503,7 +589,7 @@ gml_timeline_point_at_x (const GmlTimelineData *data,
     return 0;
   gml_timeline_layout (data, style, width, height, &plot, NULL);
   f = (x - plot.x) / plot.width;
-  return (gsize) CLAMP (floor (f * data->n_points), 0, (double) data->n_points - 1);
+  return (gsize) CLAMP (floor (f * axis_points (data)), 0, (double) data->n_points - 1);
 }
 
 static double
@@ -514,6 +600,83 @@ value_y (const GmlRect *plot,
   return plot->y + plot->height * (1.0 - (double) MIN (value, top) / top);
 }
 
+/* The second run: its allocated and reserved bytes as dashed lines, one
+ * point per column at most (the largest in it), over the same axis. */
+static void
+draw_other (cairo_t               *cr,
+            const GmlTimelineData *data,
+            const GmlRenderStyle  *style,
+            const GmlRect         *full,
+            guint64                top)
+{
+  const GmlPalette *pal = &style->palette;
+  double width = full->width * data->other_n_points / MAX (axis_points (data), 1);
+  int columns = MAX ((int) width, 1);
+
+  for (int series = 0; series < 2; series++)
+    {
+      const guint64 *values = series == 0 ? data->other_reserved : data->other_allocated;
+
+      for (int c = 0; c < columns; c++)
+        {
+          gsize i0 = (gsize) ((double) c / columns * data->other_n_points);
+          gsize i1 = MAX (i0 + 1, (gsize) ((double) (c + 1) / columns * data->other_n_points));
+          guint64 hi = 0;
+
+          for (gsize i = i0; i < MIN (i1, data->other_n_points); i++)
+            hi = MAX (hi, values[i]);
+          if (c == 0)
+            cairo_move_to (cr, full->x + c + 0.5, value_y (full, top, hi));
+          else
+            cairo_line_to (cr, full->x + c + 0.5, value_y (full, top, hi));
+        }
+      cairo_set_dash (cr, (double[]) { 6, 4 }, 2, 0);
+      cairo_set_line_width (cr, 2 * style->line_width);
+      _gml_set_color (cr, series == 0 ? &pal->reserved : &pal->allocated);
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+    }
+}
+
+/* record_function regions: a band per region above the plot, its name inside
+ * where it fits (nested regions a row below). */
+static void
+draw_spans (cairo_t               *cr,
+            const GmlTimelineData *data,
+            const GmlRenderStyle  *style,
+            const GmlRect         *plot,
+            const GmlRect         *legend)
+{
+  const GmlPalette *pal = &style->palette;
+  double lh = _gml_line_height (style);
+  guint rows = span_rows (data);
+  double px_per_point = plot->width / MAX (data->n_points, 1);
+  double y0 = plot->y - lh * 0.6 - rows * lh;
+
+  for (guint i = 0; i < data->n_spans; i++)
+    {
+      const GmlTimelineSpan *span = &data->spans[i];
+      double x0 = plot->x + span->start * px_per_point;
+      double x1 = plot->x + MIN (span->end, data->n_points) * px_per_point;
+      GmlRect box = { floor (x0), y0 + MIN (span->depth, 1) * lh + 1, MAX (ceil (x1) - floor (x0),
+                                                                           2),
+                      lh - 2 };
+      double tw;
+
+      cairo_rectangle (cr, box.x + 0.5, box.y + 0.5, box.width - 1, box.height - 1);
+      _gml_set_color_alpha (cr, &pal->dim, i % 2 ? 0.22 : 0.35);
+      cairo_fill_preserve (cr);
+      _gml_set_color (cr, &pal->dim);
+      cairo_set_line_width (cr, 1);
+      cairo_stroke (cr);
+      _gml_text_size (cr, style, span->label, 0.75, 0, &tw, NULL);
+      if (tw + 6 <= box.width)
+        _gml_label_try (cr, style, span->label, box.x + 3, box.y + (box.height - lh * 0.8) / 2,
+                        0.75, 0,
+                        &pal->foreground, 0, &box);
+    }
+}
+
 void
 gml_render_timeline (cairo_t               *cr,
                      const GmlTimelineData *data,
@@ -522,7 +685,7 @@ gml_render_timeline (cairo_t               *cr,
                      int                    height)
 {
   const GmlPalette *pal = &style->palette;
-  GmlRect plot, legend;
+  GmlRect plot, legend, full;
   guint64 top;
   int columns;
   TimelineLegend l;
@@ -530,6 +693,9 @@ gml_render_timeline (cairo_t               *cr,
 
   _gml_background (cr, style, width, height);
   timeline_layout (data, style, cr, width, height, &plot, &top, &legend);
+  full = plot;
+  /* With a second run the axis is the longer one's: this run takes its share. */
+  plot.width = MAX (full.width * data->n_points / MAX (axis_points (data), 1), 1);
   columns = MAX ((int) plot.width, 1);
 
   /* Grid and scale: 0, half and the top (the capacity). */
@@ -538,8 +704,8 @@ gml_render_timeline (cairo_t               *cr,
     {
       double gy = plot.y + plot.height * i / 4.0;
 
-      cairo_move_to (cr, plot.x, round (gy) + 0.5);
-      cairo_line_to (cr, plot.x + plot.width, round (gy) + 0.5);
+      cairo_move_to (cr, full.x, round (gy) + 0.5);
+      cairo_line_to (cr, full.x + full.width, round (gy) + 0.5);
     }
   _gml_set_color (cr, &pal->grid);
   cairo_stroke (cr);
@@ -668,6 +834,25 @@ gml_render_timeline (cairo_t               *cr,
             }
         }
 
+      if (data->show_peak && data->peak < data->n_points)
+        {
+          double px = round (plot.x + (data->peak + 0.5) * px_per_point);
+          double py = value_y (&plot, top, data->allocated[data->peak]);
+
+          cairo_move_to (cr, px, py - 2);
+          cairo_line_to (cr, px - 6, py - 12);
+          cairo_line_to (cr, px + 6, py - 12);
+          cairo_close_path (cr);
+          _gml_set_color (cr, &pal->allocated);
+          cairo_fill_preserve (cr);
+          _gml_set_color (cr, &pal->background);
+          cairo_set_line_width (cr, 1);
+          cairo_stroke (cr);
+        }
+
+      if (data->other_allocated != NULL && data->other_n_points > 0)
+        draw_other (cr, data, style, &full, top);
+
       if (data->cursor < data->n_points)
         {
           double cx = round (plot.x + (data->cursor + 0.5) * px_per_point);
@@ -686,8 +871,12 @@ gml_render_timeline (cairo_t               *cr,
         }
     }
 
+  if (data->n_spans > 0)
+    draw_spans (cr, data, style, &plot, &legend);
   timeline_legend (data, style, &l);
+  legend.height -= span_rows (data) * _gml_line_height (style);
   _gml_legend (cr, style, l.items, l.n_items, &legend, TRUE);
+  timeline_legend_clear (&l);
 
   {
     g_autofree char *axis = NULL;

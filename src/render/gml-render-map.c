@@ -25,6 +25,7 @@
 #include "gml-i18n.h"
 
 #include "gml-render-private.h"
+#include "gml-snapshot-category.h"
 
 #define MARGIN 8.0
 #define ROW_GAP 4.0
@@ -405,14 +406,26 @@ legend_items (const GmlMemoryMapData *data,
         continue;
       if (data->uncategorised && kind == GML_MEMORY_KIND_OTHER)
         {
-          /* A snapshot does not say what a tensor was for: one neutral kind. */
+          /* Nothing says what a tensor was for: one neutral kind. */
           items[n++] = (GmlLegendItem) { C_("memory kind", "Allocated"), _gml_swatch_kind, GINT_TO_POINTER (kind) };
+          continue;
+        }
+      if (data->inferred && kind < GML_MEMORY_KIND_FREE_CACHED)
+        {
+          /* Only the categories drawn, in the snapshot's words. */
+          if (layout->kind_bytes[kind] > 0)
+            items[n++] = (GmlLegendItem) { gml_snapshot_category_name ((GmlCategory) kind),
+                                           _gml_swatch_kind, GINT_TO_POINTER (kind) };
           continue;
         }
       items[n++] = (GmlLegendItem) { gml_memory_kind_name (kind), _gml_swatch_kind, GINT_TO_POINTER (kind) };
     }
   if (data->highlight != GML_CATEGORY_NONE)
     items[n++] = (GmlLegendItem) { _gml_mark_text (), _gml_swatch_mark, NULL };
+  if (data->inferred)
+    items[n++] = (GmlLegendItem) {
+      _("(categories inferred from each allocation’s stack and lifetime)"), NULL, NULL
+    };
   return n;
 }
 
@@ -426,7 +439,7 @@ layout_compute (GmlMapLayout           *layout,
 {
   double lh = _gml_line_height (style);
   double inner = MAX (width - 2 * MARGIN, 1);
-  GmlLegendItem items[GML_N_MEMORY_KINDS + 1];
+  GmlLegendItem items[GML_N_MEMORY_KINDS + 2];
   guint n_items;
   GArray *order;
   guint64 total = 0, largest = 0;
@@ -1101,7 +1114,7 @@ gml_render_memory_map (cairo_t                *cr,
 {
   GmlMapLayout layout = { 0 };
   MapDraw d = { 0 };
-  GmlLegendItem items[GML_N_MEMORY_KINDS + 1];
+  GmlLegendItem items[GML_N_MEMORY_KINDS + 2];
   guint n_items;
 
   _gml_background (cr, style, width, height);

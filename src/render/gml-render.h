@@ -142,8 +142,11 @@ typedef struct
   gboolean           by_size;         /* pack segments largest first, not in address order */
   GmlCategory        highlight;       /* blocks of this category are outlined; NONE = none */
   guint64            failed_request;  /* said after the device line; 0 = none */
-  gboolean           uncategorised;   /* blocks carry no category (a snapshot): the legend
-                                       * says "Allocated", not the five categories */
+  gboolean           uncategorised;   /* blocks carry no category: the legend says
+                                       * "Allocated", not the five categories */
+  gboolean           inferred;        /* the categories were inferred (a snapshot's): the
+                                       * legend names those present, the snapshot's way
+                                       * ("Parameters"), and says they are inferred */
 } GmlMemoryMapData;
 
 /* The box of one segment. Every segment is one box, never split: a segment
@@ -230,6 +233,15 @@ char        *gml_describe_fragmentation (const GmlFragmentationData *data);
 #define GML_TIMELINE_MARK_EMPTY_CACHE 0x1
 #define GML_TIMELINE_MARK_OOM         0x2
 
+/* A labelled range of points: a snapshot's record_function region. */
+typedef struct
+{
+  gsize       start;                  /* first point inside */
+  gsize       end;                    /* first point after it */
+  const char *label;
+  guint       depth;                  /* 0 = outermost; nested regions go below */
+} GmlTimelineSpan;
+
 typedef struct
 {
   gsize          n_points;
@@ -242,6 +254,17 @@ typedef struct
   gboolean       trace_entries;       /* the points are a snapshot's trace entries, not steps */
   gsize          n_drawn;             /* points drawn from the left (the rest is the future
                                        * a question asks about); 0 = all */
+  gboolean       show_peak;           /* mark the peak of allocated at point @peak */
+  gsize          peak;
+  const GmlTimelineSpan *spans;       /* drawn above the plot, or NULL */
+  guint          n_spans;
+  /* A second run drawn over the same axis (its points from the same x),
+   * dashed: a comparison. NULL = none. */
+  const guint64 *other_allocated;
+  const guint64 *other_reserved;
+  gsize          other_n_points;
+  const char    *label;               /* the first run's name in the legend, with other_label */
+  const char    *other_label;
 } GmlTimelineData;
 
 void         gml_timeline_layout        (const GmlTimelineData *data,

@@ -25,11 +25,11 @@
 
 #include "gml-render-private.h"
 #include "gml-snapshot-picture.h"
+#include "gml-snapshot-summary.h"
 
 #define MARGIN 8.0
 /* Allocations drawn one by one in the active view; the rest are summed. */
 #define ACTIVE_DRAWN 1500
-#define N_PLACE_COLORS 8
 
 typedef struct
 {
@@ -38,6 +38,7 @@ typedef struct
   guint64 size;
   guint32 frames;
   guint32 label;        /* index into places, or G_MAXUINT32 */
+  guint8  kind;         /* GML_SNAP_KIND */
   gboolean drawn;
 } Allocation;
 
@@ -57,10 +58,16 @@ struct _GmlSnapshotPicture
   guint8              *marks;      /* n + 1 */
   guint64              peak_reserved;
   guint64              peak_allocated;
+  gsize                peak;       /* the first N with peak_allocated */
+  GArray              *spans;      /* GmlTimelineSpan: the device's record_function regions */
+  GmlSnapshotTimeline *other;      /* another run to compare with, borrowed; or NULL */
+  char                *label;      /* the runs' names in the comparison */
+  char                *other_label;
 
   /* The active view, built on first use. */
   GArray              *allocations;   /* Allocation, by start */
   GPtrArray           *places;        /* Place *, by bytes, largest first */
+  guint64              category_bytes[GML_N_CATEGORIES];   /* allocated over the trace */
   cairo_surface_t     *active_image;
   int                  active_width;
   int                  active_height;
@@ -111,13 +118,83 @@ gml_snapshot_view_title (GmlSnapshotView view)
     }
 }
 
+/* The first entry at or after @time_us (entries are in time order). */
+static gsize
+entry_at_time (const GmlSnapshotEntry *entries,
+               gsize                   n,
+               gint64                  time_us)
+{
+  gsize lo = 0, hi = n;
+
+  while (lo < hi)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+
+      if (entries[mid].time_us < time_us)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* The record_function regions of the timeline's device as ranges of N: each
+ * START paired with the next END of the same name, nested ones a row lower. */
+static GArray *
+find_spans (GmlSnapshotTimeline *timeline)
+{
+  GmlSnapshot *snap = gml_snapshot_timeline_get_snapshot (timeline);
+  guint device = gml_snapshot_timeline_get_device (timeline);
+  GArray *spans = g_array_new (FALSE, FALSE, sizeof (GmlTimelineSpan));
+  g_autoptr(GArray) open = g_array_new (FALSE, FALSE, sizeof (GmlSnapshotAnnotation));
+  gsize n_annotations, n;
+  const GmlSnapshotAnnotation *annotations = gml_snapshot_get_annotations (snap, &n_annotations);
+  const GmlSnapshotEntry *entries = gml_snapshot_get_entries (snap, device, &n);
+
+  /* Without times (PyTorch before 2.2) nothing places them on the trace. */
+  if (n == 0 || entries[0].time_us == 0)
+    return spans;
+  for (gsize k = 0; k < n_annotations; k++)
+    {
+      const GmlSnapshotAnnotation *a = &annotations[k];
+      const char *stage = gml_snapshot_get_string (snap, a->stage);
+
+      if (a->device != (gint32) device || stage == NULL)
+        continue;
+      if (g_str_equal (stage, "START"))
+        g_array_append_val (open, *a);
+      else if (g_str_equal (stage, "END"))
+        for (guint o = open->len; o > 0; o--)
+          {
+            const GmlSnapshotAnnotation *start = &g_array_index (open, GmlSnapshotAnnotation,
+                                                                 o - 1);
+
+            if (start->name == a->name)
+              {
+                GmlTimelineSpan span = { entry_at_time (entries, n, start->time_us),
+                                         entry_at_time (entries, n, a->time_us),
+                                         gml_snapshot_get_string (snap, a->name), o - 1 };
+
+                if (span.label == NULL)
+                  span.label = "";
+                /* Regions outside the trace's window are not drawn. */
+                if (span.end > span.start)
+                  g_array_append_val (spans, span);
+                g_array_remove_index (open, o - 1);
+                break;
+              }
+          }
+    }
+  return spans;
+}
+
 GmlSnapshotPicture *
 gml_snapshot_picture_new (GmlSnapshotTimeline *timeline)
 {
   GmlSnapshotPicture *self = g_new0 (GmlSnapshotPicture, 1);
   gsize n = gml_snapshot_timeline_get_n_entries (timeline);
-  const guint64 *reserved = gml_snapshot_timeline_get_reserved (timeline);
-  const guint64 *allocated = gml_snapshot_timeline_get_allocated (timeline);
+
+  g_return_val_if_fail (gml_snapshot_timeline_get_allocated (timeline) != NULL, NULL);
 
   self->timeline = timeline;
   self->layout = gml_snapshot_layout_new ();
@@ -128,11 +205,9 @@ gml_snapshot_picture_new (GmlSnapshotTimeline *timeline)
 
       self->marks[index] |= GML_TIMELINE_MARK_OOM;
     }
-  for (gsize i = 0; i <= n; i++)
-    {
-      self->peak_reserved = MAX (self->peak_reserved, reserved[i]);
-      self->peak_allocated = MAX (self->peak_allocated, allocated[i]);
-    }
+  self->peak_reserved = gml_snapshot_timeline_get_peak_reserved (timeline);
+  self->peak_allocated = gml_snapshot_timeline_get_peak_allocated (timeline, &self->peak, NULL);
+  self->spans = find_spans (timeline);
   gml_snapshot_picture_set_at (self, n);
   return self;
 }
@@ -147,6 +222,9 @@ gml_snapshot_picture_free (GmlSnapshotPicture *self)
   g_clear_pointer (&self->allocations, g_array_unref);
   g_clear_pointer (&self->places, g_ptr_array_unref);
   g_clear_pointer (&self->active_image, cairo_surface_destroy);
+  g_clear_pointer (&self->spans, g_array_unref);
+  g_free (self->label);
+  g_free (self->other_label);
   g_free (self->marks);
   g_free (self);
 }
@@ -208,6 +286,59 @@ gml_snapshot_picture_get_oom_at (GmlSnapshotPicture *self)
   return NULL;
 }
 
+gsize
+gml_snapshot_picture_get_peak (GmlSnapshotPicture *self)
+{
+  return self->peak;
+}
+
+const GmlSnapshotLayoutBlock *
+gml_snapshot_picture_get_largest_block (GmlSnapshotPicture *self)
+{
+  const GmlSnapshotLayoutBlock *largest = NULL;
+
+  for (guint s = 0; s < gml_snapshot_layout_get_n_segments (self->layout); s++)
+    {
+      const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (self->layout, s);
+
+      for (guint i = 0; i < seg->blocks->len; i++)
+        {
+          const GmlSnapshotLayoutBlock *b = &g_array_index (seg->blocks, GmlSnapshotLayoutBlock, i);
+
+          if (b->state == GML_SNAP_BLOCK_ALLOCATED && (largest == NULL || b->size > largest->size))
+            largest = b;
+        }
+    }
+  return largest;
+}
+
+void
+gml_snapshot_picture_set_compare (GmlSnapshotPicture  *self,
+                                  GmlSnapshotTimeline *other,
+                                  const char          *label,
+                                  const char          *other_label)
+{
+  self->other = other;
+  g_free (self->label);
+  g_free (self->other_label);
+  self->label = g_strdup (label);
+  self->other_label = g_strdup (other_label);
+}
+
+GmlSnapshotTimeline *
+gml_snapshot_picture_get_compare (GmlSnapshotPicture *self)
+{
+  return self->other;
+}
+
+const GmlTimelineSpan *
+gml_snapshot_picture_get_spans (GmlSnapshotPicture *self,
+                                guint              *n_spans)
+{
+  *n_spans = self->spans->len;
+  return (const GmlTimelineSpan *) self->spans->data;
+}
+
 /* ------------------------------------------------------------------------- */
 /* Data for the lab's views                                                  */
 
@@ -225,7 +356,8 @@ map_data (GmlSnapshotPicture *self,
   data->by_size = FALSE;
   data->highlight = GML_CATEGORY_NONE;
   data->failed_request = oom ? oom->size : 0;
-  data->uncategorised = TRUE;
+  /* Categories the snapshot does not record, inferred (gml-snapshot-category.c). */
+  data->inferred = TRUE;
 }
 
 static void
@@ -241,6 +373,18 @@ timeline_data (GmlSnapshotPicture *self,
   data->capacity = 0;
   data->highlight = gml_snapshot_picture_get_oom_at (self) != NULL;
   data->trace_entries = TRUE;
+  data->show_peak = TRUE;
+  data->peak = self->peak;
+  data->spans = (const GmlTimelineSpan *) self->spans->data;
+  data->n_spans = self->spans->len;
+  if (self->other != NULL)
+    {
+      data->other_allocated = gml_snapshot_timeline_get_allocated (self->other);
+      data->other_reserved = gml_snapshot_timeline_get_reserved (self->other);
+      data->other_n_points = gml_snapshot_timeline_get_n_entries (self->other) + 1;
+      data->label = self->label;
+      data->other_label = self->other_label;
+    }
 }
 
 static void
@@ -336,7 +480,7 @@ ensure_allocations (GmlSnapshotPicture *self)
         for (guint i = 0; i < seg->blocks->len; i++)
           {
             const GmlSnapshotLayoutBlock *b = &g_array_index (seg->blocks, GmlSnapshotLayoutBlock, i);
-            Allocation a = { 0, n + 1, b->size, b->frames, G_MAXUINT32, FALSE };
+            Allocation a = { 0, n + 1, b->size, b->frames, G_MAXUINT32, b->kind, FALSE };
 
             if (b->state != GML_SNAP_BLOCK_ALLOCATED)
               continue;
@@ -353,7 +497,8 @@ ensure_allocations (GmlSnapshotPicture *self)
 
         if (e->action == GML_SNAP_ALLOC)
           {
-            Allocation a = { i + 1, n + 1, 0, e->frames, G_MAXUINT32, FALSE };
+            Allocation a = { i + 1, n + 1, 0, e->frames, G_MAXUINT32,
+                             gml_snapshot_timeline_get_kind (self->timeline, i), FALSE };
 
             a.size = gml_snapshot_timeline_get_block_size (self->timeline, i, NULL);
             if (a.size == 0)
@@ -394,6 +539,8 @@ ensure_allocations (GmlSnapshotPicture *self)
         }
       place = g_ptr_array_index (self->places, GPOINTER_TO_UINT (id));
       place->bytes += a->size;
+      self->category_bytes[MIN (gml_snapshot_kind_category (a->kind),
+                                GML_N_CATEGORIES - 1)] += a->size;
       a->label = GPOINTER_TO_UINT (id);
     }
   /* Colours go to the places with the most bytes; renumber. */
@@ -437,28 +584,6 @@ gml_snapshot_picture_prepare (GmlSnapshotPicture *self)
   ensure_allocations (self);
 }
 
-/* A colour-blind-safe qualitative palette (Okabe and Ito), one per place;
- * the places past it share the last, dimmed. */
-static void
-place_color (const GmlRenderStyle *style,
-             guint                 label,
-             GmlColor             *color)
-{
-  static const guint32 okabe_ito[N_PLACE_COLORS] = {
-    0xE69F00, 0x56B4E9, 0x009E73, 0xF0E442, 0x0072B2, 0xD55E00, 0xCC79A7, 0x999999,
-  };
-  guint32 rgb = okabe_ito[MIN (label, N_PLACE_COLORS - 1)];
-
-  color->red = ((rgb >> 16) & 0xff) / 255.0;
-  color->green = ((rgb >> 8) & 0xff) / 255.0;
-  color->blue = (rgb & 0xff) / 255.0;
-  color->alpha = 1.0;
-  if (style->theme == GML_THEME_DARK)
-    {
-      color->red *= 0.85, color->green *= 0.85, color->blue *= 0.85;
-    }
-}
-
 static guint32
 to_argb (const GmlColor *c,
          double          shade)
@@ -500,7 +625,7 @@ ensure_active_image (GmlSnapshotPicture   *self,
   int stride;
   guint next = 0;
   guint64 top = MAX (self->peak_allocated, 1);
-  guint32 summed_argb, colors[N_PLACE_COLORS * 2];
+  guint32 summed_argb[2], colors[GML_N_CATEGORIES * 2];
 
   if (self->active_image != NULL && self->active_width == width && self->active_height == height &&
       self->active_theme == style->theme)
@@ -518,15 +643,17 @@ ensure_active_image (GmlSnapshotPicture   *self,
   stride = cairo_image_surface_get_stride (self->active_image) / 4;
   memset (pixels, 0, (gsize) stride * 4 * height);
 
-  for (guint c = 0; c < N_PLACE_COLORS; c++)
+  /* The quiz's colours for the categories; neighbours alternate shades. */
+  for (guint c = 0; c < GML_N_CATEGORIES; c++)
     {
-      GmlColor color;
+      const GmlColor *color = _gml_kind_color (style, (GmlMemoryKind) c);
 
-      place_color (style, c, &color);
-      colors[2 * c] = to_argb (&color, 1.0);
-      colors[2 * c + 1] = to_argb (&color, 0.82);   /* neighbours alternate shades */
+      colors[2 * c] = to_argb (color, 1.0);
+      colors[2 * c + 1] = to_argb (color, 0.82);
     }
-  summed_argb = to_argb (&style->palette.dim, 1.0);
+  /* The summed band is hatched, apart from the grey of "Other". */
+  summed_argb[0] = to_argb (&style->palette.dim, 1.0);
+  summed_argb[1] = to_argb (&style->palette.background, 1.0);
 
   live = g_array_new (FALSE, FALSE, sizeof (guint));
 
@@ -560,7 +687,8 @@ ensure_active_image (GmlSnapshotPicture   *self,
           const Allocation *a = &g_array_index (allocs, Allocation, g_array_index (live, guint, i));
           int y0 = height - (int) llround ((double) cum / top * height);
           int y1;
-          guint32 argb = colors[2 * MIN (a->label, N_PLACE_COLORS - 1) + (i & 1)];
+          guint c = MIN (gml_snapshot_kind_category (a->kind), GML_N_CATEGORIES - 1);
+          guint32 argb = colors[2 * c + (i & 1)];
 
           cum += a->size;
           y1 = height - (int) llround ((double) cum / top * height);
@@ -583,11 +711,33 @@ ensure_active_image (GmlSnapshotPicture   *self,
           {
             if (pixels[(gsize) y * stride + x] != 0)
               break;
-            pixels[(gsize) y * stride + x] = summed_argb;
+            pixels[(gsize) y * stride + x] = summed_argb[(x + y) % 4 != 0];
           }
       }
   }
   cairo_surface_mark_dirty (self->active_image);
+}
+
+static void
+swatch_summed (cairo_t              *cr,
+               const GmlRenderStyle *style,
+               const GmlRect        *box,
+               gconstpointer         data)
+{
+  cairo_save (cr);
+  cairo_rectangle (cr, box->x, box->y, box->width, box->height);
+  cairo_clip (cr);
+  _gml_set_color (cr, &style->palette.background);
+  cairo_paint (cr);
+  _gml_set_color (cr, &style->palette.dim);
+  cairo_set_line_width (cr, 1);
+  for (double d = -box->height; d < box->width; d += 4)
+    {
+      cairo_move_to (cr, box->x + d, box->y + box->height);
+      cairo_line_to (cr, box->x + d + box->height, box->y);
+    }
+  cairo_stroke (cr);
+  cairo_restore (cr);
 }
 
 static void
@@ -602,7 +752,7 @@ render_active (cairo_t              *cr,
   gsize n = gml_snapshot_timeline_get_n_entries (self->timeline);
   g_autofree char *t_top = gml_format_size_short (self->peak_allocated);
   GmlRect plot;
-  double x_cursor, lx, ly;
+  double x_cursor;
 
   _gml_background (cr, style, width, height);
   active_layout (style, width, height, &plot);
@@ -637,42 +787,33 @@ render_active (cairo_t              *cr,
   cairo_line_to (cr, x_cursor, plot.y + plot.height);
   cairo_stroke (cr);
 
-  /* Legend: the places with the most bytes, then the summed band. */
-  lx = plot.x;
-  ly = plot.y + plot.height + lh + 2;
-  for (guint p = 0; p < self->places->len && p < N_PLACE_COLORS - 1; p++)
-    {
-      const Place *place = g_ptr_array_index (self->places, p);
-      GmlColor color;
-      double tw, th;
+  /* Legend: the categories drawn, in the quiz's colours, then the summed band. */
+  {
+    GmlLegendItem items[GML_N_CATEGORIES + 2];
+    g_autofree char *summed = NULL;
+    guint n_items = 0;
+    GmlRect legend = { plot.x, plot.y + plot.height + lh + 2, width - plot.x - MARGIN, 0 };
 
-      place_color (style, p, &color);
-      _gml_text_size (cr, style, place->label, 0.85, 0, &tw, &th);
-      if (lx + 14 + tw > width - MARGIN)
-        {
-          lx = plot.x;
-          ly += lh;
-          if (ly + lh > height)
-            break;
-        }
-      _gml_set_color (cr, &color);
-      cairo_rectangle (cr, lx, ly + lh * 0.2, 10, lh * 0.6);
-      cairo_fill (cr);
-      _gml_text (cr, style, place->label, lx + 14, ly, 0.85, 0, &pal->foreground, 0.0);
-      lx += 14 + tw + 12;
-    }
-  if (ly + 2 * lh <= height)
-    {
-      /* Translators: %u is a number of smaller allocations summed in one band. */
-      g_autofree char *summed = g_strdup_printf (ngettext ("grey band on top: %u smaller allocation, summed",
-                                                           "grey band on top: %u smaller allocations, summed",
-                                                           self->n_summed), self->n_summed);
+    for (guint k = 0; k < GML_SNAP_N_CATEGORIES; k++)
+      {
+        GmlCategory c = gml_snapshot_categories[k];
 
-      _gml_set_color (cr, &pal->dim);
-      cairo_rectangle (cr, plot.x, ly + lh + lh * 0.2, 10, lh * 0.6);
-      cairo_fill (cr);
-      _gml_text (cr, style, summed, plot.x + 14, ly + lh, 0.85, 0, &pal->dim, 0.0);
-    }
+        if (self->category_bytes[c] > 0)
+          items[n_items++] = (GmlLegendItem) { gml_snapshot_category_name (c), _gml_swatch_kind,
+                                               GINT_TO_POINTER (c) };
+      }
+    if (self->n_summed > 0)
+      {
+        /* Translators: %u is a number of smaller allocations summed in one band. */
+        summed = g_strdup_printf (ngettext ("hatched band on top: %u smaller allocation, summed",
+                                            "hatched band on top: %u smaller allocations, summed",
+                                            self->n_summed), self->n_summed);
+        items[n_items++] = (GmlLegendItem) { summed, swatch_summed, NULL };
+      }
+    items[n_items++] = (GmlLegendItem) { _("(categories inferred)"), NULL, NULL };
+    legend.height = height - legend.y;
+    _gml_legend (cr, style, items, n_items, &legend, TRUE);
+  }
 }
 
 /* ------------------------------------------------------------------------- */
@@ -721,6 +862,52 @@ gml_render_snapshot (cairo_t              *cr,
     }
 }
 
+/* The bytes by category at N, and the largest block: who holds the memory. */
+static void
+describe_categories (GmlSnapshotPicture *self,
+                     GString            *out)
+{
+  GmlSnapshot *snap = gml_snapshot_timeline_get_snapshot (self->timeline);
+  const GmlSnapshotLayoutBlock *largest = gml_snapshot_picture_get_largest_block (self);
+  guint64 bytes[GML_N_CATEGORIES];
+  gboolean first = TRUE;
+
+  if (largest == NULL)
+    return;
+  gml_snapshot_layout_by_category (self->layout, bytes);
+  g_string_append_c (out, ' ');
+  g_string_append (out, _("By category, inferred from the stacks:"));
+  for (guint k = 0; k < GML_SNAP_N_CATEGORIES; k++)
+    {
+      GmlCategory c = gml_snapshot_categories[k];
+      g_autofree char *size = NULL;
+
+      if (bytes[c] == 0)
+        continue;
+      size = gml_format_size_short (bytes[c]);
+      /* Translators: a category of memory and its size, in a list. */
+      g_string_append_printf (out, first ? _(" %s %s") : _(", %s %s"),
+                              gml_snapshot_category_name (c), size);
+      first = FALSE;
+    }
+  g_string_append_c (out, '.');
+  {
+    g_autofree char *size = gml_format_size_short (largest->size);
+    g_autofree char *where = gml_snapshot_describe_frames (snap, largest->frames);
+    const char *category = gml_snapshot_category_name (gml_snapshot_kind_category (largest->kind));
+
+    g_string_append_c (out, ' ');
+    if (where != NULL)
+      /* Translators: a size, a category of memory, the user's line that made the block. */
+      g_string_append_printf (out, _("The largest block, %s (%s), was made by %s."), size, category,
+                              where);
+    else
+      /* Translators: a size, a category of memory. */
+      g_string_append_printf (out, _("The largest block, %s (%s), was made without a stack."), size,
+                              category);
+  }
+}
+
 char *
 gml_snapshot_picture_describe (GmlSnapshotPicture *self,
                                GmlSnapshotView     view)
@@ -742,10 +929,39 @@ gml_snapshot_picture_describe (GmlSnapshotPicture *self,
     case GML_SNAPSHOT_VIEW_TIMELINE:
       {
         g_autofree char *peak = gml_format_size_short (self->peak_reserved);
+        g_autofree char *peak_allocated = gml_format_size_short (self->peak_allocated);
 
         /* Translators: sizes. */
         g_string_append_printf (out, _("allocated %s, reserved %s; the most reserved over the trace %s."),
                                 allocated, reserved, peak);
+        g_string_append_c (out, ' ');
+        /* Translators: a size and an entry number. */
+        g_string_append_printf (out, _("The most allocated at once, %s, after entry %zu."),
+                                peak_allocated, self->peak);
+        if (self->spans->len > 0)
+          {
+            g_string_append_c (out, ' ');
+            /* Translators: a number of record_function regions (a PyTorch name). */
+            g_string_append_printf (out, ngettext ("%u record_function region is marked.",
+                                                   "%u record_function regions are marked.",
+                                                   self->spans->len), self->spans->len);
+          }
+        if (self->other != NULL)
+          {
+            const guint64 *other = gml_snapshot_timeline_get_allocated (self->other);
+            gsize other_n = gml_snapshot_timeline_get_n_entries (self->other);
+            guint64 other_peak = 0;
+            g_autofree char *t_other = NULL;
+
+            for (gsize i = 0; i <= other_n; i++)
+              other_peak = MAX (other_peak, other[i]);
+            t_other = gml_format_size_short (other_peak);
+            g_string_append_c (out, ' ');
+            /* Translators: the two runs' names (A, B) and the most each allocated at once. */
+            g_string_append_printf (out, _("Compared: %s peaks at %s allocated, %s at %s."),
+                                    self->label != NULL ? self->label : "A", peak_allocated,
+                                    self->other_label != NULL ? self->other_label : "B", t_other);
+          }
       }
       break;
     case GML_SNAPSHOT_VIEW_ACTIVE:
@@ -791,6 +1007,7 @@ gml_snapshot_picture_describe (GmlSnapshotPicture *self,
                                              "%u segments reserve %s; %u allocations hold %s (requested %s); "
                                              "active %s; largest free block %s.", st->segments),
                               st->segments, reserved, st->allocations, allocated, requested, active, largest);
+      describe_categories (self, out);
       break;
     }
   if (st->estimated_blocks > 0)
@@ -875,14 +1092,62 @@ gml_snapshot_picture_block_at (GmlSnapshotPicture   *self,
   return gml_snapshot_layout_find_block (self->layout, info.address);
 }
 
+/* @text cut to @max characters with an ellipsis: C++ names can be hundreds. */
+static char *
+ellipsize (const char *text,
+           guint       max)
+{
+  if (g_utf8_strlen (text, -1) <= max)
+    return g_strdup (text);
+  {
+    g_autofree char *head = g_utf8_substring (text, 0, max - 1);
+
+    return g_strconcat (head, "…", NULL);
+  }
+}
+
 char *
-gml_snapshot_picture_describe_block (GmlSnapshotPicture           *self,
-                                     const GmlSnapshotLayoutBlock *block)
+gml_snapshot_describe_kind (guint8 kind)
+{
+  GmlCategory category = gml_snapshot_kind_category (kind);
+  const char *reason = gml_snapshot_reason_describe (gml_snapshot_kind_reason (kind));
+
+  if (reason[0] == '\0')
+    /* Translators: a category of memory (Parameters, Activations…), inferred. */
+    return g_strdup_printf (_("%s (inferred)"), gml_snapshot_category_name (category));
+  /* Translators: a category of memory (Parameters, Activations…), then why it was inferred. */
+  return g_strdup_printf (_("%s (inferred): %s"), gml_snapshot_category_name (category), reason);
+}
+
+/* "Made by model.py:54 forward at entry 120", or before the trace; NULL for
+ * a block made before the trace without a stack. */
+static char *
+describe_made_at (GmlSnapshotPicture           *self,
+                  const GmlSnapshotLayoutBlock *block)
 {
   GmlSnapshot *snap = gml_snapshot_timeline_get_snapshot (self->timeline);
-  g_autofree char *size = gml_format_size (block->size);
-  g_autofree char *requested = gml_format_size (block->requested_size);
-  g_autofree char *stack = NULL;
+  g_autofree char *where = gml_snapshot_describe_frames (snap, block->frames);
+  g_autofree char *short_where = where != NULL ? ellipsize (where, 64) : NULL;
+
+  if (block->made_at > 0 && short_where != NULL)
+    /* Translators: the user's line that made a block ("model.py:54 forward"), an entry number. */
+    return g_strdup_printf (_("Made by %s at entry %u"), short_where, block->made_at);
+  if (block->made_at > 0)
+    /* Translators: an entry number. */
+    return g_strdup_printf (_("Made at entry %u, without a stack"), block->made_at);
+  if (short_where != NULL)
+    /* Translators: the user's line that made a block ("model.py:54 forward"). */
+    return g_strdup_printf (_("Made by %s before the trace begins"), short_where);
+  /* Made before the trace without a stack: its category's reason says so. */
+  return NULL;
+}
+
+char *
+gml_snapshot_picture_describe_block_summary (GmlSnapshotPicture           *self,
+                                             const GmlSnapshotLayoutBlock *block)
+{
+  g_autofree char *size = gml_format_size_short (block->size);
+  g_autofree char *requested = gml_format_size_short (block->requested_size);
   GString *out = g_string_new (NULL);
 
   switch (block->state)
@@ -924,19 +1189,123 @@ gml_snapshot_picture_describe_block (GmlSnapshotPicture           *self,
     }
   if (block->state != GML_SNAP_BLOCK_INACTIVE)
     {
-      stack = gml_snapshot_format_stack (snap, block->frames, 8);
+      g_autofree char *kind = gml_snapshot_describe_kind (block->kind);
+      g_autofree char *made = describe_made_at (self, block);
+
+      g_string_append_c (out, '\n');
+      g_string_append (out, kind);
+      if (made != NULL)
+        {
+          g_string_append_c (out, '\n');
+          g_string_append (out, made);
+        }
+    }
+  return g_string_free (out, FALSE);
+}
+
+char *
+gml_snapshot_picture_describe_block (GmlSnapshotPicture           *self,
+                                     const GmlSnapshotLayoutBlock *block)
+{
+  GmlSnapshot *snap = gml_snapshot_timeline_get_snapshot (self->timeline);
+  g_autofree char *stack = NULL;
+  GString *out = g_string_new (NULL);
+  g_autofree char *summary = gml_snapshot_picture_describe_block_summary (self, block);
+
+  g_string_append (out, summary);
+  if (block->state != GML_SNAP_BLOCK_INACTIVE)
+    {
+      /* The user's frames, then the libraries': a few, each line short, so
+       * the tooltip stays inside the window; the details pane has them all. */
+      stack = gml_snapshot_format_stack (snap, block->frames, 5);
       g_string_append (out, "\n");
       if (stack != NULL)
         {
+          g_auto(GStrv) lines = g_strsplit (stack, "\n", -1);
+
           /* Translators: followed by the call stack, one frame a line. */
           g_string_append (out, _("Allocated in:"));
-          g_string_append (out, "\n");
-          g_string_append (out, stack);
+          for (guint i = 0; lines[i] != NULL; i++)
+            {
+              g_autofree char *line = ellipsize (lines[i], 72);
+
+              g_string_append (out, "\n  ");
+              g_string_append (out, line);
+            }
         }
       else
         g_string_append (out, _("The snapshot has no stack for it (record it with _record_memory_history())."));
     }
   return g_string_free (out, FALSE);
+}
+
+char *
+gml_snapshot_picture_describe_allocation_at (GmlSnapshotPicture   *self,
+                                             const GmlRenderStyle *style,
+                                             int                   width,
+                                             int                   height,
+                                             double                x,
+                                             double                y)
+{
+  GmlSnapshot *snap = gml_snapshot_timeline_get_snapshot (self->timeline);
+  gsize n = gml_snapshot_timeline_get_n_entries (self->timeline);
+  guint64 top = MAX (self->peak_allocated, 1), below = 0;
+  const Allocation *found = NULL;
+  GmlRect plot;
+  gsize at;
+  double want;
+
+  ensure_allocations (self);
+  active_layout (style, width, height, &plot);
+  if (x < plot.x || x >= plot.x + plot.width || y < plot.y || y >= plot.y + plot.height)
+    return NULL;
+  /* The column's entry, as ensure_active_image() places it. */
+  at = plot.width > 1 ? (gsize) ((x - plot.x) * n / (plot.width - 1) + 0.5) : n;
+  at = MIN (at, n);
+  want = (plot.y + plot.height - y) / plot.height * top;
+  /* The bands are stacked in the order they were made, drawn ones only. */
+  for (guint k = 0; k < self->allocations->len; k++)
+    {
+      const Allocation *a = &g_array_index (self->allocations, Allocation, k);
+
+      if (!a->drawn || a->start > at || a->end <= at)
+        continue;
+      if (want >= below && want < below + a->size)
+        {
+          found = a;
+          break;
+        }
+      below += a->size;
+    }
+  if (found == NULL)
+    return NULL;
+  {
+    g_autofree char *size = gml_format_size_short (found->size);
+    g_autofree char *kind = gml_snapshot_describe_kind (found->kind);
+    g_autofree char *where = gml_snapshot_describe_frames (snap, found->frames);
+    g_autofree char *short_where = where != NULL ? ellipsize (where, 64)
+                                                 : g_strdup (_("no stack recorded"));
+    GString *out = g_string_new (NULL);
+
+    /* Translators: a size and the user's line that made it ("model.py:54 forward"). */
+    g_string_append_printf (out, _("An allocation of %s made by %s"), size, short_where);
+    g_string_append_c (out, '\n');
+    g_string_append (out, kind);
+    g_string_append_c (out, '\n');
+    if (found->start == 0 && found->end > n)
+      g_string_append (out, _("Live through the whole trace"));
+    else if (found->start == 0)
+      /* Translators: an entry number. */
+      g_string_append_printf (out, _("Live from before the trace to entry %zu"), found->end);
+    else if (found->end > n)
+      /* Translators: an entry number. */
+      g_string_append_printf (out, _("Made at entry %zu, live to the end"), found->start);
+    else
+      /* Translators: two entry numbers. */
+      g_string_append_printf (out, _("Made at entry %zu, freed at entry %zu"), found->start,
+                              found->end);
+    return g_string_free (out, FALSE);
+  }
 }
 
 gsize

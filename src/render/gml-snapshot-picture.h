@@ -53,6 +53,24 @@ GmlSnapshotLayout  *gml_snapshot_picture_get_layout   (GmlSnapshotPicture   *sel
 const GmlMemState  *gml_snapshot_picture_get_state    (GmlSnapshotPicture   *self);
 /* The oom entry at @at, if there is one there (for the map's legend line). */
 const GmlSnapshotOom *gml_snapshot_picture_get_oom_at (GmlSnapshotPicture   *self);
+/* The first N where the most memory is allocated. */
+gsize               gml_snapshot_picture_get_peak     (GmlSnapshotPicture   *self);
+/* The largest allocated block at N, or NULL: what the details show first. */
+const GmlSnapshotLayoutBlock *gml_snapshot_picture_get_largest_block (GmlSnapshotPicture *self);
+/* Another run's timeline (borrowed, must outlive the picture, or NULL) drawn
+ * over this one's in the timeline view, with the names of the two. */
+void                gml_snapshot_picture_set_compare  (GmlSnapshotPicture   *self,
+                                                       GmlSnapshotTimeline  *other,
+                                                       const char           *label,
+                                                       const char           *other_label);
+GmlSnapshotTimeline *gml_snapshot_picture_get_compare (GmlSnapshotPicture   *self);
+
+/* The record_function regions of the device, as ranges of N. */
+const GmlTimelineSpan *gml_snapshot_picture_get_spans (GmlSnapshotPicture *self,
+                                                       guint              *n_spans);
+
+/* "Activations (inferred): made in the forward pass and freed during backward" */
+char               *gml_snapshot_describe_kind        (guint8                kind);
 
 void                gml_render_snapshot               (cairo_t              *cr,
                                                        GmlSnapshotPicture   *self,
@@ -85,6 +103,16 @@ const GmlSnapshotLayoutBlock *gml_snapshot_picture_block_at (GmlSnapshotPicture 
  * ("allocated in forward, model.py:54"). */
 char               *gml_snapshot_picture_describe_block (GmlSnapshotPicture           *self,
                                                          const GmlSnapshotLayoutBlock *block);
+/* The allocation under (x, y) of the active-memory view in words, or NULL. */
+char               *gml_snapshot_picture_describe_allocation_at (GmlSnapshotPicture   *self,
+                                                                 const GmlRenderStyle *style,
+                                                                 int                   width,
+                                                                 int                   height,
+                                                                 double                x,
+                                                                 double                y);
+/* The same without the stack: for a pane that lists the whole stack itself. */
+char *gml_snapshot_picture_describe_block_summary (GmlSnapshotPicture           *self,
+                                                   const GmlSnapshotLayoutBlock *block);
 /* The trace entry under x in the timeline or active view (for clicks). */
 gsize               gml_snapshot_picture_entry_at_x   (GmlSnapshotPicture   *self,
                                                        GmlSnapshotView       view,

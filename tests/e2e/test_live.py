@@ -90,10 +90,16 @@ os.environ['XDG_RUNTIME_DIR'] = run_dir
 AFTER = c_pattern(_('After %zu of %zu trace entries: '))
 
 
+CATEGORIES = ' ' + _('By category, inferred from the stacks:')
+
+
 def numbers(description):
-    """What a memory map's description says after "After N of M trace entries: "."""
+    """What a memory map's description says after "After N of M trace entries: ", up to
+    the categories: those come from the stacks, which the probe's messages and the
+    program's saved states need not both carry."""
     m = AFTER.match(description)
-    return description[m.end():] if m else description
+    text = description[m.end():] if m else description
+    return text.split(CATEGORIES)[0]
 
 
 _rendered = {}

@@ -13,6 +13,12 @@ the error. A damaged file and a pickle of Python objects, handed to the running 
 by a second `gpu-memory-lab FILE` (D-Bus activation of the first), must show the
 reader's own message in the window.
 
+A snapshot whose out-of-memory error happened on cuda:1 (Constructor-Sun's, a real
+one) must open on cuda:1, name each GPU with its entries and errors, and explain
+the error; the details of its largest block must name the user's line and its
+category as `snapshot --json` does; compared with a second file (Ctrl+Shift+C),
+the side panel must read both peaks as `snapshot A --compare B` prints them.
+
     test_snapshot.py LANG SCREENSHOT_DIR"""
 
 import collections
@@ -20,6 +26,7 @@ import gettext
 import json
 import os
 import pickle
+import re
 import subprocess
 import sys
 import tempfile
@@ -36,7 +43,8 @@ sys.path.insert(0, os.path.join(HERE, '..', 'common'))
 import fixtures  # noqa: E402
 
 # A real snapshot from the fixtures (never copied here); skipped (77) without them.
-REAL, = fixtures.require('magma27_memory_snapshot.pickle')
+REAL, OOM_REAL = fixtures.require('magma27_memory_snapshot.pickle',
+                                  'Constructor-Sun_code_location_memory_snapshot.pickle')
 MAKE = os.path.join(HERE, '..', 'snapshot', 'make_snapshots.py')
 
 catalogue = gettext.translation('gpu-memory-lab', localedir=os.path.join(BUILD, 'po', 'locale'),
@@ -244,6 +252,59 @@ check('magma27_memory_snapshot.pickle' in recent and 'oom.pickle' in recent,
       'the snapshots that opened are in the recent files')
 check('cut-short.pickle' not in recent and 'checkpoint.pkl' not in recent,
       'the files that did not open are not')
+
+# 6. The OOM first: the file whose error is on cuda:1 opens there.
+cs = info(OOM_REAL)
+check(cs['device'] == 1 and len(cs['ooms']) == 1,
+      'snapshot --json chooses cuda:1, the oom’s device')
+result = subprocess.run([APP, OOM_REAL], env=app_env(home, lang), timeout=30)
+check(result.returncode == 0,
+      'a second gpu-memory-lab hands the Constructor-Sun file to the running one')
+n_cs = cs['trace_entries']
+entries = c_format(catalogue.ngettext('%zu entry', '%zu entries', n_cs), n_cs)
+device = c_format(catalogue.ngettext('cuda:%u — %s, %u OOM', 'cuda:%u — %s, %u OOMs', 1),
+                  1, entries, 1)
+app.wait_label(lambda t: t == device, f'with the device chooser on “{device}”', timeout=30)
+title = c_format(_('Out of memory at entry %zu of %zu'), cs['ooms'][0]['index'] + 1, n_cs)
+app.wait_label(lambda t: t == title, f'“{title}”')
+app.wait_label(lambda t: t == cs['ooms'][0]['message'], 'with PyTorch’s message')
+check(True, f'it opens on “{device}” with the explainer “{title}”')
+app.screenshot(os.path.join(shots, f'snapshot-oom-device-{lang}.png'))
+
+# The largest block's details: the user's line and the inferred category.
+NAMES = {'parameters': 'Parameters', 'activations': 'Activations', 'gradients': 'Gradients',
+         'optimizer_state': 'Optimizer state', 'temporary': 'Temporary', 'other': 'Other'}
+largest = cs['largest_allocations'][0]
+category = catalogue.pgettext('snapshot category', NAMES[largest['category']])
+kind = c_format(_('%s (inferred): %s'), category, '')
+check(largest['where'] and 'gather_with_cpp' not in largest['where'],
+      f'the largest block’s line is the user’s: “{largest["where"]}”')
+app.wait_label(lambda t: kind in t and largest['where'] in t,
+               f'naming “{largest["where"]}” and “{category}”')
+check(True, f'the block’s details name its line “{largest["where"]}” and its category “{category}”')
+peak_line = c_format(_('%s — %s'), cs['peak']['by_where'][0]['where'], '')
+app.wait_label(lambda t: peak_line in t, f'with the peak’s first line “{peak_line}”')
+check(True, 'the peak panel names the line holding the most')
+
+# 7. Two runs compared: B read with Ctrl+Shift+C, both peaks in the side panel.
+text = cli('snapshot', OOM_REAL, '--compare', REAL).stdout
+form = _('%s (%s): peak allocated %s, peak reserved %s\n').rstrip('\n')
+pattern = '^' + re.escape(form).replace(re.escape('%s'), '(.*)') + '$'
+peaks = [m.groups() for m in (re.match(pattern, line) for line in text.splitlines()) if m]
+check(len(peaks) == 2, f'snapshot --compare prints both peaks: {peaks}')
+app.key('ctrl+shift+c')
+type_into_chooser(_('Compare With Another Snapshot'), REAL)
+expected = '\n'.join(c_format(_('%s: %s — peak %s allocated, %s reserved'), side, name, allocated,
+                              reserved)
+                     for side, name, allocated, reserved in peaks)
+app.wait_label(lambda t: t == expected, f'reading both peaks “{expected}”', timeout=30)
+check(True, f'the comparison reads both peaks: “{expected}”')
+compared = _('Compared: %s peaks at %s allocated, %s at %s.').split('%s')[0]
+app.wait_image(lambda d: compared in d, f'saying “{compared}…”')
+check(True, f'the timeline is shown with both runs: “{compared}”')
+app.screenshot(os.path.join(shots, f'snapshot-compare-{lang}.png'))
+press(app, _('_Stop Comparing').replace('_', ''))
+check(not any(t == expected for t in app.label_texts()), 'Stop Comparing takes the comparison away')
 
 app.quit()
 print('all snapshot view checks passed')

@@ -2,7 +2,10 @@
  *
  * Any input must end in a snapshot or an error, never a crash, a leak or a
  * warning. A snapshot that reads is walked too: its timeline, the state at its
- * start, middle and end, and its picture as the engine's memory state.
+ * start, middle and end, and its picture as the engine's memory state; the
+ * user's line and the stack of its first entries (what a file's frames are is
+ * only strings, of any shape), the categories, and the file compared with
+ * itself at its peak.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -11,6 +14,7 @@
 
 #include "fuzz-common.h"
 #include "gml-snapshot-state.h"
+#include "gml-snapshot-summary.h"
 #include "gml-snapshot.h"
 
 FUZZ_DEFINE_QUIET_INITIALIZE ()
@@ -46,6 +50,24 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
           (void) gml_mem_state_get_fragmentation (state);
           (void) gml_mem_state_get_largest_free_block (state);
         }
+      {
+        gsize n_entries;
+        const GmlSnapshotEntry *entries = gml_snapshot_get_entries (snap, d, &n_entries);
+        GmlSnapshotComparison cmp;
+
+        /* The frames of a hostile file are only strings: every one named. */
+        for (gsize i = 0; i < n_entries && i < 64; i++)
+          {
+            g_autofree char *where = gml_snapshot_describe_frames (snap, entries[i].frames);
+            g_autofree char *stack = gml_snapshot_format_stack (snap, entries[i].frames, 4);
+
+            (void) gml_snapshot_timeline_get_kind (tl, i);
+          }
+        gml_snapshot_comparison_init (&cmp, tl, tl);
+        if (cmp.by_where->len != 0)
+          abort ();
+        gml_snapshot_comparison_clear (&cmp);
+      }
     }
   return 0;
 }

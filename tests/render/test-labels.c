@@ -9,9 +9,11 @@
  * canvas, its clip or the box it was placed in (a clipped label), on a wrapped
  * line that ends inside a word (a truncated one), on two labels whose glyphs
  * overlap, on a tensor's name drawn more often than it has blocks, and on a
- * legend that lacks one of its entries.
+ * legend that lacks one of its entries. Then the same for a snapshot's four
+ * views (a synthetic training run from make_snapshots.py, its categories,
+ * record_function regions and a second run compared in the timeline).
  *
- *   test-labels LANG
+ *   test-labels LANG [MAKE_SNAPSHOTS.PY]
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -22,8 +24,11 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "gml-i18n.h"
 #include "gml-render.h"
+#include "gml-snapshot-picture.h"
 
 /* The picture panel's size in the window, measured under Xvfb through the
  * accessibility tree (the panel's width differs a little by language, its
@@ -419,6 +424,106 @@ render_source (Run          *run,
 }
 
 static const char *lang;
+static const char *make_snapshots;
+
+/* A snapshot's views at the start, a third in, the peak and the end, at every
+ * size and in every style; the timeline once with a second run over it. */
+static void
+test_snapshot_labels (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gml-labels-XXXXXX", NULL);
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *path_a = NULL, *path_b = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GmlSnapshot) a = NULL, b = NULL;
+  g_autoptr(GmlSnapshotTimeline) tl_a = NULL, tl_b = NULL;
+  g_autoptr(GmlSnapshotPicture) picture = NULL;
+  Run run = { g_string_new (NULL), 0, 0, 0, lang };
+  const char *cmd[] = { python, make_snapshots, "cases", dir, NULL };
+  int status = 0;
+  gsize n;
+
+  g_assert_nonnull (dir);
+  g_assert_nonnull (python);
+  g_spawn_sync (NULL, (char **) cmd, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status,
+                &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  path_a = g_build_filename (dir, "training.pickle", NULL);
+  path_b = g_build_filename (dir, "training-sgd.pickle", NULL);
+  a = gml_snapshot_load (path_a, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  b = gml_snapshot_load (path_b, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  tl_a = gml_snapshot_timeline_new (a, 0, NULL, &error);
+  g_assert_no_error (error);
+  tl_b = gml_snapshot_timeline_new (b, 0, NULL, &error);
+  g_assert_no_error (error);
+  picture = gml_snapshot_picture_new (tl_a);
+  n = gml_snapshot_timeline_get_n_entries (tl_a);
+
+  gml_i18n_set_language (lang);
+  if (g_str_equal (lang, "tr"))
+    g_assert_cmpstr (gml_snapshot_category_name (GML_CATEGORY_WEIGHTS), !=, "Parameters");
+  for (guint compared = 0; compared < 2; compared++)
+    {
+      const gsize ats[] = { 0, n / 3, gml_snapshot_picture_get_peak (picture), n };
+
+      gml_snapshot_picture_set_compare (picture, compared ? tl_b : NULL, "A", "B");
+      for (guint k = 0; k < G_N_ELEMENTS (ats); k++)
+        for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+          for (GmlSnapshotView view = 0; view < GML_N_SNAPSHOT_VIEWS; view++)
+            for (GmlTheme theme = 0; theme < GML_N_THEMES; theme++)
+              {
+                cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32,
+                                                                       sizes[i].width,
+                                                                       sizes[i].height);
+                g_autoptr(GArray) log = gml_label_log_new ();
+                g_autofree char *context = NULL;
+                GmlRenderStyle style;
+                cairo_t *cr = cairo_create (surface);
+
+                if (compared && view != GML_SNAPSHOT_VIEW_TIMELINE)
+                  {
+                    cairo_destroy (cr);
+                    cairo_surface_destroy (surface);
+                    continue;
+                  }
+                gml_snapshot_picture_set_at (picture, ats[k]);
+                gml_render_style_init (&style, theme);
+                style.label_log = log;
+                gml_render_snapshot (cr, picture, view, &style, sizes[i].width, sizes[i].height);
+                g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+                cairo_destroy (cr);
+                cairo_surface_destroy (surface);
+                run.n_renders++;
+                context = g_strdup_printf ("snapshot %s at %zu%s, %s, %d×%d (%s), theme %d",
+                                           gml_snapshot_view_to_string (view), ats[k],
+                                           compared ? ", compared" : "", lang, sizes[i].width,
+                                           sizes[i].height, sizes[i].what, theme);
+                /* Only the checks every picture shares: no view of the scenarios'. */
+                check_log (&run, context, log, NULL, GML_N_VIEWS, FALSE);
+              }
+    }
+  g_test_message ("%u snapshot pictures, %u labels, %u problems", run.n_renders, run.n_labels,
+                  run.n_problems);
+  if (run.n_problems > 0)
+    g_test_message ("%s%s", run.problems->str, run.n_problems > 40 ? "…\n" : "");
+  g_assert_cmpuint (run.n_problems, ==, 0);
+  g_string_free (run.problems, TRUE);
+  {
+    g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+    const char *name;
+
+    while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+      {
+        g_autofree char *file = g_build_filename (dir, name, NULL);
+
+        g_unlink (file);
+      }
+    g_rmdir (dir);
+  }
+}
 
 static void
 test_every_label (void)
@@ -472,8 +577,11 @@ main (int    argc,
   gml_i18n_init ();
   g_test_init (&argc, &argv, NULL);
   lang = argc > 1 ? argv[1] : "en";
+  make_snapshots = argc > 2 ? argv[2] : NULL;
 
   g_test_add_func ("/render/labels/checks-can-fail", test_checks_can_fail);
   g_test_add_func ("/render/labels/every-picture", test_every_label);
+  if (make_snapshots != NULL)
+    g_test_add_func ("/render/labels/snapshot", test_snapshot_labels);
   return g_test_run ();
 }

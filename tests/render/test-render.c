@@ -901,10 +901,12 @@ log_has (GArray     *log,
   return FALSE;
 }
 
-/* A real snapshot's pictures: its blocks carry no category, so the map's
- * legend says "Allocated" and names none of the five categories; nothing in
- * the file says what the GPU had left outside an OOM; the timeline counts
- * trace entries, not steps. */
+/* A real snapshot's pictures: the file records no category, the lab infers
+ * them, so the map's legend names the categories drawn in the quiz's colours,
+ * in the snapshot's words ("Parameters", not the quiz's "Weights"), none that
+ * is absent, and says they are inferred; nothing in the file says what the
+ * GPU had left outside an OOM; the timeline counts trace entries, not steps,
+ * and marks the peak; the active-memory view's legend is the categories. */
 static void
 test_snapshot_pictures (void)
 {
@@ -928,11 +930,23 @@ test_snapshot_pictures (void)
   style.label_log = log;
 
   gml_render_snapshot (cr, picture, GML_SNAPSHOT_VIEW_MEMORY_MAP, &style, 960, 600);
-  g_assert_true (log_has (log, "Allocated"));
+  g_assert_false (log_has (log, "Allocated"));
   g_assert_false (log_has (log, "Weights"));
-  g_assert_false (log_has (log, "Activations"));
-  g_assert_false (log_has (log, "Other"));
+  g_assert_true (log_has (log, "Parameters"));
+  g_assert_true (log_has (log, "Activations"));
+  g_assert_true (log_has (log, "Temporary"));
+  g_assert_true (log_has (log, "Other"));
+  /* Neither gradients nor optimizer state is live at entry 2000. */
+  g_assert_false (log_has (log, "Gradients"));
+  g_assert_false (log_has (log, "Optimizer state"));
+  g_assert_true (log_has (log, "(categories inferred from each allocation’s stack and lifetime)"));
   g_assert_true (log_has (log, "Free, cached"));
+
+  g_array_set_size (log, 0);
+  gml_render_snapshot (cr, picture, GML_SNAPSHOT_VIEW_ACTIVE, &style, 960, 600);
+  g_assert_true (log_has (log, "Parameters"));
+  g_assert_true (log_has (log, "Activations"));
+  g_assert_true (log_has (log, "(categories inferred)"));
 
   g_array_set_size (log, 0);
   gml_render_snapshot (cr, picture, GML_SNAPSHOT_VIEW_FRAGMENTATION, &style, 960, 600);
@@ -942,6 +956,7 @@ test_snapshot_pictures (void)
   g_array_set_size (log, 0);
   gml_render_snapshot (cr, picture, GML_SNAPSHOT_VIEW_TIMELINE, &style, 960, 600);
   g_assert_true (log_has (log, "After trace entry 2000 of 5163"));
+  g_assert_true (log_has (log, "Peak of allocated"));
 
   cairo_destroy (cr);
   cairo_surface_destroy (surface);

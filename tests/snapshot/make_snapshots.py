@@ -160,6 +160,243 @@ def entry(action, addr, size, stream=0, frames=None):
     return e
 
 
+# The frames PyTorch records, as real files have them (see the fixtures'
+# README): its capture machinery innermost, the autograd engine's thread for
+# backward, the interpreter's own C frames between Python ones.
+CAPTURE = [{'filename': '??', 'line': 0, 'name': 'torch::unwind::unwind()'},
+           {'filename': '??', 'line': 0,
+            'name': 'torch::CapturedTraceback::gather(bool, bool, bool)'},
+           {'filename': 'memory_snapshot.cpp', 'line': 0,
+            'name': 'torch::cuda::(anonymous namespace)::gather_with_cpp()'},
+           {'filename': 'CUDACachingAllocator.cpp', 'line': 0,
+            'name': 'c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc('
+                    'signed char, unsigned long, CUstream_st*)'},
+           {'filename': '', 'line': 0,
+            'name': 'at::detail::empty_generic(c10::ArrayRef<long>, c10::Allocator*, '
+                    'c10::DispatchKeySet, c10::ScalarType, std::optional<c10::MemoryFormat>)'}]
+ENGINE = [{'filename': 'Functions.cpp', 'line': 0,
+           'name': 'torch::autograd::generated::AddmmBackward0::apply(std::vector<at::Tensor, '
+                   'std::allocator<at::Tensor> >&&)'},
+          {'filename': '', 'line': 0,
+           'name': 'torch::autograd::Node::operator()(std::vector<at::Tensor, '
+                   'std::allocator<at::Tensor> >&&)'},
+          {'filename': '??', 'line': 0,
+           'name': 'torch::autograd::Engine::evaluate_function('
+                   'std::shared_ptr<torch::autograd::GraphTask>&)'},
+          {'filename': '??', 'line': 0,
+           'name': 'torch::autograd::Engine::thread_main('
+                   'std::shared_ptr<torch::autograd::GraphTask> const&)'},
+          {'filename': '??', 'line': 0, 'name': '__clone'}]
+CEVAL = {'filename': '/usr/local/src/conda/python-3.10.14/Python/ceval.c', 'line': 5945,
+         'name': 'do_call_core'}
+TORCH = '/opt/venv/lib/python3.12/site-packages/torch/'
+
+
+def py(file, line, name):
+    return {'filename': file, 'line': line, 'name': name}
+
+
+def training_snapshot(variant):
+    """Two training steps of a three-layer model with Adam, where every
+    allocation's category is known by construction: parameters made in a
+    module's __init__ and moved with .to(), an activation saved in each
+    layer's forward and freed by backward, a temporary freed inside each op,
+    gradients made by the autograd engine and freed by zero_grad(), Adam's
+    state made in the first step(), temporaries inside backward and step().
+
+    variant: "training" (C++ and Python frames, as stacks="all" records),
+    "training-python" (Python frames only: the engine's thread records none),
+    "training-late" (the recording began after the model was built: its
+    parameters have no stack), "training-sgd" (plain SGD: step() allocates
+    nothing, and model.zero_grad() frees the gradients before the next
+    forward pass allocates anything).
+
+    Returns (snapshot, expected) with expected[N] the bytes by category
+    (the JSON's by_category) after the first N entries."""
+    python_only = variant == 'training-python'
+    cell = py('/tmp/ipykernel_4242/3105878423.py', 7, '<module>')
+    train = py('/home/ada/run/train.py', 40, 'train_step')
+    call = py(TORCH + 'nn/modules/module.py', 1790, '_call_impl')
+
+    def stack(*python):
+        if python_only:
+            return list(python)
+        # Each Python frame with the interpreter's C frame that called it.
+        return CAPTURE + [x for f in python for x in (f, CEVAL)]
+
+    def engine_stack():
+        return [] if python_only else CAPTURE + ENGINE
+
+    base = 0x7f6000000000
+    seg_size = 4096 * MiB
+    holes = [[base, seg_size]]   # free blocks of the one segment, address order
+    trace = []
+    category = {}      # alloc entry index -> its category
+    live = {}          # addr -> (block size, request, category, frames)
+    sizes = iter(range(1, 10000))
+
+    def unique(mib):
+        # Every allocation its own size: a wrong category cannot hide behind an
+        # equal one of another.
+        return mib * MiB + next(sizes) * 512
+
+    def alloc(mib, kind, frames):
+        # As the caching allocator does (every request here is over 1 MiB and a
+        # multiple of 512 B): the smallest free block that fits, the lowest of
+        # equal ones, split unless at most 1 MiB (kSmallSize) would remain.
+        request = unique(mib)
+        hole = min((h for h in holes if h[1] >= request), key=lambda h: (h[1], h[0]))
+        addr, size = hole[0], request
+        if hole[1] - request <= 1 * MiB:
+            size = hole[1]
+            holes.remove(hole)
+        else:
+            hole[0] += request
+            hole[1] -= request
+        category[len(trace)] = (kind, size)
+        trace.append(entry('alloc', addr, request, frames=frames))
+        live[addr] = (size, request, kind, frames)
+        return addr
+
+    def free(addr, frames):
+        size, request = live.pop(addr)[:2]
+        trace.append(entry('free_requested', addr, request, frames=frames))
+        trace.append(entry('free_completed', addr, request, frames=frames))
+        holes.append([addr, size])
+        holes.sort()
+        merged = []
+        for h in holes:
+            if merged and merged[-1][0] + merged[-1][1] == h[0]:
+                merged[-1][1] += h[1]
+            else:
+                merged.append(h)
+        holes[:] = merged
+
+    record_from = 0
+    init = [py('/home/ada/run/model.py', 12, '__init__'),
+            py(TORCH + 'nn/modules/linear.py', 106, '__init__'),
+            py('/home/ada/run/model.py', 8, '__init__'), cell]
+    moved = [py(TORCH + 'nn/modules/module.py', 1340, 'convert'),
+             py(TORCH + 'nn/modules/module.py', 900, '_apply'),
+             py(TORCH + 'nn/modules/module.py', 1355, 'to'), cell]
+    params = []
+    for layer in range(3):
+        params.append(alloc(8 + layer, 'parameters', stack(*init)))
+        params.append(alloc(2, 'parameters', stack(*moved)))
+    if variant == 'training-late':
+        record_from = len(trace)
+    grads = []
+    regions = []       # (name, first entry inside, first entry after)
+    for step in range(2):
+        step_start = len(trace)
+        saved = []
+        for layer in range(3):
+            fwd = py('/home/ada/run/model.py', 20 + layer, 'forward')
+            linear = py(TORCH + 'nn/functional.py', 2000, 'linear')
+            saved.append(alloc(6, 'activations', stack(linear, fwd, call, train, cell)))
+            dropout = py(TORCH + 'nn/functional.py', 1400, 'dropout')
+            tmp = alloc(3, 'temporary', stack(dropout, fwd, call, train, cell))
+            free(tmp, stack(fwd, call, train, cell))
+        # loss.backward(): the seed gradient on the program's thread, then the engine's.
+        bwd_call = [py(TORCH + 'autograd/__init__.py', 231, '_make_grads'),
+                    py(TORCH + 'autograd/__init__.py', 374, 'backward'),
+                    py(TORCH + '_tensor.py', 631, 'backward'),
+                    py('/home/ada/run/train.py', 42, 'train_step'), cell]
+        seed = alloc(2, 'temporary', stack(*bwd_call))
+        new_grads = []
+        for layer in reversed(range(3)):
+            tmp = alloc(4, 'temporary', engine_stack())
+            free(saved[layer], engine_stack())
+            for p in (2 * layer, 2 * layer + 1):
+                new_grads.append(alloc(3, 'gradients', engine_stack()))
+            free(tmp, engine_stack())
+        free(seed, engine_stack())
+        grads = new_grads
+        # optimizer.step(): Adam's state in the first step, a temporary in each.
+        opt = [py(TORCH + 'optim/adam.py', 400, '_single_tensor_adam'),
+               py(TORCH + 'optim/adam.py', 240, 'step'),
+               py(TORCH + 'optim/optimizer.py', 493, 'wrapper'),
+               py('/home/ada/run/train.py', 44, 'train_step'), cell]
+        init_state = [py(TORCH + 'optim/adam.py', 160, '_init_group'),
+                      py(TORCH + 'optim/adam.py', 230, 'step'),
+                      py(TORCH + 'optim/optimizer.py', 493, 'wrapper'),
+                      py('/home/ada/run/train.py', 44, 'train_step'), cell]
+        step_at = len(trace)
+        for p in range(len(params) if variant != 'training-sgd' else 0):
+            if step == 0:
+                alloc(5, 'optimizer_state', stack(*init_state))    # exp_avg
+                alloc(5, 'optimizer_state', stack(*init_state))    # exp_avg_sq
+            denom = alloc(2, 'temporary', stack(*opt))
+            free(denom, stack(*opt))
+        regions.append(('Optimizer.step#Adam.step', step_at, len(trace)))
+        # optimizer.zero_grad(): gradients set to None, except the last step's.
+        if step == 0:
+            zero = stack(py(TORCH + 'optim/optimizer.py', 950, 'zero_grad'),
+                         py('/home/ada/run/train.py', 46, 'train_step'), cell)
+            if variant == 'training-sgd':
+                zero = stack(py(TORCH + 'nn/modules/module.py', 2600, 'zero_grad'),
+                             py('/home/ada/run/train.py', 46, 'train_step'), cell)
+            for g in grads:
+                free(g, zero)
+        regions.append((f'## train step {step} ##', step_start, len(trace)))
+
+    # The expected bytes by category after every entry kept, from what was
+    # live when the recording began; bytes are the blocks' sizes.
+    cats = ['parameters', 'activations', 'gradients', 'optimizer_state', 'temporary', 'other']
+    now = {c: 0 for c in cats}
+    owner = {}
+    expected = []
+    for i, e in enumerate(trace):
+        if i == record_from:
+            expected.append(dict(now))
+        if e['action'] == 'alloc':
+            owner[e['addr']] = category[i]
+            now[category[i][0]] += category[i][1]
+        elif e['action'] == 'free_requested':
+            kind, size = owner.pop(e['addr'])
+            now[kind] -= size
+        if i >= record_from:
+            expected.append(dict(now))
+    # The segment at the end: what is live, and the free blocks between.
+    blocks = []
+    at = base
+    for addr in sorted(live):
+        if addr > at:
+            blocks.append(block(addr - at, 'inactive', 0))
+        size, request, kind, frames = live[addr]
+        if variant == 'training-late' and kind == 'parameters':
+            frames = []    # made before _record_memory_history()
+        blocks.append(block(size, 'active_allocated', request, frames))
+        at = addr + size
+    if at < base + seg_size:
+        blocks.append(block(base + seg_size - at, 'inactive', 0))
+    kept = trace[record_from:]
+    t = 1700000000000000
+    for e in kept:
+        e['time_us'] = t
+        t += 10
+    # record_function regions, as external_annotations: a training step and
+    # the optimizer's step inside it (PyTorch 2.5+), on the entries' clock.
+    annotations = []
+    for name, first, after in regions:
+        if first < record_from:
+            continue
+        for stage, at in (('START', first), ('END', after)):
+            annotations.append({'name': name, 'stage': stage, 'device': 0,
+                                'time_us': 1700000000000000 + (at - record_from) * 10 - 5})
+    annotations.sort(key=lambda a: (a['time_us'], a['stage'] == 'START'))
+    # user_metadata (PyTorch 2.10+) on the second step's entries.
+    for name, first, after in regions:
+        if name == '## train step 1 ##' and variant == 'training':
+            for e in trace[first:after]:
+                e['user_metadata'] = 'step=1'
+    snap = {'segments': [segment(base, blocks)], 'device_traces': [kept],
+            'external_annotations': annotations if variant == 'training' else [],
+            'allocator_settings': {'PYTORCH_CUDA_ALLOC_CONF': '', 'max_split_size': -1,
+                                   'garbage_collection_threshold': 0.0,
+                                   'expandable_segments': False}}
+    return snap, expected
+
 def cases(outdir):
     """Hand-made snapshots, each with the numbers expected at some N."""
     os.makedirs(outdir, exist_ok=True)
@@ -314,7 +551,7 @@ def cases(outdir):
     manifest['layout20'] = {0: {'segments': 0, 'reserved_bytes': 0},
                             1: {'segments': 1, 'reserved_bytes': 20 * MiB, 'allocated_bytes': 0},
                             2: {'allocated_bytes': 3 * MiB, 'requested_bytes': 3 * MiB - 7,
-                                'largest': 'forward, model.py:54'}}
+                                'largest': 'model.py:54 forward'}}
 
     # A bare list of segments (older tools), no trace at all.
     dump(segs, os.path.join(outdir, 'bare.pickle'))
@@ -350,6 +587,43 @@ def cases(outdir):
                             small=True))
     dump({'segments': segs, 'device_traces': [trace]}, os.path.join(outdir, 'long.pickle'))
     manifest['long'] = {len(trace): {'segments': 4000, 'allocated_bytes': 2000 * 4096}}
+
+    # Where the user's line is: the innermost frame of their own code past
+    # torch and installed libraries; past torch when there is none of theirs;
+    # the autograd node when the stack has no Python frame at all.
+    E = A + 0x200000000
+    EMPTY_GENERIC = {'filename': '??', 'line': 0,
+                     'name': 'at::TensorBase at::detail::_empty_generic<long>('
+                             'c10::ArrayRef<long>, c10::Allocator*)'}
+    lib_stack = [{'filename': '??', 'line': 0, 'name': 'torch::unwind::unwind()'},
+                 {'filename': '/opt/venv/lib/python3.12/site-packages/torch/nn/functional.py',
+                  'line': 2233, 'name': 'embedding'},
+                 {'filename': '/opt/venv/lib/python3.12/site-packages/transformers/models/llama/'
+                              'modeling_llama.py', 'line': 87, 'name': 'forward'},
+                 {'filename': '/opt/venv/lib/python3.12/site-packages/transformers/trainer.py',
+                  'line': 2000, 'name': 'train'}]
+    torch_stack = [CAPTURE[0], {'filename': '/usr/lib/python3/dist-packages/torch/_tensor.py',
+                                'line': 500, 'name': 'backward'}]
+    for name, frames, where in (('where-library', lib_stack, 'modeling_llama.py:87 forward'),
+                                ('where-torch', torch_stack, '_tensor.py:500 backward'),
+                                ('where-node', CAPTURE + ENGINE, 'AddmmBackward0::apply'),
+                                ('where-cpp', CAPTURE[:4] + [EMPTY_GENERIC],
+                                 'at::detail::_empty_generic<long>')):
+        segs = [segment(E, [block(4 * MiB, 'active_allocated', 4 * MiB, frames),
+                            block(16 * MiB, 'inactive', 0)])]
+        dump({'segments': segs, 'device_traces': [[entry('alloc', E, 4 * MiB, frames=frames)]]},
+             os.path.join(outdir, name + '.pickle'))
+        manifest[name] = {1: {'largest': where}}
+
+    # More streams than any GPU program has (each entry its own): refused.
+    trace = [entry('snapshot', 0, 0, stream=0x1000 + 8 * i) for i in range(65537)]
+    dump({'segments': [], 'device_traces': [trace]}, os.path.join(outdir, 'many-streams.pickle'))
+    manifest['many-streams'] = {'error': 'more than 65536 CUDA streams'}
+
+    for variant in ('training', 'training-python', 'training-late', 'training-sgd'):
+        snap, expected = training_snapshot(variant)
+        dump(snap, os.path.join(outdir, variant + '.pickle'))
+        manifest[variant] = {str(n): {'by_category': want} for n, want in enumerate(expected)}
 
     with open(os.path.join(outdir, 'manifest.json'), 'w') as f:
         json.dump(manifest, f, indent=1)

@@ -276,6 +276,75 @@ test_devices (void)
   g_assert_finalize_object (load.document);
 }
 
+/* A training run: the peak by category, the device's words, an entry with
+ * its category, user_metadata and record_function regions, a comparison. */
+static void
+test_training (void)
+{
+  g_autofree char *path = case_path ("training.pickle");
+  g_autofree char *other_path = case_path ("training-sgd.pickle");
+  g_autofree char *device = NULL;
+  g_autofree char *entry = NULL;
+  GmlSnapshotDocument *document, *other;
+  const GmlSnapshotPeak *peak;
+  const GmlSnapshotEntry *entries;
+  guint64 sum = 0;
+  gsize n, last = 0;
+  GArray *diffs;
+  Load load;
+
+  load_file (&load, path, NULL);
+  g_assert_no_error (load.error);
+  document = load.document;
+  peak = gml_snapshot_document_get_peak (document);
+  for (guint c = 0; c < GML_N_CATEGORIES; c++)
+    sum += peak->by_category[c];
+  g_assert_cmpuint (sum, ==, peak->allocated_bytes);
+  g_assert_cmpuint (peak->by_category[GML_CATEGORY_OPTIMIZER_STATE], >, 0);
+  g_assert_cmpuint (peak->by_where->len, >, 0);
+  device = gml_snapshot_document_describe_device (document, 0);
+  g_assert_cmpstr (device, ==, "cuda:0 — 138 entries");
+
+  /* The last allocation: a temporary of the second optimizer step. */
+  entries = gml_snapshot_get_entries (gml_snapshot_document_get_snapshot (document), 0, &n);
+  for (gsize i = 0; i < n; i++)
+    if (entries[i].action == GML_SNAP_ALLOC)
+      last = i;
+  entry = gml_snapshot_document_describe_entry (document, last + 1);
+  /* Its line is the user's own, not torch/optim's. */
+  g_assert_nonnull (strstr (entry, ", in train.py:44 train_step"));
+  g_assert_nonnull (strstr (entry, " (Temporary, inferred)"));
+  g_assert_nonnull (strstr (entry, "; user_metadata “step=1”"));
+  g_assert_nonnull (strstr (entry, "; inside record_function ## train step 1 ## › "
+                                   "Optimizer.step#Adam.step"));
+
+  /* Compared with plain SGD: the lines that differ, the largest first. */
+  load_file (&load, other_path, NULL);
+  g_assert_no_error (load.error);
+  other = load.document;
+  gml_snapshot_document_set_compare (document, other);
+  g_assert_true (gml_snapshot_document_get_compare (document) == other);
+  diffs = gml_snapshot_document_get_comparison (document);
+  g_assert_nonnull (diffs);
+  g_assert_cmpuint (diffs->len, >, 0);
+  for (guint i = 1; i < diffs->len; i++)
+    {
+      const GmlSnapshotWhereDiff *a = &g_array_index (diffs, GmlSnapshotWhereDiff, i - 1);
+      const GmlSnapshotWhereDiff *b = &g_array_index (diffs, GmlSnapshotWhereDiff, i);
+      guint64 da = a->a_bytes > a->b_bytes ? a->a_bytes - a->b_bytes : a->b_bytes - a->a_bytes;
+      guint64 db = b->a_bytes > b->b_bytes ? b->a_bytes - b->b_bytes : b->b_bytes - b->a_bytes;
+
+      g_assert_cmpuint (da, >=, db);
+    }
+  /* Compared with itself: nothing differs. */
+  gml_snapshot_document_set_compare (document, document);
+  g_assert_cmpuint (gml_snapshot_document_get_comparison (document)->len, ==, 0);
+  gml_snapshot_document_set_compare (document, NULL);
+  g_assert_null (gml_snapshot_document_get_comparison (document));
+  g_assert_finalize_object (other);
+  g_assert_finalize_object (document);
+}
+
 static void
 test_oom (void)
 {
@@ -334,6 +403,7 @@ main (int    argc,
   g_test_add_func ("/snapshot/document/refused", test_refused);
   g_test_add_func ("/snapshot/document/devices", test_devices);
   g_test_add_func ("/snapshot/document/oom", test_oom);
+  g_test_add_func ("/snapshot/document/training", test_training);
   result = g_test_run ();
 
   gml_test_remove_tree (cases_dir);

@@ -250,6 +250,12 @@ def test_cases(exe, tmp):
         manifest = json.load(f)
     for name, expect in manifest.items():
         path = os.path.join(outdir, name + '.pickle')
+        if 'error' in expect:
+            out = subprocess.run([exe, 'snapshot', path, '--json'], capture_output=True, text=True,
+                                 env=dict(os.environ, LANGUAGE='en', LC_ALL='C.UTF-8'))
+            check(out.returncode == 1 and expect['error'] in out.stderr,
+                  f'{name}: refused with “{expect["error"]}”: {out.returncode} {out.stderr}')
+            continue
         end = run_snapshot(exe, path)
         for key in ('device', 'devices'):
             if key in expect:
@@ -465,9 +471,176 @@ def test_check_cases(exe, tmp):
                 check(got[key] == value, f'check {name}: {key} {got[key]} != {value} ({got})')
 
 
+# What the user's line must be, worked out here from the frames themselves
+# (the rule of the issue "Your own run, understood"), for the lab's answer to
+# be compared with.
+CAPTURE = ('torch::unwind::', 'torch::CapturedTraceback::', 'gather_with_cpp',
+           'c10::cuda::CUDACachingAllocator::')
+
+
+def is_python(frame):
+    f = frame['filename']
+    return f.endswith('.py') or (f.startswith('<') and f.endswith('>'))
+
+
+def in_torch(frame):
+    f = frame['filename'].replace('\\', '/')
+    return '/torch/' in f or f.startswith('torch/')
+
+
+def installed(frame):
+    f = frame['filename']
+    return ('site-packages' in f or 'dist-packages' in f or '/lib/python' in f or '\\Lib\\' in f or
+            '\\lib\\' in f.lower() and 'python' in f.lower() or f.startswith('<frozen') or
+            f.startswith('<string>') or f.startswith('<built-in'))
+
+
+def label(frame):
+    base = frame['filename'].replace('\\', '/').rsplit('/', 1)[-1]
+    if frame['line'] > 0:
+        return f'{base}:{frame["line"]} {frame["name"]}'
+    return f'{base} {frame["name"]}'
+
+
+def expected_python_where(frames):
+    """The user's line when the stack has Python frames, else None."""
+    py = [f for f in frames if is_python(f)]
+    for f in py:
+        if not in_torch(f) and not installed(f):
+            return label(f)
+    for f in py:
+        if not in_torch(f):
+            return label(f)
+    return label(py[0]) if py else None
+
+
+def alloc_frames_at(trace, at):
+    """The frames of each block live after @at entries, by address, from the
+    allocs (the latest one at an address wins)."""
+    frames = {}
+    for e in trace[:at]:
+        if e['action'] == 'alloc':
+            frames[e['addr']] = e.get('frames', [])
+    return frames
+
+
+def test_all_fixtures(exe):
+    """Every real snapshot: where, categories, the device, the comparison."""
+    paths = fixtures.all_snapshots()
+    for path in paths:
+        name = os.path.basename(path)
+        with open(path, 'rb') as f:
+            snap = pickle.load(f)
+        if isinstance(snap, list):
+            snap = {'segments': snap, 'device_traces': []}
+        end = run_snapshot(exe, path)
+        device = end['device']
+        traces = snap.get('device_traces') or []
+        trace = traces[device] if device < len(traces) else []
+        n = len(trace)
+
+        # The device: the first oom's, else the busiest trace.
+        ooms = [(e.get('time_us', 0), d)
+                for d, t in enumerate(traces) for e in t if e['action'] == 'oom']
+        if ooms:
+            check(device == min(ooms)[1],
+                  f'{name}: opens on cuda:{device}, the oom is on {min(ooms)[1]}')
+        elif traces and any(traces):
+            check(len(trace) == max(len(t) for t in traces),
+                  f'{name}: cuda:{device} is not the busiest')
+        check(len(end['per_device']) == end['devices'], f'{name}: per_device has every device')
+        for d, info in enumerate(end['per_device']):
+            t = traces[d] if d < len(traces) else []
+            check(info['index'] == d and info['trace_entries'] == len(t) and
+                  info['ooms'] == sum(1 for e in t if e['action'] == 'oom') and
+                  info['segments'] == sum(1 for s in snap['segments'] if s.get('device', 0) == d),
+                  f'{name}: per_device {info}')
+
+        # The user's line, never PyTorch's own where the stack has Python frames.
+        peak = end['peak']
+        for at in sorted({n, peak['index'], n // 2}):
+            got = end if at == n else run_snapshot(exe, path, '--at', str(at))
+            if at == n:
+                by_address = {b['address']: b.get('frames', [])
+                              for s in snap['segments'] if s.get('device', 0) == device
+                              for b in s['blocks'] if 'address' in b}
+            else:
+                by_address = alloc_frames_at(trace, at)
+            for big in got['largest_allocations']:
+                frames = by_address.get(big['address'])
+                if frames is None:
+                    continue    # made before the trace: its frames are not in it
+                want = expected_python_where(frames)
+                if want is not None:
+                    check(big['where'] == want,
+                          f'{name} at {at}: where {big["where"]!r}, want {want!r}')
+                elif frames:
+                    check(big['where'] is not None and not any(c in big['where'] for c in CAPTURE),
+                          f'{name} at {at}: where {big["where"]!r} is the capture machinery')
+            for line in got['peak']['by_where']:
+                check(line['where'] is None or not any(c in line['where'] for c in CAPTURE),
+                      f'{name}: peak line {line["where"]!r} is the capture machinery')
+            # The categories sum exactly to what is allocated.
+            check(sum(got['by_category'].values()) == got['allocated_bytes'],
+                  f'{name} at {at}: by_category {got["by_category"]} != {got["allocated_bytes"]}')
+            check(set(got['by_category']) == {'parameters', 'activations', 'gradients',
+                                              'optimizer_state', 'temporary', 'other'},
+                  f'{name}: by_category keys')
+        for at in (0, n // 3, 2 * n // 3):
+            got = run_snapshot(exe, path, '--at', str(at))
+            check(sum(got['by_category'].values()) == got['allocated_bytes'],
+                  f'{name} at {at}: by_category {got["by_category"]} != {got["allocated_bytes"]}')
+        check(sum(peak['by_category'].values()) == peak['allocated_bytes'],
+              f'{name}: the peak\'s categories')
+        check(sum(w['bytes'] for w in peak['by_where']) <= peak['allocated_bytes'],
+              f'{name}: peak lines')
+        # No stream holds more at its own peak than all of them at theirs; one
+        # stream's peak is the peak.
+        streams = [s['peak_allocated_bytes'] for s in peak['per_stream']]
+        check(all(b <= peak['allocated_bytes'] for b in streams), f'{name}: per_stream {streams}')
+        if len(streams) == 1:
+            check(streams[0] == peak['allocated_bytes'], f'{name}: one stream’s peak {streams}')
+        if n > 0:
+            most = max(run_snapshot(exe, path, '--at', str(a))['allocated_bytes']
+                       for a in (0, peak['index'], n))
+            check(peak['allocated_bytes'] == most, f'{name}: the peak is the most allocated')
+
+        # A file compared with itself shows no difference.
+        same = json.loads(subprocess.run([exe, 'snapshot', path, '--compare', path, '--json'],
+                                         capture_output=True, text=True, check=True).stdout)
+        check(same['by_where'] == [] and same['a'] == same['b'],
+              f'{name}: compared with itself {same["by_where"][:2]}')
+        check(same['a']['peak_allocated_bytes'] == peak['allocated_bytes'],
+              f'{name}: comparison peak')
+
+    # Training runs with AdamW: optimizer state at the end, three named
+    # categories at the peak; and the two compared.
+    a, b = fixtures.require(
+        'Wedsonlin_assignment2-systems_medium_512_training_memory_snapshot.pickle',
+        'kkaitlyn111_cs336-a2-systems_memory_ctx512_fullstep_.pickle')
+    for path in (a, b):
+        end = run_snapshot(exe, path)
+        check(end['by_category']['optimizer_state'] > 0, f'{path}: no optimizer state at the end')
+        named = [k for k, v in end['peak']['by_category'].items() if v > 0 and k != 'other']
+        check(len(named) >= 3, f'{path}: categories at the peak {end["peak"]["by_category"]}')
+    cmp = json.loads(subprocess.run([exe, 'snapshot', a, '--compare', b, '--json'],
+                                    capture_output=True, text=True, check=True).stdout)
+    diffs = [abs(w['a_bytes'] - w['b_bytes']) for w in cmp['by_where']]
+    check(diffs == sorted(diffs, reverse=True) and all(d > 0 for d in diffs) and diffs,
+          'compare: by_where sorted by the difference')
+    check(cmp['a']['peak_allocated_bytes'] == run_snapshot(exe, a)['peak']['allocated_bytes'] and
+          cmp['b']['peak_allocated_bytes'] == run_snapshot(exe, b)['peak']['allocated_bytes'],
+          'compare: the peaks are each file\'s')
+    for side in ('a', 'b'):
+        check(set(cmp[side]) >= {'peak_allocated_bytes', 'peak_reserved_bytes', 'by_category'},
+              f'compare: keys of {side}')
+
+
 def main():
     exe, engine_trace = sys.argv[1], sys.argv[2]
-    if sys.argv[3:] == ['--real']:
+    if sys.argv[3:] == ['--all-real']:
+        test_all_fixtures(exe)
+    elif sys.argv[3:] == ['--real']:
         fixture, = fixtures.require('magma27_memory_snapshot.pickle')
         test_check_fixture(exe, fixture)
         test_fixture(exe, fixture)

@@ -8,8 +8,14 @@
  *
  * The position in the trace is the document's "at" property; the scale, the
  * canvas and the line under them follow it. The keys that move it are
- * binding actions on this page (←/→ one entry, Page Up/Down 1 %, Home/End),
- * so a focused button inside it still gets Enter and Space.
+ * binding actions on this page (←/→ one entry, Page Up/Down 1 %, Home/End,
+ * Ctrl+K to the peak), so a focused button inside it still gets Enter and
+ * Space.
+ *
+ * Beside the pictures: the out-of-memory errors, the peak of allocated
+ * memory by category and by line, the block chosen on the map (else the
+ * largest at N) with its whole stack, and, when a second snapshot is opened
+ * as B, the two runs compared.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -61,6 +67,20 @@ struct _GmlSnapshotPage
   GtkLabel             *no_oom_label;
   GtkBox               *oom_box;
   GtkLabel             *about_label;
+  GtkLabel             *peak_label;
+  GtkLabel             *peak_categories_label;
+  GtkLabel             *peak_lines_label;
+  GtkButton            *peak_button;
+  GtkBox               *compare_box;
+  GtkLabel             *compare_label;
+  GtkLabel             *compare_categories_label;
+  GtkLabel             *compare_lines_label;
+  GtkButton            *stop_compare_button;
+  GtkLabel             *block_title_label;
+  GtkLabel             *block_label;
+  GtkLabel             *block_frames_label;
+  GtkExpander          *block_internal_expander;
+  GtkLabel             *block_internal_label;
   GtkButton            *empty_open_button;
   GtkButton            *error_open_button;
   GtkButton            *cancel_button;
@@ -70,11 +90,13 @@ struct _GmlSnapshotPage
   GCancellable         *cancellable;      /* the load in progress */
   GFile                *loading_file;
   GFile                *error_file;       /* the file the error page is about */
+  GCancellable         *compare_cancellable;   /* B being read */
   GtkFileChooserNative *chooser;
   char                 *title;
   char                 *subtitle;
 
   /* State */
+  guint64               selected_block;   /* the address chosen on the map; 0 = the largest */
   guint                 pulse_source;
   gboolean              switching_device;
   gint64                bench_open_time;
@@ -101,6 +123,8 @@ static guint signals[N_SIGNALS];
 G_DEFINE_FINAL_TYPE (GmlSnapshotPage, gml_snapshot_page, GTK_TYPE_WIDGET)
 
 static void set_document (GmlSnapshotPage *self, GmlSnapshotDocument *document);
+static void update_block (GmlSnapshotPage *self);
+static void update_devices (GmlSnapshotPage *self);
 static void map_cb (GmlSnapshotPage *self);
 
 /* One of the four states. The others stay in the stack but are hidden from
@@ -138,6 +162,7 @@ update_position (GmlSnapshotPage *self)
     gtk_adjustment_set_value (self->adjustment, (double) at);
   entry = gml_snapshot_document_describe_entry (self->document, at);
   gtk_label_set_label (self->entry_label, entry);
+  update_block (self);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->scale),
                                   GTK_ACCESSIBLE_PROPERTY_VALUE_TEXT, entry, -1);
 
@@ -157,7 +182,7 @@ update_about (GmlSnapshotPage *self)
   const GmlSnapshotSettings *settings = gml_snapshot_get_settings (snap);
   const gsize *counts = gml_snapshot_timeline_get_action_counts (tl);
   g_autofree char *version = gml_snapshot_describe_version (snap);
-  g_autofree char *peak = gml_format_size (gml_snapshot_timeline_get_peak_requested (tl));
+  g_autofree char *peak = gml_format_size_short (gml_snapshot_timeline_get_peak_requested (tl));
   guint inconsistent = gml_snapshot_timeline_get_n_inconsistencies (tl);
   GString *out = g_string_new (NULL);
 
@@ -188,6 +213,274 @@ update_about (GmlSnapshotPage *self)
     }
   gtk_label_set_label (self->about_label, out->str);
   g_string_free (out, TRUE);
+}
+
+/* The lines holding the most at a peak, most first. */
+#define PEAK_LINES 6
+#define COMPARE_LINES 8
+/* PyTorch's own frames of a stack, listed in the details: enough to read a
+ * C++ stack of a few hundred frames, not a book. */
+#define MAX_INTERNAL_FRAMES 400
+
+static void
+append_categories (GString        *out,
+                   const guint64   bytes[GML_N_CATEGORIES])
+{
+  for (guint k = 0; k < GML_SNAP_N_CATEGORIES; k++)
+    {
+      GmlCategory c = gml_snapshot_categories[k];
+      g_autofree char *size = NULL;
+
+      if (bytes[c] == 0)
+        continue;
+      size = gml_format_size_short (bytes[c]);
+      if (out->len > 0)
+        g_string_append_c (out, '\n');
+      /* Translators: a category of memory and its size. */
+      g_string_append_printf (out, _("%s: %s"), gml_snapshot_category_name (c), size);
+    }
+}
+
+static void
+update_peak (GmlSnapshotPage *self)
+{
+  const GmlSnapshotPeak *peak = gml_snapshot_document_get_peak (self->document);
+  GmlSnapshot *snap = gml_snapshot_document_get_snapshot (self->document);
+  GmlSnapshotTimeline *tl = gml_snapshot_document_get_timeline (self->document);
+  g_autofree char *allocated = gml_format_size_short (peak->allocated_bytes);
+  g_autofree char *reserved = gml_format_size_short (peak->reserved_bytes);
+  g_autofree char *text = NULL;
+  GString *categories = g_string_new (NULL);
+  GString *lines = g_string_new (NULL);
+  guint streams = 0;
+
+  /* Translators: a size, an entry number and a size. */
+  text = g_strdup_printf (_("%s allocated after entry %zu, when %s was reserved."), allocated,
+                          peak->index, reserved);
+  gtk_label_set_label (self->peak_label, text);
+
+  append_categories (categories, peak->by_category);
+  for (guint s = 0; s < gml_snapshot_get_n_streams (snap); s++)
+    streams += gml_snapshot_timeline_get_stream_peak (tl, s) > 0;
+  /* Each stream's own peak, when there is more than one. */
+  for (guint s = 0; streams > 1 && s < gml_snapshot_get_n_streams (snap); s++)
+    {
+      guint64 bytes = gml_snapshot_timeline_get_stream_peak (tl, s);
+      g_autofree char *size = NULL;
+
+      if (bytes == 0)
+        continue;
+      size = gml_format_size_short (bytes);
+      g_string_append_c (categories, '\n');
+      /* Translators: a CUDA stream number and the most allocated on it at once. */
+      g_string_append_printf (categories, _("Stream %u at its own peak: %s"), s, size);
+    }
+  gtk_label_set_label (self->peak_categories_label, categories->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->peak_categories_label), categories->len > 0);
+
+  for (guint i = 0; i < peak->by_where->len && i < PEAK_LINES; i++)
+    {
+      const GmlSnapshotWhereBytes *w = &g_array_index (peak->by_where, GmlSnapshotWhereBytes, i);
+      g_autofree char *size = gml_format_size_short (w->bytes);
+
+      if (lines->len == 0)
+        g_string_append (lines, _("Held by:"));
+      g_string_append_c (lines, '\n');
+      /* Translators: the user's line ("model.py:54 forward") and the bytes it holds at the peak. */
+      g_string_append_printf (lines, _("%s — %s"),
+                              w->where != NULL ? w->where : _("no stack recorded"), size);
+    }
+  gtk_label_set_label (self->peak_lines_label, lines->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->peak_lines_label), lines->len > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.peak",
+                                 gml_snapshot_document_get_n_entries (self->document) > 0);
+  g_string_free (categories, TRUE);
+  g_string_free (lines, TRUE);
+}
+
+/* The block for the details: the one chosen on the map, while it is live at
+ * N, else the largest live block. */
+static const GmlSnapshotLayoutBlock *
+details_block (GmlSnapshotPage *self,
+               gboolean        *chosen)
+{
+  GmlSnapshotPicture *picture = gml_snapshot_document_get_picture (self->document);
+  const GmlSnapshotLayoutBlock *block = NULL;
+
+  if (self->selected_block != 0)
+    block = gml_snapshot_layout_find_block (gml_snapshot_picture_get_layout (picture),
+                                            self->selected_block);
+  *chosen = block != NULL && block->state != GML_SNAP_BLOCK_INACTIVE;
+  if (!*chosen)
+    block = gml_snapshot_picture_get_largest_block (picture);
+  return block;
+}
+
+static void
+update_block (GmlSnapshotPage *self)
+{
+  GmlSnapshot *snap = gml_snapshot_document_get_snapshot (self->document);
+  GmlSnapshotPicture *picture = gml_snapshot_document_get_picture (self->document);
+  gboolean chosen;
+  const GmlSnapshotLayoutBlock *block = details_block (self, &chosen);
+  g_autofree char *text = NULL;
+  g_autofree char *expander = NULL;
+  GString *frames = g_string_new (NULL);
+  GString *internal = g_string_new (NULL);
+  guint n = 0, n_internal = 0;
+  const guint32 *ids;
+
+  if (block == NULL)
+    gtk_label_set_label (self->block_title_label, _("No block is allocated at this entry."));
+  else if (chosen)
+    gtk_label_set_label (self->block_title_label, _("The block chosen on the memory map."));
+  else
+    gtk_label_set_label (self->block_title_label,
+                         _("The largest block at this entry; click one on the memory map to see "
+                           "it here."));
+  gtk_widget_set_visible (GTK_WIDGET (self->block_label), block != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->block_frames_label), block != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->block_internal_expander), FALSE);
+  if (block == NULL)
+    goto out;
+
+  /* The tooltip's words without its short stack: the whole stack is below. */
+  text = gml_snapshot_picture_describe_block_summary (picture, block);
+  gtk_label_set_label (self->block_label, text);
+
+  /* The user's frames, then the libraries', every one; PyTorch's collapsed. */
+  ids = gml_snapshot_get_frame_list (snap, block->frames, &n);
+  for (int group = GML_SNAP_FRAME_GROUP_USER; group <= GML_SNAP_FRAME_GROUP_INTERNAL; group++)
+    {
+      gboolean first = TRUE;
+
+      for (guint i = 0; i < n; i++)
+        {
+          g_autofree char *frame = NULL;
+          GString *into = group == GML_SNAP_FRAME_GROUP_INTERNAL ? internal : frames;
+
+          if (gml_snapshot_get_frame (snap, ids[i]) == NULL ||
+              (int) gml_snapshot_get_frame_group (snap, ids[i]) != group)
+            continue;
+          if (group == GML_SNAP_FRAME_GROUP_INTERNAL && ++n_internal > MAX_INTERNAL_FRAMES)
+            continue;
+          if (first && group != GML_SNAP_FRAME_GROUP_INTERNAL)
+            {
+              if (into->len > 0)
+                g_string_append_c (into, '\n');
+              g_string_append (into,
+                               group == GML_SNAP_FRAME_GROUP_USER ? _("Your code, innermost first:")
+                                                                        : _("Libraries:"));
+            }
+          first = FALSE;
+          frame = gml_snapshot_format_frame (snap, ids[i]);
+          if (into->len > 0)
+            g_string_append_c (into, '\n');
+          g_string_append (into, group == GML_SNAP_FRAME_GROUP_INTERNAL ? "" : "  ");
+          g_string_append (into, frame);
+        }
+    }
+  if (n == 0)
+    g_string_append (frames, _("The snapshot has no stack for it "
+                               "(record it with _record_memory_history())."));
+  else if (frames->len == 0)
+    g_string_append (frames, _("No frame of your code or of a library: only PyTorch’s."));
+  gtk_label_set_label (self->block_frames_label, frames->str);
+  if (n_internal > 0)
+    {
+      if (n_internal > MAX_INTERNAL_FRAMES)
+        {
+          g_string_append_c (internal, '\n');
+          g_string_append_printf (internal, ngettext ("… and %u more frame", "… and %u more frames",
+                                                      n_internal - MAX_INTERNAL_FRAMES),
+                                  n_internal - MAX_INTERNAL_FRAMES);
+        }
+      /* Translators: the number of PyTorch's frames (C++ and Python) of a stack, collapsed. */
+      expander = g_strdup_printf (ngettext ("PyTorch’s frame (%u)", "PyTorch’s frames (%u)",
+                                            n_internal),
+                                  n_internal);
+      gtk_expander_set_label (self->block_internal_expander, expander);
+      /* GTK 4.8 names an expander by its type, not its label. */
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->block_internal_expander),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, expander, -1);
+      gtk_label_set_label (self->block_internal_label, internal->str);
+      gtk_widget_set_visible (GTK_WIDGET (self->block_internal_expander), TRUE);
+    }
+
+out:
+  g_string_free (frames, TRUE);
+  g_string_free (internal, TRUE);
+}
+
+static void
+update_compare (GmlSnapshotPage *self)
+{
+  GmlSnapshotDocument *other = gml_snapshot_document_get_compare (self->document);
+  GArray *diffs = gml_snapshot_document_get_comparison (self->document);
+  GString *out, *categories, *lines;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->compare_box), other != NULL);
+  if (other == NULL)
+    return;
+  out = g_string_new (NULL);
+  categories = g_string_new (NULL);
+  lines = g_string_new (NULL);
+  for (int side = 0; side < 2; side++)
+    {
+      GmlSnapshotDocument *doc = side == 0 ? self->document : other;
+      const GmlSnapshotPeak *peak = gml_snapshot_document_get_peak (doc);
+      g_autofree char *allocated = gml_format_size_short (peak->allocated_bytes);
+      g_autofree char *reserved = gml_format_size_short (peak->peak_reserved_bytes);
+
+      if (side == 1)
+        g_string_append_c (out, '\n');
+      /* Translators: A or B, a file name, then the most allocated and reserved at once. */
+      g_string_append_printf (out, _("%s: %s — peak %s allocated, %s reserved"),
+                              side == 0 ? "A" : "B",
+                              gml_snapshot_document_get_display_name (doc), allocated, reserved);
+    }
+  gtk_label_set_label (self->compare_label, out->str);
+
+  for (guint k = 0; k < GML_SNAP_N_CATEGORIES; k++)
+    {
+      GmlCategory c = gml_snapshot_categories[k];
+      guint64 a = gml_snapshot_document_get_peak (self->document)->by_category[c];
+      guint64 b = gml_snapshot_document_get_peak (other)->by_category[c];
+      g_autofree char *ta = NULL, *tb = NULL;
+
+      if (a == 0 && b == 0)
+        continue;
+      ta = gml_format_size_short (a);
+      tb = gml_format_size_short (b);
+      if (categories->len > 0)
+        g_string_append_c (categories, '\n');
+      /* Translators: a category of memory, its bytes at A's peak and at B's. */
+      g_string_append_printf (categories, _("%s: %s → %s"), gml_snapshot_category_name (c), ta, tb);
+    }
+  gtk_label_set_label (self->compare_categories_label, categories->str);
+
+  if (diffs == NULL || diffs->len == 0)
+    g_string_append (lines, _("No line holds different bytes at the two peaks."));
+  else
+    g_string_append (lines, _("The lines that differ most at the peaks, A → B:"));
+  for (guint i = 0; diffs != NULL && i < diffs->len && i < COMPARE_LINES; i++)
+    {
+      const GmlSnapshotWhereDiff *d = &g_array_index (diffs, GmlSnapshotWhereDiff, i);
+      g_autofree char *ta = gml_format_size_short (d->a_bytes);
+      g_autofree char *tb = gml_format_size_short (d->b_bytes);
+      guint64 delta = d->b_bytes > d->a_bytes ? d->b_bytes - d->a_bytes : d->a_bytes - d->b_bytes;
+      g_autofree char *diff = gml_format_size_short (delta);
+
+      g_string_append_c (lines, '\n');
+      /* Translators: the user's line, its bytes at A's and B's peak, then the signed difference. */
+      g_string_append_printf (lines, _("%s: %s → %s (%s%s)"),
+                              d->where != NULL ? d->where : _("no stack recorded"), ta, tb,
+                              d->b_bytes >= d->a_bytes ? "+" : "−", diff);
+    }
+  gtk_label_set_label (self->compare_lines_label, lines->str);
+  g_string_free (out, TRUE);
+  g_string_free (categories, TRUE);
+  g_string_free (lines, TRUE);
 }
 
 static void
@@ -473,6 +766,64 @@ gml_snapshot_page_open (GmlSnapshotPage *self,
 }
 
 static void
+compare_done_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GmlSnapshotPage) self = user_data;
+  g_autoptr(GmlSnapshotDocument) other = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean current = g_task_get_cancellable (G_TASK (result)) == self->compare_cancellable &&
+                     self->compare_cancellable != NULL;
+
+  other = gml_snapshot_document_load_finish (result, &error);
+  if (!current)
+    return;
+  g_clear_object (&self->compare_cancellable);
+  if (other == NULL)
+    {
+      g_autofree char *message = NULL;
+
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        return;
+      /* Translators: why a second snapshot could not be opened for the comparison. */
+      message = g_strdup_printf (_("The snapshot to compare with could not be opened: %s"),
+                                 error->message);
+      g_signal_emit (self, signals[MESSAGE], 0, message);
+      return;
+    }
+  if (self->document == NULL)
+    return;
+  gml_snapshot_document_set_compare (self->document, other);
+  update_compare (self);
+  /* The two timelines over one another say it first. */
+  gtk_toggle_button_set_active (self->view_buttons[GML_SNAPSHOT_VIEW_TIMELINE], TRUE);
+  gml_snapshot_canvas_refresh (self->canvas);
+}
+
+void
+gml_snapshot_page_compare (GmlSnapshotPage *self,
+                           GFile           *file)
+{
+  g_return_if_fail (GML_IS_SNAPSHOT_PAGE (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  /* Nothing open to compare with: the file is opened as it is. */
+  if (self->document == NULL)
+    {
+      gml_snapshot_page_open (self, file);
+      return;
+    }
+  if (self->compare_cancellable != NULL)
+    g_cancellable_cancel (self->compare_cancellable);
+  g_clear_object (&self->compare_cancellable);
+  self->compare_cancellable = g_cancellable_new ();
+  gml_snapshot_document_load_async (file, -1, self->compare_cancellable, NULL, NULL,
+                                    compare_done_cb,
+                                    g_object_ref (self));
+}
+
+static void
 device_selected_cb (GmlSnapshotPage *self)
 {
   guint device = gtk_drop_down_get_selected (self->device_dropdown);
@@ -502,17 +853,42 @@ document_at_changed_cb (GmlSnapshotPage *self)
   update_position (self);
 }
 
+/* The device chooser: each GPU with its trace entries and its errors. */
+static void
+update_devices (GmlSnapshotPage *self)
+{
+  guint n_devices = gml_snapshot_document_get_n_devices (self->document);
+  g_autoptr(GtkStringList) devices = gtk_string_list_new (NULL);
+
+  for (guint d = 0; d < n_devices; d++)
+    {
+      g_autofree char *name = gml_snapshot_document_describe_device (self->document, d);
+
+      gtk_string_list_append (devices, name);
+    }
+  g_signal_handlers_block_by_func (self->device_dropdown, device_selected_cb, self);
+  gtk_drop_down_set_model (self->device_dropdown, G_LIST_MODEL (devices));
+  gtk_drop_down_set_selected (self->device_dropdown,
+                              gml_snapshot_document_get_device (self->document));
+  g_signal_handlers_unblock_by_func (self->device_dropdown, device_selected_cb, self);
+  gtk_widget_set_visible (GTK_WIDGET (self->device_dropdown), n_devices > 1);
+}
+
 static void
 set_document (GmlSnapshotPage     *self,
               GmlSnapshotDocument *document)
 {
   gsize n = gml_snapshot_document_get_n_entries (document);
-  guint n_devices = gml_snapshot_document_get_n_devices (document);
-  g_autoptr(GtkStringList) devices = gtk_string_list_new (NULL);
+  g_autoptr(GmlSnapshotDocument) compare = NULL;
 
+  /* Another device of the same file keeps the run it was compared with. */
+  if (self->document != NULL && self->switching_device)
+    g_set_object (&compare, gml_snapshot_document_get_compare (self->document));
   if (self->document != NULL)
     g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
   g_set_object (&self->document, document);
+  if (compare != NULL)
+    gml_snapshot_document_set_compare (document, compare);
   g_signal_connect_object (document, "notify::at", G_CALLBACK (document_at_changed_cb), self,
                            G_CONNECT_SWAPPED);
 
@@ -520,21 +896,14 @@ set_document (GmlSnapshotPage     *self,
                             0, (double) n, 1, (double) gml_snapshot_document_get_page (document), 0);
   gtk_widget_set_sensitive (GTK_WIDGET (self->scale), n > 0);
 
-  for (guint d = 0; d < n_devices; d++)
-    {
-      g_autofree char *name = g_strdup_printf ("cuda:%u", d);
-
-      gtk_string_list_append (devices, name);
-    }
-  g_signal_handlers_block_by_func (self->device_dropdown, device_selected_cb, self);
-  gtk_drop_down_set_model (self->device_dropdown, G_LIST_MODEL (devices));
-  gtk_drop_down_set_selected (self->device_dropdown, gml_snapshot_document_get_device (document));
-  g_signal_handlers_unblock_by_func (self->device_dropdown, device_selected_cb, self);
-  gtk_widget_set_visible (GTK_WIDGET (self->device_dropdown), n_devices > 1);
+  update_devices (self);
 
   gml_snapshot_canvas_set_document (self->canvas, document);
+  self->selected_block = 0;
   update_header (self);
   update_ooms (self);
+  update_peak (self);
+  update_compare (self);
   update_about (self);
   update_position (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.export", TRUE);
@@ -576,7 +945,8 @@ scrub_action (GtkWidget  *widget,
   GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
   gsize at, n, page;
 
-  if (self->document == NULL || !g_str_equal (gtk_stack_get_visible_child_name (self->stack), "loaded"))
+  if (self->document == NULL || !g_str_equal (gtk_stack_get_visible_child_name (self->stack),
+                                              "loaded"))
     return;
   at = gml_snapshot_document_get_at (self->document);
   n = gml_snapshot_document_get_n_entries (self->document);
@@ -600,6 +970,48 @@ scrub_action (GtkWidget  *widget,
       gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
     }
   gml_snapshot_document_set_at (self->document, at);
+}
+
+static void
+peak_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
+
+  if (self->document == NULL || !g_str_equal (gtk_stack_get_visible_child_name (self->stack),
+                                              "loaded"))
+    return;
+  gml_snapshot_document_set_at (self->document,
+                                gml_snapshot_document_get_peak (self->document)->index);
+  gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+}
+
+static void
+stop_compare_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
+
+  if (self->compare_cancellable != NULL)
+    g_cancellable_cancel (self->compare_cancellable);
+  g_clear_object (&self->compare_cancellable);
+  if (self->document == NULL)
+    return;
+  gml_snapshot_document_set_compare (self->document, NULL);
+  update_compare (self);
+  gml_snapshot_canvas_refresh (self->canvas);
+  gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+}
+
+static void
+block_selected_cb (GmlSnapshotPage   *self,
+                   guint64            address,
+                   GmlSnapshotCanvas *canvas)
+{
+  self->selected_block = address;
+  update_block (self);
 }
 
 static void
@@ -719,7 +1131,10 @@ language_changed_cb (GmlSnapshotPage *self)
   if (self->document == NULL)
     return;
   update_header (self);
+  update_devices (self);
   update_ooms (self);
+  update_peak (self);
+  update_compare (self);
   update_about (self);
   update_position (self);
   gml_snapshot_canvas_refresh (self->canvas);
@@ -782,6 +1197,9 @@ gml_snapshot_page_dispose (GObject *object)
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  if (self->compare_cancellable != NULL)
+    g_cancellable_cancel (self->compare_cancellable);
+  g_clear_object (&self->compare_cancellable);
   if (self->document != NULL)
     g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_SNAPSHOT_PAGE);
@@ -874,6 +1292,20 @@ gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, no_oom_label);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, oom_box);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, about_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, peak_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, peak_categories_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, peak_lines_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, peak_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, compare_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, compare_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, compare_categories_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, compare_lines_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, stop_compare_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, block_title_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, block_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, block_frames_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, block_internal_expander);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, block_internal_label);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, empty_open_button);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, error_open_button);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, cancel_button);
@@ -887,6 +1319,9 @@ gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
   gtk_widget_class_install_action (widget_class, "snapshot.go-to", "t", scrub_action);
   gtk_widget_class_install_action (widget_class, "snapshot.cancel", NULL, cancel_action);
   gtk_widget_class_install_action (widget_class, "snapshot.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "snapshot.peak", NULL, peak_action);
+  gtk_widget_class_install_action (widget_class, "snapshot.stop-compare", NULL,
+                                   stop_compare_action);
 
   /* Keys while the focus is anywhere on the page; the focused widget sees
    * them first (a scale moves itself, a button keeps Enter and Space). */
@@ -897,6 +1332,8 @@ gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
   add_binding (widget_class, GDK_KEY_Home, GDK_KEY_KP_Home, "snapshot.first");
   add_binding (widget_class, GDK_KEY_End, GDK_KEY_KP_End, "snapshot.last");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "snapshot.cancel", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_k, GDK_CONTROL_MASK, "snapshot.peak",
+                                       NULL);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "snapshotpage");
@@ -920,6 +1357,8 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->device_dropdown, "notify::selected", G_CALLBACK (device_selected_cb), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->canvas, "block-selected", G_CALLBACK (block_selected_cb), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect (self, "map", G_CALLBACK (map_cb), NULL);
 
   /* Global scope, like the scenario panel's: Ctrl+Shift+E exports this page's
@@ -933,7 +1372,8 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
 
   for (const char * const *name = (const char * const[]) { "snapshot.first", "snapshot.back", "snapshot.page-back",
                                                            "snapshot.forward", "snapshot.page-forward",
-                                                           "snapshot.last", "snapshot.export", NULL };
+                                                           "snapshot.last", "snapshot.export",
+                                                           "snapshot.peak", NULL };
        *name != NULL; name++)
     gtk_widget_action_set_enabled (GTK_WIDGET (self), *name, FALSE);
 

@@ -20,6 +20,10 @@ G_DECLARE_FINAL_TYPE (GmlSnapshotPage, gml_snapshot_page, GML, SNAPSHOT_PAGE, Gt
  * what is wrong with the file. A load in progress is cancelled. */
 void                 gml_snapshot_page_open         (GmlSnapshotPage *self,
                                                      GFile           *file);
+/* Reads @file as the run to compare the open one with (B), in a thread; with
+ * no snapshot open it is opened as the first. */
+void                 gml_snapshot_page_compare      (GmlSnapshotPage *self,
+                                                     GFile           *file);
 GmlSnapshotDocument *gml_snapshot_page_get_document (GmlSnapshotPage *self);
 /* The file's name and "cuda:0 · 5163 trace entries", or NULL before a snapshot is open. */
 const char          *gml_snapshot_page_get_title    (GmlSnapshotPage *self);

@@ -3,9 +3,10 @@
  * A thin widget over gml_render_snapshot(), like GmlPictureView over the
  * scenario pictures: when the document's position changes the widget queues
  * a draw and says the new numbers in its accessible label. Hovering a block
- * of the memory map shows what it is and where it was allocated; on the
- * timelines a click or a drag moves the position to the entry under the
- * pointer.
+ * of the memory map shows what it is and where it was allocated, and a click
+ * chooses it for the page's details ("block-selected"); hovering a band of
+ * the active-memory view names that allocation; on the timelines a click or
+ * a drag moves the position to the entry under the pointer.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -41,6 +42,13 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum {
+  BLOCK_SELECTED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (GmlSnapshotCanvas, gml_snapshot_canvas, GTK_TYPE_WIDGET)
 
@@ -131,7 +139,22 @@ query_tooltip_cb (GmlSnapshotCanvas *self,
       text = gml_snapshot_picture_describe_block (picture, block);
     }
   else if (is_timeline (self))
-    text = gml_snapshot_document_describe_entry (self->document, entry_at_x (self, x));
+    {
+      g_autofree char *entry = gml_snapshot_document_describe_entry (self->document,
+                                                                     entry_at_x (self, x));
+      g_autofree char *band = NULL;
+
+      if (self->view == GML_SNAPSHOT_VIEW_ACTIVE)
+        {
+          int width = gtk_widget_get_width (GTK_WIDGET (self));
+          int height = gtk_widget_get_height (GTK_WIDGET (self));
+          GmlRenderStyle style;
+
+          gml_snapshot_canvas_get_style (self, &style);
+          band = gml_snapshot_picture_describe_allocation_at (picture, &style, width, height, x, y);
+        }
+      text = band != NULL ? g_strconcat (band, "\n\n", entry, NULL) : g_steal_pointer (&entry);
+    }
   else
     return FALSE;
 
@@ -165,6 +188,28 @@ drag_update_cb (GmlSnapshotCanvas *self,
   if (self->document == NULL || !is_timeline (self))
     return;
   gml_snapshot_document_set_at (self->document, entry_at_x (self, self->drag_x + dx));
+}
+
+/* On the memory map, a click chooses the block under the pointer. */
+static void
+click_released_cb (GmlSnapshotCanvas *self,
+                   int                n_press,
+                   double             x,
+                   double             y,
+                   GtkGestureClick   *gesture)
+{
+  const GmlSnapshotLayoutBlock *block;
+  GmlRenderStyle style;
+
+  if (self->document == NULL || self->view != GML_SNAPSHOT_VIEW_MEMORY_MAP)
+    return;
+  gml_snapshot_canvas_get_style (self, &style);
+  block = gml_snapshot_picture_block_at (gml_snapshot_document_get_picture (self->document), &style,
+                                         gtk_widget_get_width (GTK_WIDGET (self)),
+                                         gtk_widget_get_height (GTK_WIDGET (self)), x, y);
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+  if (block != NULL && block->state != GML_SNAP_BLOCK_INACTIVE)
+    g_signal_emit (self, signals[BLOCK_SELECTED], 0, (guint64) block->address);
 }
 
 static void
@@ -325,6 +370,16 @@ gml_snapshot_canvas_class_init (GmlSnapshotCanvasClass *klass)
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  /**
+   * GmlSnapshotCanvas::block-selected:
+   * @address: the block's address
+   *
+   * A block of the memory map was clicked: its details are wanted.
+   */
+  signals[BLOCK_SELECTED] = g_signal_new ("block-selected", G_TYPE_FROM_CLASS (klass),
+                                          G_SIGNAL_RUN_LAST,
+                                          0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT64);
+
   gtk_widget_class_set_css_name (widget_class, "snapshotcanvas");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 }
@@ -333,6 +388,10 @@ static void
 gml_snapshot_canvas_init (GmlSnapshotCanvas *self)
 {
   GtkGesture *drag = gtk_gesture_drag_new ();
+  GtkGesture *click;
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = source != NULL
+    ? g_settings_schema_source_lookup (source, APPLICATION_ID, TRUE) : NULL;
 
   /* Focusable, so the scrubbing keys reach the page while the picture has the focus. */
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
@@ -343,6 +402,11 @@ gml_snapshot_canvas_init (GmlSnapshotCanvas *self)
   g_signal_connect_object (drag, "drag-begin", G_CALLBACK (drag_begin_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (drag, "drag-update", G_CALLBACK (drag_update_cb), self, G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+  click = gtk_gesture_click_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
+  g_signal_connect_object (click, "released", G_CALLBACK (click_released_cb), self,
+                           G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
 
   gml_look_redraw_on_change (gml_look_get_default (), self);
 }

@@ -50,7 +50,9 @@ gml_snapshot_builder_add_entry (GmlSnapshotBuilder *self,
   e.addr = addr;
   e.size = size;
   e.time_us = time_us;
-  e.stream = gml_snapshot_stream_index (self->snapshot, stream);
+  /* A probe names a handful of streams; past the table's limit they share the last. */
+  e.stream = (guint16) MIN (gml_snapshot_stream_index (self->snapshot, stream),
+                            GML_SNAPSHOT_MAX_STREAMS - 1);
   e.action = action < GML_N_SNAP_ACTIONS ? action : GML_SNAP_OTHER;
   self->has_time = self->has_time || time_us != 0;
   g_array_append_val (self->device->entries, e);

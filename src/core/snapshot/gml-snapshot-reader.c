@@ -157,8 +157,32 @@ typedef struct
 #define N_ITEM_CLASSES 5      /* free lists of item arrays of 4, 8, 16, 32, 64 values */
 #define ITEM_POOL_SIZE 4096   /* arrays kept per class */
 #define READ_CHUNK     ((gsize) 4 << 20)
-#define MEMO_CHUNK_BITS 17
-#define MEMO_CHUNK     ((gsize) 1 << MEMO_CHUNK_BITS)   /* 2 MiB of values */
+#define MEMO_CHUNK_BITS 19
+#define MEMO_CHUNK     ((gsize) 1 << MEMO_CHUNK_BITS)   /* 2 MiB of cells */
+
+/* The memo holds one 32-bit cell per slot: most of what a snapshot memoizes
+ * is a string, a frame, a frame list, a list or dict being read or a trace
+ * entry already read, and a cell says which in its low three bits and gives
+ * its id above them. A container's cell names the object; it still holds it
+ * while the object is live and was last memoized there (o->memo), which is
+ * what the generation in a value says. Any other value (a number a foreign
+ * pickle memoized) lives in the overflow, a slot the cell points to, given
+ * back when the cell is written again: a 4 million-entry trace memoizes some
+ * 12 million things, and 16-byte slots were 190 MB of pages to touch. */
+enum
+{
+  CELL_INVALID,       /* never stored */
+  CELL_STR,
+  CELL_FRAME,
+  CELL_FRAMES,
+  CELL_CONSUMED,
+  CELL_NONE,
+  CELL_OVERFLOW,      /* payload: an index into memo_overflow */
+  CELL_OBJ,           /* payload: an index into objs */
+};
+#define CELL_BITS        3
+#define CELL_MASK        ((1u << CELL_BITS) - 1)
+#define CELL_MAX_PAYLOAD ((guint32) (G_MAXUINT32 >> CELL_BITS))
 #define HUGE_FILE      ((guint64) 32 << 20)   /* from here, big arrays ask for huge pages */
 #define PROGRESS_EVERY ((guint64) 4 << 20)
 
@@ -221,9 +245,13 @@ typedef struct
   gsize        *marks;
   gsize         n_marks;
   gsize         marks_cap;
-  Value       **memo_chunks;  /* the memo, MEMO_CHUNK values a chunk: it never moves */
+  guint32     **memo_chunks;  /* the memo, MEMO_CHUNK cells a chunk: it never moves */
   gsize         n_memo_chunks;
   gsize         memo_len;
+  GArray       *memo_overflow;     /* Value: what a cell cannot hold */
+  guint32      *overflow_free;     /* overflow slots given back */
+  gsize         n_overflow_free;
+  gsize         overflow_free_cap;
 
   GArray       *objs;         /* Obj */
   guint32      *free_objs;    /* indices of objs given back */
@@ -247,11 +275,120 @@ typedef struct
   Value         result;
 } Reader;
 
-static inline Value *
-memo_at (Reader *r,
-         gsize   index)
+static inline guint32 *
+memo_cell (Reader *r,
+           gsize   index)
 {
   return &r->memo_chunks[index >> MEMO_CHUNK_BITS][index & (MEMO_CHUNK - 1)];
+}
+
+static const guint8 cell_types[] = {
+  [CELL_INVALID] = VT_INVALID, [CELL_STR] = VT_STR, [CELL_FRAME] = VT_FRAME,
+  [CELL_FRAMES] = VT_FRAMES, [CELL_CONSUMED] = VT_CONSUMED, [CELL_NONE] = VT_NONE,
+  [CELL_OBJ] = VT_OBJ,
+};
+
+/* The value in memo slot @index (below memo_len). */
+static inline void
+memo_load (Reader *r,
+           gsize   index,
+           Value  *out)
+{
+  guint32 cell = *memo_cell (r, index);
+  guint32 h = cell >> CELL_BITS;
+
+  switch (cell & CELL_MASK)
+    {
+    case CELL_OVERFLOW:
+      *out = g_array_index (r->memo_overflow, Value, h);
+      return;
+    case CELL_OBJ:
+      {
+        const Obj *o = &g_array_index (r->objs, Obj, h);
+
+        /* Another generation than the object's, once it is not held here. */
+        *out = (Value) { VT_OBJ, 0, h, { 0 } };
+        out->v.o.gen = o->live && o->memo == index ? o->gen : o->gen + 1;
+        out->v.o.memo = (guint32) MIN (index + 1, G_MAXUINT32);
+      }
+      return;
+    default:
+      *out = (Value) { cell_types[cell & CELL_MASK], 0, h, { 0 } };
+      return;
+    }
+}
+
+static inline guint8
+memo_type (Reader *r,
+           gsize   index)
+{
+  guint32 cell = *memo_cell (r, index);
+
+  if ((cell & CELL_MASK) == CELL_OVERFLOW)
+    return g_array_index (r->memo_overflow, Value, cell >> CELL_BITS).type;
+  return cell_types[cell & CELL_MASK];
+}
+
+/* Stores @v in memo slot @index (below memo_len). FALSE only when the
+ * overflow would need more slots than a cell can name, which a file within
+ * the memo's cap never reaches; a slot the cell held before is reused. */
+static gboolean
+memo_store (Reader      *r,
+            gsize        index,
+            const Value *v)
+{
+  guint32 *cell = memo_cell (r, index);
+  guint code;
+  guint32 slot;
+
+  if ((*cell & CELL_MASK) == CELL_OVERFLOW)
+    {
+      /* Never more free than made: overflow->len. */
+      if (G_UNLIKELY (r->n_overflow_free == r->overflow_free_cap))
+        {
+          r->overflow_free_cap = MAX (r->overflow_free_cap * 2, 64);
+          r->overflow_free = g_renew (guint32, r->overflow_free, r->overflow_free_cap);
+        }
+      r->overflow_free[r->n_overflow_free++] = *cell >> CELL_BITS;
+    }
+  switch (v->type)
+    {
+    case VT_INVALID:  code = CELL_INVALID; break;
+    case VT_STR:      code = CELL_STR; break;
+    case VT_FRAME:    code = CELL_FRAME; break;
+    case VT_FRAMES:   code = CELL_FRAMES; break;
+    case VT_CONSUMED: code = CELL_CONSUMED; break;
+    case VT_NONE:     code = CELL_NONE; break;
+    default:          code = CELL_OVERFLOW; break;
+    }
+  if (code != CELL_OVERFLOW && v->flags == 0 && v->v.u == 0 && v->h <= CELL_MAX_PAYLOAD)
+    {
+      *cell = (v->h << CELL_BITS) | code;
+      return TRUE;
+    }
+  /* A container memoized as memo_put() does: the cell names the object. */
+  if (v->type == VT_OBJ && v->flags == 0 && v->h <= CELL_MAX_PAYLOAD && v->h < r->objs->len &&
+      v->v.o.memo == MIN (index + 1, G_MAXUINT32) && g_array_index (r->objs, Obj, v->h).memo == index &&
+      g_array_index (r->objs, Obj, v->h).gen == v->v.o.gen)
+    {
+      *cell = (v->h << CELL_BITS) | CELL_OBJ;
+      return TRUE;
+    }
+  if (r->n_overflow_free > 0)
+    slot = r->overflow_free[--r->n_overflow_free];
+  else
+    {
+      if (r->memo_overflow->len > CELL_MAX_PAYLOAD)
+        {
+          *cell = CELL_INVALID;
+          return FALSE;
+        }
+      slot = r->memo_overflow->len;
+      g_array_set_size (r->memo_overflow, slot + 1);
+    }
+  g_array_index (r->memo_overflow, Value, slot) = *v;
+  *cell = (slot << CELL_BITS) | CELL_OVERFLOW;
+  return TRUE;
 }
 
 static const char *
@@ -499,10 +636,12 @@ obj_release (Reader      *r,
 
   if (o->memo != G_MAXUINT32 && o->memo < r->memo_len)
     {
-      Value *m = memo_at (r, o->memo);
+      Value m;
 
-      if (m->type == VT_OBJ && m->h == index && m->v.o.gen == o->gen)
-        *m = *replacement;
+      memo_load (r, o->memo, &m);
+      /* The replacement reuses the overflow slot the object had: no failure. */
+      if (m.type == VT_OBJ && m.h == index && m.v.o.gen == o->gen)
+        memo_store (r, o->memo, replacement);
     }
   r->n_items -= o->len;
   items_free (r, o->items, o->cap);
@@ -530,10 +669,12 @@ obj_forward (Reader      *r,
 
   if (o->memo != G_MAXUINT32 && o->memo < r->memo_len)
     {
-      Value *m = memo_at (r, o->memo);
+      Value m;
 
-      if (m->type == VT_OBJ && m->h == index && m->v.o.gen == o->gen)
-        *m = *replacement;
+      memo_load (r, o->memo, &m);
+      /* The replacement reuses the overflow slot the object had: no failure. */
+      if (m.type == VT_OBJ && m.h == index && m.v.o.gen == o->gen)
+        memo_store (r, o->memo, replacement);
     }
   r->n_items -= o->len;
   items_free (r, o->items, o->cap);
@@ -567,9 +708,9 @@ resolve (Reader      *r,
       *tmp = (Value) { o->fwd_type, 0, o->fwd_id, { 0 } };
       return tmp;
     }
-  if (v->v.o.memo > 0 && v->v.o.memo - 1 < r->memo_len && memo_at (r, v->v.o.memo - 1)->type != VT_OBJ)
+  if (v->v.o.memo > 0 && v->v.o.memo - 1 < r->memo_len && memo_type (r, v->v.o.memo - 1) != VT_OBJ)
     {
-      *tmp = *memo_at (r, v->v.o.memo - 1);
+      memo_load (r, v->v.o.memo - 1, tmp);
       return tmp;
     }
   return &consumed_value;
@@ -1314,6 +1455,7 @@ read_entry (Reader      *r,
   GmlSnapshotEntry e;
   Rec rec = { r, NULL, CTX_ENTRY };
   gboolean has_action = FALSE;
+  guint32 name = 0, compile_context = 0;
   Obj *o;
 
   memset (&e, 0, sizeof e);
@@ -1330,7 +1472,7 @@ read_entry (Reader      *r,
         case K_ACTION:
           if (value->type != VT_STR)
             return wrong_type (&rec, k, _("text"), error);
-          e.name = value->h;
+          name = value->h;
           {
             Key a = key_of (r, value->h, K_A_ALLOC, K_A_OOM);
 
@@ -1350,7 +1492,14 @@ read_entry (Reader      *r,
         case K_STREAM:
           if (!get_bits (&rec, k, value, &raw, error))
             return FALSE;
-          e.stream = gml_snapshot_stream_index (r->snap, raw);
+          {
+            guint32 stream = gml_snapshot_stream_index (r->snap, raw);
+
+            if (stream >= GML_SNAPSHOT_MAX_STREAMS)
+              return fail_at (error, GML_SNAPSHOT_ERROR_TOO_LARGE, o->offset,
+                              _("more than 65536 CUDA streams, which no snapshot has."));
+            e.stream = (guint16) stream;
+          }
           break;
         case K_TIME_US:
           if (!get_i64 (&rec, k, value, &e.time_us, error))
@@ -1362,7 +1511,7 @@ read_entry (Reader      *r,
             return FALSE;
           break;
         case K_COMPILE_CONTEXT:
-          if (!get_str (&rec, k, value, &e.compile_context, error))
+          if (!get_str (&rec, k, value, &compile_context, error))
             return FALSE;
           r->snap->seen |= GML_SNAP_SEEN_COMPILE_CONTEXT;
           break;
@@ -1378,6 +1527,12 @@ read_entry (Reader      *r,
   if (!has_action)
     return fail_at (error, GML_SNAPSHOT_ERROR_WRONG_TYPE, o->offset,
                     _("a trace entry without an “action”."));
+  /* An action this reader does not know keeps its name where the
+   * compile_context of the others goes. */
+  if (e.action == GML_SNAP_OTHER)
+    e.name = name;
+  else
+    e.compile_context = compile_context;
   g_array_append_val (out, e);
   obj_release (r, o, &consumed_value);
   return TRUE;
@@ -1585,7 +1740,7 @@ push_container (Reader  *r,
 
 /* The records of a device's trace. The first trace of a file is most of it:
  * its array is reserved for as many entries as the rest of the file could
- * hold at 48 bytes each (address space only, untouched pages cost nothing)
+ * hold at one per 48 bytes of it (address space only, untouched pages cost nothing)
  * and advised into huge pages, so that it neither moves as it grows nor
  * faults in every 4 KiB page. Any other trace grows as usual. */
 static GArray *
@@ -1925,14 +2080,14 @@ memo_put (Reader  *r,
            * copy, no page touched twice. */
           gboolean huge = r->total >= HUGE_FILE;
 
-          r->memo_chunks = g_renew (Value *, r->memo_chunks, r->n_memo_chunks + 1);
-          r->memo_chunks[r->n_memo_chunks] = g_aligned_alloc (MEMO_CHUNK, sizeof (Value),
-                                                              huge ? MEMO_CHUNK * sizeof (Value) : 64);
+          r->memo_chunks = g_renew (guint32 *, r->memo_chunks, r->n_memo_chunks + 1);
+          r->memo_chunks[r->n_memo_chunks] = g_aligned_alloc (MEMO_CHUNK, sizeof (guint32),
+                                                              huge ? MEMO_CHUNK * sizeof (guint32) : 64);
           if (huge)
-            gml_snapshot_advise_huge (r->memo_chunks[r->n_memo_chunks], MEMO_CHUNK * sizeof (Value));
+            gml_snapshot_advise_huge (r->memo_chunks[r->n_memo_chunks], MEMO_CHUNK * sizeof (guint32));
           r->n_memo_chunks++;
         }
-      *memo_at (r, r->memo_len++) = (Value) { VT_INVALID, 0, 0, { 0 } };
+      *memo_cell (r, r->memo_len++) = CELL_INVALID;
     }
   top = &r->stack[r->sp - 1];
   if ((o = obj_get (r, top)) != NULL)
@@ -1940,7 +2095,9 @@ memo_put (Reader  *r,
       o->memo = (guint32) MIN (index, G_MAXUINT32 - 1);
       top->v.o.memo = (guint32) MIN (index + 1, G_MAXUINT32);
     }
-  *memo_at (r, index) = *top;
+  if (!memo_store (r, index, top))
+    return fail_at (error, GML_SNAPSHOT_ERROR_TOO_LARGE, r->op_offset,
+                    _("too many lists and dicts for a file of this size."));
   return TRUE;
 }
 
@@ -1951,10 +2108,10 @@ memo_get (Reader  *r,
 {
   Value v;
 
-  if (index >= r->memo_len || memo_at (r, index)->type == VT_INVALID)
+  if (index >= r->memo_len || memo_type (r, index) == VT_INVALID)
     return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
                     _("a reference to memo entry %llu, which was never stored."), (unsigned long long) index);
-  v = *memo_at (r, index);
+  memo_load (r, index, &v);
   if (v.type == VT_OBJ)
     {
       Value tmp;
@@ -1971,14 +2128,16 @@ static inline gboolean
 memo_get_plain (Reader  *r,
                 guint64  index)
 {
-  const Value *m;
+  guint32 cell;
 
   if (G_UNLIKELY (index >= r->memo_len))
     return FALSE;
-  m = memo_at (r, index);
-  if (G_LIKELY (m->type != VT_INVALID && m->type != VT_OBJ && r->sp < r->stack_cap))
+  cell = *memo_cell (r, index);
+  /* A string, a frame, a frame list, a record: straight from the cell. */
+  if (G_LIKELY ((cell & CELL_MASK) >= CELL_STR && (cell & CELL_MASK) <= CELL_NONE &&
+                r->sp < r->stack_cap))
     {
-      r->stack[r->sp++] = *m;
+      r->stack[r->sp++] = (Value) { cell_types[cell & CELL_MASK], 0, cell >> CELL_BITS, { 0 } };
       return TRUE;
     }
   return FALSE;
@@ -2651,6 +2810,7 @@ reader_init (Reader       *r,
   r->fd = -1;
   r->total = total;
   r->objs = g_array_new (FALSE, FALSE, sizeof (Obj));
+  r->memo_overflow = g_array_new (FALSE, FALSE, sizeof (Value));
   for (guint i = 0; i < N_ITEM_CLASSES; i++)
     r->item_pool[i] = g_new (Value *, ITEM_POOL_SIZE);
   /* Caps in proportion to the file: a real snapshot uses one memo entry per
@@ -2695,6 +2855,8 @@ reader_clear (Reader *r)
   for (gsize i = 0; i < r->n_memo_chunks; i++)
     g_aligned_free (r->memo_chunks[i]);
   g_free (r->memo_chunks);
+  g_array_unref (r->memo_overflow);
+  g_free (r->overflow_free);
   if (r->owns_buf)
     g_free (r->buf);
   if (r->fd >= 0)

@@ -69,6 +69,7 @@ typedef struct
   guint64 requested;
   gint64  allocations;
   gint64  segments;
+  guint64 *by_stream;         /* the first walk forwards: allocated bytes by stream */
 } Counters;
 
 struct _GmlSnapshotTimeline
@@ -79,10 +80,16 @@ struct _GmlSnapshotTimeline
   gsize                   n;
   GmlAllocConf            conf;
 
-  guint64                *allocated;     /* n + 1 */
+  guint64                *allocated;     /* n + 1; NULL for a summary */
   guint64                *reserved;
-  guint64                *requested;
+  guint64                 peak_allocated;
+  gsize                   peak_index;    /* the first N with peak_allocated */
+  guint64                 reserved_at_peak;
+  guint64                 peak_reserved;
   guint64                *block_size;    /* n; ESTIMATED_BIT for estimates */
+  guint8                 *kinds;         /* n: an alloc entry's GML_SNAP_KIND */
+  guint64                *stream_peak;   /* by stream: the most allocated on it at once */
+  guint                   n_streams;
   gsize                   action_counts[GML_N_SNAP_ACTIONS];
   guint64                 peak_requested;
   guint                   inconsistencies;
@@ -258,6 +265,8 @@ free_and_merge (GmlSnapshotLayoutSegment *seg,
    * only live blocks carry the estimated mark. */
   b->state = GML_SNAP_BLOCK_INACTIVE;
   b->estimated = FALSE;
+  b->kind = 0;
+  b->made_at = 0;
   if (i + 1 < seg->blocks->len && block_at (seg, i + 1)->state == GML_SNAP_BLOCK_INACTIVE)
     {
       b->size += block_at (seg, i + 1)->size;
@@ -681,11 +690,18 @@ gml_snapshot_describe_usable (const GmlSnapshotOomExplanation *x)
 /* ------------------------------------------------------------------------- */
 /* The backward walk                                                         */
 
+/* During the walk backwards a live block's made_at holds the entry that
+ * frees it, + 1 (0: live at the end): undoing its alloc then pairs the two
+ * for the categories. When the walk has reached the start it is set to what
+ * it says (0: made before the trace). */
+#define WALK_FREED_AT made_at
+
 typedef struct
 {
   GmlSnapshotTimeline *tl;
   GmlSnapshotLayout   *layout;
   Counters             c;
+  gsize                freed;     /* undo() of an alloc: where its block was freed (n: never) */
 } Walk;
 
 static void
@@ -820,6 +836,7 @@ undo (Walk                   *w,
         }
       b = block_at (seg, i);
       tl->block_size[index] = b->size | (b->estimated ? ESTIMATED_BIT : 0);
+      w->freed = b->WALK_FREED_AT > 0 ? b->WALK_FREED_AT - 1 : tl->n;
       walk_counters_remove_block (&w->c, b);
       b->requested_size = e->size;
       free_and_merge (seg, i);
@@ -847,6 +864,7 @@ undo (Walk                   *w,
         return FALSE;
       b->state = GML_SNAP_BLOCK_ALLOCATED;
       b->requested_size = e->size;
+      b->WALK_FREED_AT = (guint32) MIN (index + 1, (gsize) G_MAXUINT32);
       w->c.allocated += b->size;
       w->c.requested += e->size;
       w->c.allocations++;
@@ -964,12 +982,20 @@ apply (GmlSnapshotTimeline    *tl,
       b->requested_size = e->size;
       b->frames = e->frames;
       b->estimated = estimated;
+      b->kind = tl->kinds[index];
+      b->made_at = (guint32) MIN (index + 1, (gsize) G_MAXUINT32);
       if (c != NULL)
         {
           c->allocated += size;
           c->active += size;
           c->requested += e->size;
           c->allocations++;
+          if (e->stream < tl->n_streams)
+            {
+              c->by_stream[e->stream] += size;
+              tl->stream_peak[e->stream] = MAX (tl->stream_peak[e->stream],
+                                                c->by_stream[e->stream]);
+            }
         }
       return;
 
@@ -992,6 +1018,8 @@ apply (GmlSnapshotTimeline    *tl,
               c->allocated -= b->size;
               c->requested -= b->requested_size;
               c->allocations--;
+              if (e->stream < tl->n_streams && c->by_stream[e->stream] >= b->size)
+                c->by_stream[e->stream] -= b->size;
             }
           b->state = GML_SNAP_BLOCK_PENDING_FREE;
           if (tl->block_size[index] & COMPLETES_BIT)
@@ -1158,16 +1186,115 @@ oom_usable_blocks (GmlSnapshotTimeline *tl,
     }
 }
 
-GmlSnapshotTimeline *
-gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
-                           guint          device,
-                           GCancellable  *cancellable,
-                           GError       **error)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlSnapshotClassifier, gml_snapshot_classifier_free)
+
+/* Once the walk backwards has reached the start: the categories of the
+ * blocks live before the trace, and made_at back to its meaning. */
+static void
+classify_start (GmlSnapshotTimeline   *tl,
+                GmlSnapshotClassifier *classifier,
+                GmlSnapshotLayout     *l)
+{
+  for (guint s = 0; s < l->segments->len; s++)
+    {
+      GmlSnapshotLayoutSegment *seg = seg_at (l, s);
+
+      for (guint i = 0; i < seg->blocks->len; i++)
+        {
+          GmlSnapshotLayoutBlock *b = block_at (seg, i);
+          gsize freed = b->WALK_FREED_AT > 0 ? b->WALK_FREED_AT - 1 : tl->n;
+
+          b->kind = b->state == GML_SNAP_BLOCK_INACTIVE
+                    ? 0 : gml_snapshot_classifier_start_block (classifier, b->frames, freed);
+          b->made_at = 0;
+        }
+    }
+}
+
+/* The end state is the file's, read before the walk: each live block gets
+ * the kind and the entry that made it from the walk's own end (@l), where a
+ * consistent file has the same block at the same address. */
+static void
+kinds_into_end (GmlSnapshotTimeline   *tl,
+                GmlSnapshotClassifier *classifier,
+                GmlSnapshotLayout     *l)
+{
+  Checkpoint *end = tl->end;
+  gsize k = 0;
+
+  for (guint s = 0; s < end->n_segments; s++)
+    for (guint i = 0; i < end->segments[s].n_blocks; i++, k++)
+      {
+        GmlSnapshotLayoutBlock *b = &end->blocks[k];
+        const GmlSnapshotLayoutBlock *walked;
+
+        if (b->state == GML_SNAP_BLOCK_INACTIVE)
+          continue;
+        walked = gml_snapshot_layout_find_block (l, b->address);
+        if (walked != NULL && walked->address == b->address &&
+            walked->state != GML_SNAP_BLOCK_INACTIVE)
+          {
+            b->kind = walked->kind;
+            b->made_at = walked->made_at;
+          }
+        else
+          b->kind = gml_snapshot_classifier_start_block (classifier, b->frames, tl->n);
+      }
+}
+
+/* Allocated bytes by stream in @l. */
+static guint64 *
+stream_bytes (GmlSnapshotTimeline *tl,
+              GmlSnapshotLayout   *l)
+{
+  guint64 *bytes = g_new0 (guint64, MAX (tl->n_streams, 1));
+
+  for (guint s = 0; s < l->segments->len; s++)
+    {
+      GmlSnapshotLayoutSegment *seg = seg_at (l, s);
+
+      for (guint i = 0; i < seg->blocks->len; i++)
+        if (block_at (seg, i)->state == GML_SNAP_BLOCK_ALLOCATED && seg->stream < tl->n_streams)
+          bytes[seg->stream] += block_at (seg, i)->size;
+    }
+  return bytes;
+}
+
+/* Allocated and reserved at N: the arrays, and the peaks, which a summary
+ * keeps alone. */
+static inline void
+record_at (GmlSnapshotTimeline *tl,
+           gsize                i,
+           guint64              allocated,
+           guint64              reserved)
+{
+  if (tl->allocated != NULL)
+    {
+      tl->allocated[i] = allocated;
+      tl->reserved[i] = reserved;
+    }
+  if (allocated > tl->peak_allocated || i == 0)
+    {
+      tl->peak_allocated = allocated;
+      tl->peak_index = i;
+      tl->reserved_at_peak = reserved;
+    }
+  tl->peak_reserved = MAX (tl->peak_reserved, reserved);
+}
+
+static GmlSnapshotTimeline *
+timeline_new (GmlSnapshot   *snapshot,
+              guint          device,
+              gboolean       summary,
+              GCancellable  *cancellable,
+              GError       **error)
 {
   g_autoptr(GmlSnapshotTimeline) tl = g_new0 (GmlSnapshotTimeline, 1);
   g_autoptr(GmlSnapshotLayout) layout = gml_snapshot_layout_new ();
   g_autoptr(GmlSnapshotLayout) start = NULL;
-  Walk walk;
+  g_autoptr(GmlSnapshotClassifier) classifier = NULL;
+  g_autofree guint64 *by_stream = NULL;
+  Walk walk = { 0 };
   gsize n;
   guint64 state_bytes;
   GmlSnapshotStats end_stats;
@@ -1179,13 +1306,17 @@ gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
   tl->entries = gml_snapshot_get_entries (snapshot, device, &tl->n);
   n = tl->n;
   gml_snapshot_settings_to_conf (gml_snapshot_get_settings (snapshot), &tl->conf);
-  tl->allocated = g_new (guint64, n + 1);
-  tl->reserved = g_new (guint64, n + 1);
-  tl->requested = g_new (guint64, n + 1);
+  if (!summary)
+    {
+      tl->allocated = g_new (guint64, n + 1);
+      tl->reserved = g_new (guint64, n + 1);
+      gml_snapshot_advise_huge (tl->allocated, (n + 1) * sizeof (guint64));
+      gml_snapshot_advise_huge (tl->reserved, (n + 1) * sizeof (guint64));
+    }
   tl->block_size = g_new0 (guint64, MAX (n, 1));
-  gml_snapshot_advise_huge (tl->allocated, (n + 1) * sizeof (guint64));
-  gml_snapshot_advise_huge (tl->reserved, (n + 1) * sizeof (guint64));
-  gml_snapshot_advise_huge (tl->requested, (n + 1) * sizeof (guint64));
+  tl->kinds = g_new0 (guint8, MAX (n, 1));
+  tl->n_streams = gml_snapshot_get_n_streams (snapshot);
+  tl->stream_peak = g_new0 (guint64, MAX (tl->n_streams, 1));
   gml_snapshot_advise_huge (tl->block_size, MAX (n, 1) * sizeof (guint64));
   tl->ooms = g_array_new (FALSE, TRUE, sizeof (GmlSnapshotOom));
   tl->checkpoints = g_ptr_array_new_with_free_func (checkpoint_free);
@@ -1200,6 +1331,7 @@ gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
   walk.tl = tl;
   walk.layout = layout;
   counters_from_layout (&walk.c, layout);
+  classifier = gml_snapshot_classifier_new (snapshot, tl->entries, n);
   for (gsize k = n; k > 0; k--)
     {
       gsize i = k - 1;
@@ -1218,11 +1350,16 @@ gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
           oom.device_free = e->addr;
           g_array_append_val (tl->ooms, oom);
         }
+      walk.freed = n;
       if (!undo (&walk, e, i))
         tl->inconsistencies++;
+      if (e->action == GML_SNAP_ALLOC)
+        tl->kinds[i] = gml_snapshot_classifier_alloc (classifier, i, walk.freed);
       if ((i & 0xffff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
         return NULL;
     }
+  gml_snapshot_classifier_finish (classifier, tl->kinds);
+  classify_start (tl, classifier, layout);
 
   /* The ooms in trace order. */
   for (guint a = 0, b = tl->ooms->len; a + 1 < b; a++, b--)
@@ -1246,11 +1383,14 @@ gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
   }
   tl->interval = MAX ((gsize) MIN_INTERVAL, (gsize) ((guint64) n * state_bytes / CHECKPOINT_BUDGET + 1));
   counters_from_layout (&walk.c, layout);
+  by_stream = walk.c.by_stream = stream_bytes (tl, layout);
+  for (guint s = 0; s < tl->n_streams; s++)
+    tl->stream_peak[s] = by_stream[s];
   for (gsize i = 0; i <= n; i++)
     {
-      tl->allocated[i] = walk.c.allocated;
-      tl->reserved[i] = walk.c.reserved;
-      tl->requested[i] = walk.c.requested;
+      /* N = n is the file's own end, below. */
+      if (i < n)
+        record_at (tl, i, walk.c.allocated, walk.c.reserved);
       tl->peak_requested = MAX (tl->peak_requested, walk.c.requested);
       if (i % tl->interval == 0)
         g_ptr_array_add (tl->checkpoints, checkpoint_new (layout));
@@ -1268,10 +1408,11 @@ gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
     if (end.allocated != end_stats.allocated_bytes || end.reserved != end_stats.reserved_bytes ||
         end.active != end_stats.active_bytes || end.allocations != end_stats.allocations)
       tl->inconsistencies++;
-    tl->allocated[n] = end_stats.allocated_bytes;
-    tl->reserved[n] = end_stats.reserved_bytes;
-    tl->requested[n] = end_stats.requested_bytes;
+    record_at (tl, n, end_stats.allocated_bytes, end_stats.reserved_bytes);
   }
+  /* The file's own end state, which the walk's end should equal, with what
+   * the walk learnt about each block. */
+  kinds_into_end (tl, classifier, layout);
 
   for (guint k = 0; k < tl->ooms->len; k++)
     {
@@ -1286,6 +1427,42 @@ gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
   return g_steal_pointer (&tl);
 }
 
+GmlSnapshotTimeline *
+gml_snapshot_timeline_new (GmlSnapshot   *snapshot,
+                           guint          device,
+                           GCancellable  *cancellable,
+                           GError       **error)
+{
+  return timeline_new (snapshot, device, FALSE, cancellable, error);
+}
+
+GmlSnapshotTimeline *
+gml_snapshot_timeline_new_summary (GmlSnapshot   *snapshot,
+                                   guint          device,
+                                   GCancellable  *cancellable,
+                                   GError       **error)
+{
+  return timeline_new (snapshot, device, TRUE, cancellable, error);
+}
+
+guint64
+gml_snapshot_timeline_get_peak_allocated (GmlSnapshotTimeline *self,
+                                          gsize               *index,
+                                          guint64             *reserved_then)
+{
+  if (index != NULL)
+    *index = self->peak_index;
+  if (reserved_then != NULL)
+    *reserved_then = self->reserved_at_peak;
+  return self->peak_allocated;
+}
+
+guint64
+gml_snapshot_timeline_get_peak_reserved (GmlSnapshotTimeline *self)
+{
+  return self->peak_reserved;
+}
+
 void
 gml_snapshot_timeline_free (GmlSnapshotTimeline *self)
 {
@@ -1293,8 +1470,9 @@ gml_snapshot_timeline_free (GmlSnapshotTimeline *self)
     return;
   g_free (self->allocated);
   g_free (self->reserved);
-  g_free (self->requested);
   g_free (self->block_size);
+  g_free (self->kinds);
+  g_free (self->stream_peak);
   if (self->ooms != NULL)
     for (guint k = 0; k < self->ooms->len; k++)
       g_free (g_array_index (self->ooms, GmlSnapshotOom, k).message);
@@ -1334,12 +1512,6 @@ const guint64 *
 gml_snapshot_timeline_get_reserved (GmlSnapshotTimeline *self)
 {
   return self->reserved;
-}
-
-const guint64 *
-gml_snapshot_timeline_get_requested (GmlSnapshotTimeline *self)
-{
-  return self->requested;
 }
 
 guint64
@@ -1397,6 +1569,21 @@ gml_snapshot_timeline_get_block_size (GmlSnapshotTimeline *self,
   if (estimated != NULL)
     *estimated = (self->block_size[index] & ESTIMATED_BIT) != 0;
   return self->block_size[index] & SIZE_BITS;
+}
+
+guint8
+gml_snapshot_timeline_get_kind (GmlSnapshotTimeline *self,
+                                gsize                index)
+{
+  g_return_val_if_fail (index < self->n, 0);
+  return self->kinds[index];
+}
+
+guint64
+gml_snapshot_timeline_get_stream_peak (GmlSnapshotTimeline *self,
+                                       guint                stream)
+{
+  return stream < self->n_streams ? self->stream_peak[stream] : 0;
 }
 
 void
@@ -1475,7 +1662,10 @@ gml_snapshot_timeline_mem_state (GmlSnapshotTimeline *self,
           else if (b->state == GML_SNAP_BLOCK_PENDING_FREE)
             spec.state = GML_BLOCK_PENDING_FREE;
           if (spec.state != GML_BLOCK_FREE)
-            spec.label = label_for_frames (self, b->frames);
+            {
+              spec.label = label_for_frames (self, b->frames);
+              spec.category = gml_snapshot_kind_category (b->kind);
+            }
           /* Labels are shared with states already handed out: only append. */
           g_array_append_val (specs, spec);
         }

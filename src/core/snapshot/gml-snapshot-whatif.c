@@ -352,9 +352,7 @@ gml_what_if_infer_gpu_memory (GmlWhatIf          *self,
                               GmlWhatIfGpuSource *source,
                               gsize              *index)
 {
-  const guint64 *reserved = gml_snapshot_timeline_get_reserved (self->timeline);
   gboolean releases = FALSE;
-  guint64 peak = 0;
   gsize retry = G_MAXSIZE;
 
   if (gml_snapshot_timeline_get_n_ooms (self->timeline) > 0)
@@ -396,13 +394,11 @@ gml_what_if_infer_gpu_memory (GmlWhatIf          *self,
         *source = GML_WHAT_IF_GPU_UNBOUNDED;
       return 0;
     }
-  for (gsize i = 0; i <= self->n; i++)
-    peak = MAX (peak, reserved[i]);
   if (source != NULL)
     *source = GML_WHAT_IF_GPU_FROM_RETRY;
   if (index != NULL)
     *index = retry;
-  return peak;
+  return gml_snapshot_timeline_get_peak_reserved (self->timeline);
 }
 
 /* ------------------------------------------------------------------------- */

@@ -83,6 +83,9 @@ gml_snapshot_free (GmlSnapshot *self)
   g_hash_table_unref (self->stream_index);
   g_ptr_array_unref (self->devices);
   g_array_unref (self->annotations);
+  g_free (self->frame_flags);
+  g_free (self->list_where);
+  g_free (self->list_flags);
   g_free (self->settings.alloc_conf);
   g_free (self);
 }
@@ -425,6 +428,7 @@ gml_snapshot_finish (GmlSnapshot *self)
       g_array_unref (dev->blocks);
       dev->blocks = blocks;
     }
+  gml_snapshot_classify_frames (self);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -449,13 +453,60 @@ gml_snapshot_get_n_devices (GmlSnapshot *self)
 }
 
 guint
+gml_snapshot_get_n_device_ooms (GmlSnapshot *self,
+                                guint        device)
+{
+  gsize n;
+  const GmlSnapshotEntry *entries = gml_snapshot_get_entries (self, device, &n);
+  guint ooms = 0;
+
+  for (gsize i = 0; i < n; i++)
+    ooms += entries[i].action == GML_SNAP_OOM;
+  return ooms;
+}
+
+/* The device a person opening the file wants first: where it ran out of
+ * memory (the earliest error, by time when the entries have it), else the
+ * busiest trace, else the first device with segments. */
+guint
 gml_snapshot_get_default_device (GmlSnapshot *self)
 {
+  gint oom_device = -1;
+  gint64 oom_time = G_MAXINT64;
+  guint busiest = 0;
+  gsize most = 0;
+
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      GmlSnapshotDevice *dev = g_ptr_array_index (self->devices, d);
+      const GmlSnapshotEntry *entries = (const GmlSnapshotEntry *) dev->entries->data;
+
+      for (guint i = 0; i < dev->entries->len; i++)
+        if (entries[i].action == GML_SNAP_OOM)
+          {
+            /* Without time_us (PyTorch 2.0, 2.1) the first device with an error. */
+            if (oom_device < 0 || (entries[i].time_us != 0 && entries[i].time_us < oom_time))
+              {
+                oom_device = d;
+                oom_time = entries[i].time_us != 0 ? entries[i].time_us : G_MININT64;
+              }
+            break;
+          }
+      if (dev->entries->len > most)
+        {
+          most = dev->entries->len;
+          busiest = d;
+        }
+    }
+  if (oom_device >= 0)
+    return oom_device;
+  if (most > 0)
+    return busiest;
   for (guint d = 0; d < self->devices->len; d++)
     {
       GmlSnapshotDevice *dev = g_ptr_array_index (self->devices, d);
 
-      if (dev->segments->len > 0 || dev->entries->len > 0)
+      if (dev->segments->len > 0)
         return d;
     }
   return 0;
@@ -540,104 +591,6 @@ gml_snapshot_get_frame (GmlSnapshot *self,
   if (frame_id == 0 || frame_id >= self->frames->len)
     return NULL;
   return &g_array_index (self->frames, GmlSnapshotFrame, frame_id);
-}
-
-gboolean
-gml_snapshot_frame_is_user (GmlSnapshot            *self,
-                            const GmlSnapshotFrame *frame)
-{
-  static const char * const not_user[] = {
-    "site-packages", "dist-packages", "/torch/", "\\torch\\", "/lib/python", "\\Lib\\",
-    "<frozen", "<string>", "<built-in",
-  };
-  const char *file = gml_snapshot_get_string (self, frame->filename);
-
-  if (file == NULL || file[0] == '\0' || g_str_equal (file, "??"))
-    return FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (not_user); i++)
-    if (strstr (file, not_user[i]) != NULL)
-      return FALSE;
-  return TRUE;
-}
-
-static const char *
-base_name (const char *path)
-{
-  const char *slash = strrchr (path, '/');
-  const char *backslash = strrchr (path, '\\');
-
-  if (backslash != NULL && (slash == NULL || backslash > slash))
-    slash = backslash;
-  return slash ? slash + 1 : path;
-}
-
-static char *
-format_frame (GmlSnapshot            *self,
-              const GmlSnapshotFrame *frame)
-{
-  const char *name = gml_snapshot_get_string (self, frame->name);
-  const char *file = gml_snapshot_get_string (self, frame->filename);
-
-  if (file == NULL || g_str_equal (file, "??") || frame->line <= 0)
-    return g_strdup (name ? name : "??");
-  return g_strdup_printf ("%s, %s:%d", name ? name : "??", base_name (file), frame->line);
-}
-
-char *
-gml_snapshot_describe_frames (GmlSnapshot *self,
-                              guint32      frames)
-{
-  guint n;
-  const guint32 *ids = gml_snapshot_get_frame_list (self, frames, &n);
-  const GmlSnapshotFrame *first = NULL;
-
-  for (guint i = 0; i < n; i++)
-    {
-      const GmlSnapshotFrame *frame = gml_snapshot_get_frame (self, ids[i]);
-
-      if (frame == NULL)
-        continue;
-      if (first == NULL)
-        first = frame;
-      if (gml_snapshot_frame_is_user (self, frame))
-        return format_frame (self, frame);
-    }
-  return first ? format_frame (self, first) : NULL;
-}
-
-char *
-gml_snapshot_format_stack (GmlSnapshot *self,
-                           guint32      frames,
-                           guint        max_frames)
-{
-  GString *out = g_string_new (NULL);
-  guint n, shown = 0;
-  const guint32 *ids = gml_snapshot_get_frame_list (self, frames, &n);
-
-  /* The user's own frames first (innermost first), then the rest. */
-  for (int pass = 0; pass < 2; pass++)
-    for (guint i = 0; i < n && shown < max_frames; i++)
-      {
-        const GmlSnapshotFrame *frame = gml_snapshot_get_frame (self, ids[i]);
-        g_autofree char *text = NULL;
-
-        if (frame == NULL || gml_snapshot_frame_is_user (self, frame) != (pass == 0))
-          continue;
-        text = format_frame (self, frame);
-        if (out->len > 0)
-          g_string_append_c (out, '\n');
-        g_string_append (out, text);
-        shown++;
-      }
-  if (shown < n)
-    {
-      if (out->len > 0)
-        g_string_append_c (out, '\n');
-      /* Translators: %u is a number of stack frames not shown. */
-      g_string_append_printf (out, ngettext ("… and %u more frame", "… and %u more frames", n - shown),
-                              n - shown);
-    }
-  return g_string_free (out, out->len == 0);
 }
 
 /* Which PyTorch wrote the file, from the keys it has: the English text (for

@@ -59,17 +59,22 @@ typedef enum
   GML_SNAP_BLOCK_UNKNOWN,         /* a state string this reader does not know */
 } GmlSnapshotBlockState;
 
-/* One trace entry: 48 bytes, so four million of them take under 200 MB. */
+/* One trace entry: 40 bytes, so four million of them take 160 MB. */
+#define GML_SNAPSHOT_MAX_STREAMS 65536
+
 typedef struct
 {
   guint64 addr;               /* oom: device_free */
   guint64 size;               /* alloc/free: the requested size; segments: the segment size */
   gint64  time_us;            /* 0 when the file has none (PyTorch 2.0, 2.1) */
   guint32 frames;             /* frame list id, 0 = no stack recorded */
-  guint32 stream;             /* index into the stream table (0, 1, 2… in order of appearance) */
-  guint32 compile_context;    /* string id, 0 = absent */
+  union
+  {
+    guint32 compile_context;  /* string id, 0 = absent */
+    guint32 name;             /* GML_SNAP_OTHER: the action's name instead (string id) */
+  };
   guint32 user_metadata;      /* string id, 0 = absent */
-  guint32 name;               /* string id of the action's name (for GML_SNAP_OTHER) */
+  guint16 stream;             /* index into the stream table (0, 1, 2… in order of appearance) */
   guint8  action;             /* GmlSnapshotAction */
 } GmlSnapshotEntry;
 
@@ -162,9 +167,13 @@ void                gml_snapshot_free               (GmlSnapshot             *se
 guint               gml_snapshot_get_protocol       (GmlSnapshot             *self);
 guint               gml_snapshot_get_seen           (GmlSnapshot             *self);
 /* Devices: the larger of the number of trace lists and the highest segment
- * device + 1. The default: the first with segments or trace entries. */
+ * device + 1. The default: the device of the first out-of-memory error, else
+ * the one with the most trace entries, else the first with segments. */
 guint               gml_snapshot_get_n_devices      (GmlSnapshot             *self);
 guint               gml_snapshot_get_default_device (GmlSnapshot             *self);
+/* The oom entries in @device's trace. */
+guint               gml_snapshot_get_n_device_ooms  (GmlSnapshot             *self,
+                                                     guint                    device);
 
 const GmlSnapshotEntry   *gml_snapshot_get_entries  (GmlSnapshot             *self,
                                                      guint                    device,
@@ -189,10 +198,6 @@ const guint32      *gml_snapshot_get_frame_list     (GmlSnapshot             *se
                                                      guint                   *n_frames);
 const GmlSnapshotFrame *gml_snapshot_get_frame      (GmlSnapshot             *self,
                                                      guint32                  frame_id);
-/* Whether @frame is the user's own code: not PyTorch's, not an installed
- * package's, not Python's standard library, not C++. */
-gboolean            gml_snapshot_frame_is_user      (GmlSnapshot             *self,
-                                                     const GmlSnapshotFrame  *frame);
 guint64             gml_snapshot_get_stream         (GmlSnapshot             *self,
                                                      guint32                  index);
 guint               gml_snapshot_get_n_streams      (GmlSnapshot             *self);
@@ -203,11 +208,32 @@ const char         *gml_snapshot_block_state_to_string (GmlSnapshotBlockState st
 const char         *gml_snapshot_entry_action_name  (GmlSnapshot             *self,
                                                      const GmlSnapshotEntry  *entry);
 
-/* "forward, model.py:54": the innermost frame that is the user's own code (not
- * torch's, not Python's, not C++), or the innermost frame; NULL without frames. */
+/* Whose code a frame is: the user's own, an installed library's (or
+ * Python's standard library), or PyTorch's and C++ (the interpreter's too). */
+typedef enum
+{
+  GML_SNAP_FRAME_GROUP_USER,
+  GML_SNAP_FRAME_GROUP_LIBRARY,
+  GML_SNAP_FRAME_GROUP_INTERNAL,
+} GmlSnapshotFrameGroup;
+
+GmlSnapshotFrameGroup gml_snapshot_get_frame_group (GmlSnapshot           *self,
+                                                    guint32                frame_id);
+/* "model.py:54 forward" for Python, the name without its parameters for C++
+ * ("MeanBackward0::apply"); NULL for no frame. Not translated. */
+char               *gml_snapshot_format_frame       (GmlSnapshot             *self,
+                                                     guint32                  frame_id);
+/* The frame of a frame list that names the user's line: the innermost Python
+ * frame outside torch and installed libraries, else outside torch, else any
+ * Python frame, else an autograd node, else the first C++ frame past
+ * PyTorch's stack capture (see gml-snapshot-frames.c); 0 without frames. */
+guint32             gml_snapshot_get_where_frame    (GmlSnapshot             *self,
+                                                     guint32                  frames);
+/* That frame in words ("model.py:54 forward"); NULL without frames. */
 char               *gml_snapshot_describe_frames    (GmlSnapshot             *self,
                                                      guint32                  frames);
-/* The frames with the user's own first, one "name, file:line" per line. */
+/* The user's frames, then the libraries' (innermost first, at most
+ * @max_frames in all), one a line; PyTorch's frames are counted, not listed. */
 char               *gml_snapshot_format_stack       (GmlSnapshot             *self,
                                                      guint32                  frames,
                                                      guint                    max_frames);
