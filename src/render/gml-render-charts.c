@@ -381,12 +381,55 @@ gml_describe_fragmentation (const GmlFragmentationData *data)
 /* ------------------------------------------------------------------------- */
 /* Timeline                                                                  */
 
+/* A replay's line: a category's colour and a dash pattern of its own, so that
+ * no two replays are told apart by colour alone. */
 typedef struct
 {
-  GmlLegendItem items[11];
+  const GmlColor *color;
+  guint           index;
+  double          width;
+} ReplaySwatch;
+
+static const double replay_dashes[GML_TIMELINE_MAX_REPLAYS][4] = {
+  { 8, 3, 8, 3 }, { 2, 3, 2, 3 }, { 8, 3, 2, 3 }, { 4, 4, 4, 4 },
+  { 12, 3, 3, 3 }, { 2, 6, 2, 6 }, { 8, 2, 2, 2 }, { 16, 4, 16, 4 },
+};
+
+static void
+set_replay_line (cairo_t              *cr,
+                 const GmlRenderStyle *style,
+                 guint                 index)
+{
+  cairo_set_dash (cr, replay_dashes[index % GML_TIMELINE_MAX_REPLAYS], 4, 0);
+  cairo_set_line_width (cr, 2 * style->line_width);
+  _gml_set_color (cr, &style->palette.category[index % GML_N_CATEGORIES]);
+}
+
+static void
+swatch_replay (cairo_t              *cr,
+               const GmlRenderStyle *style,
+               const GmlRect        *box,
+               gconstpointer         data)
+{
+  const ReplaySwatch *s = data;
+  double y = round (box->y + box->height / 2) + 0.5;
+
+  cairo_save (cr);
+  cairo_move_to (cr, box->x, y);
+  cairo_line_to (cr, box->x + box->width, y);
+  set_replay_line (cr, style, s->index);
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
+typedef struct
+{
+  GmlLegendItem items[11 + GML_TIMELINE_MAX_REPLAYS];
   guint         n_items;
   LineSwatch    reserved, allocated, empty_cache, oom, cursor, other_reserved, other_allocated;
   char         *names[4];
+  char         *replay_names[GML_TIMELINE_MAX_REPLAYS];
+  ReplaySwatch  replays[GML_TIMELINE_MAX_REPLAYS];
 } TimelineLegend;
 
 /* The points drawn: before an answer only those up to the shown step. */
@@ -429,6 +472,8 @@ timeline_legend_clear (TimelineLegend *l)
 {
   for (guint i = 0; i < G_N_ELEMENTS (l->names); i++)
     g_clear_pointer (&l->names[i], g_free);
+  for (guint i = 0; i < G_N_ELEMENTS (l->replay_names); i++)
+    g_clear_pointer (&l->replay_names[i], g_free);
 }
 
 /* The legend lists only what is drawn: a marker kind only where one is. */
@@ -445,6 +490,7 @@ timeline_legend (const GmlTimelineData *data,
   gboolean two = data->other_allocated != NULL;
 
   memset (l->names, 0, sizeof l->names);
+  memset (l->replay_names, 0, sizeof l->replay_names);
   l->reserved = (LineSwatch) { &pal->reserved, 2 * style->line_width, FALSE, FALSE, FALSE };
   l->allocated = (LineSwatch) { &pal->allocated, 1.5 * style->line_width, FALSE, FALSE, TRUE };
   l->empty_cache = (LineSwatch) { &pal->empty_cache, 2, TRUE, TRUE, FALSE };
@@ -484,6 +530,13 @@ timeline_legend (const GmlTimelineData *data,
                                                NULL };
   if (data->n_spans > 0)
     l->items[l->n_items++] = (GmlLegendItem) { _("record_function region"), swatch_span, NULL };
+  for (guint i = 0; i < MIN (data->n_replays, GML_TIMELINE_MAX_REPLAYS); i++)
+    {
+      l->replays[i] = (ReplaySwatch) { NULL, i, 2 * style->line_width };
+      /* Translators: allocator settings; the line is reserved memory replayed under them. */
+      l->replay_names[i] = g_strdup_printf (_("Reserved with %s (replayed)"), data->replays[i].label);
+      l->items[l->n_items++] = (GmlLegendItem) { l->replay_names[i], swatch_replay, &l->replays[i] };
+    }
 }
 
 /* The points the x axis spans: the longer of the two runs. */
@@ -534,6 +587,9 @@ timeline_layout (const GmlTimelineData *data,
   if (data->capacity == 0 && data->other_allocated != NULL)
     for (gsize i = 0; i < data->other_n_points; i++)
       max = MAX (max, MAX (data->other_reserved[i], data->other_allocated[i]));
+  for (guint r = 0; data->capacity == 0 && r < MIN (data->n_replays, GML_TIMELINE_MAX_REPLAYS); r++)
+    for (gsize i = 0; i < MIN (data->replays[r].n_points, timeline_limit (data)); i++)
+      max = MAX (max, data->replays[r].reserved[i]);
   if (max == 0)
     max = 1;
 
@@ -633,6 +689,48 @@ draw_other (cairo_t               *cr,
       cairo_set_dash (cr, (double[]) { 6, 4 }, 2, 0);
       cairo_set_line_width (cr, 2 * style->line_width);
       _gml_set_color (cr, series == 0 ? &pal->reserved : &pal->allocated);
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+    }
+}
+
+/* The replays: each one's reserved bytes, the largest per column, over the
+ * run's own points. */
+static void
+draw_replays (cairo_t               *cr,
+              const GmlTimelineData *data,
+              const GmlRenderStyle  *style,
+              const GmlRect         *plot,
+              guint64                top)
+{
+  int columns = MAX ((int) plot->width, 1);
+  gsize limit = timeline_limit (data);
+
+  for (guint r = 0; r < MIN (data->n_replays, GML_TIMELINE_MAX_REPLAYS); r++)
+    {
+      const GmlTimelineReplay *replay = &data->replays[r];
+      gsize n = MIN (replay->n_points, data->n_points);
+      gboolean started = FALSE;
+
+      for (int c = 0; c < columns; c++)
+        {
+          gsize i0 = (gsize) ((double) c / columns * data->n_points);
+          gsize i1 = MAX (i0 + 1, (gsize) ((double) (c + 1) / columns * data->n_points));
+          guint64 hi = 0;
+
+          if (i0 >= MIN (n, limit))
+            break;
+          for (gsize i = i0; i < MIN (i1, MIN (n, limit)); i++)
+            hi = MAX (hi, replay->reserved[i]);
+          if (!started)
+            cairo_move_to (cr, plot->x + c + 0.5, value_y (plot, top, hi));
+          else
+            cairo_line_to (cr, plot->x + c + 0.5, value_y (plot, top, hi));
+          started = TRUE;
+        }
+      if (!started)
+        continue;
+      set_replay_line (cr, style, r);
       cairo_stroke (cr);
       cairo_set_dash (cr, NULL, 0, 0);
     }
@@ -852,6 +950,8 @@ gml_render_timeline (cairo_t               *cr,
 
       if (data->other_allocated != NULL && data->other_n_points > 0)
         draw_other (cr, data, style, &full, top);
+      if (data->n_replays > 0)
+        draw_replays (cr, data, style, &plot, top);
 
       if (data->cursor < data->n_points)
         {

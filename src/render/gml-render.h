@@ -242,6 +242,17 @@ typedef struct
   guint       depth;                  /* 0 = outermost; nested regions go below */
 } GmlTimelineSpan;
 
+/* The same run replayed under other settings (a what-if): its reserved bytes
+ * at each of the run's points. */
+typedef struct
+{
+  const guint64 *reserved;
+  gsize          n_points;
+  const char    *label;               /* the settings, as PYTORCH_CUDA_ALLOC_CONF text */
+} GmlTimelineReplay;
+
+#define GML_TIMELINE_MAX_REPLAYS 8
+
 typedef struct
 {
   gsize          n_points;
@@ -265,6 +276,10 @@ typedef struct
   gsize          other_n_points;
   const char    *label;               /* the first run's name in the legend, with other_label */
   const char    *other_label;
+  /* Replays drawn over the same axis, each in its own colour and dash pattern,
+   * named in the legend; at most GML_TIMELINE_MAX_REPLAYS. */
+  const GmlTimelineReplay *replays;
+  guint          n_replays;
 } GmlTimelineData;
 
 void         gml_timeline_layout        (const GmlTimelineData *data,

@@ -63,6 +63,8 @@ struct _GmlSnapshotPicture
   GmlSnapshotTimeline *other;      /* another run to compare with, borrowed; or NULL */
   char                *label;      /* the runs' names in the comparison */
   char                *other_label;
+  GmlTimelineReplay    replays[GML_TIMELINE_MAX_REPLAYS];   /* borrowed */
+  guint                n_replays;
 
   /* The active view, built on first use. */
   GArray              *allocations;   /* Allocation, by start */
@@ -331,6 +333,16 @@ gml_snapshot_picture_get_compare (GmlSnapshotPicture *self)
   return self->other;
 }
 
+void
+gml_snapshot_picture_set_replays (GmlSnapshotPicture      *self,
+                                  const GmlTimelineReplay *replays,
+                                  guint                    n_replays)
+{
+  self->n_replays = MIN (n_replays, GML_TIMELINE_MAX_REPLAYS);
+  if (self->n_replays > 0)
+    memcpy (self->replays, replays, self->n_replays * sizeof *replays);
+}
+
 const GmlTimelineSpan *
 gml_snapshot_picture_get_spans (GmlSnapshotPicture *self,
                                 guint              *n_spans)
@@ -385,6 +397,8 @@ timeline_data (GmlSnapshotPicture *self,
       data->label = self->label;
       data->other_label = self->other_label;
     }
+  data->replays = self->replays;
+  data->n_replays = self->n_replays;
 }
 
 static void
@@ -961,6 +975,19 @@ gml_snapshot_picture_describe (GmlSnapshotPicture *self,
             g_string_append_printf (out, _("Compared: %s peaks at %s allocated, %s at %s."),
                                     self->label != NULL ? self->label : "A", peak_allocated,
                                     self->other_label != NULL ? self->other_label : "B", t_other);
+          }
+        for (guint r = 0; r < self->n_replays; r++)
+          {
+            guint64 most = 0;
+            g_autofree char *t_most = NULL;
+
+            for (gsize i = 0; i < self->replays[r].n_points; i++)
+              most = MAX (most, self->replays[r].reserved[i]);
+            t_most = gml_format_size_short (most);
+            g_string_append_c (out, ' ');
+            /* Translators: allocator settings, then a size. */
+            g_string_append_printf (out, _("Replayed with %s: the most reserved %s."),
+                                    self->replays[r].label, t_most);
           }
       }
       break;

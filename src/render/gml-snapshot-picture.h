@@ -64,6 +64,12 @@ void                gml_snapshot_picture_set_compare  (GmlSnapshotPicture   *sel
                                                        const char           *label,
                                                        const char           *other_label);
 GmlSnapshotTimeline *gml_snapshot_picture_get_compare (GmlSnapshotPicture   *self);
+/* The run replayed under other settings (what-if): each replay's reserved bytes
+ * drawn over the timeline view. The arrays and labels are borrowed and must
+ * outlive the picture or the next call; at most GML_TIMELINE_MAX_REPLAYS. */
+void                gml_snapshot_picture_set_replays  (GmlSnapshotPicture      *self,
+                                                       const GmlTimelineReplay *replays,
+                                                       guint                    n_replays);
 
 /* The record_function regions of the device, as ranges of N. */
 const GmlTimelineSpan *gml_snapshot_picture_get_spans (GmlSnapshotPicture *self,

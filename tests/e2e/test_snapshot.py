@@ -15,7 +15,9 @@ reader's own message in the window.
 
 A snapshot whose out-of-memory error happened on cuda:1 (Constructor-Sun's, a real
 one) must open on cuda:1, name each GPU with its entries and errors, and explain
-the error; the details of its largest block must name the user's line and its
+the error; its run replayed under other allocator settings must show, row by row,
+what `snapshot --what-if` prints, to the byte, put the replays' verdicts in the
+error's card and draw a ticked row on the timeline; the details of its largest block must name the user's line and its
 category as `snapshot --json` does; compared with a second file (Ctrl+Shift+C),
 the side panel must read both peaks as `snapshot A --compare B` prints them.
 
@@ -32,7 +34,9 @@ import sys
 import tempfile
 import time
 
-from gmltest import APP, BUILD, App, app_env, bank, check, type_into_chooser
+import pyatspi
+
+from gmltest import APP, BUILD, App, app_env, bank, check, type_into_chooser, wait_for
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
@@ -54,9 +58,20 @@ _ = catalogue.gettext
 
 def c_format(text, *values):
     """A C format string of the catalogue, filled the way printf would fill it."""
-    for spec in ('%zu', '%u', '%s'):
+    for spec in ('%zu', '%lu', '%u', '%s'):
         text = text.replace(spec, '%s')
     return text % values
+
+
+def c_pattern(text):
+    """A regular expression matching what a C format string of the catalogue prints."""
+    return re.compile('^' + re.escape(text).replace(re.escape('%s'), '(.*)').replace(re.escape('%lu'), '([0-9]+)')
+                      + '$')
+
+
+REPLAYED_FITS = c_pattern(_('With %s this run would have peaked at %s reserved and not run out of memory '
+                            '(replayed).'))
+REPLAYED_OOM = c_pattern(_('With %s this run still runs out of memory, first at entry %lu (replayed).'))
 
 
 work = tempfile.mkdtemp(prefix='gml-e2e-snapshot-')
@@ -189,7 +204,8 @@ expandable = [_('expandable_segments:True — would have helped: the free pages 
                 'one another into one range large enough.'),
               _('expandable_segments:True — would not have helped: there was not enough free memory in all.'),
               _('expandable_segments:True — would not have changed this.')]
-app.wait_label(lambda t: t in expandable, 'with a verdict on expandable_segments')
+app.wait_label(lambda t: t in expandable or REPLAYED_FITS.match(t) or REPLAYED_OOM.match(t),
+               'with a verdict on expandable_segments')
 check(True, 'the explainer gives verdicts on empty_cache() and expandable_segments')
 
 # Show: the pictures move to the error, and say so.
@@ -270,6 +286,96 @@ app.wait_label(lambda t: t == title, f'“{title}”')
 app.wait_label(lambda t: t == cs['ooms'][0]['message'], 'with PyTorch’s message')
 check(True, f'it opens on “{device}” with the explainer “{title}”')
 app.screenshot(os.path.join(shots, f'snapshot-oom-device-{lang}.png'))
+
+# What if: the run replayed under other settings, each row what `snapshot --what-if` finds.
+SETTINGS = ['expandable_segments:True', 'max_split_size_mb:64', 'max_split_size_mb:128',
+            'max_split_size_mb:256', 'max_split_size_mb:512', 'roundup_power2_divisions:4',
+            'garbage_collection_threshold:0.8,per_process_memory_fraction:0.95']
+what_if = json.loads(cli('snapshot', OOM_REAL, *[f'--what-if={conf}' for conf in SETTINGS], '--json').stdout)
+check(what_if['gpu_memory_source'] != 'unbounded' and what_if['what_if'][0]['ooms'] >= 1,
+      f'snapshot --what-if replays the recorded run on the GPU its oom implies '
+      f'({what_if["gpu_memory_source"]}) and runs out of memory again')
+sep = catalogue.pgettext('thousands separator', ',')
+
+
+def spoken(run):
+    grouped = f'{run["peak_reserved_bytes"]:,}'.replace(',', sep)
+    if run['ooms'] == 0:
+        ooms = _('no out of memory')
+    else:
+        ooms = c_format(catalogue.ngettext('%u out of memory (entry %lu)', '%u out of memory (first at entry %lu)',
+                                           run['ooms']), run['ooms'], run['first_oom_index'])
+    fragmentation = f'{100 * run["fragmentation_at_peak"]:.0f}'
+    return c_format(_('Peak reserved %s bytes, %s, fragmentation at the peak %s %%.'), grouped, ooms,
+                    fragmentation)
+
+
+recorded_conf = what_if['what_if'][0]['alloc_conf']
+titles = [c_format(_('As recorded (%s)'), recorded_conf or _('the defaults'))] + SETTINGS
+expected_rows = {title: spoken(run) for title, run in zip(titles, what_if['what_if'])}
+
+
+def what_if_rows():
+    return {name: node.description for role, name, text, showing, node in app.nodes()
+            if name in expected_rows and node.description}
+
+
+try:
+    wait_for(lambda: what_if_rows() == expected_rows, 'the what-if rows', timeout=60)
+except AssertionError:
+    print('expected:', expected_rows, '\nshown:', what_if_rows(), '\nnodes:',
+          [(role, name, node.description) for role, name, text, showing, node in app.nodes()
+           if 'max_split' in (name or '') or 'max_split' in (text or '')])
+    raise
+check(True, f'the {len(titles)} what-if rows read, to the byte, what snapshot --what-if prints')
+
+# Its verdicts in the error's card: expandable_segments's row, and the best max_split_size_mb row.
+def verdict(runs):
+    best = min(runs, key=lambda r: (r['ooms'], r['peak_reserved_bytes']))
+    return best, (REPLAYED_FITS if best['ooms'] == 0 else REPLAYED_OOM)
+
+
+for family in ('expandable_segments', 'max_split_size_mb'):
+    best, form = verdict([r for r in what_if['what_if'][1:] if r['alloc_conf'].startswith(family)])
+    if best['ooms'] == 0:
+        app.wait_label(lambda t: (m := form.match(t)) is not None and m.group(1) == best['alloc_conf'],
+                       f'with the replayed verdict on {best["alloc_conf"]}', timeout=20)
+    else:
+        app.wait_label(lambda t: (m := form.match(t)) is not None and m.group(1) == best['alloc_conf']
+                       and int(m.group(2)) == best['first_oom_index'],
+                       f'with the replayed verdict on {best["alloc_conf"]}', timeout=20)
+    check(True, f'the error’s card says what replaying with {best["alloc_conf"]} found '
+                f'({best["ooms"]} out of memory)')
+
+# A row ticked: its reserved memory is drawn on the timeline, which is shown.
+draw = _('Draw Its Reserved Memory on the Timeline')
+boxes = app.find('check box', prefix=draw)
+check(len(boxes) == len(titles), f'each what-if row has its “{draw}” box')
+# With the keyboard, as GTK 4.8 gives a check box no accessible action: Ctrl+Shift+W
+# goes into the what-if rows, Tab on to the second row's box, Space ticks it.
+app.key('ctrl+shift+w')
+for _tab in range(12):
+    if boxes[1][1].getState().contains(pyatspi.STATE_FOCUSED):
+        break
+    app.key('Tab')
+check(boxes[1][1].getState().contains(pyatspi.STATE_FOCUSED),
+      f'Ctrl+Shift+W, then Tab, reaches the {SETTINGS[0]} row’s box')
+app.key('space')
+# Passing through the GPU's spin button is not a new GPU size: the rows stay the replays on the
+# GPU the oom implies.
+source = c_format(_('From the out of memory at entry %lu: what was reserved then, and what the GPU still had '
+                    'free.'), cs['ooms'][0]['index'])
+app.wait_label(lambda t: t == source, f'still “{source}”')
+check(what_if_rows() == expected_rows, 'the spin button passed through, the rows are the same replays')
+parts = _('Replayed with %s: the most reserved %s.').split('%s')
+replayed_line = parts[0] + SETTINGS[0] + parts[1]
+app.wait_image(lambda d: replayed_line in d, f'saying “{replayed_line}…”', timeout=20)
+check(True, f'ticking {SETTINGS[0]} draws it on the timeline: “{replayed_line}…”')
+app.screenshot(os.path.join(shots, f'snapshot-what-if-{lang}.png'))
+app.key('space')
+app.wait_image(lambda d: replayed_line not in d, 'without the replay once unticked', timeout=20)
+check(True, 'untick it, and the line is gone')
+press(app, _('Memory map view'))
 
 # The largest block's details: the user's line and the inferred category.
 NAMES = {'parameters': 'Parameters', 'activations': 'Activations', 'gradients': 'Gradients',

@@ -279,6 +279,65 @@ test_timeline_reserved_height (void)
   fixture_close (&f);
 }
 
+/* A what-if replay's reserved memory: drawn at its own height, in its own
+ * colour, only when given. */
+static guint
+count_replay_pixels (Fixture               *f,
+                     const GmlTimelineData *data,
+                     const GmlRenderStyle  *style,
+                     const guint64         *half)
+{
+  GmlRect plot;
+  guint64 top;
+  guint found = 0;
+  cairo_t *cr = cairo_create (f->surface);
+
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  gml_render_timeline (cr, data, style, W, H);
+  cairo_destroy (cr);
+  gml_timeline_layout (data, style, W, H, &plot, &top);
+  for (int x = (int) plot.x + 1; x < (int) (plot.x + plot.width) - 1; x++)
+    {
+      gsize i = (gsize) ((x - plot.x) / plot.width * data->n_points);
+      double y = plot.y + plot.height * (1.0 - (double) half[MIN (i, data->n_points - 1)] / top);
+
+      for (int dy = -1; dy <= 1; dy++)
+        if (pixel_is (f->surface, x, (int) round (y) + dy, &style->palette.category[0]))
+          {
+            found++;
+            break;
+          }
+    }
+  return found;
+}
+
+static void
+test_timeline_replays (void)
+{
+  Fixture f = { 0 };
+  GmlRenderStyle style;
+  GmlTimelineData data = { 0 };
+  g_autofree guint64 *half = NULL;
+  GmlTimelineReplay replay;
+
+  gml_render_style_init (&style, GML_THEME_LIGHT);
+  fixture_open (&f, "empty-cache", 0);
+  gml_picture_timeline_data (f.picture, &data);
+  data.cursor = G_MAXSIZE;
+  half = g_new (guint64, data.n_points);
+  for (gsize i = 0; i < data.n_points; i++)
+    half[i] = data.reserved[i] / 2;
+
+  g_assert_cmpuint (count_replay_pixels (&f, &data, &style, half), ==, 0);
+  replay = (GmlTimelineReplay) { half, data.n_points, "expandable_segments:True" };
+  data.replays = &replay;
+  data.n_replays = 1;
+  /* Dashed: not every column, but a good part of the plot. */
+  g_assert_cmpuint (count_replay_pixels (&f, &data, &style, half), >=, W / 8);
+  fixture_close (&f);
+}
+
 /* Where layer @layer's band sits in column @i of strategy @st: the stack of
  * everything below it, computed from the scenario's own figures. */
 static void
@@ -1020,6 +1079,7 @@ main (int    argc,
   g_test_add_func ("/render/memory-map/bar-matches-map", test_bar_matches_map);
   g_test_add_func ("/render/picture/offers-view", test_offers_view);
   g_test_add_func ("/render/timeline/reserved-height", test_timeline_reserved_height);
+  g_test_add_func ("/render/timeline/replays", test_timeline_replays);
   g_test_add_func ("/render/checkpointing/layers", test_checkpointing_layers);
   g_test_add_func ("/render/descriptions", test_descriptions);
   g_test_add_func ("/render/export/path", test_export_path);

@@ -12,7 +12,9 @@
  * Ctrl+K to the peak), so a focused button inside it still gets Enter and
  * Space.
  *
- * Beside the pictures: the out-of-memory errors, the peak of allocated
+ * Beside the pictures: the out-of-memory errors, the run replayed under
+ * other allocator settings (what if: its verdicts go into the errors' cards,
+ * the rows chosen are drawn on the timeline), the peak of allocated
  * memory by category and by line, the block chosen on the map (else the
  * largest at N) with its whole stack, and, when a second snapshot is opened
  * as B, the two runs compared.
@@ -37,6 +39,7 @@
 #include "gml-scenario.h"
 #include "gml-snapshot-canvas.h"
 #include "gml-snapshot-page.h"
+#include "gml-what-if-panel.h"
 
 /* More cards than this would make the side panel a list nobody reads; the
  * timeline marks every out-of-memory error anyway. */
@@ -66,6 +69,7 @@ struct _GmlSnapshotPage
   GtkLabel             *entry_label;
   GtkLabel             *no_oom_label;
   GtkBox               *oom_box;
+  GmlWhatIfPanel       *what_if_panel;
   GtkLabel             *about_label;
   GtkLabel             *peak_label;
   GtkLabel             *peak_categories_label;
@@ -96,6 +100,7 @@ struct _GmlSnapshotPage
   char                 *subtitle;
 
   /* State */
+  guint                 n_replays_drawn;
   guint64               selected_block;   /* the address chosen on the map; 0 = the largest */
   guint                 pulse_source;
   gboolean              switching_device;
@@ -483,6 +488,58 @@ update_compare (GmlSnapshotPage *self)
   g_string_free (lines, TRUE);
 }
 
+/* What the replays found, in the errors' cards: a replayed verdict stands in
+ * for the one the error's figures suggest. */
+static void
+update_verdicts (GmlSnapshotPage *self)
+{
+  g_autofree char *expandable = gml_what_if_panel_describe_verdict (self->what_if_panel,
+                                                                    "expandable_segments");
+  g_autofree char *max_split = gml_what_if_panel_describe_verdict (self->what_if_panel,
+                                                                   "max_split_size_mb");
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->oom_box));
+       child != NULL; child = gtk_widget_get_next_sibling (child))
+    if (GML_IS_OOM_ROW (child))
+      gml_oom_row_set_replayed (GML_OOM_ROW (child), expandable, max_split);
+}
+
+/* The replays whose rows are ticked, over the recorded timeline. The arrays are
+ * the panel's: they change only with a "changed" that comes here again. */
+static void
+update_replay_lines (GmlSnapshotPage *self)
+{
+  GmlTimelineReplay replays[GML_TIMELINE_MAX_REPLAYS];
+  guint n = 0;
+
+  if (self->document == NULL)
+    return;
+  for (guint i = 0; i < gml_what_if_panel_get_n_rows (self->what_if_panel) && n < G_N_ELEMENTS (replays); i++)
+    {
+      const GmlWhatIfRun *run = gml_what_if_panel_get_run (self->what_if_panel, i);
+
+      if (run == NULL || run->reserved == NULL || !gml_what_if_panel_get_shown (self->what_if_panel, i))
+        continue;
+      replays[n++] = (GmlTimelineReplay) {
+        (const guint64 *) (gpointer) run->reserved->data, run->reserved->len,
+        run->alloc_conf != NULL && *run->alloc_conf != '\0' ? run->alloc_conf : _("the defaults"),
+      };
+    }
+  gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), replays, n);
+  /* A line just ticked is seen where it is drawn. */
+  if (n > self->n_replays_drawn)
+    gtk_toggle_button_set_active (self->view_buttons[GML_SNAPSHOT_VIEW_TIMELINE], TRUE);
+  self->n_replays_drawn = n;
+  gml_snapshot_canvas_refresh (self->canvas);
+}
+
+static void
+what_if_changed_cb (GmlSnapshotPage *self)
+{
+  update_verdicts (self);
+  update_replay_lines (self);
+}
+
 static void
 update_ooms (GmlSnapshotPage *self)
 {
@@ -513,6 +570,7 @@ update_ooms (GmlSnapshotPage *self)
       gtk_label_set_xalign (GTK_LABEL (label), 0);
       gtk_box_append (self->oom_box, label);
     }
+  update_verdicts (self);
 }
 
 static void
@@ -885,8 +943,13 @@ set_document (GmlSnapshotPage     *self,
   if (self->document != NULL && self->switching_device)
     g_set_object (&compare, gml_snapshot_document_get_compare (self->document));
   if (self->document != NULL)
-    g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
+    {
+      g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
+      /* Its lines were the panel's replays of it. */
+      gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), NULL, 0);
+    }
   g_set_object (&self->document, document);
+  self->n_replays_drawn = 0;
   if (compare != NULL)
     gml_snapshot_document_set_compare (document, compare);
   g_signal_connect_object (document, "notify::at", G_CALLBACK (document_at_changed_cb), self,
@@ -906,7 +969,10 @@ set_document (GmlSnapshotPage     *self,
   update_compare (self);
   update_about (self);
   update_position (self);
+  /* Replays the run at once, in a worker: the verdicts and rows follow. */
+  gml_what_if_panel_set_document (self->what_if_panel, document);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.export", TRUE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.what-if", TRUE);
 
   show_state (self, "loaded");
   gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
@@ -1003,6 +1069,20 @@ stop_compare_action (GtkWidget  *widget,
   update_compare (self);
   gml_snapshot_canvas_refresh (self->canvas);
   gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+}
+
+/* Ctrl+Shift+W: into the what-if rows (the side panel scrolls to them). */
+static void
+what_if_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
+
+  if (self->document == NULL || !g_str_equal (gtk_stack_get_visible_child_name (self->stack),
+                                              "loaded"))
+    return;
+  gtk_widget_child_focus (GTK_WIDGET (self->what_if_panel), GTK_DIR_TAB_FORWARD);
 }
 
 static void
@@ -1128,6 +1208,7 @@ language_changed_cb (GmlSnapshotPage *self)
 {
   set_accessible_labels (self);
   set_error_title (self);
+  gml_what_if_panel_refresh (self->what_if_panel);
   if (self->document == NULL)
     return;
   update_header (self);
@@ -1201,7 +1282,10 @@ gml_snapshot_page_dispose (GObject *object)
     g_cancellable_cancel (self->compare_cancellable);
   g_clear_object (&self->compare_cancellable);
   if (self->document != NULL)
-    g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
+    {
+      g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
+      gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), NULL, 0);
+    }
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_SNAPSHOT_PAGE);
   g_clear_object (&self->document);
   g_clear_object (&self->loading_file);
@@ -1263,6 +1347,7 @@ gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
                                    0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 
   g_type_ensure (GML_TYPE_SNAPSHOT_CANVAS);
+  g_type_ensure (GML_TYPE_WHAT_IF_PANEL);
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-snapshot-page.ui");
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, stack);
@@ -1291,6 +1376,7 @@ gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, entry_label);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, no_oom_label);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, oom_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, what_if_panel);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, about_label);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, peak_label);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, peak_categories_label);
@@ -1322,6 +1408,7 @@ gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
   gtk_widget_class_install_action (widget_class, "snapshot.peak", NULL, peak_action);
   gtk_widget_class_install_action (widget_class, "snapshot.stop-compare", NULL,
                                    stop_compare_action);
+  gtk_widget_class_install_action (widget_class, "snapshot.what-if", NULL, what_if_action);
 
   /* Keys while the focus is anywhere on the page; the focused widget sees
    * them first (a scale moves itself, a button keeps Enter and Space). */
@@ -1360,6 +1447,8 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
   g_signal_connect_object (self->canvas, "block-selected", G_CALLBACK (block_selected_cb), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect (self, "map", G_CALLBACK (map_cb), NULL);
+  g_signal_connect_object (self->what_if_panel, "changed", G_CALLBACK (what_if_changed_cb), self,
+                           G_CONNECT_SWAPPED);
 
   /* Global scope, like the scenario panel's: Ctrl+Shift+E exports this page's
    * picture while the page is shown (a hidden page's shortcuts do not run). */
@@ -1368,12 +1457,15 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
                                         gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control><Shift>e"),
                                                           gtk_named_action_new ("snapshot.export")));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control><Shift>w"),
+                                                          gtk_named_action_new ("snapshot.what-if")));
   gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
 
   for (const char * const *name = (const char * const[]) { "snapshot.first", "snapshot.back", "snapshot.page-back",
                                                            "snapshot.forward", "snapshot.page-forward",
                                                            "snapshot.last", "snapshot.export",
-                                                           "snapshot.peak", NULL };
+                                                           "snapshot.peak", "snapshot.what-if", NULL };
        *name != NULL; name++)
     gtk_widget_action_set_enabled (GTK_WIDGET (self), *name, FALSE);
 

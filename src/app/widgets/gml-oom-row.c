@@ -41,6 +41,10 @@ struct _GmlOomRow
   GtkLabel  *empty_cache_label;
   GtkLabel  *batch_label;
   GtkBox    *practise_box;
+
+  /* The verdicts from the figures, for when the replays are gone again. */
+  char      *reasoned_expandable;
+  char      *reasoned_max_split;
 };
 
 G_DEFINE_FINAL_TYPE (GmlOomRow, gml_oom_row, GTK_TYPE_WIDGET)
@@ -186,12 +190,16 @@ gml_oom_row_set_oom (GmlOomRow            *self,
                        ? _("expandable_segments:True — would not have helped: there was not enough free "
                            "memory in all.")
                        : _("expandable_segments:True — would not have changed this."));
+  g_free (self->reasoned_expandable);
+  self->reasoned_expandable = g_strdup (gtk_label_get_label (self->expandable_label));
   if (x.max_split_would_help)
     gtk_label_set_label (self->max_split_label,
                          _("max_split_size_mb — would have helped: small requests had split large cached "
                            "blocks; with it, large blocks stay whole for large requests."));
   else
     gtk_label_set_label (self->max_split_label, _("max_split_size_mb — would not have changed this."));
+  g_free (self->reasoned_max_split);
+  self->reasoned_max_split = g_strdup (gtk_label_get_label (self->max_split_label));
   gtk_label_set_label (self->empty_cache_label,
                        _("torch.cuda.empty_cache() — would not have helped: before giving up, the allocator "
                          "had already returned every wholly free cached segment to the GPU and tried again."));
@@ -226,6 +234,28 @@ gml_oom_row_new (const GmlSnapshotOom *oom,
   return GTK_WIDGET (self);
 }
 
+void
+gml_oom_row_set_replayed (GmlOomRow  *self,
+                          const char *expandable,
+                          const char *max_split)
+{
+  g_return_if_fail (GML_IS_OOM_ROW (self));
+
+  gtk_label_set_label (self->expandable_label, expandable != NULL ? expandable : self->reasoned_expandable);
+  gtk_label_set_label (self->max_split_label, max_split != NULL ? max_split : self->reasoned_max_split);
+}
+
+static void
+gml_oom_row_finalize (GObject *object)
+{
+  GmlOomRow *self = GML_OOM_ROW (object);
+
+  g_free (self->reasoned_expandable);
+  g_free (self->reasoned_max_split);
+
+  G_OBJECT_CLASS (gml_oom_row_parent_class)->finalize (object);
+}
+
 static void
 gml_oom_row_dispose (GObject *object)
 {
@@ -241,6 +271,7 @@ gml_oom_row_class_init (GmlOomRowClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = gml_oom_row_dispose;
+  object_class->finalize = gml_oom_row_finalize;
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-oom-row.ui");
   gtk_widget_class_bind_template_child (widget_class, GmlOomRow, box);

@@ -19,6 +19,8 @@
 
 #include "config.h"
 
+#include <math.h>
+
 #include <adwaita.h>
 
 #include "gml-i18n.h"
@@ -242,8 +244,8 @@ update_rows (GmlWhatIfPanel *self)
         }
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->rows[i]), title);
       adw_action_row_set_subtitle (ADW_ACTION_ROW (self->rows[i]), shown);
+      /* Its name is its title already (AdwActionRow labels the row by it). */
       gtk_accessible_update_property (GTK_ACCESSIBLE (self->rows[i]),
-                                      GTK_ACCESSIBLE_PROPERTY_LABEL, title,
                                       GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, spoken, -1);
       gtk_widget_set_sensitive (GTK_WIDGET (self->shown[i]), self->done[i]);
     }
@@ -393,7 +395,14 @@ gpu_changed_cb (GmlWhatIfPanel *self)
   double gib = gtk_spin_button_get_value (self->gpu_spin);
   guint64 bytes = (guint64) (gib * (double) GiB) / PAGE * PAGE;
 
+  double shown = (double) self->gpu_memory / (double) GiB;
+  double step = 0.5 * pow (10, -(double) gtk_spin_button_get_digits (self->gpu_spin));
+
   if (self->setting_spin || self->what_if == NULL || bytes == self->gpu_memory)
+    return;
+  /* Focus leaving the spin button reads back the rounded figure it shows: that is
+   * not a new size. */
+  if (fabs (gib - shown) <= step * 1.0001)
     return;
   /* Below what the trace begins with, no GPU replays it. */
   if (bytes > 0 && bytes < gml_what_if_get_initial_reserved (self->what_if))
@@ -590,6 +599,23 @@ gml_what_if_panel_describe_verdict (GmlWhatIfPanel *self,
     return g_strdup_printf (_("With %s this run still runs out of memory, first at entry %lu (replayed)."),
                             best->alloc_conf, (gulong) best->first_oom_index);
   }
+}
+
+void
+gml_what_if_panel_refresh (GmlWhatIfPanel *self)
+{
+  g_return_if_fail (GML_IS_WHAT_IF_PANEL (self));
+
+  for (guint i = 0; i < N_ROWS; i++)
+    {
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->shown[i]), _("Draw Its Reserved Memory on the Timeline"));
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->shown[i]), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      _("Draw Its Reserved Memory on the Timeline"), -1);
+    }
+  if (self->busy)
+    gtk_progress_bar_set_text (self->progress_bar, _("Replaying the trace…"));
+  update_gpu_source (self);
+  update_rows (self);
 }
 
 /* ------------------------------------------------------------------------- */

@@ -45,4 +45,7 @@ guint64        gml_what_if_panel_get_gpu_memory (GmlWhatIfPanel      *self);
 char          *gml_what_if_panel_describe_verdict (GmlWhatIfPanel    *self,
                                                    const char        *setting);
 
+/* The words again, after a change of language. */
+void           gml_what_if_panel_refresh        (GmlWhatIfPanel      *self);
+
 G_END_DECLS
