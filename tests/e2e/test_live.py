@@ -200,7 +200,7 @@ check(moved and moved != held, f'← moves the picture back one entry: “{moved
 if at is not None:
     check(moved[0].startswith(f'After {at - 1} of '), f'← shows entry {at - 1}')
 app.key('End')
-following = c_pattern(_('Live: updated %.1f s into the run.'))
+following = c_pattern(_('Live: updated %s s into the run.'))
 ended_any = c_pattern(_('The program ended with exit status %d.'))
 app.wait_label(lambda t: following.match(t) or ended_any.match(t),
                'saying it follows the program again', timeout=10)
