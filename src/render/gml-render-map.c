@@ -326,6 +326,11 @@ device_line (const GmlMemoryMapData *data)
   g_autofree char *t_res = gml_format_size_short (stats->reserved_bytes[GML_STAT_ALL].current);
   g_autofree char *t_alloc = gml_format_size_short (stats->allocated_bytes[GML_STAT_ALL].current);
 
+  if (data->capacity_is_peak)
+    /* Translators: device name, then sizes; the first is what the map is drawn to,
+     * as a snapshot does not record the GPU's memory. */
+    return g_strdup_printf (_("%s · scale: the most reserved, %s · reserved %s · allocated %s"),
+                            data->device_name ? data->device_name : "", t_total, t_res, t_alloc);
   if (data->other_in_use > 0)
     {
       g_autofree char *t_other = gml_format_size_short (data->other_in_use);

@@ -147,6 +147,9 @@ typedef struct
   gboolean           inferred;        /* the categories were inferred (a snapshot's): the
                                        * legend names those present, the snapshot's way
                                        * ("Parameters"), and says they are inferred */
+  gboolean           capacity_is_peak; /* @capacity is the most reserved over the trace
+                                        * (a snapshot, which does not record the GPU's
+                                        * size), not the device's: the line says so */
 } GmlMemoryMapData;
 
 /* The box of one segment. Every segment is one box, never split: a segment

@@ -334,6 +334,20 @@ gml_snapshot_picture_get_compare (GmlSnapshotPicture *self)
 }
 
 void
+gml_snapshot_picture_set_empty_caches (GmlSnapshotPicture *self,
+                                       const gsize        *entries,
+                                       guint               n)
+{
+  gsize n_points = gml_snapshot_timeline_get_n_entries (self->timeline) + 1;
+
+  for (gsize i = 0; i < n_points; i++)
+    self->marks[i] &= (guint8) ~GML_TIMELINE_MARK_EMPTY_CACHE;
+  for (guint k = 0; entries != NULL && k < n; k++)
+    if (entries[k] < n_points)
+      self->marks[entries[k]] |= GML_TIMELINE_MARK_EMPTY_CACHE;
+}
+
+void
 gml_snapshot_picture_set_replays (GmlSnapshotPicture      *self,
                                   const GmlTimelineReplay *replays,
                                   guint                    n_replays)
@@ -370,6 +384,7 @@ map_data (GmlSnapshotPicture *self,
   data->failed_request = oom ? oom->size : 0;
   /* Categories the snapshot does not record, inferred (gml-snapshot-category.c). */
   data->inferred = TRUE;
+  data->capacity_is_peak = TRUE;
 }
 
 static void

@@ -64,6 +64,11 @@ void                gml_snapshot_picture_set_compare  (GmlSnapshotPicture   *sel
                                                        const char           *label,
                                                        const char           *other_label);
 GmlSnapshotTimeline *gml_snapshot_picture_get_compare (GmlSnapshotPicture   *self);
+/* Where the program called empty_cache(), found by replaying it
+ * (gml_what_if_get_empty_caches): marked on the timeline; NULL clears. */
+void                gml_snapshot_picture_set_empty_caches (GmlSnapshotPicture *self,
+                                                           const gsize        *entries,
+                                                           guint               n);
 /* The run replayed under other settings (what-if): each replay's reserved bytes
  * drawn over the timeline view. The arrays and labels are borrowed and must
  * outlive the picture or the next call; at most GML_TIMELINE_MAX_REPLAYS. */

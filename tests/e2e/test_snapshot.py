@@ -111,9 +111,9 @@ def info(path):
     return json.loads(cli('snapshot', path, '--json').stdout)
 
 
-def reader_error(path):
+def reader_error(path, language=None):
     """The reader's message for a file it refuses, as the snapshot verb prints it."""
-    result = cli('snapshot', path, check_status=False)
+    result = cli('snapshot', path, check_status=False, language=language)
     assert result.returncode == 1, f'the snapshot verb accepted {path}'
     line = result.stderr.strip()
     prefix = 'gpu-memory-lab snapshot: ' + path + ': '
@@ -171,6 +171,21 @@ for key, move in (('Left', -1), ('Left', -1), ('Page_Up', -page), ('Home', None)
     app.key(key)
     wait_image(app, expected, f'after {key}')
     check(True, f'{key}: the description is the render verb’s for N = {at}')
+# Page Up/Down go the same way with the slider focused (GtkRange's own keys go the other).
+app.key('Home')
+wait_image(app, describe(REAL, 0), 'after Home')
+slider = app.find('slider', equals=_('Position in the trace'))
+check(len(slider) == 1, f'the Snapshot view has one slider “{_("Position in the trace")}”')
+for _tab in range(8):
+    if slider[0][1].getState().contains(pyatspi.STATE_FOCUSED):
+        break
+    app.key('Tab')
+check(slider[0][1].getState().contains(pyatspi.STATE_FOCUSED), 'Tab reaches the slider')
+app.key('Page_Down')
+wait_image(app, describe(REAL, page), 'after Page Down on the slider')
+app.key('Page_Up')
+wait_image(app, describe(REAL, 0), 'after Page Up on the slider')
+check(True, f'with the slider focused, Page Down goes forward {page} entries and Page Up back')
 app.key('Home')
 app.key('Right')
 wait_image(app, describe(REAL, 1), 'after Home, →')
@@ -254,6 +269,21 @@ for path, what in ((BROKEN, 'a file cut short'), (CHECKPOINT, 'a pickle of Pytho
     check(True, f'{what}: the window says “{heading}” and “{message}”')
 check('GLOBAL' in reader_error(CHECKPOINT), 'the checkpoint is refused at its GLOBAL instruction, not run')
 app.screenshot(os.path.join(shots, f'snapshot-error-{lang}.png'))
+
+# The language changes on the error page too: the reader's own message in the other language.
+set_language(other)
+other_message = reader_error(CHECKPOINT, other)
+app.wait_label(lambda t: t == other_message, f'with the reader’s message in “{other}”: “{other_message}”',
+               timeout=20)
+check(other_message != reader_error(CHECKPOINT), f'switched to “{other}”: the error page says “{other_message}”')
+set_language(lang)
+app.wait_label(lambda t: t == reader_error(CHECKPOINT), 'with the reader’s message again', timeout=20)
+
+# The snapshot open before the broken files is still there.
+back = c_format(_('_Back to “%s”'), 'oom.pickle').replace('_', '')
+press(app, back)
+app.wait_label(lambda t: t == title, f'“{title}” again, after “{back}”', timeout=10)
+check(True, f'“{back}” shows the snapshot that was open, its explainer “{title}”')
 
 # Every file that opened is a recent snapshot (GtkRecentManager), the broken ones are not.
 xbel = os.path.join(home, 'data', 'recently-used.xbel')

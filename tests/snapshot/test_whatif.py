@@ -81,6 +81,25 @@ def fragmentation_case(tmp):
     return path, len(trace) - 1
 
 
+def empty_cache_case(tmp):
+    """A program that calls empty_cache(): segment A given back while B keeps a live
+    block, then a request B's free piece serves (PyTorch never asks the GPU then, so the
+    segment_free was empty_cache(), not a retry). Returns the path and the entry index of
+    that segment_free."""
+    A, B = 0x7f5000000000, 0x7f5010000000
+    E = mk.entry
+    trace = [E('segment_alloc', A, 20 * MiB), E('alloc', A, 20 * MiB),
+             E('segment_alloc', B, 20 * MiB), E('alloc', B, 10 * MiB),
+             E('free_requested', A, 20 * MiB), E('free_completed', A, 20 * MiB),
+             E('segment_free', A, 20 * MiB),
+             E('alloc', B + 10 * MiB, 4 * MiB)]
+    segs = [mk.segment(B, [mk.block(10 * MiB, 'active_allocated'), mk.block(4 * MiB, 'active_allocated'),
+                           mk.block(6 * MiB, 'inactive', 0)])]
+    path = os.path.join(tmp, 'empty-cache.pickle')
+    mk.dump({'segments': segs, 'device_traces': [trace]}, path)
+    return path, 6
+
+
 def oversize_case(tmp):
     A = 0x7f5000000000
     E = mk.entry

@@ -20,6 +20,7 @@
 
 static char *fragmentation_path;
 static char *long_path;
+static char *empty_cache_path;
 
 static void
 loaded_cb (GObject      *source,
@@ -126,6 +127,36 @@ test_manual (void)
   g_assert_finalize_object (panel);
 }
 
+/* Where the program called empty_cache(), as the replay as recorded finds it: for
+ * the timeline's marks. None before the replays are done; none where there is none. */
+static void
+test_empty_caches (void)
+{
+  g_autoptr(GmlSnapshotDocument) document = load (empty_cache_path);
+  g_autoptr(GmlSnapshotDocument) without = load (fragmentation_path);
+  GmlWhatIfPanel *panel = g_object_ref_sink (GML_WHAT_IF_PANEL (gml_what_if_panel_new ()));
+  const gsize *at;
+  guint n = 99;
+
+  gml_what_if_panel_set_document (panel, document);
+  at = gml_what_if_panel_get_empty_caches (panel, &n);
+  g_assert_null (at);
+  g_assert_cmpuint (n, ==, 0);
+  wait_idle (panel);
+  at = gml_what_if_panel_get_empty_caches (panel, &n);
+  g_assert_cmpuint (n, ==, 1);
+  /* The segment_free (entry 6) or the request it came before (7). */
+  g_assert_cmpuint (at[0], >=, 6);
+  g_assert_cmpuint (at[0], <=, 7);
+
+  gml_what_if_panel_set_document (panel, without);
+  wait_idle (panel);
+  at = gml_what_if_panel_get_empty_caches (panel, &n);
+  g_assert_null (at);
+  g_assert_cmpuint (n, ==, 0);
+  g_assert_finalize_object (panel);
+}
+
 /* Destroyed in the middle of its replays: nothing reaches it after, and it goes. */
 static void
 test_destroy_while_running (void)
@@ -174,8 +205,8 @@ main (int    argc,
   /* make_snapshots.py's cases, and the what-if test's fragmentation trace. */
   script = g_strdup_printf ("import sys; sys.path.insert(0, %s); sys.path.insert(0, %s + '/../common');"
                             "import make_snapshots as mk, test_whatif as t, os;"
-                            "mk.cases(%s); p, _ = t.fragmentation_case(%s)",
-                            "sys.argv[1]", "sys.argv[1]", "sys.argv[2]", "sys.argv[2]");
+                            "mk.cases(%s); p, _ = t.fragmentation_case(%s); t.empty_cache_case(%s)",
+                            "sys.argv[1]", "sys.argv[1]", "sys.argv[2]", "sys.argv[2]", "sys.argv[2]");
   {
     g_autofree char *folder = g_path_get_dirname (argv[1]);
     const char *cmd[] = { python, "-c", script, folder, dir, NULL };
@@ -186,12 +217,15 @@ main (int    argc,
   }
   fragmentation_path = g_build_filename (dir, "fragmentation.pickle", NULL);
   long_path = g_build_filename (dir, "long.pickle", NULL);
+  empty_cache_path = g_build_filename (dir, "empty-cache.pickle", NULL);
 
   g_test_add_func ("/widgets/what-if-panel/rows", test_rows);
   g_test_add_func ("/widgets/what-if-panel/manual", test_manual);
+  g_test_add_func ("/widgets/what-if-panel/empty-caches", test_empty_caches);
   g_test_add_func ("/widgets/what-if-panel/destroy-while-running", test_destroy_while_running);
   result = g_test_run ();
   g_free (fragmentation_path);
   g_free (long_path);
+  g_free (empty_cache_path);
   return result;
 }

@@ -29,6 +29,7 @@
 #include "gml-oom-row.h"
 #include "gml-probe-socket.h"
 #include "gml-scenario.h"
+#include "gml-scrub-keys.h"
 #include "gml-snapshot-canvas.h"
 #include "gml-what-if-panel.h"
 #include "gml-snapshot-state.h"
@@ -1340,6 +1341,7 @@ gml_live_page_init (GmlLivePage *self)
   /* The program's output, folded away under the pictures until asked for. */
   g_object_bind_property (self->output_button, "active", self->output_revealer, "reveal-child",
                           G_BINDING_SYNC_CREATE);
+  gml_scrub_keys_route_page_keys (self->scale, "live.page-back", "live.page-forward");
   g_signal_connect_object (self->adjustment, "value-changed", G_CALLBACK (scale_value_changed_cb), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect (self, "map", G_CALLBACK (map_cb), NULL);

@@ -37,6 +37,7 @@
 #include "gml-export-chooser.h"
 #include "gml-oom-row.h"
 #include "gml-scenario.h"
+#include "gml-scrub-keys.h"
 #include "gml-snapshot-canvas.h"
 #include "gml-snapshot-page.h"
 #include "gml-what-if-panel.h"
@@ -87,6 +88,7 @@ struct _GmlSnapshotPage
   GtkLabel             *block_internal_label;
   GtkButton            *empty_open_button;
   GtkButton            *error_open_button;
+  GtkButton            *error_back_button;
   GtkButton            *cancel_button;
 
   /* Owned */
@@ -526,6 +528,13 @@ update_replay_lines (GmlSnapshotPage *self)
       };
     }
   gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), replays, n);
+  {
+    guint n_empty;
+    const gsize *empty = gml_what_if_panel_get_empty_caches (self->what_if_panel, &n_empty);
+
+    gml_snapshot_picture_set_empty_caches (gml_snapshot_document_get_picture (self->document), empty,
+                                           n_empty);
+  }
   /* A line just ticked is seen where it is drawn. */
   if (n > self->n_replays_drawn)
     gtk_toggle_button_set_active (self->view_buttons[GML_SNAPSHOT_VIEW_TIMELINE], TRUE);
@@ -681,6 +690,20 @@ set_error_title (GmlSnapshotPage *self)
   /* Translators: %s is a file name. */
   title = g_strdup_printf (_("“%s” Could Not Be Opened"), name != NULL ? name : "");
   adw_status_page_set_title (self->error_page, title);
+
+  /* The snapshot that was open stays: the way back to it. */
+  gtk_widget_set_visible (GTK_WIDGET (self->error_back_button), self->document != NULL);
+  if (self->document != NULL)
+    {
+      GFile *open = gml_snapshot_document_get_file (self->document);
+      g_autofree char *path = open != NULL ? g_file_get_path (open) : NULL;
+      g_autofree char *open_name = path != NULL ? g_filename_display_basename (path)
+                                   : open != NULL ? g_file_get_basename (open) : g_strdup ("");
+      /* Translators: %s is the file name of the snapshot that was open. */
+      g_autofree char *back = g_strdup_printf (_("_Back to “%s”"), open_name);
+
+      gtk_button_set_label (self->error_back_button, back);
+    }
 }
 
 static void
@@ -1085,6 +1108,21 @@ what_if_action (GtkWidget  *widget,
   gtk_widget_child_focus (GTK_WIDGET (self->what_if_panel), GTK_DIR_TAB_FORWARD);
 }
 
+/* From the error page back to the snapshot that was open before. */
+static void
+back_to_document_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
+
+  if (self->document == NULL)
+    return;
+  g_clear_object (&self->error_file);
+  show_state (self, "loaded");
+  gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+}
+
 static void
 block_selected_cb (GmlSnapshotPage   *self,
                    guint64            address,
@@ -1201,14 +1239,23 @@ map_cb (GmlSnapshotPage *self)
 /* Language                                                                  */
 
 /* Template strings are looked up again by the window (gml-language.c); what
- * this page formatted itself is formatted again here. The reader's error
- * message was translated when it was made and stays as it is. */
+ * this page formatted itself is formatted again here, and the file the error
+ * page is about read again for the reader's own message. */
 static void
 language_changed_cb (GmlSnapshotPage *self)
 {
   set_accessible_labels (self);
   set_error_title (self);
   gml_what_if_panel_refresh (self->what_if_panel);
+  /* The reader's message was made in the old language: read the file again for
+   * it in the new one (it fails where it failed, or opens if it was mended). */
+  if (self->error_file != NULL &&
+      g_str_equal (gtk_stack_get_visible_child_name (self->stack), "error"))
+    {
+      g_autoptr(GFile) file = g_object_ref (self->error_file);
+
+      gml_snapshot_page_open (self, file);
+    }
   if (self->document == NULL)
     return;
   update_header (self);
@@ -1394,6 +1441,7 @@ gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, block_internal_label);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, empty_open_button);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, error_open_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, error_back_button);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, cancel_button);
 
   gtk_widget_class_install_action (widget_class, "snapshot.first", NULL, scrub_action);
@@ -1409,6 +1457,8 @@ gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
   gtk_widget_class_install_action (widget_class, "snapshot.stop-compare", NULL,
                                    stop_compare_action);
   gtk_widget_class_install_action (widget_class, "snapshot.what-if", NULL, what_if_action);
+  gtk_widget_class_install_action (widget_class, "snapshot.back-to-document", NULL,
+                                   back_to_document_action);
 
   /* Keys while the focus is anywhere on the page; the focused widget sees
    * them first (a scale moves itself, a button keeps Enter and Space). */
@@ -1440,6 +1490,7 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
   for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
     g_signal_connect_object (self->view_buttons[v], "toggled", G_CALLBACK (view_toggled_cb), self,
                              G_CONNECT_SWAPPED);
+  gml_scrub_keys_route_page_keys (self->scale, "snapshot.page-back", "snapshot.page-forward");
   g_signal_connect_object (self->adjustment, "value-changed", G_CALLBACK (scale_value_changed_cb), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->device_dropdown, "notify::selected", G_CALLBACK (device_selected_cb), self,

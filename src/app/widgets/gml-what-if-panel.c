@@ -67,6 +67,7 @@ struct _GmlWhatIfPanel
   gboolean             done[N_ROWS];
   GtkWidget           *rows[N_ROWS];  /* AdwActionRow */
   GtkCheckButton      *shown[N_ROWS];
+  GArray              *empty_caches;  /* gsize, of the replayed document; NULL until done */
 
   /* State */
   guint64              gpu_memory;
@@ -316,6 +317,15 @@ replays_done_cb (GObject      *source,
       memset (&d->runs[i], 0, sizeof d->runs[i]);
       self->done[i] = TRUE;
     }
+  {
+    guint n;
+    const gsize *at = gml_what_if_get_empty_caches (d->what_if, &n);
+
+    g_clear_pointer (&self->empty_caches, g_array_unref);
+    self->empty_caches = g_array_sized_new (FALSE, FALSE, sizeof (gsize), n);
+    if (n > 0)
+      g_array_append_vals (self->empty_caches, at, n);
+  }
   set_busy (self, FALSE);
   update_rows (self);
   g_signal_emit (self, signals[CHANGED], 0);
@@ -350,6 +360,7 @@ start (GmlWhatIfPanel *self)
       gml_what_if_run_clear (&self->runs[i]);
       self->done[i] = FALSE;
     }
+  g_clear_pointer (&self->empty_caches, g_array_unref);
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), FALSE);
   if (self->what_if == NULL)
     {
@@ -565,6 +576,16 @@ gml_what_if_panel_get_shown (GmlWhatIfPanel *self,
   return self->done[row] && gtk_check_button_get_active (self->shown[row]);
 }
 
+const gsize *
+gml_what_if_panel_get_empty_caches (GmlWhatIfPanel *self,
+                                    guint          *n)
+{
+  g_return_val_if_fail (GML_IS_WHAT_IF_PANEL (self) && n != NULL, NULL);
+
+  *n = self->empty_caches != NULL ? self->empty_caches->len : 0;
+  return *n > 0 ? (const gsize *) (gpointer) self->empty_caches->data : NULL;
+}
+
 guint64
 gml_what_if_panel_get_gpu_memory (GmlWhatIfPanel *self)
 {
@@ -679,6 +700,7 @@ gml_what_if_panel_finalize (GObject *object)
 
   for (guint i = 0; i < N_ROWS; i++)
     gml_what_if_run_clear (&self->runs[i]);
+  g_clear_pointer (&self->empty_caches, g_array_unref);
   g_clear_pointer (&self->what_if, gml_what_if_free);
   g_clear_object (&self->document);
   G_OBJECT_CLASS (gml_what_if_panel_parent_class)->finalize (object);

@@ -36,6 +36,10 @@ const GmlWhatIfRun *gml_what_if_panel_get_run   (GmlWhatIfPanel      *self,
 /* Whether the row's reserved memory is to be drawn over the recorded timeline. */
 gboolean       gml_what_if_panel_get_shown      (GmlWhatIfPanel      *self,
                                                  guint                row);
+/* The entries before which the run called empty_cache(), as its replay found
+ * them; NULL with *@n 0 until the replays are done. */
+const gsize   *gml_what_if_panel_get_empty_caches (GmlWhatIfPanel    *self,
+                                                   guint             *n);
 /* The GPU every row replays on (0: unbounded), and how it was chosen. */
 guint64        gml_what_if_panel_get_gpu_memory (GmlWhatIfPanel      *self);
 /* One sentence per setting that would have changed the out-of-memory outcome,

@@ -347,6 +347,14 @@ gml_what_if_get_initial_reserved (GmlWhatIf *self)
   return self->start_reserved;
 }
 
+const gsize *
+gml_what_if_get_empty_caches (GmlWhatIf *self,
+                              guint     *n)
+{
+  *n = self->have_empty_caches ? self->empty_caches->len : 0;
+  return *n > 0 ? (const gsize *) (gpointer) self->empty_caches->data : NULL;
+}
+
 guint64
 gml_what_if_infer_gpu_memory (GmlWhatIf          *self,
                               GmlWhatIfGpuSource *source,

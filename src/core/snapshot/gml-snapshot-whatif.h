@@ -67,6 +67,11 @@ guint64        gml_what_if_infer_gpu_memory (GmlWhatIf           *self,
 /* What the allocator had reserved at the trace's first entry: no GPU smaller
  * than this can replay the window. */
 guint64        gml_what_if_get_initial_reserved (GmlWhatIf       *self);
+/* The entries before which the recorded program called empty_cache(), as a run
+ * as recorded finds them (a run of segment_free that no request explains, the
+ * rule of --check); NULL with *@n 0 before any run. */
+const gsize   *gml_what_if_get_empty_caches    (GmlWhatIf       *self,
+                                                guint           *n);
 
 /* One replay. @conf NULL: as recorded. @gpu_memory 0: unbounded. With
  * @keep_timeline, out->reserved holds reserved bytes after each entry. FALSE
