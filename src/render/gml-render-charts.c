@@ -656,6 +656,39 @@ value_y (const GmlRect *plot,
   return plot->y + plot->height * (1.0 - (double) MIN (value, top) / top);
 }
 
+/* A path through the first @drawn of @n_points values spread over @columns
+ * columns from @box's left, each column at the largest of its points. FALSE
+ * when no column has a point. */
+static gboolean
+path_column_max (cairo_t        *cr,
+                 const guint64  *values,
+                 gsize           n_points,
+                 gsize           drawn,
+                 int             columns,
+                 const GmlRect  *box,
+                 guint64         top)
+{
+  gboolean started = FALSE;
+
+  for (int c = 0; c < columns; c++)
+    {
+      gsize i0 = (gsize) ((double) c / columns * n_points);
+      gsize i1 = MAX (i0 + 1, (gsize) ((double) (c + 1) / columns * n_points));
+      guint64 hi = 0;
+
+      if (i0 >= drawn)
+        break;
+      for (gsize i = i0; i < MIN (i1, drawn); i++)
+        hi = MAX (hi, values[i]);
+      if (!started)
+        cairo_move_to (cr, box->x + c + 0.5, value_y (box, top, hi));
+      else
+        cairo_line_to (cr, box->x + c + 0.5, value_y (box, top, hi));
+      started = TRUE;
+    }
+  return started;
+}
+
 /* The second run: its allocated and reserved bytes as dashed lines, one
  * point per column at most (the largest in it), over the same axis. */
 static void
@@ -673,19 +706,7 @@ draw_other (cairo_t               *cr,
     {
       const guint64 *values = series == 0 ? data->other_reserved : data->other_allocated;
 
-      for (int c = 0; c < columns; c++)
-        {
-          gsize i0 = (gsize) ((double) c / columns * data->other_n_points);
-          gsize i1 = MAX (i0 + 1, (gsize) ((double) (c + 1) / columns * data->other_n_points));
-          guint64 hi = 0;
-
-          for (gsize i = i0; i < MIN (i1, data->other_n_points); i++)
-            hi = MAX (hi, values[i]);
-          if (c == 0)
-            cairo_move_to (cr, full->x + c + 0.5, value_y (full, top, hi));
-          else
-            cairo_line_to (cr, full->x + c + 0.5, value_y (full, top, hi));
-        }
+      path_column_max (cr, values, data->other_n_points, data->other_n_points, columns, full, top);
       cairo_set_dash (cr, (double[]) { 6, 4 }, 2, 0);
       cairo_set_line_width (cr, 2 * style->line_width);
       _gml_set_color (cr, series == 0 ? &pal->reserved : &pal->allocated);
@@ -709,26 +730,10 @@ draw_replays (cairo_t               *cr,
   for (guint r = 0; r < MIN (data->n_replays, GML_TIMELINE_MAX_REPLAYS); r++)
     {
       const GmlTimelineReplay *replay = &data->replays[r];
-      gsize n = MIN (replay->n_points, data->n_points);
-      gboolean started = FALSE;
 
-      for (int c = 0; c < columns; c++)
-        {
-          gsize i0 = (gsize) ((double) c / columns * data->n_points);
-          gsize i1 = MAX (i0 + 1, (gsize) ((double) (c + 1) / columns * data->n_points));
-          guint64 hi = 0;
-
-          if (i0 >= MIN (n, limit))
-            break;
-          for (gsize i = i0; i < MIN (i1, MIN (n, limit)); i++)
-            hi = MAX (hi, replay->reserved[i]);
-          if (!started)
-            cairo_move_to (cr, plot->x + c + 0.5, value_y (plot, top, hi));
-          else
-            cairo_line_to (cr, plot->x + c + 0.5, value_y (plot, top, hi));
-          started = TRUE;
-        }
-      if (!started)
+      /* Columns over the run's own points; the replay's, up to those drawn. */
+      if (!path_column_max (cr, replay->reserved, data->n_points,
+                            MIN (MIN (replay->n_points, data->n_points), limit), columns, plot, top))
         continue;
       set_replay_line (cr, style, r);
       cairo_stroke (cr);
