@@ -386,6 +386,17 @@ except AssertionError:
     raise
 check(True, f'What If…: the {len(titles)} rows read, to the byte, what snapshot --what-if prints for the '
             f'saved snapshot')
+# A row ticked (a real click): its reserved memory drawn on the live timeline.
+boxes = app.find('check box', prefix=_('Draw Its Reserved Memory on the Timeline'))
+check(len(boxes) == len(titles), f'each what-if row has its box ({len(boxes)})')
+press(app, _('Timeline'))
+app.click(boxes[1][1])
+parts = _('Replayed with %s: the most reserved %s.').split('%s')
+app.wait_image(lambda d: parts[0] + SETTINGS[0] + parts[1] in d, 'with the ticked replay on the timeline',
+               timeout=15)
+check(True, f'ticking {SETTINGS[0]} draws its replay on the live timeline')
+app.screenshot(os.path.join(shots, f'live-what-if-{lang}.png'))
+app.click(boxes[1][1])
 app.key('ctrl+shift+w')
 
 # The program is killed.

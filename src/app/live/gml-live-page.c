@@ -400,6 +400,27 @@ update_side (GmlLivePage *self)
   gtk_widget_set_visible (GTK_WIDGET (self->oom_scroller), has_oom || what_if);
 }
 
+/* The ticked what-if rows over the timeline of what has arrived. A replay is of
+ * what had arrived when it was asked for: its line ends there. */
+static void
+set_replay_lines (GmlLivePage *self)
+{
+  GmlTimelineReplay replays[GML_TIMELINE_MAX_REPLAYS];
+  guint n;
+
+  if (self->document == NULL)
+    return;
+  n = gml_what_if_panel_get_replay_lines (self->what_if_panel, replays, G_N_ELEMENTS (replays));
+  gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), replays, n);
+}
+
+static void
+what_if_changed_cb (GmlLivePage *self)
+{
+  set_replay_lines (self);
+  gml_snapshot_canvas_refresh (self->canvas);
+}
+
 static void
 show_document (GmlLivePage         *self,
                GmlSnapshotDocument *document)
@@ -411,7 +432,11 @@ show_document (GmlLivePage         *self,
   /* What has arrived, for the what-if's next Replay. */
   gml_what_if_panel_set_document (self->what_if_panel, document);
   if (self->document != NULL)
-    g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
+    {
+      g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
+      /* Its lines are the panel's replays. */
+      gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), NULL, 0);
+    }
   g_set_object (&self->document, document);
   if (document == NULL)
     {
@@ -428,6 +453,7 @@ show_document (GmlLivePage         *self,
                             (double) gml_snapshot_document_get_page (document), 0);
   self->updating_scale = FALSE;
   gtk_widget_set_sensitive (GTK_WIDGET (self->scale), n > 0);
+  set_replay_lines (self);
   gml_snapshot_canvas_set_document (self->canvas, document);
   gtk_stack_set_visible_child_name (self->canvas_stack, "canvas");
   update_position (self);
@@ -1179,7 +1205,10 @@ gml_live_page_dispose (GObject *object)
     g_cancellable_cancel (self->oom_cancellable);
   g_clear_object (&self->oom_cancellable);
   if (self->document != NULL)
-    g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
+    {
+      g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
+      gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), NULL, 0);
+    }
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_LIVE_PAGE);
   g_clear_object (&self->document);
   g_clear_object (&self->oom_file);
@@ -1369,6 +1398,8 @@ gml_live_page_init (GmlLivePage *self)
 
   /* The run is still arriving: the what-if replays what has, when asked. */
   gml_what_if_panel_set_manual (self->what_if_panel, TRUE);
+  g_signal_connect_object (self->what_if_panel, "changed", G_CALLBACK (what_if_changed_cb), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->what_if_button, "toggled", G_CALLBACK (update_side), self,
                            G_CONNECT_SWAPPED);
   update_side (self);

@@ -512,21 +512,11 @@ static void
 update_replay_lines (GmlSnapshotPage *self)
 {
   GmlTimelineReplay replays[GML_TIMELINE_MAX_REPLAYS];
-  guint n = 0;
+  guint n;
 
   if (self->document == NULL)
     return;
-  for (guint i = 0; i < gml_what_if_panel_get_n_rows (self->what_if_panel) && n < G_N_ELEMENTS (replays); i++)
-    {
-      const GmlWhatIfRun *run = gml_what_if_panel_get_run (self->what_if_panel, i);
-
-      if (run == NULL || run->reserved == NULL || !gml_what_if_panel_get_shown (self->what_if_panel, i))
-        continue;
-      replays[n++] = (GmlTimelineReplay) {
-        (const guint64 *) (gpointer) run->reserved->data, run->reserved->len,
-        run->alloc_conf != NULL && *run->alloc_conf != '\0' ? run->alloc_conf : _("the defaults"),
-      };
-    }
+  n = gml_what_if_panel_get_replay_lines (self->what_if_panel, replays, G_N_ELEMENTS (replays));
   gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), replays, n);
   {
     guint n_empty;

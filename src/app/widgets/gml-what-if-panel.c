@@ -576,6 +576,29 @@ gml_what_if_panel_get_shown (GmlWhatIfPanel *self,
   return self->done[row] && gtk_check_button_get_active (self->shown[row]);
 }
 
+guint
+gml_what_if_panel_get_replay_lines (GmlWhatIfPanel    *self,
+                                    GmlTimelineReplay *out,
+                                    guint              max)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (GML_IS_WHAT_IF_PANEL (self), 0);
+
+  for (guint i = 0; i < N_ROWS && n < max; i++)
+    {
+      const GmlWhatIfRun *run = gml_what_if_panel_get_run (self, i);
+
+      if (run == NULL || run->reserved == NULL || !gml_what_if_panel_get_shown (self, i))
+        continue;
+      out[n++] = (GmlTimelineReplay) {
+        (const guint64 *) (gpointer) run->reserved->data, run->reserved->len,
+        run->alloc_conf != NULL && *run->alloc_conf != '\0' ? run->alloc_conf : _("the defaults"),
+      };
+    }
+  return n;
+}
+
 const gsize *
 gml_what_if_panel_get_empty_caches (GmlWhatIfPanel *self,
                                     guint          *n)
