@@ -405,13 +405,8 @@ update_side (GmlLivePage *self)
 static void
 set_replay_lines (GmlLivePage *self)
 {
-  GmlTimelineReplay replays[GML_TIMELINE_MAX_REPLAYS];
-  guint n;
-
-  if (self->document == NULL)
-    return;
-  n = gml_what_if_panel_get_replay_lines (self->what_if_panel, replays, G_N_ELEMENTS (replays));
-  gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), replays, n);
+  if (self->document != NULL)
+    gml_what_if_panel_draw_on (self->what_if_panel, gml_snapshot_document_get_picture (self->document));
 }
 
 static void

@@ -511,13 +511,11 @@ update_verdicts (GmlSnapshotPage *self)
 static void
 update_replay_lines (GmlSnapshotPage *self)
 {
-  GmlTimelineReplay replays[GML_TIMELINE_MAX_REPLAYS];
   guint n;
 
   if (self->document == NULL)
     return;
-  n = gml_what_if_panel_get_replay_lines (self->what_if_panel, replays, G_N_ELEMENTS (replays));
-  gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), replays, n);
+  n = gml_what_if_panel_draw_on (self->what_if_panel, gml_snapshot_document_get_picture (self->document));
   {
     guint n_empty;
     const gsize *empty = gml_what_if_panel_get_empty_caches (self->what_if_panel, &n_empty);

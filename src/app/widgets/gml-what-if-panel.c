@@ -577,15 +577,16 @@ gml_what_if_panel_get_shown (GmlWhatIfPanel *self,
 }
 
 guint
-gml_what_if_panel_get_replay_lines (GmlWhatIfPanel    *self,
-                                    GmlTimelineReplay *out,
-                                    guint              max)
+gml_what_if_panel_draw_on (GmlWhatIfPanel     *self,
+                           GmlSnapshotPicture *picture)
 {
+  GmlTimelineReplay out[GML_TIMELINE_MAX_REPLAYS];
   guint n = 0;
 
   g_return_val_if_fail (GML_IS_WHAT_IF_PANEL (self), 0);
+  g_return_val_if_fail (picture != NULL, 0);
 
-  for (guint i = 0; i < N_ROWS && n < max; i++)
+  for (guint i = 0; i < N_ROWS && n < G_N_ELEMENTS (out); i++)
     {
       const GmlWhatIfRun *run = gml_what_if_panel_get_run (self, i);
 
@@ -596,6 +597,7 @@ gml_what_if_panel_get_replay_lines (GmlWhatIfPanel    *self,
         run->alloc_conf != NULL && *run->alloc_conf != '\0' ? run->alloc_conf : _("the defaults"),
       };
     }
+  gml_snapshot_picture_set_replays (picture, out, n);
   return n;
 }
 

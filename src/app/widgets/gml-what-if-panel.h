@@ -36,11 +36,11 @@ const GmlWhatIfRun *gml_what_if_panel_get_run   (GmlWhatIfPanel      *self,
 /* Whether the row's reserved memory is to be drawn over the recorded timeline. */
 gboolean       gml_what_if_panel_get_shown      (GmlWhatIfPanel      *self,
                                                  guint                row);
-/* The ticked rows' reserved memory, for gml_snapshot_picture_set_replays(): at
- * most @max into @out; their arrays are the panel's until its next "changed". */
-guint          gml_what_if_panel_get_replay_lines (GmlWhatIfPanel    *self,
-                                                   GmlTimelineReplay *out,
-                                                   guint              max);
+/* The ticked rows' reserved memory drawn over @picture's timeline (none ticked:
+ * none drawn); their arrays are the panel's until its next "changed", which is
+ * when to call this again. Returns how many. */
+guint          gml_what_if_panel_draw_on        (GmlWhatIfPanel      *self,
+                                                 GmlSnapshotPicture  *picture);
 /* The entries before which the run called empty_cache(), as its replay found
  * them; NULL with *@n 0 until the replays are done. */
 const gsize   *gml_what_if_panel_get_empty_caches (GmlWhatIfPanel    *self,
