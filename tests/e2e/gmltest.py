@@ -4,6 +4,7 @@
 import gettext
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -329,3 +330,35 @@ def frame(app, title):
         except Exception:
             pass
     return None
+
+
+# The What If panel's rows after the run as recorded (gml-what-if-panel.c), in its order.
+WHAT_IF_SETTINGS = ['expandable_segments:True', 'max_split_size_mb:64', 'max_split_size_mb:128',
+                    'max_split_size_mb:256', 'max_split_size_mb:512', 'roundup_power2_divisions:4',
+                    'garbage_collection_threshold:0.8,per_process_memory_fraction:0.95']
+
+
+def what_if_expected_rows(catalogue, report):
+    """{row title: accessible description} the What If panel must show for REPORT, the JSON of
+    `snapshot --what-if` under WHAT_IF_SETTINGS, in CATALOGUE's language."""
+    _ = catalogue.gettext
+
+    def fill(text, *values):
+        values = iter(values)
+        return re.sub(r'%(?:lu|zu|u|s|%)', lambda m: '%' if m.group(0) == '%%' else str(next(values)), text)
+
+    sep = catalogue.pgettext('thousands separator', ',')
+
+    def spoken(run):
+        grouped = f'{run["peak_reserved_bytes"]:,}'.replace(',', sep)
+        if run['ooms'] == 0:
+            ooms = _('no out of memory')
+        else:
+            ooms = fill(catalogue.ngettext('%u out of memory (entry %lu)', '%u out of memory (first at entry %lu)',
+                                           run['ooms']), run['ooms'], run['first_oom_index'])
+        return fill(_('Peak reserved %s bytes, %s, fragmentation at the peak %s %%.'), grouped, ooms,
+                    f'{100 * run["fragmentation_at_peak"]:.0f}')
+
+    runs = report['what_if']
+    titles = [fill(_('As recorded (%s)'), runs[0]['alloc_conf'] or _('the defaults'))] + WHAT_IF_SETTINGS
+    return {title: spoken(run) for title, run in zip(titles, runs)}

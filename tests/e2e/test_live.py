@@ -33,7 +33,8 @@ import sys
 import tempfile
 import time
 
-from gmltest import APP, BUILD, App, app_env, check, type_into_chooser, wait_for
+from gmltest import (WHAT_IF_SETTINGS, APP, BUILD, App, app_env, check, type_into_chooser, wait_for,
+                     what_if_expected_rows)
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
@@ -348,28 +349,12 @@ check(snap['allocated_bytes'] == stats['allocated_bytes.all.current'] and
 
 # What if… (Ctrl+Shift+W): what has arrived, replayed when asked, each row what
 # `snapshot --what-if` prints for the snapshot just saved of the same run.
-SETTINGS = ['expandable_segments:True', 'max_split_size_mb:64', 'max_split_size_mb:128',
-            'max_split_size_mb:256', 'max_split_size_mb:512', 'roundup_power2_divisions:4',
-            'garbage_collection_threshold:0.8,per_process_memory_fraction:0.95']
+SETTINGS = WHAT_IF_SETTINGS
 what_if = json.loads(subprocess.run([APP, 'snapshot', saved, *[f'--what-if={c}' for c in SETTINGS], '--json',
                                      '--lang', lang], env=app_env(tempfile.mkdtemp(), lang),
                                     capture_output=True, text=True, check=True).stdout)
-sep = catalogue.pgettext('thousands separator', ',')
-
-
-def spoken(run):
-    grouped = f'{run["peak_reserved_bytes"]:,}'.replace(',', sep)
-    if run['ooms'] == 0:
-        ooms = _('no out of memory')
-    else:
-        ooms = c_format(catalogue.ngettext('%u out of memory (entry %lu)', '%u out of memory (first at entry %lu)',
-                                           run['ooms']), run['ooms'], run['first_oom_index'])
-    return c_format(_('Peak reserved %s bytes, %s, fragmentation at the peak %s %%.'), grouped, ooms,
-                    f'{100 * run["fragmentation_at_peak"]:.0f}').replace('%%', '%')
-
-
-titles = [c_format(_('As recorded (%s)'), what_if['what_if'][0]['alloc_conf'] or _('the defaults'))] + SETTINGS
-expected_rows = {title: spoken(run) for title, run in zip(titles, what_if['what_if'])}
+expected_rows = what_if_expected_rows(catalogue, what_if)
+titles = list(expected_rows)
 
 
 def what_if_rows():

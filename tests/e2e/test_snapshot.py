@@ -36,7 +36,8 @@ import time
 
 import pyatspi
 
-from gmltest import APP, BUILD, App, app_env, bank, check, type_into_chooser, wait_for
+from gmltest import (WHAT_IF_SETTINGS, APP, BUILD, App, app_env, bank, check, type_into_chooser, wait_for,
+                     what_if_expected_rows)
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
@@ -318,31 +319,13 @@ check(True, f'it opens on “{device}” with the explainer “{title}”')
 app.screenshot(os.path.join(shots, f'snapshot-oom-device-{lang}.png'))
 
 # What if: the run replayed under other settings, each row what `snapshot --what-if` finds.
-SETTINGS = ['expandable_segments:True', 'max_split_size_mb:64', 'max_split_size_mb:128',
-            'max_split_size_mb:256', 'max_split_size_mb:512', 'roundup_power2_divisions:4',
-            'garbage_collection_threshold:0.8,per_process_memory_fraction:0.95']
+SETTINGS = WHAT_IF_SETTINGS
 what_if = json.loads(cli('snapshot', OOM_REAL, *[f'--what-if={conf}' for conf in SETTINGS], '--json').stdout)
 check(what_if['gpu_memory_source'] != 'unbounded' and what_if['what_if'][0]['ooms'] >= 1,
       f'snapshot --what-if replays the recorded run on the GPU its oom implies '
       f'({what_if["gpu_memory_source"]}) and runs out of memory again')
-sep = catalogue.pgettext('thousands separator', ',')
-
-
-def spoken(run):
-    grouped = f'{run["peak_reserved_bytes"]:,}'.replace(',', sep)
-    if run['ooms'] == 0:
-        ooms = _('no out of memory')
-    else:
-        ooms = c_format(catalogue.ngettext('%u out of memory (entry %lu)', '%u out of memory (first at entry %lu)',
-                                           run['ooms']), run['ooms'], run['first_oom_index'])
-    fragmentation = f'{100 * run["fragmentation_at_peak"]:.0f}'
-    return c_format(_('Peak reserved %s bytes, %s, fragmentation at the peak %s %%.'), grouped, ooms,
-                    fragmentation)
-
-
-recorded_conf = what_if['what_if'][0]['alloc_conf']
-titles = [c_format(_('As recorded (%s)'), recorded_conf or _('the defaults'))] + SETTINGS
-expected_rows = {title: spoken(run) for title, run in zip(titles, what_if['what_if'])}
+expected_rows = what_if_expected_rows(catalogue, what_if)
+titles = list(expected_rows)
 
 
 def what_if_rows():
