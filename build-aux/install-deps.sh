@@ -25,6 +25,7 @@ apt-get install -y --no-install-recommends \
   adwaita-icon-theme fonts-cantarell fonts-dejavu-core \
   locales weston x11-utils \
   clang libclang-rt-14-dev llvm valgrind \
+  mmdebstrap flatpak bubblewrap xdg-dbus-proxy xdg-desktop-portal xdg-desktop-portal-gtk elfutils \
   time
 
 # The tests run in Turkish and in English.
