@@ -13,10 +13,13 @@
 #   3. _build-fuzz: clang + libFuzzer; every fuzz target for GML_FUZZ_SECONDS
 #      (default 60) seconds, two at a time (GML_FUZZ_JOBS), failing on any crash,
 #      leak or timeout.
+#   4. _build-flatpak: flatpak/build-local.sh, the Flatpak built from Debian 12
+#      packages, installed and run in its sandbox (needs mmdebstrap, flatpak and the
+#      portals; the log is _build-flatpak/build-local.log).
 #
 # Ends with one line "N passed, N failed" over its own checks (each test of each
-# suite, each build, each fuzz target). GML_HARDENING_SKIP may name steps to leave
-# out: "asan", "valgrind", "fuzz".
+# suite, each build, each fuzz target, each step of the Flatpak's). GML_HARDENING_SKIP
+# may name steps to leave out: "asan", "valgrind", "fuzz", "flatpak".
 set -u
 cd "$(dirname "$0")/.."
 srcdir=$(pwd)
@@ -179,6 +182,26 @@ for t in json.load(sys.stdin):
     fi
   else
     fail "fuzz build setup (see _build-fuzz/hardening-setup.log)"
+  fi
+fi
+
+# ---- 4. The Flatpak, built and run in its sandbox ---------------------------------
+# flatpak/build-local.sh: a stand-in runtime and SDK from Debian 12 packages, the app
+# built from its manifest, installed, bundled and run in the sandbox (a few minutes).
+# Each of its steps is one check here.
+if ! skipped flatpak; then
+  echo "== Flatpak (flatpak/build-local.sh, _build-flatpak)"
+  mkdir -p _build-flatpak
+  flatpak/build-local.sh > "$srcdir/_build-flatpak/build-local.log" 2>&1
+  grep -E '^(PASS|FAIL): |^    ' "$srcdir/_build-flatpak/build-local.log"
+  flatpak_counts=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$srcdir/_build-flatpak/build-local.log" | tail -n 1 | tr -d ,)
+  if [ -n "$flatpak_counts" ]; then
+    set -- $flatpak_counts
+    passed=$((passed + $1))
+    failed=$((failed + $3))
+    [ "$3" -gt 0 ] && failures="$failures\n  flatpak: $3 of its steps (see _build-flatpak/build-local.log)"
+  else
+    fail "flatpak/build-local.sh ended without its counts (see _build-flatpak/build-local.log)"
   fi
 fi
 
