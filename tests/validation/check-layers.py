@@ -3,7 +3,8 @@
 """The house's layer rules, checked on every #include in src/.
 
     src/core      GLib, GIO, GModule and json-glib only; its domains in one order:
-                  base < engine < snapshot < live, and engine < lab < quiz
+                  base < engine < snapshot < live, engine < lab < quiz, and
+                  base < audience
     src/render    core and render; Cairo and Pango, never GTK
     src/model     core, render and model; GIO, never GTK
     src/cli       core, render, model and cli; never GTK
@@ -31,6 +32,7 @@ CORE_ORDER = {
     'live': {'base', 'engine', 'snapshot'},
     'lab': {'base', 'engine'},
     'quiz': {'base', 'engine', 'lab'},
+    'audience': {'base'},
 }
 APP_VIEWS = {'quiz', 'snapshot', 'live', 'lab', 'lecture'}
 
