@@ -19,6 +19,7 @@ apt-get update
 apt-get install -y --no-install-recommends \
   build-essential pkg-config meson ninja-build gettext python3 \
   libglib2.0-dev libgtk-4-dev libadwaita-1-dev libjson-glib-dev libcairo2-dev libpango1.0-dev \
+  libsoup-3.0-dev \
   appstream desktop-file-utils flatpak-builder \
   xvfb xauth dbus dbus-x11 at-spi2-core python3-pyatspi xdotool imagemagick \
   poppler-utils librsvg2-bin librsvg2-common libgtk-4-bin \

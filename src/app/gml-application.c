@@ -9,6 +9,7 @@
 
 
 #include "gml-application.h"
+#include "gml-audience-server.h"
 #include "gml-i18n.h"
 #include "gml-preferences-window.h"
 #include "gml-renderer.h"
@@ -34,6 +35,7 @@ struct _GmlApplication
   double           watch_interval;
   char            *watch_snapshot_dir;
   int              watch_status;
+  int              audience_port;      /* --audience-port, or GML_AUDIENCE_DEFAULT_PORT */
 };
 
 enum {
@@ -676,6 +678,9 @@ gml_application_finalize (GObject *object)
   G_OBJECT_CLASS (gml_application_parent_class)->finalize (object);
 }
 
+static int gml_application_handle_local_options (GApplication *application,
+                                                 GVariantDict *options);
+
 static void
 gml_application_class_init (GmlApplicationClass *klass)
 {
@@ -687,6 +692,7 @@ gml_application_class_init (GmlApplicationClass *klass)
   app_class->activate = gml_application_activate;
   app_class->shutdown = gml_application_shutdown;
   app_class->open = gml_application_open;
+  app_class->handle_local_options = gml_application_handle_local_options;
 
   /**
    * GmlApplication::language-changed:
@@ -735,9 +741,40 @@ gml_application_init (GmlApplication *self)
       g_signal_connect_object (self->settings, keys[i], G_CALLBACK (backend_settings_changed_cb),
                                self, G_CONNECT_SWAPPED);
     }
+  self->audience_port = GML_AUDIENCE_DEFAULT_PORT;
+  g_application_add_main_option (G_APPLICATION (self), "audience-port", 0, G_OPTION_FLAG_NONE,
+                                 G_OPTION_ARG_INT, _("The port audience mode listens on (8731)"),
+                                 _("PORT"));
   self->bank = gml_question_bank_new ();
   self->progress = gml_progress_new (NULL);
   self->startup_messages = g_ptr_array_new_with_free_func (g_free);
+}
+
+static int
+gml_application_handle_local_options (GApplication *application,
+                                      GVariantDict *options)
+{
+  GmlApplication *self = GML_APPLICATION (application);
+  int port;
+
+  if (g_variant_dict_lookup (options, "audience-port", "i", &port))
+    {
+      if (port < 0 || port > 65535)
+        {
+          g_printerr (_("--audience-port must be a port number from 0 to 65535.\n"));
+          return 2;
+        }
+      self->audience_port = port;
+    }
+  return -1;
+}
+
+/* Where audience mode listens: --audience-port, or GML_AUDIENCE_DEFAULT_PORT. */
+guint
+gml_application_get_audience_port (GmlApplication *self)
+{
+  g_return_val_if_fail (GML_IS_APPLICATION (self), GML_AUDIENCE_DEFAULT_PORT);
+  return (guint) self->audience_port;
 }
 
 GmlQuestionBank *

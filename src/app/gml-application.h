@@ -38,6 +38,7 @@ char           **_gml_application_steal_watch_command (GmlApplication *self,
 GmlQuestionBank *gml_application_get_bank     (GmlApplication *self);
 GmlProgress     *gml_application_get_progress (GmlApplication *self);
 GSettings       *gml_application_get_settings (GmlApplication *self);
+guint            gml_application_get_audience_port (GmlApplication *self);
 GPtrArray       *gml_application_steal_startup_messages (GmlApplication *self);
 GmlDevice       *gml_application_get_device   (GmlApplication *self,
                                                const char    **reason);

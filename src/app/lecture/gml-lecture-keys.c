@@ -105,6 +105,7 @@ gml_lecture_keys_attach (GtkWidget *window)
   static const guint smaller[] = { GDK_KEY_minus, GDK_KEY_KP_Subtract };
   static const guint normal[] = { GDK_KEY_0, GDK_KEY_KP_0 };
   static const guint f5[] = { GDK_KEY_F5 };
+  static const guint f6[] = { GDK_KEY_F6 };
   GtkEventController *controller = gtk_shortcut_controller_new ();
   GtkShortcutController *shortcuts = GTK_SHORTCUT_CONTROLLER (controller);
 
@@ -127,5 +128,7 @@ gml_lecture_keys_attach (GtkWidget *window)
                  g_variant_new_int32 (0));
   /* F5 again while presenting: nothing, rather than a second presentation. */
   add_shortcuts (shortcuts, f5, G_N_ELEMENTS (f5), 0, NULL, NULL);
+  /* Audience mode, on the projector's window (the presenter's has no such action). */
+  add_shortcuts (shortcuts, f6, G_N_ELEMENTS (f6), 0, "lecture.audience", NULL);
   gtk_widget_add_controller (window, controller);
 }

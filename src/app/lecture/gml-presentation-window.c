@@ -18,6 +18,8 @@
 #include "gml-accessible.h"
 #include "gml-i18n.h"
 
+#include "gml-audience-server.h"
+
 #include "gml-language.h"
 #include "gml-lecture-keys.h"
 #include "gml-option-row.h"
@@ -51,6 +53,11 @@ struct _GmlPresentationWindow
   GtkWidget       *end_box;
   GtkLabel        *end_summary_label;
   GtkFlowBox      *end_list_box;
+  GtkToggleButton *audience_button;
+  GtkWidget       *audience_box;
+  GtkLabel        *audience_url_label;
+  GtkLabel        *audience_counts_label;
+  GtkWidget       *audience_bars;
 
   GmlOptionRow    *option_rows[GML_N_OPTIONS];
 
@@ -63,6 +70,8 @@ struct _GmlPresentationWindow
   char            *running_key;     /* and its experiment's string */
   GmlPicture      *picture;
   GmlDevice       *fallback;        /* the simulator, after the GPU failed */
+  GmlAudienceServer *audience;      /* audience mode, once asked for */
+  char            *audience_error;  /* why it could not start, or NULL */
 
   /* Borrowed: the application outlives every window. */
   GmlApplication  *app;
@@ -513,6 +522,155 @@ slide_changed_cb (GmlPresentationWindow *self)
   show_current (self);
 }
 
+/* ---- audience mode ------------------------------------------------------------ */
+
+/* The bars of the room's split: one per option, the right one (once revealed) in the
+ * accent colour with a hatch, so that it tells without colour too. */
+static void
+draw_audience_bars (GtkDrawingArea *area,
+                    cairo_t        *cr,
+                    int             width,
+                    int             height,
+                    gpointer        user_data)
+{
+  GmlPresentationWindow *self = user_data;
+  GmlAudienceRoom *room = self->audience != NULL ? gml_audience_server_get_room (self->audience) : NULL;
+  GmlAudienceResult result;
+  PangoLayout *layout;
+  GdkRGBA fg;
+  guint most = 1;
+  double row, label_w;
+
+  if (room == NULL || !gml_audience_room_get_result (room, gml_audience_room_get_question (room), &result))
+    return;
+  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
+  for (guint i = 0; i < GML_AUDIENCE_N_OPTIONS; i++)
+    most = MAX (most, result.counts[i]);
+  row = height / (double) GML_AUDIENCE_N_OPTIONS;
+  label_w = MIN (width * 0.25, row * 4);
+  layout = gtk_widget_create_pango_layout (GTK_WIDGET (area), NULL);
+  for (guint i = 0; i < GML_AUDIENCE_N_OPTIONS; i++)
+    {
+      gboolean right = result.revealed && result.right == i;
+      double y = i * row + row * 0.15, h = row * 0.7;
+      double w = (width - label_w - 8) * result.counts[i] / (double) most;
+      g_autofree char *text = g_strdup_printf ("%c  %u%s", g_ascii_toupper (gml_option_letter (i)),
+                                               result.counts[i], right ? "  ✓" : "");
+      PangoFontDescription *font = pango_font_description_new ();
+
+      pango_font_description_set_absolute_size (font, h * 0.7 * PANGO_SCALE);
+      pango_font_description_set_weight (font, right ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
+      pango_layout_set_font_description (layout, font);
+      pango_font_description_free (font);
+      pango_layout_set_text (layout, text, -1);
+      gdk_cairo_set_source_rgba (cr, &fg);
+      cairo_move_to (cr, 0, y);
+      pango_cairo_show_layout (cr, layout);
+
+      cairo_rectangle (cr, label_w, y, MAX (w, 2), h);
+      if (right)
+        cairo_set_source_rgb (cr, 0.15, 0.64, 0.41);
+      else
+        cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.45);
+      cairo_fill_preserve (cr);
+      if (right)
+        {
+          cairo_save (cr);
+          cairo_clip (cr);
+          cairo_set_source_rgba (cr, 1, 1, 1, 0.5);
+          cairo_set_line_width (cr, 3);
+          for (double x = label_w - h; x < label_w + w; x += 12)
+            {
+              cairo_move_to (cr, x, y + h);
+              cairo_line_to (cr, x + h, y);
+            }
+          cairo_stroke (cr);
+          cairo_restore (cr);
+        }
+      cairo_new_path (cr);
+    }
+  g_object_unref (layout);
+}
+
+static void
+update_audience (GmlPresentationWindow *self)
+{
+  gboolean running = self->audience != NULL && gml_audience_server_is_running (self->audience);
+  GmlAudienceRoom *room = self->audience != NULL ? gml_audience_server_get_room (self->audience) : NULL;
+  GmlAudienceResult result = { 0 };
+
+  gtk_toggle_button_set_active (self->audience_button, running);
+  gtk_widget_set_visible (self->audience_box, running || self->audience_error != NULL);
+  if (!running)
+    {
+      gtk_widget_set_visible (self->audience_bars, FALSE);
+      if (self->audience_error != NULL)
+        {
+          gtk_label_set_label (self->audience_url_label, self->audience_error);
+          gtk_label_set_label (self->audience_counts_label, "");
+        }
+      return;
+    }
+  gtk_label_set_label (self->audience_url_label, gml_audience_server_get_url (self->audience));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->audience_url_label),
+                               _("Open this address on a phone in the room, on the same network"));
+  gml_audience_room_get_result (room, gml_audience_room_get_question (room), &result);
+  {
+    guint joined = gml_audience_room_get_joined (room);
+    /* Translators: how many phones have opened the page. */
+    g_autofree char *j = g_strdup_printf (ngettext ("%u joined", "%u joined", joined), joined);
+    /* Translators: how many of them have answered the question shown. */
+    g_autofree char *a = g_strdup_printf (ngettext ("%u answered", "%u answered", result.answered),
+                                          result.answered);
+    /* Translators: "12 joined · 9 answered". */
+    g_autofree char *line = g_strdup_printf (_("%s · %s"), j, a);
+
+    gtk_label_set_label (self->audience_counts_label, line);
+  }
+  gtk_widget_set_visible (self->audience_bars, result.revealed);
+  if (result.revealed)
+    {
+      g_autofree char *split = gml_audience_server_describe_split (self->audience);
+
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->audience_bars),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, _("How the room answered"),
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, split, -1);
+      gtk_widget_queue_draw (self->audience_bars);
+    }
+}
+
+static void
+toggle_audience (GmlPresentationWindow *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_clear_pointer (&self->audience_error, g_free);
+  if (self->audience != NULL && gml_audience_server_is_running (self->audience))
+    {
+      gml_audience_server_stop (self->audience);
+      update_audience (self);
+      return;
+    }
+  if (self->audience == NULL)
+    {
+      self->audience = gml_audience_server_new (self->model);
+      g_signal_connect_object (self->audience, "changed", G_CALLBACK (update_audience), self,
+                               G_CONNECT_SWAPPED);
+    }
+  if (!gml_audience_server_start (self->audience, gml_application_get_audience_port (self->app), &error))
+    /* Translators: %s is why, e.g. "Address already in use". */
+    self->audience_error = g_strdup_printf (_("Audience mode could not start: %s"), error->message);
+  update_audience (self);
+}
+
+static void
+audience_action_cb (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  toggle_audience (GML_PRESENTATION_WINDOW (widget));
+}
+
 static GmlPresentation *
 get_model (GtkWidget *widget)
 {
@@ -549,7 +707,8 @@ update_scale (GmlPresentationWindow *self)
                          "window.presentation .end-title { font-size: %dpx; font-weight: bold; }\n"
                          "window.presentation .end-summary,\n"
                          "window.presentation .end-item { font-size: %dpx; }\n"
-                         "window.presentation .end-list { border-spacing: %dpx; }\n",
+                         "window.presentation .end-list { border-spacing: %dpx; }\n"
+                         "window.presentation .audience { font-size: %dpx; margin-top: %dpx; }\n",
                          unit * 3 / 100, unit * 6 / 100, unit * 2 / 100, unit * 6 / 100,
                          unit * 26 / 1000,
                          unit * 2 / 100,
@@ -568,7 +727,8 @@ update_scale (GmlPresentationWindow *self)
                          unit * 3 / 100,
                          unit * 60 / 1000,
                          unit * 34 / 1000,
-                         unit * 8 / 1000);
+                         unit * 8 / 1000,
+                         unit * 34 / 1000, unit * 8 / 1000);
   gtk_css_provider_load_from_data (self->scale_provider, css, -1);
   /* 1.5 times the desk size on a 1080 px high projector, so the picture's 12 px labels
    * are 18 px there; fitting shrinks the text, never the picture. */
@@ -688,6 +848,10 @@ gml_presentation_window_dispose (GObject *object)
       g_signal_handlers_disconnect_by_data (self->model, self);
       gml_presentation_end (self->model);
     }
+  if (self->audience != NULL)
+    gml_audience_server_stop (self->audience);
+  g_clear_object (&self->audience);
+  g_clear_pointer (&self->audience_error, g_free);
   g_clear_object (&self->model);
   if (self->main_window != NULL)
     g_object_remove_weak_pointer (G_OBJECT (self->main_window), (gpointer *) &self->main_window);
@@ -756,6 +920,12 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_box);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_summary_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_list_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_button);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_url_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_counts_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_bars);
+  gtk_widget_class_install_action (widget_class, "lecture.audience", NULL, audience_action_cb);
   gml_option_row_bind_template_children (widget_class, "option_row_",
                                          G_STRUCT_OFFSET (GmlPresentationWindow, option_rows));
 
@@ -772,6 +942,7 @@ gml_presentation_window_init (GmlPresentationWindow *self)
   gml_language_localize_widget (GTK_WIDGET (self), NULL);
 
   gml_accessible_name_buttons (GTK_WIDGET (self));
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->audience_bars), draw_audience_bars, self, NULL);
   self->picture_scale = 1.0;
   self->fit = 1.0;
   gtk_widget_set_layout_manager (self->picture_holder,
