@@ -47,7 +47,8 @@ check(re.fullmatch(r'[0-9]+', version) is not None and int(version) >= 49,
 check(manifest.get('command') == 'gpu-memory-lab', 'the command is gpu-memory-lab')
 
 finish_args = manifest.get('finish-args', [])
-needed = ['--share=ipc', '--socket=fallback-x11', '--socket=wayland', '--device=dri']
+# --share=network: audience mode serves the phones in the room (src/app/lecture).
+needed = ['--share=ipc', '--share=network', '--socket=fallback-x11', '--socket=wayland', '--device=dri']
 for arg in needed:
     check(arg in finish_args, f'finish-args has {arg}')
 extra = [a for a in finish_args if a not in needed]
