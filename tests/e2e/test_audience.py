@@ -3,7 +3,8 @@
     test_audience.py LANG SCREENSHOT_DIR
 
 F5 presents, F6 starts audience mode; the projected address (a label, read through the
-accessibility tree) is the only thing the phones are told.  100 simulated phones, in
+accessibility tree, and the QR code beside it, read from a screenshot by zbarimg) is the
+only thing the phones are told.  100 simulated phones, in
 threads, open the page, join, answer (some change their answer), and the window's
 counts must say exactly 100 joined and 100 answered; hostile clients (garbage, a body
 over the limit, another room's code, a flood from one phone, an unknown question) are
@@ -18,6 +19,7 @@ import json
 import os
 import re
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -67,6 +69,13 @@ url = app.wait_label(lambda t: t.startswith(prefix), f'starting “{prefix}”',
 room = url[len(prefix):]
 check(re.fullmatch(r'\d{4}', room) is not None, f'F6: the slide shows the address with a four-digit code: {url}')
 base = f'http://127.0.0.1:{port}'
+
+# The QR code on the slide, read from a screenshot of the window by a real decoder.
+shot = os.path.join(shots, f'audience-qr-{lang}.png')
+time.sleep(0.5)
+app.screenshot(shot)
+read = subprocess.run(['zbarimg', '--raw', '-q', shot], capture_output=True, text=True).stdout.strip()
+check(read == url, f'the slide’s QR code reads “{read}”, the address')
 
 
 def request(path, body=None, raw=None):

@@ -47,6 +47,7 @@ struct _GmlAudienceServer
   GmlAudienceRoom *room;
   SoupServer      *server;
   char            *url;
+  guint            changed_id;      /* a "changed" to come, coalescing a burst of answers */
 };
 
 G_DEFINE_FINAL_TYPE (GmlAudienceServer, gml_audience_server, G_TYPE_OBJECT)
@@ -91,6 +92,27 @@ sync_room (GmlAudienceServer *self)
         gml_audience_room_reveal (self->room);
     }
   g_signal_emit (self, signals[CHANGED], 0);
+}
+
+/* Many phones answer at once: the window hears of them at most every
+ * CHANGED_COALESCE_MS, well within the 200 ms the projector's bars have. */
+#define CHANGED_COALESCE_MS 50
+
+static gboolean
+emit_changed_cb (gpointer user_data)
+{
+  GmlAudienceServer *self = user_data;
+
+  self->changed_id = 0;
+  g_signal_emit (self, signals[CHANGED], 0);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+changed_soon (GmlAudienceServer *self)
+{
+  if (self->changed_id == 0)
+    self->changed_id = g_timeout_add (CHANGED_COALESCE_MS, emit_changed_cb, self);
 }
 
 /* ---- answers to the page ----------------------------------------------------- */
@@ -243,7 +265,7 @@ state_cb (SoupServer        *server,
   respond_json (msg, SOUP_STATUS_OK, builder);
   gml_i18n_pop_language (saved);
   if (gml_audience_room_get_joined (self->room) != before)
-    g_signal_emit (self, signals[CHANGED], 0);
+    changed_soon (self);
 }
 
 static void
@@ -279,7 +301,7 @@ answer_cb (SoupServer        *server,
       add_letter (builder, "option", (gint) answer.option);
       json_builder_end_object (builder);
       respond_json (msg, SOUP_STATUS_OK, builder);
-      g_signal_emit (self, signals[CHANGED], 0);
+      changed_soon (self);
     }
   gml_audience_answer_clear (&answer);
   gml_i18n_pop_language (saved);
@@ -399,6 +421,31 @@ lan_address (void)
   return found;
 }
 
+/* A room's phones connect all at once when a question appears: GLib's default
+ * backlog of 10 pending connections would turn most of them away, so the socket is
+ * made here with a deeper one and handed to the server. */
+#define LISTEN_BACKLOG 1024
+
+static gboolean
+listen_on (SoupServer   *server,
+           GInetAddress *address,
+           guint         port,
+           GError      **error)
+{
+  g_autoptr(GSocket) socket = NULL;
+  g_autoptr(GSocketAddress) socket_address = NULL;
+
+  socket = g_socket_new (g_inet_address_get_family (address), G_SOCKET_TYPE_STREAM,
+                         G_SOCKET_PROTOCOL_TCP, error);
+  if (socket == NULL)
+    return FALSE;
+  socket_address = g_inet_socket_address_new (address, (guint16) port);
+  g_socket_set_listen_backlog (socket, LISTEN_BACKLOG);
+  return g_socket_bind (socket, socket_address, TRUE, error) &&
+         g_socket_listen (socket, error) &&
+         soup_server_listen_socket (server, socket, 0, error);
+}
+
 gboolean
 gml_audience_server_start (GmlAudienceServer *self,
                            guint              port,
@@ -419,29 +466,30 @@ gml_audience_server_start (GmlAudienceServer *self,
   soup_server_add_handler (self->server, "/api/strings", strings_cb, self, NULL);
   soup_server_add_handler (self->server, "/", page_cb, self, NULL);
 
-  if (bind != NULL && *bind != '\0')
-    {
-      g_autoptr(GInetAddress) address = g_inet_address_new_from_string (bind);
-      g_autoptr(GSocketAddress) socket_address = NULL;
+  {
+    g_autoptr(GInetAddress) address = NULL;
 
-      if (address == NULL)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       _("GML_AUDIENCE_ADDRESS is not an IP address: “%s”."), bind);
-          g_clear_object (&self->server);
-          return FALSE;
-        }
-      socket_address = g_inet_socket_address_new (address, port);
-      listening = soup_server_listen (self->server, socket_address, 0, error);
-      host = g_strdup (bind);
-    }
-  else
-    {
-      listening = soup_server_listen_all (self->server, port, SOUP_SERVER_LISTEN_IPV4_ONLY, error);
-      host = lan_address ();
-      if (host == NULL)
-        host = g_strdup ("127.0.0.1");
-    }
+    if (bind != NULL && *bind != '\0')
+      {
+        address = g_inet_address_new_from_string (bind);
+        if (address == NULL)
+          {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                         _("GML_AUDIENCE_ADDRESS is not an IP address: “%s”."), bind);
+            g_clear_object (&self->server);
+            return FALSE;
+          }
+        host = g_strdup (bind);
+      }
+    else
+      {
+        address = g_inet_address_new_any (G_SOCKET_FAMILY_IPV4);
+        host = lan_address ();
+        if (host == NULL)
+          host = g_strdup ("127.0.0.1");
+      }
+    listening = listen_on (self->server, address, port, error);
+  }
   if (!listening)
     {
       g_clear_object (&self->server);
@@ -526,6 +574,7 @@ gml_audience_server_dispose (GObject *object)
 {
   GmlAudienceServer *self = GML_AUDIENCE_SERVER (object);
 
+  g_clear_handle_id (&self->changed_id, g_source_remove);
   if (self->server != NULL)
     soup_server_disconnect (self->server);
   g_clear_object (&self->server);

@@ -19,6 +19,7 @@
 #include "gml-i18n.h"
 
 #include "gml-audience-server.h"
+#include "gml-qr.h"
 
 #include "gml-language.h"
 #include "gml-lecture-keys.h"
@@ -58,6 +59,7 @@ struct _GmlPresentationWindow
   GtkLabel        *audience_url_label;
   GtkLabel        *audience_counts_label;
   GtkWidget       *audience_bars;
+  GtkWidget       *audience_qr;
 
   GmlOptionRow    *option_rows[GML_N_OPTIONS];
 
@@ -72,6 +74,9 @@ struct _GmlPresentationWindow
   GmlDevice       *fallback;        /* the simulator, after the GPU failed */
   GmlAudienceServer *audience;      /* audience mode, once asked for */
   char            *audience_error;  /* why it could not start, or NULL */
+  guint8          *qr;              /* the address as a QR code, qr_size² modules */
+  guint            qr_size;
+  char            *qr_text;         /* what it encodes */
 
   /* Borrowed: the application outlives every window. */
   GmlApplication  *app;
@@ -592,6 +597,57 @@ draw_audience_bars (GtkDrawingArea *area,
   g_object_unref (layout);
 }
 
+/* The address as a QR code, dark on light whatever the style (readers want it so),
+ * with the four-module light margin. */
+static void
+draw_audience_qr (GtkDrawingArea *area,
+                  cairo_t        *cr,
+                  int             width,
+                  int             height,
+                  gpointer        user_data)
+{
+  GmlPresentationWindow *self = user_data;
+  guint n = self->qr_size + 8;
+  double module, x0, y0;
+
+  if (self->qr == NULL)
+    return;
+  module = floor (MIN (width, height) / (double) n);
+  if (module < 1)
+    return;
+  x0 = floor ((width - module * n) / 2);
+  y0 = floor ((height - module * n) / 2);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_rectangle (cr, x0, y0, module * n, module * n);
+  cairo_fill (cr);
+  cairo_set_source_rgb (cr, 0, 0, 0);
+  for (guint y = 0; y < self->qr_size; y++)
+    for (guint x = 0; x < self->qr_size; x++)
+      if (self->qr[y * self->qr_size + x])
+        cairo_rectangle (cr, x0 + (x + 4) * module, y0 + (y + 4) * module, module, module);
+  cairo_fill (cr);
+}
+
+static void
+update_audience_qr (GmlPresentationWindow *self,
+                    const char            *url)
+{
+  if (g_strcmp0 (url, self->qr_text) == 0)
+    return;
+  g_clear_pointer (&self->qr, g_free);
+  g_free (self->qr_text);
+  self->qr_text = g_strdup (url);
+  self->qr_size = 0;
+  if (url != NULL)
+    self->qr = gml_qr_encode (url, strlen (url), &self->qr_size);
+  gtk_widget_set_visible (self->audience_qr, self->qr != NULL);
+  if (self->qr != NULL)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (self->audience_qr),
+                                    GTK_ACCESSIBLE_PROPERTY_LABEL, _("QR code of the address"),
+                                    GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, url, -1);
+  gtk_widget_queue_draw (self->audience_qr);
+}
+
 static void
 update_audience (GmlPresentationWindow *self)
 {
@@ -604,6 +660,7 @@ update_audience (GmlPresentationWindow *self)
   if (!running)
     {
       gtk_widget_set_visible (self->audience_bars, FALSE);
+      update_audience_qr (self, NULL);
       if (self->audience_error != NULL)
         {
           gtk_label_set_label (self->audience_url_label, self->audience_error);
@@ -612,6 +669,7 @@ update_audience (GmlPresentationWindow *self)
       return;
     }
   gtk_label_set_label (self->audience_url_label, gml_audience_server_get_url (self->audience));
+  update_audience_qr (self, gml_audience_server_get_url (self->audience));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->audience_url_label),
                                _("Open this address on a phone in the room, on the same network"));
   gml_audience_room_get_result (room, gml_audience_room_get_question (room), &result);
@@ -730,6 +788,10 @@ update_scale (GmlPresentationWindow *self)
                          unit * 8 / 1000,
                          unit * 34 / 1000, unit * 8 / 1000);
   gtk_css_provider_load_from_data (self->scale_provider, css, -1);
+  /* Big enough to be read from the middle of the room: a fifth of the slide's unit
+   * height, 216 px on a 1080p projector. */
+  gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (self->audience_qr), MAX (120, unit / 5));
+  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (self->audience_qr), MAX (120, unit / 5));
   /* 1.5 times the desk size on a 1080 px high projector, so the picture's 12 px labels
    * are 18 px there; fitting shrinks the text, never the picture. */
   self->picture_scale = self->scaled_for * zoom / 720.0;
@@ -852,6 +914,8 @@ gml_presentation_window_dispose (GObject *object)
     gml_audience_server_stop (self->audience);
   g_clear_object (&self->audience);
   g_clear_pointer (&self->audience_error, g_free);
+  g_clear_pointer (&self->qr, g_free);
+  g_clear_pointer (&self->qr_text, g_free);
   g_clear_object (&self->model);
   if (self->main_window != NULL)
     g_object_remove_weak_pointer (G_OBJECT (self->main_window), (gpointer *) &self->main_window);
@@ -925,6 +989,7 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_url_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_counts_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_bars);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_qr);
   gtk_widget_class_install_action (widget_class, "lecture.audience", NULL, audience_action_cb);
   gml_option_row_bind_template_children (widget_class, "option_row_",
                                          G_STRUCT_OFFSET (GmlPresentationWindow, option_rows));
@@ -943,6 +1008,7 @@ gml_presentation_window_init (GmlPresentationWindow *self)
 
   gml_accessible_name_buttons (GTK_WIDGET (self));
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->audience_bars), draw_audience_bars, self, NULL);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->audience_qr), draw_audience_qr, self, NULL);
   self->picture_scale = 1.0;
   self->fit = 1.0;
   gtk_widget_set_layout_manager (self->picture_holder,
