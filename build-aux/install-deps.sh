@@ -27,7 +27,7 @@ apt-get install -y --no-install-recommends \
   locales weston x11-utils \
   clang libclang-rt-14-dev llvm valgrind \
   mmdebstrap flatpak bubblewrap xdg-dbus-proxy xdg-desktop-portal xdg-desktop-portal-gtk elfutils \
-  zbar-tools \
+  zbar-tools chromium chromium-driver \
   time
 
 # The tests run in Turkish and in English.

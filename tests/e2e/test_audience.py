@@ -18,57 +18,32 @@ import gettext
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
 import urllib.request
 
-from gmltest import BUILD, App, bank, check, wait_for
+import audiencetest
+from gmltest import BUILD, bank, check, wait_for
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
 os.makedirs(shots, exist_ok=True)
-os.environ['GML_LIBCUDA'] = '/nonexistent/libcuda.so.1'
 
 catalogue = gettext.translation('gpu-memory-lab', localedir=os.path.join(BUILD, 'po', 'locale'),
                                 languages=[lang], fallback=True)
 _ = catalogue.gettext
-SPEC = re.compile(r'%(?:(\d+)\$)?[-+ #0-9.]*(?:l|ll|z)?[a-z]')
+c_format = audiencetest.c_format
 
 
-def c_format(text, *values):
-    out, at, n = [], 0, 0
-    for m in SPEC.finditer(text):
-        out.append(text[at:m.start()])
-        index = int(m.group(1)) - 1 if m.group(1) else n
-        n += 1
-        out.append(str(values[index]))
-        at = m.end()
-    return ''.join(out) + text[at:]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
-port = free_port()
 BANK = {q['id']: q for q in bank(lang)}
-home = tempfile.mkdtemp(prefix='gml-e2e-audience-')
-app = App(home, lang, args=['--audience-port', str(port)], env={'GML_AUDIENCE_ADDRESS': '127.0.0.1'})
-app.key('F5')
-app.wait_label(lambda t: t == _('Audience'), 'with the Audience button', timeout=20)
-check(True, 'F5: the presentation has an Audience button')
-app.key('F6')
-prefix = f'http://127.0.0.1:{port}/?room='
-url = app.wait_label(lambda t: t.startswith(prefix), f'starting “{prefix}”', timeout=20)
-room = url[len(prefix):]
-check(re.fullmatch(r'\d{4}', room) is not None, f'F6: the slide shows the address with a four-digit code: {url}')
-base = f'http://127.0.0.1:{port}'
+app, url, room, base = audiencetest.start(lang, _)
+
+
+def request(path, body=None, raw=None):
+    return audiencetest.request(base, path, body, raw)
+
 
 # The QR code on the slide, read from a screenshot of the window by a real decoder.
 shot = os.path.join(shots, f'audience-qr-{lang}.png')
@@ -76,19 +51,6 @@ time.sleep(0.5)
 app.screenshot(shot)
 read = subprocess.run(['zbarimg', '--raw', '-q', shot], capture_output=True, text=True).stdout.strip()
 check(read == url, f'the slide’s QR code reads “{read}”, the address')
-
-
-def request(path, body=None, raw=None):
-    """(status, JSON) of a GET, or of a POST of body (JSON) or raw bytes."""
-    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-    req = urllib.request.Request(base + path, data=data, method='POST' if data is not None else 'GET',
-                                 headers={'Content-Type': 'application/json'})
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, json.loads(r.read() or b'null')
-    except urllib.error.HTTPError as e:
-        text = e.read()
-        return e.code, (json.loads(text) if text else None)
 
 
 with urllib.request.urlopen(url, timeout=10) as r:

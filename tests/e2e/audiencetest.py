@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Audience mode for the tests: the app presenting with audience mode on, on loopback,
+and requests to it as a phone makes them."""
+
+import json
+import re
+import socket
+import tempfile
+import urllib.error
+import urllib.request
+
+from gmltest import App, check
+
+
+SPEC = re.compile(r'%(?:(\d+)\$)?[-+ #0-9.]*(?:l|ll|z)?[a-z]')
+
+
+def c_format(text, *values):
+    """A C format string of the catalogue, filled the way printf would fill it."""
+    out, at, n = [], 0, 0
+    for m in SPEC.finditer(text):
+        out.append(text[at:m.start()])
+        index = int(m.group(1)) - 1 if m.group(1) else n
+        n += 1
+        out.append(str(values[index]))
+        at = m.end()
+    return ''.join(out) + text[at:]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def start(lang, _):
+    """The app, presenting (F5) with audience mode on (F6) on a free loopback port:
+    (app, the projected address, the room code, the server's base address)."""
+    port = free_port()
+    app = App(tempfile.mkdtemp(prefix='gml-e2e-audience-'), lang, args=['--audience-port', str(port)],
+              env={'GML_AUDIENCE_ADDRESS': '127.0.0.1', 'GML_LIBCUDA': '/nonexistent/libcuda.so.1'})
+    app.key('F5')
+    app.wait_label(lambda t: t == _('Audience'), 'with the Audience button', timeout=20)
+    check(True, 'F5: the presentation has an Audience button')
+    app.key('F6')
+    prefix = f'http://127.0.0.1:{port}/?room='
+    url = app.wait_label(lambda t: t.startswith(prefix), f'starting “{prefix}”', timeout=20)
+    room = url[len(prefix):]
+    check(re.fullmatch(r'\d{4}', room) is not None,
+          f'F6: the slide shows the address with a four-digit code: {url}')
+    return app, url, room, f'http://127.0.0.1:{port}'
+
+
+def request(base, path, body=None, raw=None):
+    """(status, JSON) of a GET, or of a POST of body (JSON) or raw bytes."""
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    req = urllib.request.Request(base + path, data=data, method='POST' if data is not None else 'GET',
+                                 headers={'Content-Type': 'application/json'})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read() or b'null')
+    except urllib.error.HTTPError as e:
+        text = e.read()
+        return e.code, (json.loads(text) if text else None)
