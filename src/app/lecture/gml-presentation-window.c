@@ -684,6 +684,10 @@ update_audience (GmlPresentationWindow *self)
     g_autofree char *line = g_strdup_printf (_("%s · %s"), j, a);
 
     gtk_label_set_label (self->audience_counts_label, line);
+    /* For bench/audience: when the projector learnt of each count (CLOCK_MONOTONIC). */
+    if (debugging ())
+      g_debug ("gml-audience joined=%u answered=%u at=%" G_GINT64_FORMAT, joined, result.answered,
+               g_get_monotonic_time ());
   }
   gtk_widget_set_visible (self->audience_bars, result.revealed);
   if (result.revealed)
@@ -695,6 +699,15 @@ update_audience (GmlPresentationWindow *self)
                                       GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, split, -1);
       gtk_widget_queue_draw (self->audience_bars);
     }
+}
+
+/* For bench/audience: every frame the projector paints while audience mode is on. */
+static void
+audience_frame_cb (GdkFrameClock         *clock,
+                   GmlPresentationWindow *self)
+{
+  if (self->audience != NULL && gml_audience_server_is_running (self->audience))
+    g_debug ("gml-frame at=%" G_GINT64_FORMAT, g_get_monotonic_time ());
 }
 
 static void
@@ -714,6 +727,9 @@ toggle_audience (GmlPresentationWindow *self)
       self->audience = gml_audience_server_new (self->model);
       g_signal_connect_object (self->audience, "changed", G_CALLBACK (update_audience), self,
                                G_CONNECT_SWAPPED);
+      if (debugging () && gtk_widget_get_frame_clock (GTK_WIDGET (self)) != NULL)
+        g_signal_connect_object (gtk_widget_get_frame_clock (GTK_WIDGET (self)), "after-paint",
+                                 G_CALLBACK (audience_frame_cb), self, 0);
     }
   if (!gml_audience_server_start (self->audience, gml_application_get_audience_port (self->app), &error))
     /* Translators: %s is why, e.g. "Address already in use". */
