@@ -281,6 +281,19 @@ _gml_window_practise_topic (GmlWindow  *self,
   adw_view_stack_set_visible_child_name (self->view_stack, "quiz");
 }
 
+/* A round of the bank's INDEXES named NAME (untranslated, N_()), in the Quiz view:
+ * the presentation's Review These. */
+void
+gml_window_start_review (GmlWindow  *self,
+                         GArray     *indexes,
+                         const char *name)
+{
+  g_return_if_fail (GML_IS_WINDOW (self));
+  gml_quiz_page_start_named_round (self->quiz_page, indexes, name);
+  update_subtitle (self);
+  adw_view_stack_set_visible_child_name (self->view_stack, "quiz");
+}
+
 static void
 start_filtered_round (GmlWindow *self)
 {

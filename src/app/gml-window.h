@@ -20,6 +20,9 @@ GmlWindow *gml_window_new       (GmlApplication *application);
 void       gml_window_open_file (GmlWindow      *self,
                                  GFile          *file);
 /* Shows the Experiment view with the knobs of @args ("--model gpt2 --batch 8"). */
+void       gml_window_start_review (GmlWindow  *self,
+                                    GArray     *indexes,
+                                    const char *name);
 void       gml_window_open_lab  (GmlWindow      *self,
                                  const char     *args);
 

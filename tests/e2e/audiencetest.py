@@ -12,7 +12,7 @@ import urllib.request
 from gmltest import App, check
 
 
-SPEC = re.compile(r'%(?:(\d+)\$)?[-+ #0-9.]*(?:l|ll|z)?[a-z]')
+SPEC = re.compile(r'%%|%(?:(\d+)\$)?[-+ #0-9.]*(?:l|ll|z)?[a-z]')
 
 
 def c_format(text, *values):
@@ -20,6 +20,10 @@ def c_format(text, *values):
     out, at, n = [], 0, 0
     for m in SPEC.finditer(text):
         out.append(text[at:m.start()])
+        if m.group(0) == '%%':
+            out.append('%')
+            at = m.end()
+            continue
         index = int(m.group(1)) - 1 if m.group(1) else n
         n += 1
         out.append(str(values[index]))

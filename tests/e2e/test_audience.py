@@ -25,7 +25,7 @@ import time
 import urllib.request
 
 import audiencetest
-from gmltest import BUILD, bank, check, wait_for
+from gmltest import BUILD, bank, check, type_into_chooser, wait_for
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
@@ -156,6 +156,37 @@ app.key('space')
 s = wait_for(lambda: (lambda r: r[1] if r[1]['question'] != q['id'] else None)(
     request(f'/api/state?room={room}&client={clients[40]}&lang={lang}')), 'the next question')
 check(s['open'] and s['answer'] is None and not s['revealed'], f'the next question opens a new vote: {s["question"]}')
-app.key('Escape')
-time.sleep(1)
+
+# The round's end: the room's share per question, its answers as CSV, Review These.
+app.key('End')
+app.key('space')
+app.key('space')
+share = 100 * {'a': 27, 'b': 25, 'c': 24, 'd': 24}[right] // 100
+line = c_format(_('%s · %u %% of the room right'), c_format(_('%u. %s — %c'), 1, q['topic'], right), share)
+app.wait_label(lambda t: t == line, f'“{line}”', timeout=15)
+check(True, f'the round’s end gives the room’s share right: “{line}”')
+room_line = c_format(catalogue.ngettext('The room: %u answer, %u %% right.', 'The room: %u answers, %u %% right.',
+                                        100), 100, share) + ' ' + c_format(_('Hardest for the room: %s.'), '1')
+summary = app.wait_label(lambda t: t.endswith(room_line), f'a summary ending “{room_line}”')
+check(True, f'and over the round: “{summary}”')
+app.screenshot(os.path.join(shots, f'audience-end-{lang}.png'))
+
+saved = os.path.join(tempfile.mkdtemp(), 'answers.csv')
+hits = app.find('push button', equals=_('_Save Answers…').replace('_', ''))
+check(hits, 'the end has Save Answers…')
+hits[0][1].queryAction().doAction(0)
+type_into_chooser(_('Save the Room’s Answers'), saved, select='ctrl+a')
+wait_for(lambda: os.path.exists(saved), 'the CSV file')
+rows = open(saved).read().splitlines()
+check(rows[0] == 'question,client,option,right' and len(rows) == 101, f'the CSV has a header and 100 answers: {len(rows)} lines')
+counted = {o: sum(1 for r in rows[1:] if r.split(',')[2] == o) for o in 'abcd'}
+check(counted == {'a': 27, 'b': 25, 'c': 24, 'd': 24} and all(r.startswith(q['id'] + ',') for r in rows[1:]),
+      f'its answers are the phones’ last ones: {counted}')
+check(all(r.endswith(',1') == (r.split(',')[2] == right) for r in rows[1:]), 'and say which were right')
+
+hits = app.find('push button', equals=_('_Review These').replace('_', ''))
+check(hits, 'the end has Review These')
+hits[0][1].queryAction().doAction(0)
+app.wait_label(lambda t: t == q['text'], 'the hardest question in the main window', timeout=15)
+check(True, 'Review These: the main window asks the question the room found hardest')
 app.quit()

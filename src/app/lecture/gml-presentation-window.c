@@ -27,6 +27,7 @@
 #include "gml-picture-view.h"
 #include "gml-presentation-window.h"
 #include "gml-presenter-window.h"
+#include "gml-window.h"
 
 struct _GmlPresentationWindow
 {
@@ -60,6 +61,7 @@ struct _GmlPresentationWindow
   GtkLabel        *audience_counts_label;
   GtkWidget       *audience_bars;
   GtkWidget       *audience_qr;
+  GtkWidget       *end_room_box;
 
   GmlOptionRow    *option_rows[GML_N_OPTIONS];
 
@@ -318,10 +320,58 @@ holder_allocate (GtkWidget *holder,
 /* The round's result, after the last question: how long it took, how many answers
  * the class saw, and the right answer of each question discussed, for the summing
  * up (a whole bank is a round too: the others are counted, not listed). */
+static int
+compare_uint64 (gconstpointer a,
+                gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The round's questions the room answered, hardest first (the lowest share right;
+ * the ones every phone got right are not hard): their places in the round, at most
+ * five. */
+static GArray *
+room_hardest (GmlPresentationWindow *self)
+{
+  GmlAudienceRoom *room = self->audience != NULL ? gml_audience_server_get_room (self->audience) : NULL;
+  guint n = gml_presentation_get_n_questions (self->model);
+  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (guint64));
+  GArray *indexes = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (guint i = 0; room != NULL && i < n; i++)
+    {
+      const GmlQuestion *q = gml_presentation_get_question (self->model, i);
+      GmlAudienceResult result;
+      guint share;
+      guint64 key;
+
+      if (!gml_audience_room_get_result (room, q->id, &result) || result.answered == 0)
+        continue;
+      share = result.counts[result.right] * 1000 / result.answered;
+      if (share >= 1000)
+        continue;
+      key = ((guint64) share << 32) | i;
+      g_array_append_val (found, key);
+    }
+  g_array_sort (found, compare_uint64);
+  for (guint i = 0; i < found->len && i < 5; i++)
+    {
+      guint question = (guint) (g_array_index (found, guint64, i) & 0xffffffffu);
+
+      g_array_append_val (indexes, question);
+    }
+  return indexes;
+}
+
 static void
 show_end (GmlPresentationWindow *self)
 {
   guint n = gml_presentation_get_n_questions (self->model);
+  GmlAudienceRoom *room = self->audience != NULL ? gml_audience_server_get_room (self->audience) : NULL;
+  GmlAudienceResult result;
+  guint room_answered = 0, room_right = 0;
   guint revealed = gml_presentation_get_n_revealed (self->model);
   guint seconds = (guint) ((g_get_monotonic_time () - gml_presentation_get_started_at (self->model))
                            / G_USEC_PER_SEC);
@@ -347,6 +397,17 @@ show_end (GmlPresentationWindow *self)
        * and the letter of its right option, e.g. "2. Mixed precision — b". */
       line = g_strdup_printf (_("%u. %s — %c"), i + 1, gml_question_translate (q, q->topic),
                               gml_option_letter (gml_question_correct_position (q, slide->order)));
+      if (room != NULL && gml_audience_room_get_result (room, q->id, &result) && result.answered > 0)
+        {
+          guint share = result.counts[result.right] * 100 / result.answered;
+          char *with_room;
+
+          /* Translators: a line of the round's result with the room's share of right
+           * answers, e.g. "2. Mixed precision — b · 63 % of the room right". */
+          with_room = g_strdup_printf (_("%s · %u %% of the room right"), line, share);
+          g_free (line);
+          line = with_room;
+        }
       label = gtk_label_new (line);
       gtk_label_set_xalign (GTK_LABEL (label), 0);
       gtk_label_set_wrap (GTK_LABEL (label), TRUE);
@@ -363,7 +424,40 @@ show_end (GmlPresentationWindow *self)
                                n, duration);
   /* Translators: how many of the round's answers were shown, e.g. "Answers shown: 5 of 6." */
   answers = g_strdup_printf (_("Answers shown: %u of %u."), revealed, n);
-  summary = g_strconcat (questions, " ", answers, NULL);
+  for (guint i = 0; room != NULL && i < gml_audience_room_get_n_asked (room); i++)
+    {
+      gml_audience_room_get_result_at (room, i, &result);
+      room_answered += result.answered;
+      room_right += result.counts[result.right];
+    }
+  if (room_answered > 0)
+    {
+      g_autoptr(GArray) hardest = room_hardest (self);
+      /* Translators: the room's answers over the round, e.g. "The room: 412 answers,
+       * 71 % right." */
+      g_autofree char *room_line = g_strdup_printf (ngettext ("The room: %u answer, %u %% right.",
+                                                              "The room: %u answers, %u %% right.",
+                                                              room_answered),
+                                                    room_answered, room_right * 100 / room_answered);
+
+      GString *numbers = g_string_new (NULL);
+      g_autofree char *hardest_line = NULL;
+
+      for (guint i = 0; i < hardest->len; i++)
+        g_string_append_printf (numbers, "%s%u", i > 0 ? _(", ") : "", g_array_index (hardest, guint, i) + 1);
+      /* Translators: the numbers of the questions the room got right least often. */
+      hardest_line = hardest->len > 0 ? g_strdup_printf (_("Hardest for the room: %s."), numbers->str)
+                                      : g_strdup ("");
+      g_string_free (numbers, TRUE);
+      summary = g_strjoin (" ", questions, answers, room_line, hardest_line, NULL);
+      gtk_widget_set_visible (self->end_room_box, TRUE);
+      gtk_widget_action_set_enabled (GTK_WIDGET (self), "lecture.review-hardest", hardest->len > 0);
+    }
+  else
+    {
+      summary = g_strconcat (questions, " ", answers, NULL);
+      gtk_widget_set_visible (self->end_room_box, FALSE);
+    }
   gtk_label_set_label (self->end_summary_label, summary);
   gtk_label_set_label (self->position_label, "");
   gtk_label_set_label (self->topic_label, "");
@@ -689,6 +783,9 @@ update_audience (GmlPresentationWindow *self)
       g_debug ("gml-audience joined=%u answered=%u at=%" G_GINT64_FORMAT, joined, result.answered,
                g_get_monotonic_time ());
   }
+  /* The bars belong to the question's slide, not to the round's end. */
+  if (gml_presentation_get_at_end (self->model))
+    result.revealed = FALSE;
   gtk_widget_set_visible (self->audience_bars, result.revealed);
   if (result.revealed)
     {
@@ -727,6 +824,7 @@ toggle_audience (GmlPresentationWindow *self)
       self->audience = gml_audience_server_new (self->model);
       g_signal_connect_object (self->audience, "changed", G_CALLBACK (update_audience), self,
                                G_CONNECT_SWAPPED);
+      gml_presentation_set_audience (self->model, G_OBJECT (self->audience));
       if (debugging () && gtk_widget_get_frame_clock (GTK_WIDGET (self)) != NULL)
         g_signal_connect_object (gtk_widget_get_frame_clock (GTK_WIDGET (self)), "after-paint",
                                  G_CALLBACK (audience_frame_cb), self, 0);
@@ -735,6 +833,68 @@ toggle_audience (GmlPresentationWindow *self)
     /* Translators: %s is why, e.g. "Address already in use". */
     self->audience_error = g_strdup_printf (_("Audience mode could not start: %s"), error->message);
   update_audience (self);
+}
+
+/* Review These: the questions the room found hardest, as a round in the main window. */
+static void
+review_hardest_action_cb (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  GmlPresentationWindow *self = GML_PRESENTATION_WINDOW (widget);
+  g_autoptr(GArray) hardest = room_hardest (self);
+
+  g_autoptr(GArray) indexes = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  if (hardest->len == 0 || self->main_window == NULL || !GML_IS_WINDOW (self->main_window))
+    return;
+  for (guint i = 0; i < hardest->len; i++)
+    g_array_append_val (indexes, gml_presentation_get_slide (self->model, g_array_index (hardest, guint, i))->question);
+  gml_window_start_review (GML_WINDOW (self->main_window), indexes, N_("Review: the room’s hardest"));
+  gml_presentation_end (self->model);
+}
+
+static void
+export_response_cb (GtkNativeDialog       *dialog,
+                    int                    response,
+                    GmlPresentationWindow *self)
+{
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *csv = NULL;
+
+  if (response == GTK_RESPONSE_ACCEPT && self->audience != NULL &&
+      (file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog))) != NULL)
+    {
+      csv = gml_audience_room_to_csv (gml_audience_server_get_room (self->audience));
+      if (!g_file_replace_contents (file, csv, strlen (csv), NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION,
+                                    NULL, NULL, &error))
+        {
+          g_autofree char *message = g_strdup_printf (_("The answers could not be saved: %s"), error->message);
+
+          gtk_label_set_label (self->end_summary_label, message);
+        }
+    }
+  g_object_unref (dialog);
+}
+
+/* Save Answers…: the round's answers as CSV, one line a phone and question. */
+static void
+export_answers_action_cb (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  GmlPresentationWindow *self = GML_PRESENTATION_WINDOW (widget);
+  GtkFileChooserNative *chooser;
+
+  if (self->audience == NULL)
+    return;
+  chooser = gtk_file_chooser_native_new (_("Save the Room’s Answers"), GTK_WINDOW (self),
+                                         GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), "audience-answers.csv");
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  g_signal_connect (chooser, "response", G_CALLBACK (export_response_cb), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
 }
 
 static void
@@ -1007,6 +1167,9 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_bars);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_qr);
   gtk_widget_class_install_action (widget_class, "lecture.audience", NULL, audience_action_cb);
+  gtk_widget_class_install_action (widget_class, "lecture.review-hardest", NULL, review_hardest_action_cb);
+  gtk_widget_class_install_action (widget_class, "lecture.export-answers", NULL, export_answers_action_cb);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_room_box);
   gml_option_row_bind_template_children (widget_class, "option_row_",
                                          G_STRUCT_OFFSET (GmlPresentationWindow, option_rows));
 

@@ -46,6 +46,7 @@ struct _GmlPresentation
   gint64           started_at;      /* monotonic µs when the presentation began */
   gint64           question_at;     /* monotonic µs when the current question came up */
   guint            tick_id;
+  GObject         *audience;        /* weak: audience mode's server, while there is one */
 };
 
 enum {
@@ -59,6 +60,7 @@ enum {
   PROP_SECONDS_LEFT,
   PROP_BILINGUAL,
   PROP_ZOOM,
+  PROP_AUDIENCE,
   N_PROPS
 };
 
@@ -419,12 +421,30 @@ gml_presentation_end (GmlPresentation *self)
   g_object_thaw_notify (G_OBJECT (self));
 }
 
+/* Audience mode's server for this round, or NULL; held weakly (it holds the round). */
+void
+gml_presentation_set_audience (GmlPresentation *self,
+                               GObject         *audience)
+{
+  g_return_if_fail (GML_IS_PRESENTATION (self));
+  if (g_set_weak_pointer (&self->audience, audience))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AUDIENCE]);
+}
+
+GObject *
+gml_presentation_get_audience (GmlPresentation *self)
+{
+  g_return_val_if_fail (GML_IS_PRESENTATION (self), NULL);
+  return self->audience;
+}
+
 static void
 gml_presentation_dispose (GObject *object)
 {
   GmlPresentation *self = GML_PRESENTATION (object);
 
   g_clear_handle_id (&self->tick_id, g_source_remove);
+  g_clear_weak_pointer (&self->audience);
 
   G_OBJECT_CLASS (gml_presentation_parent_class)->dispose (object);
 }
@@ -485,6 +505,10 @@ gml_presentation_get_property (GObject    *object,
       g_value_set_double (value, gml_presentation_get_zoom (self));
       break;
 
+    case PROP_AUDIENCE:
+      g_value_set_object (value, self->audience);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -543,6 +567,9 @@ gml_presentation_class_init (GmlPresentationClass *klass)
     g_param_spec_boolean ("bilingual", NULL, NULL, FALSE, rw);
   properties[PROP_ZOOM] =
     g_param_spec_double ("zoom", NULL, NULL, ZOOM_MIN, ZOOM_MAX, 1.0, ro);
+  /* Audience mode's server (a GmlAudienceServer), so that both windows show the room. */
+  properties[PROP_AUDIENCE] =
+    g_param_spec_object ("audience", NULL, NULL, G_TYPE_OBJECT, ro);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }

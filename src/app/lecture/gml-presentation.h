@@ -57,5 +57,8 @@ void               gml_presentation_advance            (GmlPresentation *self);
 void               gml_presentation_zoom               (GmlPresentation *self,
                                                         int              direction);
 void               gml_presentation_end                (GmlPresentation *self);
+void               gml_presentation_set_audience       (GmlPresentation *self,
+                                                        GObject         *audience);
+GObject           *gml_presentation_get_audience       (GmlPresentation *self);
 
 G_END_DECLS

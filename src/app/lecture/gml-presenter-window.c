@@ -18,6 +18,7 @@
 #include "gml-lecture-keys.h"
 #include "gml-option-row.h"
 #include "gml-presenter-window.h"
+#include "gml-audience-server.h"
 
 struct _GmlPresenterWindow
 {
@@ -29,6 +30,7 @@ struct _GmlPresenterWindow
   GtkLabel              *position_label;
   GtkLabel              *timer_label;
   GtkLabel              *state_label;
+  GtkLabel              *audience_label;
   GtkLabel              *question_label;
   GmlOptionRow          *option_rows[GML_N_OPTIONS];
   GtkLabel              *explanation_label;
@@ -264,6 +266,7 @@ gml_presenter_window_class_init (GmlPresenterWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, position_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, timer_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, state_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, audience_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, question_label);
   gml_option_row_bind_template_children (widget_class, "option_row_",
                                          G_STRUCT_OFFSET (GmlPresenterWindow, option_rows));
@@ -297,6 +300,44 @@ gml_presenter_window_init (GmlPresenterWindow *self)
 
 }
 
+/* Audience mode on: the room's counts and split, live (the lecturer sees how the
+ * room is leaning before revealing; the projector shows the split only after). */
+static void
+update_audience (GmlPresenterWindow *self)
+{
+  GObject *audience = gml_presentation_get_audience (self->model);
+  GmlAudienceServer *server = audience != NULL ? GML_AUDIENCE_SERVER (audience) : NULL;
+  GmlAudienceRoom *room;
+  GmlAudienceResult result = { 0 };
+  g_autofree char *split = NULL;
+  g_autofree char *line = NULL;
+
+  if (server == NULL || !gml_audience_server_is_running (server))
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->audience_label), FALSE);
+      return;
+    }
+  room = gml_audience_server_get_room (server);
+  gml_audience_room_get_result (room, gml_audience_room_get_question (room), &result);
+  split = gml_audience_server_describe_split (server);
+  /* Translators: the presenter's live line: phones joined, answers, and the split,
+   * e.g. "The room: 12 phones, 9 answers — A: 3 answers, B: 5 answers, …". */
+  line = g_strdup_printf (_("The room: %u phones, %u answers — %s"), gml_audience_room_get_joined (room),
+                          result.answered, split);
+  gtk_label_set_label (self->audience_label, line);
+  gtk_widget_set_visible (GTK_WIDGET (self->audience_label), TRUE);
+}
+
+static void
+audience_changed_cb (GmlPresenterWindow *self)
+{
+  GObject *audience = gml_presentation_get_audience (self->model);
+
+  if (audience != NULL)
+    g_signal_connect_object (audience, "changed", G_CALLBACK (update_audience), self, G_CONNECT_SWAPPED);
+  update_audience (self);
+}
+
 /* A view of model for the lecturer's screen. */
 GmlPresenterWindow *
 gml_presenter_window_new (GmlApplication  *app,
@@ -314,9 +355,11 @@ gml_presenter_window_new (GmlApplication  *app,
   g_signal_connect_swapped (model, "notify::at-end", G_CALLBACK (update), self);
   g_signal_connect_swapped (model, "notify::seconds-left", G_CALLBACK (update_timer), self);
   g_signal_connect_swapped (model, "notify::ended", G_CALLBACK (ended_cb), self);
+  g_signal_connect_swapped (model, "notify::audience", G_CALLBACK (audience_changed_cb), self);
   g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
                            G_CONNECT_SWAPPED);
   self->clock_id = g_timeout_add_seconds (1, clock_cb, self);
   update (self);
+  audience_changed_cb (self);
   return self;
 }
