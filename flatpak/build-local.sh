@@ -29,7 +29,8 @@
 # app's home is <work>/home.  Nothing of the user's own Flatpak installation is touched.
 #
 # Steps: tools, platform-root, sdk-root, runtimes, manifest, app-build, app-install,
-# bundle, bundle-install, exports, cli-questions, window, portal-open, probe-attach.
+# bundle, bundle-install, exports, cli-questions, window, portal-open, probe-attach,
+# audience-network.
 # The Debian roots are reused when their package lists have not changed
 # (GML_FLATPAK_FRESH=1 makes them again).
 set -u
@@ -340,6 +341,7 @@ run_step cli-questions cli_questions -- app_install
 run_step window sandbox_window window -- app_install
 run_step portal-open sandbox_window portal -- app_install
 run_step probe-attach sandbox_window probe -- app_install
+run_step audience-network sandbox_window audience -- app_install
 
 echo "Flatpak steps took $(( $(date +%s) - start )) s; logs in $logs"
 [ -n "$failures" ] && printf "Failed:$failures\n"

@@ -66,3 +66,50 @@ def request(base, path, body=None, raw=None):
     except urllib.error.HTTPError as e:
         text = e.read()
         return e.code, (json.loads(text) if text else None)
+
+
+def live_socket(base, room):
+    """A WebSocket on /api/live, handshaken by hand: (HTTP status, the socket or None)."""
+    import base64
+    import os
+    host, port = base[len('http://'):].split(':')
+    sock = socket.create_connection((host, int(port)), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f'GET /api/live?room={room} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n'
+                  f'Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n').encode())
+    head = b''
+    while b'\r\n\r\n' not in head:
+        chunk = sock.recv(1)
+        if not chunk:
+            break
+        head += chunk
+    status = int(head.split(b' ', 2)[1]) if head else 0
+    if status != 101:
+        sock.close()
+        return status, None
+    return status, sock
+
+
+def live_message(sock, timeout=10):
+    """The next text message the server sends on a live socket (unmasked frames)."""
+    sock.settimeout(timeout)
+
+    def read(n):
+        data = b''
+        while len(data) < n:
+            chunk = sock.recv(n - len(data))
+            if not chunk:
+                raise ConnectionError('the live socket closed')
+            data += chunk
+        return data
+
+    while True:
+        first, second = read(2)
+        length = second & 0x7f
+        if length == 126:
+            length = int.from_bytes(read(2), 'big')
+        elif length == 127:
+            length = int.from_bytes(read(8), 'big')
+        payload = read(length)
+        if first & 0x0f == 1:
+            return payload.decode()

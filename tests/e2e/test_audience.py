@@ -125,8 +125,17 @@ status, body = request(f'/api/answer?lang={lang}', {'room': room, 'client': clie
 check(status == 200, 'the other phones are still served during the flood')
 app.screenshot(os.path.join(shots, f'audience-open-{lang}.png'))
 
+# The phones' live socket: refused for another room, told when the lecturer moves.
+status, sock = audiencetest.live_socket(base, '0000' if room != '0000' else '1111')
+check(status == 403 and sock is None, f'a live socket for another room is refused: {status}')
+status, live = audiencetest.live_socket(base, room)
+check(status == 101, 'a phone’s live socket (WebSocket) opens')
+
 # Space reveals.
 app.key('space')
+message = json.loads(audiencetest.live_message(live))
+check(message == {'type': 'state'}, f'the reveal is pushed to the phones at once: {message}')
+live.close()
 expected = c_format(_('%s · %s'), joined, answered)
 split = []
 for letter, n in zip('abcd', (27, 25, 24, 24)):

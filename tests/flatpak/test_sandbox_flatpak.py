@@ -5,7 +5,7 @@
 flatpak/build-local.sh runs it after installing the app; FLATPAK_USER_DIR, HOME and
 XDG_RUNTIME_DIR are the ones it set.
 
-    test_sandbox_flatpak.py window|portal|probe
+    test_sandbox_flatpak.py window|portal|probe|audience
 
 window: the quiz comes up in Turkish with the bank's first question, as the sandbox's
         own `questions --json` prints it, and the pictures say the simulated GPU.
@@ -16,7 +16,9 @@ portal: Open Snapshot… (Ctrl+O) goes through the file chooser portal: the host
         portal.
 probe:  a program outside the sandbox calls gml_probe.start() (with the tests' fake
         torch); Attach… in the sandboxed app's Live view lists it, through the folder
-        Flatpak shares with the host, and attaching shows its memory."""
+        Flatpak shares with the host, and attaching shows its memory.
+audience: audience mode in the sandbox (--share=network) serves the page and the
+        state to a client outside it."""
 
 import atexit
 import json
@@ -60,10 +62,10 @@ class FlatpakApp(App):
     """gmltest's App, started with `flatpak run`: inside the sandbox the app has a
     process id of its own namespace, so its X window is found by its class."""
 
-    def __init__(self, lang, ready):
+    def __init__(self, lang, ready, args=()):
         self.home = os.environ['HOME']
         self.lang = lang
-        self.proc = subprocess.Popen(['flatpak', '--user', 'run', APP_ID], env=sandbox_env(lang))
+        self.proc = subprocess.Popen(['flatpak', '--user', 'run', APP_ID, *args], env=sandbox_env(lang))
         atexit.register(lambda: self.proc.poll() is None and self.proc.kill())
         self.root = None
         deadline = time.time() + 60
@@ -84,10 +86,19 @@ class FlatpakApp(App):
         raise AssertionError('the sandboxed window did not appear in the accessibility tree')
 
     def window_id(self):
+        """The largest of its windows (the main one, or a presentation's)."""
         ids = subprocess.run(['xdotool', 'search', '--onlyvisible', '--classname', 'gpu-memory-lab'],
                              capture_output=True, text=True).stdout.split()
         assert ids, 'the sandboxed app has no X window'
-        return ids[0]
+        best, best_area = ids[0], 0
+        for wid in ids:
+            geo = subprocess.run(['xdotool', 'getwindowgeometry', '--shell', wid],
+                                 capture_output=True, text=True).stdout
+            fields = dict(line.split('=', 1) for line in geo.split() if '=' in line)
+            area = int(fields.get('WIDTH', 0)) * int(fields.get('HEIGHT', 0))
+            if area > best_area:
+                best, best_area = wid, area
+        return best
 
 
 def quiz_ready(app):
@@ -186,6 +197,35 @@ while True:
     wait_for(lambda: [n for n in app.image_names() if n.startswith('After ')], 'the attached program’s map')
     check(True, 'attached: the Live view draws the program’s memory')
     app.screenshot(os.path.join(shots, 'sandbox-live-en.png'))
+    app.quit()
+
+elif mode == 'audience':
+    # --share=network: the sandboxed app's server is reachable from outside it.
+    import socket
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        port = probe.getsockname()[1]
+    os.environ['GML_AUDIENCE_ADDRESS'] = '127.0.0.1'
+    app = FlatpakApp('en', quiz_ready, args=['--audience-port', str(port)])
+    app.key('F5')
+    app.wait_label(lambda t: t == 'Audience', 'with the Audience button', timeout=20)
+    app.key('F6')
+    prefix = f'http://127.0.0.1:{port}/?room='
+    url = app.wait_label(lambda t: t.startswith(prefix), 'with the address', timeout=20)
+    check(True, f'audience mode in the sandbox listens: {url}')
+    with urllib.request.urlopen(url, timeout=10) as r:
+        page = r.read().decode()
+    check(r.status == 200 and '/api/state' in page, 'a phone outside the sandbox gets the page')
+    room = url[len(prefix):]
+    with urllib.request.urlopen(f'http://127.0.0.1:{port}/api/state?room={room}&client=outside-phone',
+                                timeout=10) as r:
+        state = json.loads(r.read())
+    check(state['open'] and state['question'], f'and the question asked: {state["question"]}')
+    app.screenshot(os.path.join(shots, 'sandbox-audience-en.png'))
+    app.key('Escape')
+    time.sleep(1)
     app.quit()
 
 else:

@@ -19,6 +19,8 @@
  *   GET  /api/strings?lang=        the page's own words, from the app's catalogue
  *   POST /api/answer?lang=         {"room", "client", "question", "option"}
  *        200 {"option"}, or 400/403/409/413/429 {"error"} in the page's language
+ *   GET  /api/live?room=           a WebSocket: {"type": "state"} whenever the
+ *        lecturer moves, so the page need not wait for its next poll
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -48,6 +50,7 @@ struct _GmlAudienceServer
   SoupServer      *server;
   char            *url;
   guint            changed_id;      /* a "changed" to come, coalescing a burst of answers */
+  GPtrArray       *sockets;         /* SoupWebsocketConnection: the phones told of each move */
 };
 
 G_DEFINE_FINAL_TYPE (GmlAudienceServer, gml_audience_server, G_TYPE_OBJECT)
@@ -71,6 +74,8 @@ shown_right (GmlPresentation *presentation,
   return 0;
 }
 
+static void tell_phones (GmlAudienceServer *self);
+
 static void
 sync_room (GmlAudienceServer *self)
 {
@@ -91,6 +96,7 @@ sync_room (GmlAudienceServer *self)
       if (gml_presentation_get_revealed (p))
         gml_audience_room_reveal (self->room);
     }
+  tell_phones (self);
   g_signal_emit (self, signals[CHANGED], 0);
 }
 
@@ -335,6 +341,72 @@ answer_early_cb (SoupServer        *server,
   gml_i18n_pop_language (saved);
 }
 
+/* ---- live updates ------------------------------------------------------------ */
+
+/* A phone's page keeps a WebSocket open on /api/live?room=CODE; when the lecturer
+ * moves (another question, the vote closed, the answer revealed) every open socket
+ * gets {"type": "state"}, and the page asks /api/state at once instead of waiting for
+ * its next poll.  The sockets carry nothing from the phones: what they send is
+ * dropped, and more than a small message closes the socket. */
+#define MAX_SOCKETS GML_AUDIENCE_MAX_CLIENTS
+
+static void
+tell_phones (GmlAudienceServer *self)
+{
+  static const char message[] = "{\"type\":\"state\"}";
+
+  for (guint i = 0; self->sockets != NULL && i < self->sockets->len; i++)
+    {
+      SoupWebsocketConnection *ws = g_ptr_array_index (self->sockets, i);
+
+      if (soup_websocket_connection_get_state (ws) == SOUP_WEBSOCKET_STATE_OPEN)
+        soup_websocket_connection_send_text (ws, message);
+    }
+}
+
+static void
+socket_closed_cb (SoupWebsocketConnection *ws,
+                  GmlAudienceServer       *self)
+{
+  g_signal_handlers_disconnect_by_data (ws, self);
+  g_ptr_array_remove_fast (self->sockets, ws);
+}
+
+static void
+live_cb (SoupServer              *server,
+         SoupServerMessage       *msg,
+         const char              *path,
+         SoupWebsocketConnection *ws,
+         gpointer                 user_data)
+{
+  GmlAudienceServer *self = user_data;
+
+  if (self->sockets->len >= MAX_SOCKETS)
+    {
+      soup_websocket_connection_close (ws, SOUP_WEBSOCKET_CLOSE_POLICY_VIOLATION, NULL);
+      return;
+    }
+  soup_websocket_connection_set_max_incoming_payload_size (ws, 256);
+  soup_websocket_connection_set_keepalive_interval (ws, 30);
+  g_ptr_array_add (self->sockets, g_object_ref (ws));
+  g_signal_connect (ws, "closed", G_CALLBACK (socket_closed_cb), self);
+}
+
+/* Before the upgrade: only this room's phones. */
+static void
+live_early_cb (SoupServer        *server,
+               SoupServerMessage *msg,
+               const char        *path,
+               GHashTable        *query,
+               gpointer           user_data)
+{
+  GmlAudienceServer *self = user_data;
+  const char *room = query != NULL ? g_hash_table_lookup (query, "room") : NULL;
+
+  if (g_strcmp0 (room, gml_audience_room_get_code (self->room)) != 0)
+    soup_server_message_set_status (msg, SOUP_STATUS_FORBIDDEN, NULL);
+}
+
 /* The words of the page, in its language, from the app's own catalogue. */
 static void
 strings_cb (SoupServer        *server,
@@ -465,6 +537,8 @@ gml_audience_server_start (GmlAudienceServer *self,
   soup_server_add_handler (self->server, "/api/state", state_cb, self, NULL);
   soup_server_add_handler (self->server, "/api/strings", strings_cb, self, NULL);
   soup_server_add_handler (self->server, "/", page_cb, self, NULL);
+  soup_server_add_early_handler (self->server, "/api/live", live_early_cb, self, NULL);
+  soup_server_add_websocket_handler (self->server, "/api/live", NULL, NULL, live_cb, self, NULL);
 
   {
     g_autoptr(GInetAddress) address = NULL;
@@ -507,12 +581,27 @@ gml_audience_server_start (GmlAudienceServer *self,
   return TRUE;
 }
 
+static void
+close_sockets (GmlAudienceServer *self)
+{
+  while (self->sockets != NULL && self->sockets->len > 0)
+    {
+      SoupWebsocketConnection *ws = g_ptr_array_index (self->sockets, self->sockets->len - 1);
+
+      g_signal_handlers_disconnect_by_data (ws, self);
+      if (soup_websocket_connection_get_state (ws) == SOUP_WEBSOCKET_STATE_OPEN)
+        soup_websocket_connection_close (ws, SOUP_WEBSOCKET_CLOSE_GOING_AWAY, NULL);
+      g_ptr_array_remove_index_fast (self->sockets, self->sockets->len - 1);
+    }
+}
+
 void
 gml_audience_server_stop (GmlAudienceServer *self)
 {
   g_return_if_fail (GML_IS_AUDIENCE_SERVER (self));
   if (self->server == NULL)
     return;
+  close_sockets (self);
   soup_server_disconnect (self->server);
   g_clear_object (&self->server);
   g_signal_emit (self, signals[CHANGED], 0);
@@ -575,6 +664,7 @@ gml_audience_server_dispose (GObject *object)
   GmlAudienceServer *self = GML_AUDIENCE_SERVER (object);
 
   g_clear_handle_id (&self->changed_id, g_source_remove);
+  close_sockets (self);
   if (self->server != NULL)
     soup_server_disconnect (self->server);
   g_clear_object (&self->server);
@@ -592,6 +682,7 @@ gml_audience_server_finalize (GObject *object)
 
   g_clear_pointer (&self->room, gml_audience_room_free);
   g_clear_pointer (&self->url, g_free);
+  g_clear_pointer (&self->sockets, g_ptr_array_unref);
 
   G_OBJECT_CLASS (gml_audience_server_parent_class)->finalize (object);
 }
@@ -613,6 +704,7 @@ static void
 gml_audience_server_init (GmlAudienceServer *self)
 {
   self->room = gml_audience_room_new (NULL);
+  self->sockets = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 /* The room of presentation; it listens once started. */
