@@ -163,6 +163,23 @@ page_language (GHashTable *query)
   return lang != NULL && gml_i18n_is_known_language (lang) ? lang : "en";
 }
 
+/* Runs RESPOND with the lab's strings in the page's language (?lang=). */
+typedef void (*Responder) (GmlAudienceServer *self,
+                           SoupServerMessage *msg,
+                           GHashTable        *query);
+
+static void
+in_page_language (GmlAudienceServer *self,
+                  SoupServerMessage *msg,
+                  GHashTable        *query,
+                  Responder          respond)
+{
+  const char *saved = gml_i18n_push_language (page_language (query));
+
+  respond (self, msg, query);
+  gml_i18n_pop_language (saved);
+}
+
 static void
 add_string (JsonBuilder *builder,
             const char  *name,
@@ -187,18 +204,14 @@ add_letter (JsonBuilder *builder,
 }
 
 static void
-state_cb (SoupServer        *server,
-          SoupServerMessage *msg,
-          const char        *path,
-          GHashTable        *query,
-          gpointer           user_data)
+state_respond (GmlAudienceServer *self,
+               SoupServerMessage *msg,
+               GHashTable        *query)
 {
-  GmlAudienceServer *self = user_data;
   GmlPresentation *p = self->presentation;
   const char *room = query != NULL ? g_hash_table_lookup (query, "room") : NULL;
   const char *client = query != NULL ? g_hash_table_lookup (query, "client") : NULL;
   const char *question = gml_audience_room_get_question (self->room);
-  const char *saved = gml_i18n_push_language (page_language (query));
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(GError) error = NULL;
   guint before = gml_audience_room_get_joined (self->room);
@@ -206,20 +219,17 @@ state_cb (SoupServer        *server,
   if (soup_server_message_get_method (msg) != SOUP_METHOD_GET)
     {
       respond_error (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, _("Only GET is answered here."));
-      gml_i18n_pop_language (saved);
       return;
     }
   if (g_strcmp0 (room, gml_audience_room_get_code (self->room)) != 0)
     {
       respond_error (msg, SOUP_STATUS_FORBIDDEN,
                      _("This is not the code of the room: look at the projected slide again."));
-      gml_i18n_pop_language (saved);
       return;
     }
   if (client != NULL && !gml_audience_room_join (self->room, client, &error))
     {
       respond_error (msg, gml_audience_error_status (error), error->message);
-      gml_i18n_pop_language (saved);
       return;
     }
 
@@ -269,20 +279,25 @@ state_cb (SoupServer        *server,
     }
   json_builder_end_object (builder);
   respond_json (msg, SOUP_STATUS_OK, builder);
-  gml_i18n_pop_language (saved);
   if (gml_audience_room_get_joined (self->room) != before)
     changed_soon (self);
 }
 
 static void
-answer_cb (SoupServer        *server,
-           SoupServerMessage *msg,
-           const char        *path,
-           GHashTable        *query,
-           gpointer           user_data)
+state_cb (SoupServer        *server,
+          SoupServerMessage *msg,
+          const char        *path,
+          GHashTable        *query,
+          gpointer           user_data)
 {
-  GmlAudienceServer *self = user_data;
-  const char *saved = gml_i18n_push_language (page_language (query));
+  in_page_language (user_data, msg, query, state_respond);
+}
+
+static void
+answer_respond (GmlAudienceServer *self,
+                SoupServerMessage *msg,
+                GHashTable        *query)
+{
   g_autoptr(GBytes) body = NULL;
   g_autoptr(GError) error = NULL;
   GmlAudienceAnswer answer;
@@ -290,7 +305,6 @@ answer_cb (SoupServer        *server,
   if (soup_server_message_get_method (msg) != SOUP_METHOD_POST)
     {
       respond_error (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, _("Answers are sent with POST."));
-      gml_i18n_pop_language (saved);
       return;
     }
   body = soup_message_body_flatten (soup_server_message_get_request_body (msg));
@@ -310,7 +324,16 @@ answer_cb (SoupServer        *server,
       changed_soon (self);
     }
   gml_audience_answer_clear (&answer);
-  gml_i18n_pop_language (saved);
+}
+
+static void
+answer_cb (SoupServer        *server,
+           SoupServerMessage *msg,
+           const char        *path,
+           GHashTable        *query,
+           gpointer           user_data)
+{
+  in_page_language (user_data, msg, query, answer_respond);
 }
 
 /* Before the body is read: an answer larger than the limit, or of no stated size,

@@ -77,6 +77,14 @@ gml_audience_is_question_id (const char *text)
   return is_id (text, 1, GML_AUDIENCE_MAX_QUESTION_ID, "-_.");
 }
 
+static void
+set_client_id_error (GError **error)
+{
+  g_set_error (error, GML_AUDIENCE_ERROR, GML_AUDIENCE_ERROR_MALFORMED,
+               _("The phone’s id must be %u to %u letters, digits, “-” or “_”."),
+               (guint) GML_AUDIENCE_MIN_CLIENT_ID, (guint) GML_AUDIENCE_MAX_CLIENT_ID);
+}
+
 void
 gml_audience_answer_clear (GmlAudienceAnswer *answer)
 {
@@ -177,9 +185,7 @@ gml_audience_answer_parse (const char        *body,
     }
   if (!gml_audience_is_client_id (client))
     {
-      g_set_error (error, GML_AUDIENCE_ERROR, GML_AUDIENCE_ERROR_MALFORMED,
-                   _("The phone’s id must be %u to %u letters, digits, “-” or “_”."),
-                   (guint) GML_AUDIENCE_MIN_CLIENT_ID, (guint) GML_AUDIENCE_MAX_CLIENT_ID);
+      set_client_id_error (error);
       return FALSE;
     }
   if (!gml_audience_is_question_id (question))
@@ -355,9 +361,7 @@ lookup_or_join (GmlAudienceRoom *room,
     return client;
   if (!gml_audience_is_client_id (id))
     {
-      g_set_error (error, GML_AUDIENCE_ERROR, GML_AUDIENCE_ERROR_MALFORMED,
-                   _("The phone’s id must be %u to %u letters, digits, “-” or “_”."),
-                   (guint) GML_AUDIENCE_MIN_CLIENT_ID, (guint) GML_AUDIENCE_MAX_CLIENT_ID);
+      set_client_id_error (error);
       return NULL;
     }
   if (g_hash_table_size (room->clients) >= GML_AUDIENCE_MAX_CLIENTS)
