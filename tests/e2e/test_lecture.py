@@ -29,6 +29,7 @@ import time
 
 import pyatspi
 
+import audiencetest
 from gmltest import APP, App, app_env, bank, check, frame
 
 APP_ID = 'io.github.gpumemorylab.GpuMemoryLab'
@@ -485,7 +486,10 @@ def run_weston():
         if os.environ.get('GML_STYLE_DARK'):
             aenv['ADW_DEBUG_COLOR_SCHEME'] = 'prefer-dark'
         out_path = os.path.join(tmp, 'app.out')
-        proc = subprocess.Popen([os.environ['GML_APP']], env=aenv, stdout=open(out_path, 'w'))
+        aenv['GML_AUDIENCE_ADDRESS'] = '127.0.0.1'
+        port = audiencetest.free_port()
+        proc = subprocess.Popen([os.environ['GML_APP'], '--audience-port', str(port)], env=aenv,
+                                stdout=open(out_path, 'w'))
 
         def app_root():
             desktop = pyatspi.Registry.getDesktop(0)
@@ -546,6 +550,28 @@ def run_weston():
         check(question_px >= 0.04 * height,
               f'the question is set in {question_px} px on a {height} px high screen (≥ 4 %)')
 
+        # Audience mode, from the projector's button: the presenter sees the room's
+        # split live, before the reveal; the projector does not.
+        toggles = [n for r, t, n in texts_under(audience) if r == 'toggle button' and t == 'Audience']
+        check(toggles, 'the projector has the Audience button')
+        toggles[0].queryAction().doAction(0)
+        prefix = f'http://127.0.0.1:{port}/?room='
+        url = wait_for(lambda: next((t for t in labels(audience) if t.startswith(prefix)), None),
+                       'the projected address')
+        room = url[len(prefix):]
+        base = f'http://127.0.0.1:{port}'
+        for client, option in (('phone-one-x', 'a'), ('phone-two-x', 'b'), ('phone-three-x', 'b')):
+            status, state = audiencetest.request(base, f'/api/state?room={room}&client={client}')
+            status, body = audiencetest.request(base, '/api/answer', {'room': room, 'client': client,
+                                                                      'question': state['question'],
+                                                                      'option': option})
+            check(status == 200, f'a phone answers {option}')
+        live = ('The room: 3 phones, 3 answers — A: 1 answer, B: 2 answers, C: 0 answers, '
+                'D: 0 answers')
+        wait_for(lambda: live in labels(presenter), f'the presenter saying “{live}”')
+        check(True, f'before the reveal the presenter sees the room’s split: “{live}”')
+        check(not any(t.startswith('A: 1 answer') for t in labels(audience)),
+              'the projector does not show the split before the reveal')
         subprocess.run(['import', '-window', 'root', '-crop', '3840x1080+0+0',
                         os.path.join(shots, 'lecture-two-monitors%s.png' % ('-dark' if os.environ.get('GML_STYLE_DARK') else ''))],
                        env=env, check=False)
