@@ -72,11 +72,12 @@ def bank(lang):
 
 
 class App:
-    def __init__(self, home, lang, args=(), ready=None, env=None, stdout=None):
+    def __init__(self, home, lang, args=(), ready=None, env=None, stdout=None, argv=None, timeout=30):
         """Starts the app with ARGS; it is ready when READY(app) is true (by default, when
         the quiz shows its option buttons). ENV changes the environment app_env() gives:
         a value of None removes that variable. STDOUT: a file for what the app prints
-        (GLib's debug messages go there)."""
+        (GLib's debug messages go there). ARGV, when given, is the whole command instead
+        (`flatpak run …`); TIMEOUT, how long the window may take to appear."""
         self.home = home
         self.lang = lang
         environment = app_env(home, lang)
@@ -85,11 +86,11 @@ class App:
                 environment.pop(name, None)
             else:
                 environment[name] = value
-        self.proc = subprocess.Popen([APP, *args], env=environment, stdout=stdout)
+        self.proc = subprocess.Popen(argv if argv is not None else [APP, *args], env=environment, stdout=stdout)
         self.root = None
         if ready is None:
             ready = lambda app: app.find('push button', prefix='a. ')
-        deadline = time.time() + 30
+        deadline = time.time() + timeout
         while time.time() < deadline:
             for i in range(pyatspi.Registry.getDesktop(0).childCount):
                 node = pyatspi.Registry.getDesktop(0).getChildAtIndex(i)
@@ -163,10 +164,14 @@ class App:
             opts.append((letter, hits[0][0][3:]))
         return opts
 
+    def window_ids(self):
+        """The X ids of the application's windows."""
+        return subprocess.run(['xdotool', 'search', '--pid', str(self.proc.pid)],
+                              capture_output=True, text=True).stdout.split()
+
     def window_id(self):
         """The X id of the application's largest window (its main or fullscreen one)."""
-        ids = subprocess.run(['xdotool', 'search', '--pid', str(self.proc.pid)],
-                             capture_output=True, text=True).stdout.split()
+        ids = self.window_ids()
         best, best_area = None, 0
         for wid in ids:
             geo = subprocess.run(['xdotool', 'getwindowgeometry', '--shell', wid],
