@@ -1160,6 +1160,7 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_box);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_summary_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_list_box);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_room_box);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_button);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_box);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_url_label);
@@ -1169,7 +1170,6 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "lecture.audience", NULL, audience_action_cb);
   gtk_widget_class_install_action (widget_class, "lecture.review-hardest", NULL, review_hardest_action_cb);
   gtk_widget_class_install_action (widget_class, "lecture.export-answers", NULL, export_answers_action_cb);
-  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_room_box);
   gml_option_row_bind_template_children (widget_class, "option_row_",
                                          G_STRUCT_OFFSET (GmlPresentationWindow, option_rows));
 
