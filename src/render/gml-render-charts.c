@@ -565,6 +565,21 @@ size_ticks (guint64  top,
     ticks[i] = gml_format_size_short (top * (2 - i) / 2);
 }
 
+/* Seconds under the ticks only for a single run: a second run's entries have
+ * times of their own. */
+static gboolean
+axis_has_times (const GmlTimelineData *data)
+{
+  return data->point_time_us != NULL && data->other_allocated == NULL;
+}
+
+static double
+axis_ticks_height (const GmlTimelineData *data,
+                   const GmlRenderStyle  *style)
+{
+  return data->trace_entries ? _gml_axis_ticks_height (style, axis_has_times (data)) : 0;
+}
+
 static void
 timeline_layout (const GmlTimelineData *data,
                  const GmlRenderStyle  *style,
@@ -611,7 +626,7 @@ timeline_layout (const GmlTimelineData *data,
   plot->x = MARGIN + tick_w + 6;
   plot->y = legend->y + legend->height + lh * 0.6;
   plot->width = MAX (width - plot->x - MARGIN, 10);
-  plot->height = MAX (height - plot->y - MARGIN - lh * 1.3, 10);
+  plot->height = MAX (height - plot->y - MARGIN - lh * 1.3 - axis_ticks_height (data, style), 10);
   if (top)
     *top = max;
 }
@@ -983,9 +998,14 @@ gml_render_timeline (cairo_t               *cr,
   _gml_legend (cr, style, l.items, l.n_items, &legend, TRUE);
   timeline_legend_clear (&l);
 
+  if (data->trace_entries && axis_points (data) > 0)
+    _gml_axis_ticks (cr, style, &full, axis_points (data), 0.5, full.width / axis_points (data),
+                     axis_has_times (data) ? data->point_time_us : NULL, data->point_time_data);
+
   {
+    double below = plot.y + plot.height + axis_ticks_height (data, style);
     g_autofree char *axis = NULL;
-    GmlRect axis_box = { plot.x, plot.y + plot.height + 2, plot.width, height - MARGIN - plot.y - plot.height };
+    GmlRect axis_box = { full.x, below + 2, full.width, height - MARGIN - below };
 
     if (data->cursor < data->n_points && data->trace_entries)
       /* Translators: the position in a snapshot's trace: "After trace entry 3 of 12". */
@@ -997,7 +1017,7 @@ gml_render_timeline (cairo_t               *cr,
       axis = g_strdup_printf (_("Step %u of %u"), (guint) data->cursor, (guint) data->n_points - 1);
     else
       axis = g_strdup (_("Steps"));
-    _gml_label_try (cr, style, axis, plot.x + plot.width / 2, plot.y + plot.height + 4, 0.9, 0,
+    _gml_label_try (cr, style, axis, full.x + full.width / 2, below + 4, 0.9, 0,
                     &pal->dim, 0.5, &axis_box);
   }
 }

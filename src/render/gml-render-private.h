@@ -61,6 +61,26 @@ gboolean _gml_label_try     (cairo_t              *cr,
                              const GmlColor       *color,
                              double                align,
                              const GmlRect        *owner);
+/* The time of value @value on an axis, in microseconds (a snapshot's time_us). */
+typedef gint64 (*GmlAxisTimeFunc) (gsize         value,
+                                   gconstpointer user_data);
+/* The height _gml_axis_ticks() takes under a plot: a row of numbers, and a row
+ * of seconds under it when @with_times. */
+double  _gml_axis_ticks_height (const GmlRenderStyle *style,
+                                gboolean              with_times);
+/* Ticks under @plot for the values 0 … @n_values - 1, value v at
+ * x = @plot->x + (v + @offset) * @px_per_value: at multiples of 1, 2 or 5 times
+ * a power of ten, far enough apart for their numbers; under each number, when
+ * @time_at is not NULL, the seconds since value 0. Numbers that would overlap
+ * another label are left out. */
+void    _gml_axis_ticks     (cairo_t              *cr,
+                             const GmlRenderStyle *style,
+                             const GmlRect        *plot,
+                             gsize                 n_values,
+                             double                offset,
+                             double                px_per_value,
+                             GmlAxisTimeFunc       time_at,
+                             gconstpointer         user_data);
 void    _gml_text_size      (cairo_t              *cr,
                              const GmlRenderStyle *style,
                              const char           *text,

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <math.h>
+#include "gml-format.h"
 #include "gml-i18n.h"
 #include <pango/pangocairo.h>
 
@@ -1000,4 +1001,107 @@ _gml_background (cairo_t              *cr,
   _gml_set_color (cr, &style->palette.background);
   cairo_rectangle (cr, 0, 0, width, height);
   cairo_fill (cr);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Axis ticks                                                                */
+
+#define AXIS_TICK_LENGTH 4.0
+#define AXIS_TICK_SCALE 0.8
+
+/* 1, 2 or 5 times a power of ten: the smallest that is at least @at_least. */
+static guint64
+nice_step (double at_least)
+{
+  guint64 power = 1;
+
+  while (power < G_MAXUINT64 / 10)
+    {
+      if ((double) power >= at_least)
+        return power;
+      if (2.0 * power >= at_least)
+        return 2 * power;
+      if (5.0 * power >= at_least)
+        return 5 * power;
+      power *= 10;
+    }
+  return power;
+}
+
+double
+_gml_axis_ticks_height (const GmlRenderStyle *style,
+                        gboolean              with_times)
+{
+  double row = ceil (_gml_line_height (style) * AXIS_TICK_SCALE);
+
+  return AXIS_TICK_LENGTH + row * (with_times ? 2 : 1);
+}
+
+void
+_gml_axis_ticks (cairo_t              *cr,
+                 const GmlRenderStyle *style,
+                 const GmlRect        *plot,
+                 gsize                 n_values,
+                 double                offset,
+                 double                px_per_value,
+                 GmlAxisTimeFunc       time_at,
+                 gconstpointer         user_data)
+{
+  const GmlPalette *pal = &style->palette;
+  double row = ceil (_gml_line_height (style) * AXIS_TICK_SCALE);
+  double bottom = plot->y + plot->height;
+  g_autofree char *widest = NULL;
+  double widest_w;
+  guint64 step;
+  gint64 t0 = 0, span = 0;
+  guint decimals = 0;
+
+  if (n_values == 0 || px_per_value <= 0)
+    return;
+  widest = gml_format_grouped (n_values - 1);
+  _gml_text_size (cr, style, widest, AXIS_TICK_SCALE, 0, &widest_w, NULL);
+  /* Room for the widest number and two characters' space between neighbours. */
+  step = nice_step ((widest_w + 2 * style->font_size) / px_per_value);
+  if (time_at != NULL)
+    {
+      t0 = time_at (0, user_data);
+      span = time_at (n_values - 1, user_data) - t0;
+      if (span <= 0)
+        time_at = NULL;
+      /* Enough decimals that neighbouring ticks read differently. */
+      decimals = span >= 100000000 ? 0 : span >= 10000000 ? 1 : span >= 1000000 ? 2 : 3;
+    }
+
+  cairo_save (cr);
+  _gml_set_color (cr, &pal->grid);
+  cairo_set_line_width (cr, 1);
+  for (guint64 v = 0; v < n_values; v += step)
+    {
+      double x = round (plot->x + (v + offset) * px_per_value) + 0.5;
+
+      cairo_move_to (cr, x, bottom);
+      cairo_line_to (cr, x, bottom + AXIS_TICK_LENGTH);
+    }
+  cairo_stroke (cr);
+  cairo_restore (cr);
+
+  for (guint64 v = 0; v < n_values; v += step)
+    {
+      double x = plot->x + (v + offset) * px_per_value;
+      g_autofree char *number = gml_format_grouped (v);
+
+      if (!_gml_label_try (cr, style, number, x, bottom + AXIS_TICK_LENGTH, AXIS_TICK_SCALE, 0,
+                           &pal->dim, 0.5, NULL) || time_at == NULL)
+        continue;
+      {
+        double seconds = (double) (time_at ((gsize) v, user_data) - t0) / G_USEC_PER_SEC;
+        g_autofree char *value = gml_format_number (seconds, decimals);
+        /* Translators: a time on a snapshot's timeline axis, in seconds since its
+         * first trace entry: "0.25 s". */
+        g_autofree char *text = g_strdup_printf (_("%s s"), value);
+
+        _gml_label_try (cr, style, text, x, bottom + AXIS_TICK_LENGTH + row, AXIS_TICK_SCALE, 0,
+                        &pal->dim, 0.5, NULL);
+      }
+    }
 }

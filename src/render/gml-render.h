@@ -265,7 +265,12 @@ typedef struct
   gsize          cursor;              /* G_MAXSIZE = none */
   guint64        capacity;            /* top of the scale; 0 = the largest value */
   gboolean       highlight;           /* emphasise the cursor's markers */
-  gboolean       trace_entries;       /* the points are a snapshot's trace entries, not steps */
+  gboolean       trace_entries;       /* the points are a snapshot's trace entries, not steps:
+                                       * the axis gets ticks at round entry numbers */
+  /* With trace entries: point i's time in µs (the file's time_us), shown as
+   * seconds under the ticks; NULL when the file has no times. */
+  gint64       (*point_time_us) (gsize point, gconstpointer user_data);
+  gconstpointer  point_time_data;
   gsize          n_drawn;             /* points drawn from the left (the rest is the future
                                        * a question asks about); 0 = all */
   gboolean       show_peak;           /* mark the peak of allocated at point @peak */

@@ -387,6 +387,48 @@ map_data (GmlSnapshotPicture *self,
   data->capacity_is_peak = TRUE;
 }
 
+/* The trace's entries, and whether they carry times (PyTorch 2.2 and later). */
+static const GmlSnapshotEntry *
+picture_entries (GmlSnapshotPicture *self,
+                 gsize              *n)
+{
+  GmlSnapshot *snap = gml_snapshot_timeline_get_snapshot (self->timeline);
+
+  return gml_snapshot_get_entries (snap, gml_snapshot_timeline_get_device (self->timeline), n);
+}
+
+static gboolean
+has_times (GmlSnapshotPicture *self)
+{
+  gsize n;
+  const GmlSnapshotEntry *entries = picture_entries (self, &n);
+
+  return n > 0 && entries[0].time_us != 0;
+}
+
+/* Timeline point N is the state after N entries: its time is the last of them
+ * (point 0, before any, is the first entry's). */
+static gint64
+point_time_us (gsize         point,
+               gconstpointer user_data)
+{
+  gsize n;
+  const GmlSnapshotEntry *entries = picture_entries ((GmlSnapshotPicture *) user_data, &n);
+
+  return entries[MIN (point > 0 ? point - 1 : 0, n - 1)].time_us;
+}
+
+/* Entry e of the active view, drawn at e / n of its width. */
+static gint64
+entry_time_us (gsize         entry,
+               gconstpointer user_data)
+{
+  gsize n;
+  const GmlSnapshotEntry *entries = picture_entries ((GmlSnapshotPicture *) user_data, &n);
+
+  return entries[MIN (entry, n - 1)].time_us;
+}
+
 static void
 timeline_data (GmlSnapshotPicture *self,
                GmlTimelineData    *data)
@@ -400,6 +442,11 @@ timeline_data (GmlSnapshotPicture *self,
   data->capacity = 0;
   data->highlight = gml_snapshot_picture_get_oom_at (self) != NULL;
   data->trace_entries = TRUE;
+  if (has_times (self))
+    {
+      data->point_time_us = point_time_us;
+      data->point_time_data = self;
+    }
   data->show_peak = TRUE;
   data->peak = self->peak;
   data->spans = (const GmlTimelineSpan *) self->spans->data;
@@ -624,8 +671,10 @@ to_argb (const GmlColor *c,
   return 0xff000000u | (r << 16) | (g << 8) | b;
 }
 
+/* The plot, then the axis' ticks under it and the legend under them. */
 static void
-active_layout (const GmlRenderStyle *style,
+active_layout (GmlSnapshotPicture   *self,
+               const GmlRenderStyle *style,
                int                   width,
                int                   height,
                GmlRect              *plot)
@@ -635,7 +684,7 @@ active_layout (const GmlRenderStyle *style,
   plot->x = MARGIN + 7 * style->font_size;
   plot->y = MARGIN + lh;
   plot->width = MAX (width - plot->x - MARGIN, 1);
-  plot->height = MAX (height - plot->y - MARGIN - 4 * lh, 1);
+  plot->height = MAX (height - plot->y - MARGIN - 3 * lh - _gml_axis_ticks_height (style, has_times (self)), 1);
 }
 
 /* One column per pixel: the live allocations at the entry under it, stacked
@@ -784,7 +833,7 @@ render_active (cairo_t              *cr,
   double x_cursor;
 
   _gml_background (cr, style, width, height);
-  active_layout (style, width, height, &plot);
+  active_layout (self, style, width, height, &plot);
   ensure_active_image (self, style, (int) plot.width, (int) plot.height);
 
   cairo_save (cr);
@@ -801,12 +850,10 @@ render_active (cairo_t              *cr,
   _gml_text (cr, style, "0", plot.x - 4, plot.y + plot.height - lh / 2, 0.85, 0, &pal->dim, 1.0);
   _gml_text (cr, style, _("Live allocations (bytes) over the trace"), plot.x, MARGIN - 2, 0.9,
              GML_TEXT_BOLD, &pal->foreground, 0.0);
-  {
-    /* Translators: the x axis of the active-memory timeline; %zu is the number of trace entries. */
-    g_autofree char *axis = g_strdup_printf (_("Trace entry 0 … %zu"), n);
-
-    _gml_text (cr, style, axis, plot.x + plot.width, plot.y + plot.height + 2, 0.85, 0, &pal->dim, 1.0);
-  }
+  /* Entry e at e / n of the width, as the cursor below. */
+  if (n > 0)
+    _gml_axis_ticks (cr, style, &plot, n + 1, 0, (plot.width - 1) / n,
+                     has_times (self) ? entry_time_us : NULL, self);
 
   /* The cursor. */
   x_cursor = plot.x + (n > 0 ? (double) self->at / n * (plot.width - 1) : 0) + 0.5;
@@ -821,7 +868,8 @@ render_active (cairo_t              *cr,
     GmlLegendItem items[GML_N_CATEGORIES + 2];
     g_autofree char *summed = NULL;
     guint n_items = 0;
-    GmlRect legend = { plot.x, plot.y + plot.height + lh + 2, width - plot.x - MARGIN, 0 };
+    GmlRect legend = { plot.x, plot.y + plot.height + _gml_axis_ticks_height (style, has_times (self)) + 4,
+                       width - plot.x - MARGIN, 0 };
 
     for (guint k = 0; k < GML_SNAP_N_CATEGORIES; k++)
       {
@@ -1298,7 +1346,7 @@ gml_snapshot_picture_describe_allocation_at (GmlSnapshotPicture   *self,
   double want;
 
   ensure_allocations (self);
-  active_layout (style, width, height, &plot);
+  active_layout (self, style, width, height, &plot);
   if (x < plot.x || x >= plot.x + plot.width || y < plot.y || y >= plot.y + plot.height)
     return NULL;
   /* The column's entry, as ensure_active_image() places it. */
@@ -1372,7 +1420,7 @@ gml_snapshot_picture_entry_at_x (GmlSnapshotPicture   *self,
       GmlRect plot;
       double t;
 
-      active_layout (style, width, height, &plot);
+      active_layout (self, style, width, height, &plot);
       t = (x - plot.x) / MAX (plot.width - 1, 1);
       t = CLAMP (t, 0.0, 1.0);
       return (gsize) (t * n + 0.5);

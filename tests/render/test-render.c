@@ -1016,6 +1016,18 @@ test_snapshot_pictures (void)
   gml_render_snapshot (cr, picture, GML_SNAPSHOT_VIEW_TIMELINE, &style, 960, 600);
   g_assert_true (log_has (log, "After trace entry 2000 of 5163"));
   g_assert_true (log_has (log, "Peak of allocated"));
+  /* The axis: ticks at round entry numbers, and under them the seconds since
+   * the first entry (the file has time_us; it spans 0.248 s). */
+  g_assert_true (log_has (log, "0"));
+  g_assert_true (log_has (log, "1,000"));
+  g_assert_true (log_has (log, "5,000"));
+  g_assert_true (log_has (log, "0.000 s"));
+  g_assert_false (log_has (log, "5,163"));
+
+  g_array_set_size (log, 0);
+  gml_render_snapshot (cr, picture, GML_SNAPSHOT_VIEW_ACTIVE, &style, 960, 600);
+  g_assert_true (log_has (log, "1,000"));
+  g_assert_true (log_has (log, "0.000 s"));
 
   cairo_destroy (cr);
   cairo_surface_destroy (surface);
