@@ -12,25 +12,6 @@ import urllib.request
 from gmltest import App, check
 
 
-SPEC = re.compile(r'%%|%(?:(\d+)\$)?[-+ #0-9.]*(?:l|ll|z)?[a-z]')
-
-
-def c_format(text, *values):
-    """A C format string of the catalogue, filled the way printf would fill it."""
-    out, at, n = [], 0, 0
-    for m in SPEC.finditer(text):
-        out.append(text[at:m.start()])
-        if m.group(0) == '%%':
-            out.append('%')
-            at = m.end()
-            continue
-        index = int(m.group(1)) - 1 if m.group(1) else n
-        n += 1
-        out.append(str(values[index]))
-        at = m.end()
-    return ''.join(out) + text[at:]
-
-
 def free_port():
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0))

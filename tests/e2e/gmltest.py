@@ -279,6 +279,37 @@ def type_into_chooser(title, path, select='ctrl+l'):
     time.sleep(2)
 
 
+# A printf conversion of the catalogue's C strings: %s, %zu, %.1f, %2$s; and %%.
+C_SPEC = re.compile(r'%%|%(?:(\d+)\$)?[-+ #0-9.]*(?:l|ll|z)?[a-z]')
+
+
+def c_format(text, *values):
+    """A C format string of the catalogue, filled the way printf would fill it (%2$zu and %% too)."""
+    out, at, n = [], 0, 0
+    for m in C_SPEC.finditer(text):
+        out.append(text[at:m.start()])
+        at = m.end()
+        if m.group(0) == '%%':
+            out.append('%')
+            continue
+        index = int(m.group(1)) - 1 if m.group(1) else n
+        n += 1
+        out.append(str(values[index]))
+    return ''.join(out) + text[at:]
+
+
+def c_pattern(text):
+    """A regular expression matching what a C format string of the catalogue prints, a
+    group per value (use match, search or fullmatch as the test needs): a translation may
+    put the numbers first, so prefixes cut at the first % do not do."""
+    parts, at = [], 0
+    for m in C_SPEC.finditer(text):
+        parts.append(re.escape(text[at:m.start()]))
+        parts.append('%' if m.group(0) == '%%' else '(.+?)')
+        at = m.end()
+    return re.compile(''.join(parts) + re.escape(text[at:]), re.S)
+
+
 def check(condition, message):
     if not condition:
         print('FAIL:', message, file=sys.stderr)

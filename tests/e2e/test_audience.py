@@ -25,7 +25,7 @@ import time
 import urllib.request
 
 import audiencetest
-from gmltest import BUILD, bank, check, type_into_chooser, wait_for
+from gmltest import BUILD, bank, c_format, check, type_into_chooser, wait_for
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
@@ -34,7 +34,6 @@ os.makedirs(shots, exist_ok=True)
 catalogue = gettext.translation('gpu-memory-lab', localedir=os.path.join(BUILD, 'po', 'locale'),
                                 languages=[lang], fallback=True)
 _ = catalogue.gettext
-c_format = audiencetest.c_format
 
 
 BANK = {q['id']: q for q in bank(lang)}

@@ -18,7 +18,7 @@ import time
 
 import audiencetest
 import webdriver
-from gmltest import BUILD, bank, check, wait_for
+from gmltest import BUILD, bank, c_format, check, wait_for
 
 lang = sys.argv[1]
 other = 'en' if lang == 'tr' else 'tr'
@@ -33,7 +33,6 @@ def translator(language):
 
 catalogue = translator(lang)
 _ = catalogue.gettext
-c_format = audiencetest.c_format
 BANK = {q['id']: q for q in bank(lang)}
 
 check(webdriver.available(), 'Debian’s chromium and chromium-driver are installed')

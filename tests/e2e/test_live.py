@@ -25,7 +25,6 @@ import gettext
 import json
 import os
 import pickle
-import re
 import signal
 import socket
 import subprocess
@@ -33,8 +32,8 @@ import sys
 import tempfile
 import time
 
-from gmltest import (WHAT_IF_SETTINGS, APP, BUILD, App, app_env, check, type_into_chooser, wait_for,
-                     what_if_expected_rows)
+from gmltest import (WHAT_IF_SETTINGS, APP, BUILD, App, app_env, c_format, c_pattern, check,
+                     type_into_chooser, wait_for, what_if_expected_rows)
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
@@ -49,32 +48,6 @@ PROBE_DIR = os.path.join(SOURCE, 'data', 'python')
 catalogue = gettext.translation('gpu-memory-lab', localedir=os.path.join(BUILD, 'po', 'locale'),
                                 languages=[lang], fallback=True)
 _ = catalogue.gettext
-
-
-SPEC = re.compile(r'%(?:(\d+)\$)?[-+ #0-9.]*(?:l|ll|z)?[a-z]')
-
-
-def c_format(text, *values):
-    """A C format string of the catalogue, filled the way printf would fill it (%2$zu too)."""
-    out, at, n = [], 0, 0
-    for m in SPEC.finditer(text):
-        out.append(text[at:m.start()])
-        index = int(m.group(1)) - 1 if m.group(1) else n
-        n += 1
-        out.append(str(values[index]))
-        at = m.end()
-    return ''.join(out) + text[at:]
-
-
-def c_pattern(text):
-    """A regular expression matching what a C format string of the catalogue prints:
-    a translation may put the numbers first, so prefixes cut at the first % do not do."""
-    parts, at = [], 0
-    for m in SPEC.finditer(text):
-        parts.append(re.escape(text[at:m.start()]))
-        parts.append('(.+?)')
-        at = m.end()
-    return re.compile(''.join(parts) + re.escape(text[at:]), re.S)
 
 
 work = tempfile.mkdtemp(prefix='gml-e2e-live-')

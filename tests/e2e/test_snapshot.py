@@ -36,8 +36,8 @@ import time
 
 import pyatspi
 
-from gmltest import (WHAT_IF_SETTINGS, APP, BUILD, App, app_env, bank, check, type_into_chooser, wait_for,
-                     what_if_expected_rows)
+from gmltest import (WHAT_IF_SETTINGS, APP, BUILD, App, app_env, bank, c_format, c_pattern, check,
+                     type_into_chooser, wait_for, what_if_expected_rows)
 
 lang = sys.argv[1]
 shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.gettempdir()
@@ -55,19 +55,6 @@ MAKE = os.path.join(HERE, '..', 'snapshot', 'make_snapshots.py')
 catalogue = gettext.translation('gpu-memory-lab', localedir=os.path.join(BUILD, 'po', 'locale'),
                                 languages=[lang], fallback=True)
 _ = catalogue.gettext
-
-
-def c_format(text, *values):
-    """A C format string of the catalogue, filled the way printf would fill it."""
-    for spec in ('%zu', '%lu', '%u', '%s'):
-        text = text.replace(spec, '%s')
-    return text % values
-
-
-def c_pattern(text):
-    """A regular expression matching what a C format string of the catalogue prints."""
-    return re.compile('^' + re.escape(text).replace(re.escape('%s'), '(.*)').replace(re.escape('%lu'), '([0-9]+)')
-                      + '$')
 
 
 REPLAYED_FITS = c_pattern(_('With %s this run would have peaked at %s reserved and not run out of memory '
