@@ -122,6 +122,22 @@ app.wait_label(lambda t: t == want16['oom_message'], "the verb's out-of-memory m
 print("ok: batch 16: the window shows the verb's out-of-memory message word for word")
 app.screenshot(os.path.join(shots, f'lab-{lang}-batch16.png'))
 
+
+def verdict_y(text):
+    nodes = [n for r, name, t, s, n in app.nodes() if r == 'label' and t == text]
+    return app.extents(nodes[0])[1] if nodes else None
+
+
+# The result is read from its verdict: scrolled down to the message, then run again,
+# the panel comes back to the top, where the new verdict is.
+top = verdict_y(_('Does not fit in %s') % '24 GiB')
+x, y, w, h = app.extents([n for r, name, t, s, n in app.nodes()
+                          if r == 'label' and t == want16['oom_message']][0])
+subprocess.run(['xdotool', 'mousemove', '--sync', str(x + w // 2), str(y + h // 2),
+                'click', '--repeat', '8', '--delay', '50', '5'], check=True)
+wait_for(lambda: (verdict_y(_('Does not fit in %s') % '24 GiB') or top) < top - 50,
+         'the results scrolled down past their verdict')
+
 # Pin batch 16 as A, then the whole command line: Llama 2 7B on 40 GiB.
 app.key('ctrl+p')
 other = '--model llama-2-7b --seq 1024 --batch 2 --precision amp-bf16 --optimizer adamw --gpu-memory 40G'
@@ -132,6 +148,9 @@ app.key('Return')
 want7 = verb(other)
 app.wait_label(lambda t: t == _('Does not fit in %s') % '40 GiB', 'saying Llama 2 7B does not fit in 40 GiB',
                timeout=20)
+wait_for(lambda: verdict_y(_('Does not fit in %s') % '40 GiB') == top,
+         'the new result shown from its verdict, at the top of the panel')
+print('ok: a new result is shown from its verdict, wherever the last one was scrolled')
 # Here the peak came 16 MiB above where it ran out: the headline is the error's figure.
 check(want7['peak_allocated_bytes'] > want7['allocated_at_peak_bytes'], 'llama-2-7b peaked before the error')
 wait_bytes(app, _('Allocated at the error'), want7['allocated_at_peak_bytes'], 'llama-2-7b')
