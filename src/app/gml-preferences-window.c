@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "gml-accessible.h"
+#include "gml-combo-row.h"
 #include "gml-i18n.h"
 
 #include "gml-language.h"
@@ -178,6 +179,8 @@ gml_preferences_window_init (GmlPreferencesWindow *self)
   gml_accessible_name_by_row (GTK_WIDGET (self->timer_spin), GTK_WIDGET (self->timer_row));
   gml_accessible_name_by_row (GTK_WIDGET (self->budget_spin), GTK_WIDGET (self->budget_row));
   gml_accessible_name_by_row (GTK_WIDGET (self->capacity_spin), GTK_WIDGET (self->capacity_row));
+  for (guint i = 0; i < N_CHOICES; i++)
+    gml_combo_row_show_whole_choices (row_for (self, i));
 }
 
 GmlPreferencesWindow *

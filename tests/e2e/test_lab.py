@@ -100,6 +100,21 @@ need = 0.85 * value_width(mode) / len(mode) * len(step)
 check(value_width(step) >= need,
       f'the Step row shows its whole value at 1024×768 ({value_width(step)} px, at least {need:.0f} px)')
 app.screenshot(os.path.join(shots, f'lab-{lang}-1024.png'))
+
+# The Precision list shows each choice whole: libadwaita 1.2's own list cut them at 20
+# characters ("Mixed precision, fp16 …").
+longest = _('torch.autocast, bf16 (autocast-bf16)')
+combo = [n for r, name, t, s, n in app.nodes() if r == 'combo box' and name == _('Precision') and s]
+check(combo, 'the Precision row is a combo box named by its row')
+app.click(combo[0])
+wait_for(lambda: value_width(longest) > 0, 'the Precision list')
+time.sleep(0.5)
+need = 0.85 * value_width(mode) / len(mode) * len(longest)
+check(value_width(longest) >= need,
+      f'the Precision list shows “{longest}” whole ({value_width(longest)} px, at least {need:.0f} px)')
+subprocess.run(['sh', '-c', f'import -window root {os.path.join(shots, f"lab-{lang}-precision-list.png")}'],
+               check=False)
+app.key('Escape')
 app.resize(1280, 800)
 
 # The batch size, from the keyboard: its spin button, Page Up (+8), Ctrl+Enter.

@@ -21,6 +21,7 @@
 
 #include <math.h>
 #include "gml-accessible.h"
+#include "gml-combo-row.h"
 #include "gml-i18n.h"
 
 #include "gml-application.h"
@@ -1467,7 +1468,10 @@ gml_lab_page_init (GmlLabPage *self)
   combos[6] = self->gpu_row;
   combos[7] = self->step_row;
   for (guint i = 0; i < G_N_ELEMENTS (combos); i++)
-    g_signal_connect_object (combos[i], "notify::selected", G_CALLBACK (combo_changed_cb), self, 0);
+    {
+      gml_combo_row_show_whole_choices (combos[i]);
+      g_signal_connect_object (combos[i], "notify::selected", G_CALLBACK (combo_changed_cb), self, 0);
+    }
   g_signal_connect_object (self->conf_row, "apply", G_CALLBACK (conf_applied_cb), self, 0);
   g_signal_connect_object (self->args_row, "apply", G_CALLBACK (args_applied_cb), self, 0);
   g_signal_connect_object (self->args_row, "entry-activated", G_CALLBACK (args_applied_cb), self, 0);
