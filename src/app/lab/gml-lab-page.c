@@ -639,6 +639,36 @@ stop_spinner (GmlLabPage *self)
   gtk_spinner_stop (self->spinner);
 }
 
+/* The page's workers hold it weakly: a page that is closed is disposed at once,
+ * its dispose cancels them, and a callback that finds it gone, or its task
+ * cancelled, drops what the worker made. */
+static GTask *
+page_task_new (GmlLabPage          *self,
+               GCancellable        *cancellable,
+               GAsyncReadyCallback  callback)
+{
+  GWeakRef *page = g_new0 (GWeakRef, 1);
+
+  g_weak_ref_init (page, self);
+  return g_task_new (NULL, cancellable, callback, page);
+}
+
+/* The page a task was made for, or NULL when it is gone or the task was
+ * cancelled; takes the task's reference to it. */
+static GmlLabPage *
+page_task_steal_page (GAsyncResult *result,
+                      gpointer      user_data)
+{
+  GWeakRef *page = user_data;
+  GmlLabPage *self = g_weak_ref_get (page);
+
+  g_weak_ref_clear (page);
+  g_free (page);
+  if (self != NULL && g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (result))))
+    g_clear_object (&self);
+  return self;
+}
+
 typedef struct
 {
   GmlLabConfig config;
@@ -675,13 +705,13 @@ run_done_cb (GObject      *source,
              GAsyncResult *result,
              gpointer      user_data)
 {
-  GmlLabPage *self = GML_LAB_PAGE (source);
+  g_autoptr(GmlLabPage) self = page_task_steal_page (result, user_data);
   RunData *d = g_task_get_task_data (G_TASK (result));
   g_autoptr(GError) error = NULL;
   GmlLabRun *run = g_task_propagate_pointer (G_TASK (result), &error);
 
   /* Only the newest run is shown. */
-  if (d->generation != self->generation)
+  if (self == NULL || d->generation != self->generation)
     {
       g_clear_pointer (&run, gml_lab_run_free);
       return;
@@ -727,7 +757,7 @@ start_run (GmlLabPage *self)
   d = g_new0 (RunData, 1);
   gml_lab_config_copy (&d->config, &self->config);
   d->generation = ++self->generation;
-  task = g_task_new (self, self->cancellable, run_done_cb, NULL);
+  task = page_task_new (self, self->cancellable, run_done_cb);
   g_task_set_task_data (task, d, run_data_free);
   g_task_set_source_tag (task, start_run);
   g_task_run_in_thread (task, run_thread);
@@ -776,13 +806,15 @@ search_done_cb (GObject      *source,
                 GAsyncResult *result,
                 gpointer      user_data)
 {
-  GmlLabPage *self = GML_LAB_PAGE (source);
+  g_autoptr(GmlLabPage) self = page_task_steal_page (result, user_data);
   SearchData *d = g_task_get_task_data (G_TASK (result));
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
 
-  if (!g_task_propagate_boolean (G_TASK (result), &error))
+  if (!g_task_propagate_boolean (G_TASK (result), &error) || self == NULL)
     {
+      if (self == NULL)
+        return;
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         show_status (self, error->message);
       return;
@@ -825,7 +857,7 @@ max_batch_action (GtkWidget  *widget,
   d = g_new0 (SearchData, 1);
   gml_lab_config_copy (&d->config, &self->config);
   d->generation = self->generation;
-  task = g_task_new (self, self->search_cancellable, search_done_cb, NULL);
+  task = page_task_new (self, self->search_cancellable, search_done_cb);
   g_task_set_task_data (task, d, search_data_free);
   g_task_run_in_thread (task, search_thread);
   gtk_spinner_start (self->spinner);
@@ -879,13 +911,13 @@ live_done_cb (GObject      *source,
               GAsyncResult *result,
               gpointer      user_data)
 {
-  GmlLabPage *self = GML_LAB_PAGE (source);
+  g_autoptr(GmlLabPage) self = page_task_steal_page (result, user_data);
   LiveData *d = g_task_get_task_data (G_TASK (result));
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
   gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
 
-  if (g_task_get_cancellable (G_TASK (result)) != self->live_cancellable)
+  if (self == NULL || g_task_get_cancellable (G_TASK (result)) != self->live_cancellable)
     return;   /* the page is gone */
   g_clear_object (&self->live_cancellable);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "lab.live", TRUE);
@@ -935,7 +967,7 @@ live_action (GtkWidget  *widget,
   d->device = gml_device_ref (device);
   d->generation = self->generation;
   self->live_cancellable = g_cancellable_new ();
-  task = g_task_new (self, self->live_cancellable, live_done_cb, NULL);
+  task = page_task_new (self, self->live_cancellable, live_done_cb);
   g_task_set_task_data (task, d, live_data_free);
   g_task_set_source_tag (task, live_action);
   g_task_run_in_thread (task, live_thread);
