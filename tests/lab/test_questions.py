@@ -168,7 +168,10 @@ def first_step(d, c):
           'the first step peaks at 2.89 GiB, the steady one at 3.83 GiB')
     check(d['by_category']['optimizer_state'] == 0 and 'step 1' in d['peak_at'],
           'the first step peaks before the optimizer state exists')
-    check(d['formula']['optimizer_state'] == 995_518_464, 'the moments are 949 MiB')
+    check(d['formula']['optimizer_state'] == 995_518_464, 'the moments ask for 949.4 MiB')
+    check(round((steady['peak_allocated_bytes'] - d['peak_allocated_bytes']) / (1 << 20)) == 960,
+          'the steady step peaks 960 MiB higher')
+    check('(957.1 MiB)' in steady['difference'], 'of which the moments\' blocks are 957.1 MiB')
 
 
 CHECKS = {

@@ -168,6 +168,16 @@ test_teaches (void)
     { "view-keeps-storage", "memory_allocated", 256 * MiB },
     { "lab-gpt2-tied-embeddings", "tied_matrix", G_GUINT64_CONSTANT (50257) * 768 * 4 },
     { "stats-inactive-split", "inactive_split", 17 * MiB },
+    { "snapshot-pending-free", "pending_free", 30 * MiB },
+    { "snapshot-pending-free", "memory_allocated", 0 },
+    { "fragmentation-mixed-lifetimes", "inactive_split", 48 * MiB },
+    { "fragmentation-mixed-lifetimes", "growth", 16 * MiB },
+    { "fragmentation-mixed-lifetimes", "memory_reserved", 96 * MiB },
+    { "rounding-many-scalars", "memory_allocated", 100000 * 512 },
+    { "rounding-many-scalars", "memory_reserved", 50 * MiB },
+    { "compile-memory-budget", "eager", 320 * MiB },
+    { "compile-memory-budget", "compiled", 128 * MiB },
+    { "compile-memory-budget", "budget", 64 * MiB },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -10,6 +10,8 @@
   user's six sample questions, whose text is theirs), it is the strictly longest option in
   at most a quarter of them, in English and in Turkish, and no question has absolute words
   ("always", "never", "only", …) in wrong options but not in the right one;
+- the right option's place is spread over a–d in the lab's questions (no letter is the key
+  of more than a third of them), since the Moodle export does not shuffle answers;
 - a right option's feedback does not start with "Right"/"Doğru", since the page shows it
   after "The right answer (b): ";
 - each difficulty has at least 12 questions, and each topic at least 3;
@@ -149,6 +151,16 @@ for lang in ('en', 'tr'):
     if len(longest) * 4 > len(own):
         fail(f'{lang}: the right option is the strictly longest in {len(longest)} of {len(own)} '
              f'questions (at most a quarter allowed): {", ".join(longest)}')
+
+places = [0, 0, 0, 0]
+for q in own:
+    places[next(i for i, o in enumerate(q['options']) if o['correct'])] += 1
+print('the right option is ' + ', '.join(f'{"abcd"[i]} in {n}' for i, n in enumerate(places)) +
+      f' of the lab\'s {len(own)} questions')
+for i, n in enumerate(places):
+    if n * 3 > len(own):
+        fail(f'the right option is {"abcd"[i]} in {n} of the lab\'s {len(own)} questions '
+             f'(at most a third allowed)')
 
 for q in questions:
     right = next(o for o in q['options'] if o['correct'])

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """po/tr.po follows po/glossary.md: no Turkish string uses a form the glossary rejects,
-the only apostrophe is ', and prose numbers use the decimal comma.
+an English term the glossary keeps (keep:EN or keep:EN=TR) is kept wherever the English
+has it, the only apostrophe is ', and prose numbers use the decimal comma.
 
 The user's six sample questions (tests/data/seed/) are their text and are left alone, as
 are matches that are also in the English original (code names, quoted PyTorch messages)
@@ -23,6 +24,8 @@ seed = open(os.path.join(srcdir, 'tests', 'data', 'seed', '000_5d32d8dbc65f2966.
 
 # The table's rows: | English | Türkçe | rejected | note |, rejected forms in `code`.
 rules = []
+# keep:EN=TR — where the English has EN, the Turkish has TR (EN itself without =TR).
+kept = []
 for line in glossary.split('\n'):
     if not line.startswith('|') or line.startswith('| ---') or line.startswith('| English'):
         continue
@@ -31,6 +34,12 @@ for line in glossary.split('\n'):
         continue
     for pattern in re.findall(r'`([^`]+)`', cells[2]):
         pattern = pattern.replace('\\|', '|')
+        if pattern.startswith('keep:'):
+            english, _, turkish = pattern[5:].partition('=')
+            turkish = turkish or english
+            kept.append((cells[0], english, turkish, re.compile(r'(?<!\w)(' + english + ')', re.I),
+                         re.compile(r'(?<!\w)(' + turkish + ')', re.I)))
+            continue
         english = pattern.startswith('en:')
         if english:
             pattern = pattern[3:] + r'\b'
@@ -79,6 +88,10 @@ for e in read_entries(os.path.join(srcdir, 'po', 'tr.po')):
                     continue
                 failures.append(f'“{m.group(1)}” (glossary: {english} → {turkish}) in: {where}\n'
                                 f'    {s[:160]}')
+        for term, english, turkish, in_english, in_turkish in kept:
+            if in_english.search(e['id']) and not in_turkish.search(s):
+                failures.append(f'“{english}” is kept (glossary: {term}), but the Turkish lacks '
+                                f'“{turkish}” in: {where}\n    {s[:160]}')
         if '’' in s:
             failures.append(f'the apostrophe ’ (use \') in: {where}')
         for m in DOT_NUMBER.finditer(QUOTED.sub('', s)):
@@ -86,5 +99,5 @@ for e in read_entries(os.path.join(srcdir, 'po', 'tr.po')):
 
 for f in failures:
     print('FAIL:', f)
-print(f'{len(rules)} rejected forms, {checked} Turkish strings checked, {len(failures)} problems')
+print(f'{len(rules)} rejected forms, {len(kept)} kept terms, {checked} Turkish strings checked, {len(failures)} problems')
 sys.exit(1 if failures else 0)

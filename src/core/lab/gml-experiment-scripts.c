@@ -1075,6 +1075,140 @@ script_rounding (GmlScript           *r,
 }
 
 /* empty_cache() and a segment that still holds a live tensor. */
+/* Short-lived tensors interleaved with long-lived ones: each pair shares a 20 MiB
+ * segment; once the short ones are freed, every segment still holds a long one, so
+ * none can be released and their holes cannot serve a larger request. */
+static void
+script_mixed_lifetimes (GmlScript           *r,
+                        const GmlExperiment *e)
+{
+  guint pairs = (guint) V ("pairs");
+  guint64 tensor = V ("tensor"), request = V ("request");
+  guint64 before, after, inactive;
+  g_autofree char *t = NULL;
+  g_autofree char *req = NULL;
+
+  start (r, _("Long-lived and short-lived tensors, allocated in turn"), GML_VIEW_MEMORY_MAP);
+  r->sc->views |= 1u << GML_VIEW_FRAGMENTATION;
+  _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
+  first_step (r);
+  t = _gml_script_size (r, tensor);
+  req = _gml_script_size (r, request);
+  for (guint i = 0; i < pairs; i++)
+    {
+      g_autofree char *s_label = g_strdup_printf ("short %u", i + 1);
+      g_autofree char *l_label = g_strdup_printf ("long %u", i + 1);
+
+      _gml_script_alloc (r, s_label, GML_CATEGORY_TEMPORARY, tensor);
+      _gml_script_alloc (r, l_label, GML_CATEGORY_ACTIVATIONS, tensor);
+    }
+  {
+    guint n = _gml_script_stats (r)->segment[GML_STAT_ALL].current;
+    g_autofree char *res = _gml_script_size (r, _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current);
+
+    /* Translators: %u pairs; a size; %u segments; a size. */
+    _gml_script_end_step (r, g_strdup_printf (_("%u short-lived and %u long-lived tensors of %s, "
+                                                 "allocated in turn, share %u segments (%s "
+                                                 "reserved)."),
+                                               pairs, pairs, t, n, res));
+  }
+  for (guint i = 0; i < pairs; i++)
+    {
+      g_autofree char *s_label = g_strdup_printf ("short %u", i + 1);
+
+      _gml_script_free (r, s_label);
+    }
+  _gml_script_empty_cache (r);
+  before = _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current;
+  inactive = _gml_script_stats (r)->inactive_split_bytes[GML_STAT_ALL].current;
+  {
+    g_autofree char *b = _gml_script_size (r, before);
+    g_autofree char *in = _gml_script_size (r, inactive);
+
+    /* Translators: all %s are sizes. */
+    _gml_script_end_step (r, g_strdup_printf (_("The short-lived tensors are freed and "
+                                                 "empty_cache() is called: every segment still holds "
+                                                 "a long-lived tensor, so none goes back; %s stay "
+                                                 "reserved, %s of it free in pieces between them."),
+                                               b, in));
+  }
+  r->sc->setup_step = _gml_script_last_step (r);
+  _gml_script_alloc (r, "request", GML_CATEGORY_ACTIVATIONS, request);
+  after = _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current;
+  {
+    g_autofree char *in = _gml_script_size (r, inactive);
+    g_autofree char *grow = _gml_script_size (r, after - before);
+    g_autofree char *a = _gml_script_size (r, after);
+    g_autofree char *b = _gml_script_size (r, before);
+
+    /* Translators: all %s are sizes. */
+    _gml_script_end_step (r, g_strdup_printf (_("%s are free, but no piece holds %s: the request "
+                                                 "takes a new %s segment and memory_reserved() "
+                                                 "grows from %s to %s."),
+                                               in, req, grow, b, a));
+    _gml_script_mark (r, "request", TRUE, g_strdup_printf (_("new %s segment"), grow));
+    _gml_script_mark (r, "long 1", TRUE, g_strdup (_("held by a long-lived tensor")));
+  }
+  _gml_script_key (r, "inactive_split", inactive);
+  _gml_script_key (r, "growth", after - before);
+  _gml_script_key (r, "memory_reserved", after);
+  r->sc->focus_step = _gml_script_last_step (r);
+}
+
+/* Many tiny tensors: each takes a 512-byte block, and the small pool packs them
+ * into 2 MiB segments. */
+static void
+script_many_small (GmlScript           *r,
+                   const GmlExperiment *e)
+{
+  guint count = (guint) V ("count");
+  guint64 size = V ("size"), allocated, reserved, requested;
+  guint segments;
+  g_autofree char *sz = NULL;
+
+  start (r, _("Many tiny tensors in the small pool"), GML_VIEW_MEMORY_MAP);
+  _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
+  first_step (r);
+  sz = _gml_script_size (r, size);
+  _gml_script_alloc (r, "t 1", GML_CATEGORY_TEMPORARY, size);
+  {
+    g_autofree char *block = _gml_script_size (r, _gml_script_stats (r)->allocated_bytes[GML_STAT_ALL].current);
+
+    /* Translators: the first %s is a size, the second a block size. */
+    _gml_script_end_step (r, g_strdup_printf (_("The first tensor of %s gets a block of %s from a "
+                                                 "new 2 MiB segment of the small pool."),
+                                               sz, block));
+  }
+  /* Before the answer, nothing yet: the first block's size is half the answer. */
+  r->sc->setup_step = 0;
+  for (guint i = 1; i < count && r->fatal == NULL && !r->oom; i++)
+    {
+      char label[32];
+
+      g_snprintf (label, sizeof label, "t %u", i + 1);
+      _gml_script_alloc (r, label, GML_CATEGORY_TEMPORARY, size);
+    }
+  allocated = _gml_script_stats (r)->allocated_bytes[GML_STAT_ALL].current;
+  reserved = _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current;
+  requested = _gml_script_stats (r)->requested_bytes[GML_STAT_ALL].current;
+  segments = _gml_script_stats (r)->segment[GML_STAT_ALL].current;
+  {
+    g_autofree char *al = _gml_script_size (r, allocated);
+    g_autofree char *res = _gml_script_size (r, reserved);
+    g_autofree char *rq = _gml_script_size (r, requested);
+
+    /* Translators: %u tensors, a size, the requested bytes, allocated, %u segments, reserved. */
+    _gml_script_end_step (r, g_strdup_printf (_("%u tensors of %s ask for %s, but each block is "
+                                                 "512 bytes: memory_allocated() is %s, in %u "
+                                                 "segments of 2 MiB, so memory_reserved() is %s."),
+                                               count, sz, rq, al, segments, res));
+  }
+  _gml_script_mark (r, "t 1", TRUE, g_strdup (_("one 2 MiB segment of 512-byte blocks")));
+  _gml_script_key (r, "memory_allocated", allocated);
+  _gml_script_key (r, "memory_reserved", reserved);
+  r->sc->focus_step = _gml_script_last_step (r);
+}
+
 static void
 script_live_segment (GmlScript           *r,
                      const GmlExperiment *e)
@@ -1629,6 +1763,63 @@ script_streams (GmlScript           *r,
       _gml_script_mark (r, "y", FALSE, g_strdup_printf (_("y, at x’s address %s"), xa));
       _gml_script_key (r, "x", cached);
       r->sc->focus_step = _gml_script_last_step (r);
+      return;
+    }
+
+  if (IS ("point", "record-stream"))
+    {
+      GmlBlockInfo x = { 0 }, y = { 0 };
+      guint64 allocated, active;
+      g_autofree char *xa = NULL;
+      g_autofree char *ya = NULL;
+
+      start (r, _("A freed block another stream still uses: pending free"), GML_VIEW_MEMORY_MAP);
+      _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
+      first_step (r);
+      c = _gml_script_size (r, cached);
+      _gml_script_alloc_on (r, 0, "x", GML_CATEGORY_ACTIVATIONS, cached);
+      _gml_script_block (r, "x", &x);
+      xa = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", x.address);
+      _gml_script_record_stream (r, "x", 1);
+      /* Translators: %s is a size, the second %s an address such as 0x7f0000000000. */
+      _gml_script_end_step (r, g_strdup_printf (_("x (%s, at %s) is allocated on the default stream; "
+                                                   "a kernel on a side stream reads it, and "
+                                                   "x.record_stream(side_stream) tells the allocator."),
+                                                 c, xa));
+      r->sc->setup_step = _gml_script_last_step (r);
+      _gml_script_free (r, "x");
+      allocated = _gml_script_stats (r)->allocated_bytes[GML_STAT_ALL].current;
+      active = _gml_script_stats (r)->active_bytes[GML_STAT_ALL].current;
+      {
+        g_autofree char *al = _gml_script_size (r, allocated);
+        g_autofree char *ac = _gml_script_size (r, active);
+
+        /* Translators: the first %s is a size; then memory_allocated() and the active bytes. */
+        _gml_script_end_step (r, g_strdup_printf (_("The program frees x while the side stream may "
+                                                     "still read it: the %s block is pending free "
+                                                     "(active_pending_free in a snapshot) until the "
+                                                     "event the allocator recorded on the side stream "
+                                                     "completes. memory_allocated() is %s, active "
+                                                     "memory still %s, and no request can have the "
+                                                     "block."),
+                                                   c, al, ac));
+      }
+      _gml_script_mark_at (r, x.address, FALSE, g_strdup_printf (_("x: pending free, %s"), c));
+      _gml_script_key (r, "pending_free", active - allocated);
+      _gml_script_key (r, "memory_allocated", allocated);
+      r->sc->focus_step = _gml_script_last_step (r);
+      _gml_script_synchronize (r, 1);
+      _gml_script_alloc_on (r, 0, "y", GML_CATEGORY_TEMPORARY, cached);
+      _gml_script_block (r, "y", &y);
+      ya = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", y.address);
+      /* Translators: %s is an address. */
+      _gml_script_end_step (r, g_strdup_printf (y.address == x.address
+                                                ? _("Once the side stream’s work is done, the next "
+                                                    "request finds the block free: y gets x’s "
+                                                    "block at %s.")
+                                                : _("Once the side stream’s work is done, the "
+                                                    "block is free again; y got another one (%s)."),
+                                                ya));
       return;
     }
 
@@ -3277,13 +3468,54 @@ script_compile_saved (GmlScript           *r,
 {
   guint layers = V ("layers");
   guint64 act = V ("activation");
-  guint64 kept[2] = { 0, 0 };
+  /* torch._functorch.config.activation_memory_budget, in percent: below 100 a
+   * third run keeps at most that share of the compiled default's activations,
+   * recomputing the first linear too in as few layers as that takes (the
+   * knapsack's least recomputation, for layers that cost the same). */
+  guint budget = V ("budget");
+  guint n_runs = budget < 100 ? 3 : 2;
+  guint kept_layers = layers * budget / 100;
+  guint64 kept[3] = { 0, 0, 0 };
+  g_autofree char *budget_value = g_strdup_printf ("%u.%02u", budget / 100, budget % 100);
+  /* Translators: %s is a number such as 0.50. */
+  g_autofree char *budget_name = g_strdup_printf (_("budget %s"), budget_value);
 
-  start (r, _("What an MLP keeps for its backward pass, eager and compiled"), GML_VIEW_COMPARISON);
-  for (guint run = 0; run < 2 && r->fatal == NULL; run++)
+  start (r, budget < 100
+            ? _("What an MLP keeps for its backward pass: eager, compiled, and under a memory budget")
+            : _("What an MLP keeps for its backward pass, eager and compiled"),
+         GML_VIEW_COMPARISON);
+  for (guint run = 0; run < n_runs && r->fatal == NULL; run++)
     {
-      gboolean compiled = run == 1;
+      gboolean compiled = run >= 1;
       GmlBar *bar;
+
+      if (run == 2)
+        {
+          _gml_script_begin_run (r, g_strdup (budget_name), GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
+          for (guint l = 0; l < kept_layers; l++)
+            {
+              g_autofree char *fc = g_strdup_printf ("mlp.%u fc out", l);
+
+              _gml_script_alloc (r, fc, GML_CATEGORY_ACTIVATIONS, act);
+            }
+          kept[2] = allocated_now (r);
+          {
+            g_autofree char *k = _gml_script_size (r, kept[2]);
+
+            /* Translators: the budget (a number such as 0.50); then counts; then a size. */
+            _gml_script_end_step (r, g_strdup_printf (_("activation_memory_budget = %s: the "
+                                                         "partitioner recomputes the first linear "
+                                                         "too in %u of the %u layers, the least "
+                                                         "recomputation under the budget. Kept: %s."),
+                                                       budget_value,
+                                                       layers - kept_layers, layers, k));
+          }
+          bar = _gml_script_bar (r, g_strdup (budget_name));
+          _gml_script_bar_measure (r, bar, FALSE);
+          bar->parts[GML_BAR_CACHED] = 0;
+          bar->marked = TRUE;
+          continue;
+        }
 
       _gml_script_begin_run (r, g_strdup (compiled ? _("torch.compile") : _("Eager")),
                              GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
@@ -3321,9 +3553,29 @@ script_compile_saved (GmlScript           *r,
       bar = _gml_script_bar (r, g_strdup (compiled ? _("torch.compile") : _("Eager")));
       _gml_script_bar_measure (r, bar, FALSE);
       bar->parts[GML_BAR_CACHED] = 0;
-      bar->marked = compiled;
+      bar->marked = compiled && n_runs == 2;
       if (!compiled)
         r->sc->setup_step = _gml_script_last_step (r);
+    }
+  if (n_runs == 3)
+    {
+      g_autofree char *k0 = _gml_script_size (r, kept[0]);
+      g_autofree char *k1 = _gml_script_size (r, kept[1]);
+      g_autofree char *k2 = _gml_script_size (r, kept[2]);
+
+      /* Translators: sizes, then the budget (a number such as 0.50), then a size. */
+      _gml_script_set_caption (r, _gml_script_last_step (r),
+                               g_strdup_printf (_("Eager PyTorch keeps %s for the backward pass and "
+                                                  "compiled %s; with activation_memory_budget = "
+                                                  "%s the partitioner keeps at most that share "
+                                                  "of the compiled default, %s here, by recomputing "
+                                                  "more in the backward pass."),
+                                                k0, k1, budget_value, k2));
+      _gml_script_key (r, "eager", kept[0]);
+      _gml_script_key (r, "compiled", kept[1]);
+      _gml_script_key (r, "budget", kept[2]);
+      r->sc->focus_step = _gml_script_last_step (r);
+      return;
     }
   {
     g_autofree char *k0 = _gml_script_size (r, kept[0]);
@@ -3591,7 +3843,7 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
                    SIZE ("request", "8 MiB", 512, 512 * MiB),
                    { "compare", GML_PARAM_BOOL, "false", 0, 0, NULL } },
     script_max_split, check_max_split },
-  { "streams", { POINT ("new-segment", "new-segment|reuse|free-too-early"),
+  { "streams", { POINT ("new-segment", "new-segment|reuse|free-too-early|record-stream"),
                  SIZE ("cached", "30 MiB", 2 * MiB, 256 * MiB),
                  SIZE ("request", "5 MiB", 512, 256 * MiB) },
     script_streams, NULL },
@@ -3652,7 +3904,8 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
                     SIZE ("request", "40 MiB", 2 * MiB, 256 * MiB) },
     script_graph_pool, NULL },
   { "compile-saved", { COUNT ("layers", "4", 1, 8),
-                       SIZE ("activation", "32 MiB", 2 * MiB, 64 * MiB) },
+                       SIZE ("activation", "32 MiB", 2 * MiB, 64 * MiB),
+                       COUNT ("budget", "100", 0, 100) },
     script_compile_saved, NULL },
   { "offload-activations", { COUNT ("layers", "8", 1, 16),
                              SIZE ("activation", "32 MiB", 2 * MiB, 64 * MiB),
@@ -3667,6 +3920,11 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
                          COUNT ("positions", "1024", 0, 1000000), COUNT ("layers", "12", 1, 256),
                          COUNT ("block", "7087872", 1, G_GUINT64_CONSTANT (100000000000)) },
     script_tied_embeddings, NULL },
+  { "mixed-lifetimes", { COUNT ("pairs", "4", 2, 8), SIZE ("tensor", "8 MiB", 2 * MiB, 9 * MiB),
+                         SIZE ("request", "16 MiB", 10 * MiB, 64 * MiB) },
+    script_mixed_lifetimes, NULL },
+  { "many-small", { COUNT ("count", "100000", 1, 200000), SIZE ("size", "4", 1, 512) },
+    script_many_small, NULL },
   { "view-storage", { SIZE ("tensor", "256 MiB", 4 * MiB, 512 * MiB),
                       SIZE ("slice", "4 MiB", 512, 64 * MiB) },
     script_view_storage, NULL },

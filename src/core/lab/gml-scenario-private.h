@@ -115,6 +115,11 @@ gboolean        _gml_script_is_live     (GmlScript          *r,
                                          const char         *label);
 void            _gml_script_free        (GmlScript          *r,
                                          const char         *label);
+void            _gml_script_record_stream (GmlScript        *r,
+                                           const char       *label,
+                                           guint32           stream);
+void            _gml_script_synchronize (GmlScript          *r,
+                                         guint32             stream);
 void            _gml_script_empty_cache (GmlScript          *r);
 /* Closes a step: where the trace is, and the engine's figures there. Takes @caption. */
 void            _gml_script_end_step    (GmlScript          *r,

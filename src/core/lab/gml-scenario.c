@@ -326,6 +326,33 @@ _gml_script_free (GmlScript  *r,
   g_hash_table_remove (r->live, label);
 }
 
+/* tensor.record_stream(): the live tensor @label is used on @stream too, so
+ * freeing it leaves its block pending until that stream's work is done. */
+void
+_gml_script_record_stream (GmlScript  *r,
+                           const char *label,
+                           guint32     stream)
+{
+  gpointer value;
+  g_autoptr(GError) error = NULL;
+
+  if (r->fatal != NULL || !g_hash_table_lookup_extended (r->live, label, NULL, &value))
+    return;
+  if (!gml_allocator_record_stream (r->run->allocator, GPOINTER_TO_INT (value) - 1, stream, &error))
+    r->fatal = g_steal_pointer (&error);
+}
+
+/* The work queued on @stream is done (an event the allocator recorded has
+ * completed): its pending blocks go back to the pool at the next request. */
+void
+_gml_script_synchronize (GmlScript *r,
+                         guint32    stream)
+{
+  if (r->fatal != NULL)
+    return;
+  gml_allocator_synchronize (r->run->allocator, FALSE, stream);
+}
+
 void
 _gml_script_empty_cache (GmlScript *r)
 {
