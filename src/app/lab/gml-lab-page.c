@@ -22,6 +22,7 @@
 #include <math.h>
 #include "gml-accessible.h"
 #include "gml-combo-row.h"
+#include "gml-weak-ref.h"
 #include "gml-i18n.h"
 
 #include "gml-application.h"
@@ -639,18 +640,15 @@ stop_spinner (GmlLabPage *self)
   gtk_spinner_stop (self->spinner);
 }
 
-/* The page's workers hold it weakly: a page that is closed is disposed at once,
- * its dispose cancels them, and a callback that finds it gone, or its task
- * cancelled, drops what the worker made. */
+/* The page's workers hold it weakly (gml-weak-ref.h): a page that is closed is
+ * disposed at once, its dispose cancels them, and a callback that finds it gone,
+ * or its task cancelled, drops what the worker made. */
 static GTask *
 page_task_new (GmlLabPage          *self,
                GCancellable        *cancellable,
                GAsyncReadyCallback  callback)
 {
-  GWeakRef *page = g_new0 (GWeakRef, 1);
-
-  g_weak_ref_init (page, self);
-  return g_task_new (NULL, cancellable, callback, page);
+  return g_task_new (NULL, cancellable, callback, gml_weak_ref_new (self));
 }
 
 /* The page a task was made for, or NULL when it is gone or the task was
@@ -659,11 +657,8 @@ static GmlLabPage *
 page_task_steal_page (GAsyncResult *result,
                       gpointer      user_data)
 {
-  GWeakRef *page = user_data;
-  GmlLabPage *self = g_weak_ref_get (page);
+  GmlLabPage *self = gml_weak_ref_steal (user_data);
 
-  g_weak_ref_clear (page);
-  g_free (page);
   if (self != NULL && g_cancellable_is_cancelled (g_task_get_cancellable (G_TASK (result))))
     g_clear_object (&self);
   return self;

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include "gml-lab-presentation.h"
+#include "gml-weak-ref.h"
 
 #include "gml-accessible.h"
 #include "gml-i18n.h"
@@ -152,12 +153,12 @@ run_done_cb (GObject      *source,
              GAsyncResult *result,
              gpointer      user_data)
 {
-  g_autoptr(GmlLabPresentation) self = user_data;
+  g_autoptr(GmlLabPresentation) self = gml_weak_ref_steal (user_data);
   g_autoptr(GError) error = NULL;
   GmlLabRun *run = g_task_propagate_pointer (G_TASK (result), &error);
 
-  /* A newer run (the language changed) or a closed window. */
-  if (g_task_get_cancellable (G_TASK (result)) != self->cancellable ||
+  /* A closed window, or a newer run (the language changed). */
+  if (self == NULL || g_task_get_cancellable (G_TASK (result)) != self->cancellable ||
       g_cancellable_is_cancelled (self->cancellable))
     {
       g_clear_pointer (&run, gml_lab_run_free);
@@ -178,7 +179,7 @@ gml_lab_presentation_dispose (GObject *object)
 {
   GmlLabPresentation *self = GML_LAB_PRESENTATION (object);
 
-  /* The run's callback holds a reference and sees the cancellation. */
+  /* The run holds the presentation weakly: its callback finds it gone. */
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_LAB_PRESENTATION);
@@ -251,7 +252,7 @@ start_run (GmlLabPresentation *self)
   self->cancellable = g_cancellable_new ();
   copy = g_new0 (GmlLabConfig, 1);
   gml_lab_config_copy (copy, &self->config);
-  task = g_task_new (NULL, self->cancellable, run_done_cb, g_object_ref (self));
+  task = g_task_new (NULL, self->cancellable, run_done_cb, gml_weak_ref_new (self));
   g_task_set_task_data (task, copy, config_free);
   g_task_set_source_tag (task, start_run);
   g_task_run_in_thread (task, run_thread);

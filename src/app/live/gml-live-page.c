@@ -26,6 +26,7 @@
 
 #include "gml-application.h"
 #include "gml-live-page.h"
+#include "gml-weak-ref.h"
 #include "gml-oom-row.h"
 #include "gml-probe-socket.h"
 #include "gml-scenario.h"
@@ -519,7 +520,7 @@ oom_loaded_cb (GObject      *source,
                GAsyncResult *result,
                gpointer      user_data)
 {
-  g_autoptr(GmlLivePage) self = user_data;
+  g_autoptr(GmlLivePage) self = gml_weak_ref_steal (user_data);
   g_autoptr(GError) error = NULL;
   g_autoptr(GmlSnapshotDocument) document = gml_snapshot_document_load_finish (result, &error);
   GmlSnapshotTimeline *timeline;
@@ -527,7 +528,8 @@ oom_loaded_cb (GObject      *source,
   GApplication *app = g_application_get_default ();
   GmlQuestionBank *bank = GML_IS_APPLICATION (app) ? gml_application_get_bank (GML_APPLICATION (app)) : NULL;
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  /* The page is gone (its dispose cancelled the load), or a newer one replaced it. */
+  if (self == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   g_clear_object (&self->oom_cancellable);
   if (document == NULL)
@@ -580,7 +582,7 @@ read_oom_snapshot (GmlLivePage *self,
   self->oom_cancellable = g_cancellable_new ();
   gtk_label_set_label (self->oom_status_label, _("Reading the snapshot saved at the error…"));
   gml_snapshot_document_load_async (file, -1, self->oom_cancellable, NULL, NULL, oom_loaded_cb,
-                                    g_object_ref (self));
+                                    gml_weak_ref_new (self));
 }
 
 static void

@@ -40,6 +40,7 @@
 #include "gml-scrub-keys.h"
 #include "gml-snapshot-canvas.h"
 #include "gml-snapshot-page.h"
+#include "gml-weak-ref.h"
 #include "gml-what-if-panel.h"
 
 /* More cards than this would make the side panel a list nobody reads; the
@@ -756,15 +757,15 @@ load_done_cb (GObject      *source,
               GAsyncResult *result,
               gpointer      user_data)
 {
-  g_autoptr(GmlSnapshotPage) self = user_data;
+  g_autoptr(GmlSnapshotPage) self = gml_weak_ref_steal (user_data);
   g_autoptr(GmlSnapshotDocument) document = NULL;
   g_autoptr(GError) error = NULL;
-  gboolean current = g_task_get_cancellable (G_TASK (result)) == self->cancellable &&
-                     self->cancellable != NULL;
 
   document = gml_snapshot_document_load_finish (result, &error);
-  /* A newer load replaced this one, or it was cancelled and the page moved on. */
-  if (!current)
+  /* The page is gone, a newer load replaced this one, or it was cancelled and
+   * the page moved on. */
+  if (self == NULL || self->cancellable == NULL ||
+      g_task_get_cancellable (G_TASK (result)) != self->cancellable)
     return;
 
   stop_pulsing (self);
@@ -830,8 +831,10 @@ gml_snapshot_page_open (GmlSnapshotPage *self,
   title = g_strdup_printf (_("Opening “%s”"), name);
   show_loading (self, title, _("Reading the file. Nothing in it is run."));
 
+  /* The page is held weakly: closing it cancels the load (in its dispose), and
+   * a cancelled load reports no progress. */
   gml_snapshot_document_load_async (file, -1, self->cancellable, load_progress_cb, self,
-                                    load_done_cb, g_object_ref (self));
+                                    load_done_cb, gml_weak_ref_new (self));
 }
 
 static void
@@ -839,14 +842,14 @@ compare_done_cb (GObject      *source,
                  GAsyncResult *result,
                  gpointer      user_data)
 {
-  g_autoptr(GmlSnapshotPage) self = user_data;
+  g_autoptr(GmlSnapshotPage) self = gml_weak_ref_steal (user_data);
   g_autoptr(GmlSnapshotDocument) other = NULL;
   g_autoptr(GError) error = NULL;
-  gboolean current = g_task_get_cancellable (G_TASK (result)) == self->compare_cancellable &&
-                     self->compare_cancellable != NULL;
 
   other = gml_snapshot_document_load_finish (result, &error);
-  if (!current)
+  /* The page is gone, or a newer comparison replaced this one. */
+  if (self == NULL || self->compare_cancellable == NULL ||
+      g_task_get_cancellable (G_TASK (result)) != self->compare_cancellable)
     return;
   g_clear_object (&self->compare_cancellable);
   if (other == NULL)
@@ -888,8 +891,7 @@ gml_snapshot_page_compare (GmlSnapshotPage *self,
   g_clear_object (&self->compare_cancellable);
   self->compare_cancellable = g_cancellable_new ();
   gml_snapshot_document_load_async (file, -1, self->compare_cancellable, NULL, NULL,
-                                    compare_done_cb,
-                                    g_object_ref (self));
+                                    compare_done_cb, gml_weak_ref_new (self));
 }
 
 static void
@@ -910,7 +912,7 @@ device_selected_cb (GmlSnapshotPage *self)
   show_loading (self, title, _("Rebuilding the memory at every entry of the trace…"));
   self->pulse_source = g_timeout_add (100, pulse_cb, self);
   gml_snapshot_document_switch_device_async (self->document, device, self->cancellable,
-                                             load_done_cb, g_object_ref (self));
+                                             load_done_cb, gml_weak_ref_new (self));
 }
 
 /* ------------------------------------------------------------------------- */
