@@ -404,7 +404,8 @@ typedef struct _DeviceOpening
   GmlDevice      *device;   /* the thread's result */
   char           *reason;
   int             done;     /* atomic: the thread has finished */
-  GmlApplication *app;      /* a reference, for the idle that says so */
+  GmlApplication *app;      /* borrowed: the application joins the thread before it goes;
+                             * the idle that says it is done takes a reference of its own */
 } DeviceOpening;
 
 static void finish_opening (GmlApplication *self);

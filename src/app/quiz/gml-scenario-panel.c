@@ -194,8 +194,9 @@ stop_playing (GmlScenarioPanel *self)
 /* The experiment, run in a worker                                           */
 
 /* The device is not thread-safe: a run holds it to itself (gml_device_begin_run(),
- * taken by gml_scenario_new_experiment()), so the worker's runs and the main
- * loop's (the lab's live run) come one after the other. */
+ * taken by gml_scenario_new_experiment()), so this worker's runs and those of
+ * the other workers (the presentation's pictures, the lab's live run) come one
+ * after the other. */
 
 static void show_scenario (GmlScenarioPanel *self,
                            GmlScenario      *sc);

@@ -1626,7 +1626,8 @@ script_streams (GmlScript           *r,
 #define COUNT(name, def, lo, hi) { name, GML_PARAM_COUNT, def, lo, hi, NULL }
 
 #define KiB G_GUINT64_CONSTANT (1024)
-#define TB_ G_GUINT64_CONSTANT (1000000000000000)
+/* 10^15 bytes, a petabyte: no bound a question could reach. */
+#define PB_ G_GUINT64_CONSTANT (1000000000000000)
 
 const GmlKindDef _gml_experiment_kind_defs[] = {
   { "oom", { { NULL } }, script_oom, NULL },
@@ -1641,12 +1642,12 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
                        SIZE ("keep", "3 MiB", 512, 8 * MiB) },
     script_free_to_cache, NULL },
   { "oom-message", { POINT ("reserved", "reserved|unallocated|outside"),
-                     SIZE ("allocated", NULL, 64 * MiB, TB_),
-                     SIZE ("unallocated", NULL, 8 * MiB, TB_),
-                     SIZE ("capacity", "0", 0, TB_),
-                     SIZE ("free", "0", 0, TB_),
-                     SIZE ("request", "0", 0, TB_),
-                     SIZE ("in_use", "0", 0, TB_),
+                     SIZE ("allocated", NULL, 64 * MiB, PB_),
+                     SIZE ("unallocated", NULL, 8 * MiB, PB_),
+                     SIZE ("capacity", "0", 0, PB_),
+                     SIZE ("free", "0", 0, PB_),
+                     SIZE ("request", "0", 0, PB_),
+                     SIZE ("in_use", "0", 0, PB_),
                      COUNT ("pieces", "4", 1, 16) },
     script_oom_message, check_oom_message },
   { "segment-size", { SIZE ("request", "3 MiB", 1, 256 * MiB) }, script_segment_size, NULL },
@@ -1664,7 +1665,7 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
     script_new_segment, check_new_segment },
   { "context", { POINT ("first-call", "first-call|smi-gap|nccl"),
                  SIZE ("context", "0.40 GiB", 0, 8 * GiB),
-                 SIZE ("reserved", "10 GiB", 64 * MiB, TB_),
+                 SIZE ("reserved", "10 GiB", 64 * MiB, PB_),
                  SIZE ("nccl", "0", 0, 8 * GiB) },
     script_context, NULL },
   { "max-split", { SIZE ("max_split", "64 MiB", 21 * MiB, 512 * MiB),
@@ -1697,8 +1698,8 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
   { "grad-accum", { POINT ("memory", "memory|deferred|arithmetic"),
                     COUNT ("micro_batch", "32", 1, 4096),
                     COUNT ("micro_batches", "4", 2, 8),
-                    SIZE ("activations", "64 MiB", 2 * MiB, TB_),
-                    SIZE ("fixed", "192 MiB", 8 * MiB, TB_) },
+                    SIZE ("activations", "64 MiB", 2 * MiB, PB_),
+                    SIZE ("fixed", "192 MiB", 8 * MiB, PB_) },
     _gml_kind_grad_accum, NULL },
   { "no-grad", { POINT ("no-grad", "no-grad|inference-mode"),
                  COUNT ("layers", "8", 2, 16),
@@ -1740,9 +1741,9 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
                              SIZE ("activation", "32 MiB", 2 * MiB, 64 * MiB),
                              SIZE ("weight", "64 MiB", 2 * MiB, 256 * MiB) },
     _gml_kind_offload_activations, NULL },
-  { "fraction", { SIZE ("total", "80 GiB", 64 * MiB, TB_),
-                  SIZE ("allowed", "40 GiB", 32 * MiB, TB_),
-                  SIZE ("used", "38 GiB", 0, TB_), SIZE ("request", "4 GiB", 2 * MiB, TB_) },
+  { "fraction", { SIZE ("total", "80 GiB", 64 * MiB, PB_),
+                  SIZE ("allowed", "40 GiB", 32 * MiB, PB_),
+                  SIZE ("used", "38 GiB", 0, PB_), SIZE ("request", "4 GiB", 2 * MiB, PB_) },
     _gml_kind_fraction, NULL },
   { "tied-embeddings", { COUNT ("vocab", "50257", 2, 1000000),
                          COUNT ("hidden", "768", 2, 65536),

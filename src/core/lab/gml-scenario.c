@@ -8,7 +8,8 @@
  *
  * This file holds the machinery every script uses (runs, steps, bars, marks)
  * and the six named scenarios; the questions' own experiments are in
- * gml-experiment.c.
+ * gml-experiment.c (parsing and checking) and gml-experiment-scripts.c (with
+ * gml-experiment-training.c and gml-experiment-features.c: what each kind runs).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
