@@ -231,10 +231,12 @@ class App:
             time.sleep(0.3)
         raise AssertionError(f'no picture {what}; pictures shown: {seen}')
 
-    def key(self, keysym):
+    def key(self, keysym, settle=0.5):
+        """Presses KEYSYM in the window, then waits SETTLE seconds; a caller that waits
+        for what the key does (wait_label) may pass 0."""
         subprocess.run(['xdotool', 'windowfocus', '--sync', self.window_id(), 'key', keysym],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(0.5)
+        time.sleep(settle)
 
     def screenshot(self, path):
         """Saves the application's window (not the whole screen) as PNG."""

@@ -184,13 +184,14 @@ check(True, 'Ctrl+R starts a new round and the toast’s Undo puts the old one b
 
 # The rest of the round with the keyboard alone: always the option shown first.
 n_right = 1
+# Each key is followed by a wait for what it does, so no pause is needed after it.
 for i, q in enumerate(questions[2:], start=3):
-    app.key('Right')
+    app.key('Right', settle=0)
     app.wait_label(lambda t: t == q['text'], f'with question {i}')
     first = screen_mapping(app, q)
     shown_first = next(o for o in q['options'] if first[o['letter']] == 'a')
     n_right += shown_first['correct']
-    app.key('1')
+    app.key('1', settle=0)
     app.wait_label(lambda t: t in (T['right'], T['wrong']), f'with a verdict on question {i}')
     if i - 1 in pictured:
         check_picture(i - 1)
