@@ -92,6 +92,34 @@ test_closed_while_running (void)
   g_assert_finalize_object (after);
 }
 
+/* A cancelled run stops with G_IO_ERROR_CANCELLED; one that is not runs whole. */
+static void
+test_cancelled_run (void)
+{
+  g_autoptr(GCancellable) cancelled = g_cancellable_new ();
+  g_autoptr(GCancellable) kept = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GmlLabRun) stopped = NULL;
+  g_autoptr(GmlLabRun) whole = NULL;
+  GmlLabConfig slow, quick;
+
+  gml_lab_config_init (&slow);
+  gml_lab_config_init (&quick);
+  g_assert_true (gml_lab_config_parse_args (&slow, SLOW, NULL));
+  g_assert_true (gml_lab_config_parse_args (&quick, QUICK, NULL));
+  g_cancellable_cancel (cancelled);
+  stopped = gml_lab_run_new_cancellable (&slow, GML_LAB_RUN_DEFAULT, cancelled, &error);
+  g_assert_null (stopped);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
+
+  whole = gml_lab_run_new_cancellable (&quick, GML_LAB_RUN_DEFAULT, kept, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (whole);
+  gml_lab_config_clear (&slow);
+  gml_lab_config_clear (&quick);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -104,5 +132,6 @@ main (int    argc,
 
   g_test_add_func ("/lab-page/run", test_run);
   g_test_add_func ("/lab-page/closed-while-running", test_closed_while_running);
+  g_test_add_func ("/lab-page/cancelled-run", test_cancelled_run);
   return g_test_run ();
 }

@@ -687,7 +687,7 @@ run_thread (GTask        *task,
 {
   RunData *d = task_data;
   GError *error = NULL;
-  GmlLabRun *run = gml_lab_run_new (&d->config, GML_LAB_RUN_DEFAULT, &error);
+  GmlLabRun *run = gml_lab_run_new_cancellable (&d->config, GML_LAB_RUN_DEFAULT, cancellable, &error);
 
   if (run == NULL)
     g_task_return_error (task, error);

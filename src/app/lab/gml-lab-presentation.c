@@ -133,7 +133,7 @@ run_thread (GTask        *task,
             GCancellable *cancellable)
 {
   GError *error = NULL;
-  GmlLabRun *run = gml_lab_run_new (task_data, GML_LAB_RUN_DEFAULT, &error);
+  GmlLabRun *run = gml_lab_run_new_cancellable (task_data, GML_LAB_RUN_DEFAULT, cancellable, &error);
 
   if (run == NULL)
     g_task_return_error (task, error);

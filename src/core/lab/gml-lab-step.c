@@ -153,6 +153,9 @@ typedef struct
   /* Steps of the picture the tests and the window point at (G_MAXUINT: none). */
   guint               forward_step;
   guint               optimizer_step;
+  GCancellable       *cancellable;     /* or NULL */
+  guint               since_check;     /* allocations since it was last looked at */
+  gboolean            cancelled;
 } Lab;
 
 /* ------------------------------------------------------------------------- */
@@ -183,6 +186,19 @@ alloc_v (Lab         *lab,
 
   if (lab->failed)
     return FALSE;
+  /* A superseded or abandoned run stops within a thousand allocations: a
+   * llama-2-7b decode makes about 1,750 per token. */
+  if (lab->cancellable != NULL && ++lab->since_check >= 1024)
+    {
+      lab->since_check = 0;
+      if (g_cancellable_is_cancelled (lab->cancellable))
+        {
+          lab->cancelled = TRUE;
+          lab->failed = TRUE;
+          lab->r.fatal = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, "cancelled");
+          return FALSE;
+        }
+    }
   if (bytes == 0)
     return TRUE;
   if (lab->scale > 1)
@@ -1504,12 +1520,14 @@ run_step (const GmlLabConfig *c,
           GmlDevice          *device,
           gboolean            quick,
           guint64             scale,
+          GCancellable       *cancellable,
           GmlLabResult       *result,
           GError            **error)
 {
   Lab lab;
   GmlScenario *sc;
   g_autofree char *args = NULL;
+  gboolean cancelled;
 
   memset (&lab, 0, sizeof lab);
   lab.forward_step = G_MAXUINT;
@@ -1517,6 +1535,7 @@ run_step (const GmlLabConfig *c,
   lab.c = c;
   lab.quick = quick;
   lab.scale = MAX (scale, 1);
+  lab.cancellable = cancellable;
   lab.params = g_array_new (FALSE, FALSE, sizeof (GmlLabParam));
   _gml_lab_param_list (c, lab.params);
   lab.n_params = gml_lab_count_parameters (c);
@@ -1603,7 +1622,11 @@ run_step (const GmlLabConfig *c,
   g_array_unref (lab.params);
   g_clear_pointer (&lab.kept, g_ptr_array_unref);
   g_free (lab.oom_message);
-  return _gml_scenario_finish (sc, &lab.r, error);
+  cancelled = lab.cancelled;
+  sc = _gml_scenario_finish (sc, &lab.r, cancelled ? NULL : error);
+  if (cancelled)
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The run was cancelled."));
+  return sc;
 }
 
 static void
@@ -1662,6 +1685,7 @@ static gboolean
 run_variant (const GmlLabConfig *config,
              guint64             gpu_memory,
              GmlLabStep          step,
+             GCancellable       *cancellable,
              GmlLabResult       *res)
 {
   GmlLabConfig variant;
@@ -1673,7 +1697,7 @@ run_variant (const GmlLabConfig *config,
   variant.gpu_memory = gpu_memory;
   variant.step = step;
   device = gml_device_sim_new (variant.gpu_memory, 0);
-  sc = run_step (&variant, device, TRUE, 1, res, NULL);
+  sc = run_step (&variant, device, TRUE, 1, cancellable, res, NULL);
   gml_lab_config_clear (&variant);
   if (sc == NULL)
     return FALSE;
@@ -1685,6 +1709,15 @@ GmlLabRun *
 gml_lab_run_new (const GmlLabConfig *config,
                  GmlLabRunFlags      flags,
                  GError            **error)
+{
+  return gml_lab_run_new_cancellable (config, flags, NULL, error);
+}
+
+GmlLabRun *
+gml_lab_run_new_cancellable (const GmlLabConfig *config,
+                             GmlLabRunFlags      flags,
+                             GCancellable       *cancellable,
+                             GError            **error)
 {
   g_autoptr(GmlLabRun) self = NULL;
   g_autoptr(GError) local = NULL;
@@ -1699,10 +1732,13 @@ gml_lab_run_new (const GmlLabConfig *config,
   gml_lab_config_copy (&self->config, config);
   self->device = gml_device_sim_new (config->gpu_memory, 0);
   self->scenario = run_step (&self->config, self->device, (flags & GML_LAB_RUN_QUICK) != 0, 1,
-                             &self->result, &local);
+                             cancellable, &self->result, &local);
   if (self->scenario == NULL)
     {
-      g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_DEVICE, "%s", local->message);
+      if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_propagate_error (error, g_steal_pointer (&local));
+      else
+        g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_DEVICE, "%s", local->message);
       return NULL;
     }
 
@@ -1711,7 +1747,7 @@ gml_lab_run_new (const GmlLabConfig *config,
     {
       GmlLabResult res = { 0 };
 
-      if (run_variant (config, GML_LAB_UNBOUNDED_MEMORY, config->step, &res) && res.fits)
+      if (run_variant (config, GML_LAB_UNBOUNDED_MEMORY, config->step, cancellable, &res) && res.fits)
         {
           self->result.needed_allocated = res.peak_allocated;
           self->result.needed_reserved = res.peak_reserved;
@@ -1724,7 +1760,7 @@ gml_lab_run_new (const GmlLabConfig *config,
     {
       GmlLabResult res = { 0 };
 
-      if (run_variant (config, config->gpu_memory, GML_LAB_STEP_STEADY, &res))
+      if (run_variant (config, config->gpu_memory, GML_LAB_STEP_STEADY, cancellable, &res))
         {
           self->result.steady_fits = res.fits;
           self->result.steady_peak_allocated = res.peak_allocated;
@@ -1814,7 +1850,7 @@ gml_lab_run_live (const GmlLabConfig *config,
   /* On the GPU: a share of it, so what does not fit there is the scaled
    * step's out of memory, as on a GPU of that size. */
   arena = gml_device_arena_new (device, live->capacity, 0);
-  sc = run_step (config, arena, TRUE, live->scale, &res, &local);
+  sc = run_step (config, arena, TRUE, live->scale, NULL, &res, &local);
   ran = sc != NULL;
   g_clear_pointer (&sc, gml_scenario_free);
   gml_device_end_run ();
@@ -1835,7 +1871,7 @@ gml_lab_run_live (const GmlLabConfig *config,
 
   /* The same scaled step on the simulator. */
   sim = gml_device_sim_new (live->capacity, 0);
-  sc = run_step (config, sim, TRUE, live->scale, &sim_res, &local);
+  sc = run_step (config, sim, TRUE, live->scale, NULL, &sim_res, &local);
   if (sc == NULL)
     {
       g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_DEVICE, "%s", local->message);
@@ -1924,7 +1960,7 @@ gml_lab_find_max_batch (const GmlLabConfig *config,
     n++;                                                                        \
     if (g_cancellable_set_error_if_cancelled (cancellable, error))              \
       { ok = FALSE; goto out; }                                                 \
-    run_ = gml_lab_run_new (&probe, GML_LAB_RUN_QUICK, error);                  \
+    run_ = gml_lab_run_new_cancellable (&probe, GML_LAB_RUN_QUICK, cancellable, error); \
     if (run_ == NULL)                                                           \
       { ok = FALSE; goto out; }                                                 \
     (out_) = gml_lab_run_get_result (run_)->fits;                               \

@@ -247,6 +247,12 @@ double              gml_lab_bytes_per_parameter (const GmlLabConfig *config);
 GmlLabRun          *gml_lab_run_new            (const GmlLabConfig *config,
                                                 GmlLabRunFlags      flags,
                                                 GError            **error);
+/* The same, stopped within a thousand allocations once @cancellable is
+ * cancelled (G_IO_ERROR_CANCELLED): the window's superseded and abandoned runs. */
+GmlLabRun          *gml_lab_run_new_cancellable (const GmlLabConfig *config,
+                                                 GmlLabRunFlags      flags,
+                                                 GCancellable       *cancellable,
+                                                 GError            **error);
 /* A run is immutable once made and reference-counted: _free() drops a reference. */
 GmlLabRun          *gml_lab_run_ref            (GmlLabRun          *self);
 void                gml_lab_run_free           (GmlLabRun          *self);
