@@ -991,3 +991,75 @@ _gml_lab_checkpoint_group (const GmlLabConfig *c)
       return 0;
     }
 }
+
+/* ------------------------------------------------------------------------- */
+/* The largest batch that fits                                               */
+
+gboolean
+gml_lab_find_max_batch (const GmlLabConfig *config,
+                        guint               limit,
+                        guint              *max_batch,
+                        guint              *probes,
+                        GCancellable       *cancellable,
+                        GError            **error)
+{
+  GmlLabConfig probe;
+  guint lo = 0, hi, n = 0;
+  gboolean ok = TRUE;
+
+  memset (&probe, 0, sizeof probe);
+  gml_lab_config_copy (&probe, config);
+  limit = CLAMP (limit, 1, GML_LAB_MAX_BATCH);
+
+  /* Whether batch @b fits: one quick run. */
+#define FITS(b_, out_) G_STMT_START {                                           \
+    g_autoptr(GmlLabRun) run_ = NULL;                                           \
+    probe.batch = (b_);                                                         \
+    n++;                                                                        \
+    if (g_cancellable_set_error_if_cancelled (cancellable, error))              \
+      { ok = FALSE; goto out; }                                                 \
+    run_ = gml_lab_run_new_cancellable (&probe, GML_LAB_RUN_QUICK, cancellable, error); \
+    if (run_ == NULL)                                                           \
+      { ok = FALSE; goto out; }                                                 \
+    (out_) = gml_lab_run_get_result (run_)->fits;                               \
+  } G_STMT_END
+
+  /* Doubling until it fails, then bisection between the last that fitted and
+   * the first that did not. */
+  hi = 1;
+  while (TRUE)
+    {
+      gboolean fits;
+
+      FITS (hi, fits);
+      if (!fits)
+        break;
+      lo = hi;
+      if (hi >= limit)
+        {
+          hi = limit + 1;
+          break;
+        }
+      hi = MIN (hi * 2, limit);
+    }
+  while (hi - lo > 1)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      gboolean fits;
+
+      FITS (mid, fits);
+      if (fits)
+        lo = mid;
+      else
+        hi = mid;
+    }
+#undef FITS
+
+out:
+  if (ok)
+    *max_batch = lo;
+  if (probes != NULL)
+    *probes = n;
+  gml_lab_config_clear (&probe);
+  return ok;
+}
