@@ -105,25 +105,14 @@ _gml_application_steal_watch_command (GmlApplication  *self,
   return g_steal_pointer (&self->watch_command);
 }
 
-/* About › Troubleshooting: what a bug report needs, why no GPU is used, and
- * what draws @window. */
-static char *
-debug_info (GmlApplication *self,
-            GtkWindow      *window)
+/* The device's lines of the debugging information. */
+static void
+append_device_info (GString    *out,
+                    GmlDevice  *device,
+                    const char *reason)
 {
-  GString *out = g_string_new (NULL);
-  const char *reason = NULL;
-  GmlDevice *device = gml_application_get_device (self, &reason);
-  g_autofree char *backend = g_settings_get_string (self->settings, "backend");
   guint64 free_bytes = 0, total = 0;
-  GskRenderer *renderer;
 
-  g_string_append_printf (out, "GPU Memory Lab %s\n", PACKAGE_VERSION);
-  g_string_append_printf (out, "GTK %u.%u.%u, libadwaita %u.%u.%u, GLib %u.%u.%u\n",
-                          gtk_get_major_version (), gtk_get_minor_version (), gtk_get_micro_version (),
-                          adw_get_major_version (), adw_get_minor_version (), adw_get_micro_version (),
-                          glib_major_version, glib_minor_version, glib_micro_version);
-  g_string_append_printf (out, "%s: %s\n", _("Backend setting"), backend);
   g_string_append_printf (out, "%s: %s (%s)\n", _("Device"), gml_device_get_name (device),
                           gml_device_get_id (device));
   if (gml_device_mem_get_info (device, &free_bytes, &total, NULL))
@@ -144,6 +133,31 @@ debug_info (GmlApplication *self,
   else
     g_string_append_printf (out, "%s: %s\n", _("Why the GPU is simulated"),
                             reason != NULL ? reason : _("The simulator was chosen in the preferences."));
+}
+
+/* About › Troubleshooting: what a bug report needs, why no GPU is used, and
+ * what draws @window. */
+static char *
+debug_info (GmlApplication *self,
+            GtkWindow      *window)
+{
+  GString *out = g_string_new (NULL);
+  const char *reason = NULL;
+  /* Not gml_application_get_device(): About must not wait for a driver's cuInit. */
+  GmlDevice *device = gml_application_peek_device (self, &reason);
+  g_autofree char *backend = g_settings_get_string (self->settings, "backend");
+  GskRenderer *renderer;
+
+  g_string_append_printf (out, "GPU Memory Lab %s\n", PACKAGE_VERSION);
+  g_string_append_printf (out, "GTK %u.%u.%u, libadwaita %u.%u.%u, GLib %u.%u.%u\n",
+                          gtk_get_major_version (), gtk_get_minor_version (), gtk_get_micro_version (),
+                          adw_get_major_version (), adw_get_minor_version (), adw_get_micro_version (),
+                          glib_major_version, glib_minor_version, glib_micro_version);
+  g_string_append_printf (out, "%s: %s\n", _("Backend setting"), backend);
+  if (device == NULL)
+    g_string_append_printf (out, "%s: %s\n", _("Device"), _("still opening (the driver is starting)"));
+  else
+    append_device_info (out, device, reason);
   renderer = window != NULL ? gtk_native_get_renderer (GTK_NATIVE (window)) : NULL;
   if (renderer != NULL)
     {
