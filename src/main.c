@@ -68,11 +68,12 @@ main (int    argc,
       g_set_prgname ("gpu-memory-lab");
       if (!gml_watch_parse (argc - 1, argv + 1, &options, &status))
         return status;
-      if (options.mode == GML_WATCH_WINDOW && g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
+      if (options.mode == GML_WATCH_WINDOW && g_getenv ("DISPLAY") == NULL &&
+          g_getenv ("WAYLAND_DISPLAY") == NULL)
         {
           g_printerr ("gpu-memory-lab watch: %s\n",
-                      _("There is no display to open the window on: the updates are printed as text "
-                        "(--text says so, --json prints JSON)."));
+                      _("There is no display to open the window on: the updates are printed as "
+                        "text (--text says so, --json prints JSON)."));
           options.mode = GML_WATCH_TEXT;
         }
       if (options.mode != GML_WATCH_WINDOW)

@@ -23,7 +23,8 @@ struct _GmlApplication
   GmlQuestionBank *bank;
   GmlProgress     *progress;
   GPtrArray       *startup_messages;   /* translated sentences for the first window's toasts */
-  GmlDevice       *device;             /* a reference, opened on first use; scenarios hold their own */
+  GmlDevice       *device;             /* a reference, opened on first use; scenarios hold their own
+                                        */
   char            *device_reason;      /* why it is simulated, or NULL */
   GThread         *opening_thread;     /* opens the device at start-up, off the main loop */
   struct _DeviceOpening *opening;      /* its result, until taken */
@@ -132,7 +133,8 @@ append_device_info (GString    *out,
     g_string_append_printf (out, "%s\n", _("The pictures run on this GPU’s real memory."));
   else
     g_string_append_printf (out, "%s: %s\n", _("Why the GPU is simulated"),
-                            reason != NULL ? reason : _("The simulator was chosen in the preferences."));
+                            reason != NULL ? reason
+                                           : _("The simulator was chosen in the preferences."));
 }
 
 /* About › Troubleshooting: what a bug report needs, why no GPU is used, and
@@ -150,12 +152,15 @@ debug_info (GmlApplication *self,
 
   g_string_append_printf (out, "GPU Memory Lab %s\n", PACKAGE_VERSION);
   g_string_append_printf (out, "GTK %u.%u.%u, libadwaita %u.%u.%u, GLib %u.%u.%u\n",
-                          gtk_get_major_version (), gtk_get_minor_version (), gtk_get_micro_version (),
-                          adw_get_major_version (), adw_get_minor_version (), adw_get_micro_version (),
+                          gtk_get_major_version (), gtk_get_minor_version (),
+                          gtk_get_micro_version (),
+                          adw_get_major_version (), adw_get_minor_version (),
+                          adw_get_micro_version (),
                           glib_major_version, glib_minor_version, glib_micro_version);
   g_string_append_printf (out, "%s: %s\n", _("Backend setting"), backend);
   if (device == NULL)
-    g_string_append_printf (out, "%s: %s\n", _("Device"), _("still opening (the driver is starting)"));
+    g_string_append_printf (out, "%s: %s\n", _("Device"),
+                            _("still opening (the driver is starting)"));
   else
     append_device_info (out, device, reason);
   renderer = window != NULL ? gtk_native_get_renderer (GTK_NATIVE (window)) : NULL;
@@ -166,13 +171,16 @@ debug_info (GmlApplication *self,
         {
           g_string_append (out, " (");
           /* Translators: %s is Mesa's name for it, such as "llvmpipe (LLVM 15.0.6, 256 bits)". */
-          g_string_append_printf (out, _("Cairo was chosen because OpenGL here is a software rasterizer: %s"),
+          g_string_append_printf (out,
+                                  _("Cairo was chosen because OpenGL here is a software "
+                                    "rasterizer: %s"),
                                   self->software_gl);
           g_string_append_c (out, ')');
         }
       g_string_append_c (out, '\n');
     }
-  g_string_append_printf (out, "LANGUAGE=%s LANG=%s\n", g_getenv ("LANGUAGE") ? g_getenv ("LANGUAGE") : "",
+  g_string_append_printf (out, "LANGUAGE=%s LANG=%s\n",
+                          g_getenv ("LANGUAGE") ? g_getenv ("LANGUAGE") : "",
                           g_getenv ("LANG") ? g_getenv ("LANG") : "");
   return g_string_free (out, FALSE);
 }
@@ -274,7 +282,8 @@ update_look (GmlApplication *self)
   gtk_css_provider_load_from_data (self->look_provider, css->str, css->len);
 
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
-                                      g_str_equal (style, "light") || high_contrast ? ADW_COLOR_SCHEME_FORCE_LIGHT :
+                                      g_str_equal (style, "light") ||
+                                      high_contrast ? ADW_COLOR_SCHEME_FORCE_LIGHT :
                                       g_str_equal (style, "dark") ? ADW_COLOR_SCHEME_FORCE_DARK :
                                       ADW_COLOR_SCHEME_DEFAULT);
 }
@@ -332,7 +341,8 @@ refresh_device_reason (GmlApplication *self)
 
   if (self->device == NULL || self->device_reason == NULL)
     return;
-  probe = gml_device_cuda_new ((guint64) g_settings_get_int (self->settings, "cuda-budget-mib") << 20,
+  probe = gml_device_cuda_new ((guint64) g_settings_get_int (self->settings,
+                                                             "cuda-budget-mib") << 20,
                                &error);
   if (probe != NULL)
     {
@@ -455,7 +465,8 @@ open_device_thread (gpointer data)
       op->device = gml_device_sim_new (op->capacity, 0);
     }
   g_atomic_int_set (&op->done, TRUE);
-  g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, device_opened_cb, g_object_ref (op->app), g_object_unref);
+  g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, device_opened_cb, g_object_ref (op->app),
+                   g_object_unref);
   return NULL;
 }
 
@@ -544,8 +555,8 @@ load_thread (gpointer data)
       g_autofree char *base = g_path_get_basename (set_aside);
 
       g_ptr_array_add (loading->messages,
-                       g_strdup_printf (_("Your answer log was damaged. It was kept as %s and a new "
-                                          "log was started."), base));
+                       g_strdup_printf (_("Your answer log was damaged. It was kept as %s and a "
+                                          "new log was started."), base));
     }
   return NULL;
 }
@@ -585,7 +596,8 @@ gml_application_startup (GApplication *application)
   gml_bench_mark ("toolkit-ready");
   choose_renderer (self);
 
-  g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions, G_N_ELEMENTS (app_actions), self);
+  g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions, G_N_ELEMENTS (app_actions),
+                                   self);
   shuffle = g_settings_create_action (self->settings, "shuffle-options");
   g_action_map_add_action (G_ACTION_MAP (self), shuffle);
   language = g_settings_create_action (self->settings, "language");
@@ -605,7 +617,8 @@ gml_application_startup (GApplication *application)
   g_signal_connect_object (self->settings, "changed::zoom", G_CALLBACK (update_look), self,
                            G_CONNECT_SWAPPED);
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
-    gtk_application_set_accels_for_action (GTK_APPLICATION (self), accels[i].action, accels[i].accels);
+    gtk_application_set_accels_for_action (GTK_APPLICATION (self), accels[i].action,
+                                           accels[i].accels);
   /* After the language: the thread writes why the GPU is simulated in it. */
   start_opening (self);
 
@@ -723,7 +736,8 @@ gml_application_class_init (GmlApplicationClass *klass)
   /**
    * GmlApplication::device-changed:
    *
-   * The backend settings changed, and stayed unchanged for GML_DEVICE_SETTLE_MS. The application has let go of the old device
+   * The backend settings changed, and stayed unchanged for GML_DEVICE_SETTLE_MS. The application
+   * has let go of the old device
    * already; whoever holds scenarios built on it drops them (the old device, with
    * all its memory, is freed with the last of them) and asks
    * gml_application_get_device() again, which opens the new one.

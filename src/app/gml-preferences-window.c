@@ -30,7 +30,8 @@ static const Choice choices[N_CHOICES] = {
   { "style", { "system", "light", "dark", "high-contrast", NULL },
     { N_("Follow the System"), N_("Light"), N_("Dark"), N_("High Contrast"), NULL } },
   { "backend", { "auto", "sim", "cuda", NULL },
-    { N_("Automatic: the GPU when one answers"), N_("Simulated GPU"), N_("CUDA (NVIDIA GPU)"), NULL } },
+    { N_("Automatic: the GPU when one answers"), N_("Simulated GPU"), N_("CUDA (NVIDIA GPU)"),
+      NULL } },
 };
 
 /* Each language in its own name, so it can be found whatever the current language. */
@@ -149,7 +150,8 @@ gml_preferences_window_class_init (GmlPreferencesWindowClass *klass)
 
   object_class->dispose = gml_preferences_window_dispose;
 
-  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-preferences-window.ui");
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               RESOURCE_BASE "/gml-preferences-window.ui");
   gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, language_row);
   gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, style_row);
   gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, backend_row);
@@ -174,7 +176,8 @@ gml_preferences_window_init (GmlPreferencesWindow *self)
 
   /* A switch or spin button reads as its row's title for a screen reader (the
    * template says why this is code). */
-  gml_accessible_name_by_row (GTK_WIDGET (self->bilingual_switch), GTK_WIDGET (self->bilingual_row));
+  gml_accessible_name_by_row (GTK_WIDGET (self->bilingual_switch),
+                              GTK_WIDGET (self->bilingual_row));
   gml_accessible_name_by_row (GTK_WIDGET (self->shuffle_switch), GTK_WIDGET (self->shuffle_row));
   gml_accessible_name_by_row (GTK_WIDGET (self->timer_spin), GTK_WIDGET (self->timer_row));
   gml_accessible_name_by_row (GTK_WIDGET (self->budget_spin), GTK_WIDGET (self->budget_row));

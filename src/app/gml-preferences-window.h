@@ -13,7 +13,8 @@ G_BEGIN_DECLS
 
 #define GML_TYPE_PREFERENCES_WINDOW (gml_preferences_window_get_type ())
 
-G_DECLARE_FINAL_TYPE (GmlPreferencesWindow, gml_preferences_window, GML, PREFERENCES_WINDOW, AdwPreferencesWindow)
+G_DECLARE_FINAL_TYPE (GmlPreferencesWindow, gml_preferences_window, GML, PREFERENCES_WINDOW,
+                      AdwPreferencesWindow)
 
 GmlPreferencesWindow *gml_preferences_window_new (GmlApplication *app,
                                                   GtkWindow      *parent);

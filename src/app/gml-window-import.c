@@ -20,7 +20,8 @@ static void
 show_import_error (GmlWindow  *self,
                    const char *message)
 {
-  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), _("The Questions Were Not Imported"),
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self),
+                                              _("The Questions Were Not Imported"),
                                               message);
 
   adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
@@ -57,11 +58,12 @@ import_file (GmlWindow *self,
       /* The bank in memory has the earlier import's ids: it is read again at the
        * next start, as the banks are. */
       /* Translators: %u is a number of questions, %s a file name. */
-      message = g_strdup_printf (ngettext ("%u question imported from %s. It replaces the earlier import of "
-                                           "that file the next time GPU Memory Lab starts.",
-                                           "%u questions imported from %s. They replace the earlier import of "
-                                           "that file the next time GPU Memory Lab starts.", n),
-                                 n, display);
+      message =
+          g_strdup_printf (ngettext ("%u question imported from %s. It replaces the earlier import "
+                                     "of that file the next time GPU Memory Lab starts.",
+                                     "%u questions imported from %s. They replace the earlier "
+                                     "import of that file the next time GPU Memory Lab starts.", n),
+                           n, display);
     }
   else
     {
@@ -74,9 +76,12 @@ import_file (GmlWindow *self,
         }
       _gml_window_refresh_topics (self);
       /* Translators: %u is a number of questions, %s a file name. */
-      message = g_strdup_printf (ngettext ("%u question imported from %s: its topic is in the topic list.",
-                                           "%u questions imported from %s: their topic is in the topic list.", n),
-                                 n, display);
+      message =
+          g_strdup_printf (ngettext ("%u question imported from %s: its topic is in the topic "
+                                     "list.",
+                                     "%u questions imported from %s: their topic is in the "
+                                     "topic list.", n),
+                           n, display);
     }
   _gml_window_toast (self, message);
 }
@@ -92,14 +97,16 @@ win_import_questions_action (GtkWidget  *widget,
   gtk_file_filter_add_pattern (banks, "*.gift");
   gtk_file_filter_add_pattern (banks, "*.txt");
   gtk_file_filter_add_pattern (banks, "*.xml");
-  _gml_window_choose_file (GML_WINDOW (widget), &GML_WINDOW (widget)->import_chooser, _("Import Questions"),
+  _gml_window_choose_file (GML_WINDOW (widget), &GML_WINDOW (widget)->import_chooser,
+                           _("Import Questions"),
                            _("_Import"), banks, import_file);
 }
 
 void
 _gml_window_import_class_init (GtkWidgetClass *widget_class)
 {
-  gtk_widget_class_install_action (widget_class, "win.import-questions", NULL, win_import_questions_action);
+  gtk_widget_class_install_action (widget_class, "win.import-questions", NULL,
+                                   win_import_questions_action);
 }
 
 void

@@ -96,8 +96,10 @@ _gml_window_ensure_lab_page (GmlWindow *self)
 
   self->lab_page = g_object_new (GML_TYPE_LAB_PAGE, NULL);
   if (GML_IS_APPLICATION (app))
-    gml_lab_page_set_progress (self->lab_page, gml_application_get_progress (GML_APPLICATION (app)));
-  g_signal_connect_object (self->lab_page, "notify::subtitle", G_CALLBACK (subtitle_changed_cb), self,
+    gml_lab_page_set_progress (self->lab_page,
+                               gml_application_get_progress (GML_APPLICATION (app)));
+  g_signal_connect_object (self->lab_page, "notify::subtitle", G_CALLBACK (subtitle_changed_cb),
+                           self,
                            G_CONNECT_SWAPPED);
   _gml_window_adopt_view (self, self->lab_bin, GTK_WIDGET (self->lab_page), "lab");
   return self->lab_page;
@@ -107,7 +109,8 @@ void
 _gml_window_lab_setup (GmlWindow      *self,
                        GmlApplication *app)
 {
-  g_signal_connect_object (self->view_stack, "notify::visible-child-name", G_CALLBACK (visible_child_changed_cb),
+  g_signal_connect_object (self->view_stack, "notify::visible-child-name",
+                           G_CALLBACK (visible_child_changed_cb),
                            self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
 }
 

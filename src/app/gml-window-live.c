@@ -60,7 +60,8 @@ live_saved_cb (GmlWindow   *self,
                GmlLivePage *page)
 {
   g_autofree char *path = g_file_get_path (file);
-  g_autofree char *name = path != NULL ? g_filename_display_basename (path) : g_file_get_basename (file);
+  g_autofree char *name = path != NULL ? g_filename_display_basename (path)
+                                       : g_file_get_basename (file);
   g_autofree char *uri = g_file_get_uri (file);
   /* Translators: %s is a file name. */
   g_autofree char *text = g_strdup_printf (_("Snapshot saved as “%s”."), name);
@@ -113,7 +114,8 @@ _gml_window_live_setup (GmlWindow      *self,
   if (command == NULL)
     return;
   adw_view_stack_set_visible_child_name (self->view_stack, "live");
-  if (!gml_live_page_watch_command (_gml_window_ensure_live_page (self), (const char * const *) command, interval, snapshot_dir,
+  if (!gml_live_page_watch_command (_gml_window_ensure_live_page (self),
+                                    (const char * const *) command, interval, snapshot_dir,
                                     &error))
     {
       _gml_window_toast (self, error->message);
@@ -138,11 +140,16 @@ _gml_window_ensure_live_page (GmlWindow *self)
     return self->live_page;
 
   self->live_page = g_object_new (GML_TYPE_LIVE_PAGE, NULL);
-  g_signal_connect_object (self->live_page, "message", G_CALLBACK (live_message_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->live_page, "open-file", G_CALLBACK (live_open_file_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->live_page, "saved", G_CALLBACK (live_saved_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->live_page, "ended", G_CALLBACK (live_ended_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->live_page, "notify::title", G_CALLBACK (live_title_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->live_page, "message", G_CALLBACK (live_message_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->live_page, "open-file", G_CALLBACK (live_open_file_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->live_page, "saved", G_CALLBACK (live_saved_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->live_page, "ended", G_CALLBACK (live_ended_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->live_page, "notify::title", G_CALLBACK (live_title_cb), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->live_page, "notify::subtitle", G_CALLBACK (live_title_cb), self,
                            G_CONNECT_SWAPPED);
   _gml_window_adopt_view (self, self->live_bin, GTK_WIDGET (self->live_page), "live");

@@ -36,7 +36,8 @@ struct _GmlWindow
   AdwBin               *snapshot_bin;
   AdwBin               *lab_bin;
   AdwBin               *live_bin;
-  GMenuModel           *primary_menu;   /* the main menu's source, given to menu_button on first opening */
+  GMenuModel           *primary_menu;   /* the main menu's source, given to menu_button on first
+                                         * opening */
 
   /* Built when first shown or first needed (_gml_window_ensure_*): the window's
    * first frame has only the quiz to build, style and draw. NULL until then. */

@@ -53,9 +53,11 @@ _gml_window_ensure_snapshot_page (GmlWindow *self)
   self->snapshot_page = g_object_new (GML_TYPE_SNAPSHOT_PAGE, NULL);
   g_signal_connect_object (self->snapshot_page, "message", G_CALLBACK (snapshot_message_cb), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->snapshot_page, "notify::title", G_CALLBACK (snapshot_title_cb), self,
+  g_signal_connect_object (self->snapshot_page, "notify::title", G_CALLBACK (snapshot_title_cb),
+                           self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->snapshot_page, "notify::subtitle", G_CALLBACK (snapshot_title_cb), self,
+  g_signal_connect_object (self->snapshot_page, "notify::subtitle", G_CALLBACK (snapshot_title_cb),
+                           self,
                            G_CONNECT_SWAPPED);
   _gml_window_adopt_view (self, self->snapshot_bin, GTK_WIDGET (self->snapshot_page), "snapshot");
   return self->snapshot_page;
@@ -75,7 +77,8 @@ win_open_snapshot_action (GtkWidget  *widget,
   gtk_file_filter_add_pattern (pickles, "*.pickle");
   gtk_file_filter_add_pattern (pickles, "*.pkl");
   gtk_file_filter_add_mime_type (pickles, PICKLE_MIME_TYPE);
-  _gml_window_choose_file (GML_WINDOW (widget), &GML_WINDOW (widget)->chooser, _("Open Snapshot"), _("_Open"),
+  _gml_window_choose_file (GML_WINDOW (widget), &GML_WINDOW (widget)->chooser, _("Open Snapshot"),
+                           _("_Open"),
                            pickles, gml_window_open_file);
 }
 
@@ -165,7 +168,8 @@ static void
 fill_recent_menu (GmlWindow *self)
 {
   GList *items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
-  g_autoptr(GPtrArray) ours = g_ptr_array_new_with_free_func ((GDestroyNotify) gtk_recent_info_unref);
+  g_autoptr(GPtrArray) ours =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) gtk_recent_info_unref);
   const char *app_name = g_get_prgname () != NULL ? g_get_prgname () : "gpu-memory-lab";
 
   for (GList *l = items; l != NULL; l = l->next)
@@ -189,7 +193,8 @@ fill_recent_menu (GmlWindow *self)
       g_autofree char *label = g_strjoinv ("__", parts);
       g_autoptr(GMenuItem) item = g_menu_item_new (label, NULL);
 
-      g_menu_item_set_action_and_target (item, "win.open-recent", "s", gtk_recent_info_get_uri (info));
+      g_menu_item_set_action_and_target (item, "win.open-recent", "s",
+                                         gtk_recent_info_get_uri (info));
       g_menu_append_item (self->recent_menu, item);
     }
 }
@@ -213,7 +218,8 @@ install_recent_submenu (GmlWindow *self)
   while (g_menu_model_get_n_items (section) > 2)
     g_menu_remove (G_MENU (section), 2);
   if (g_menu_model_get_n_items (G_MENU_MODEL (self->recent_menu)) > 0)
-    g_menu_append_submenu (G_MENU (section), _("Recent S_napshots"), G_MENU_MODEL (self->recent_menu));
+    g_menu_append_submenu (G_MENU (section), _("Recent S_napshots"),
+                           G_MENU_MODEL (self->recent_menu));
 }
 
 static void
@@ -235,7 +241,8 @@ void
 _gml_window_snapshot_class_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, snapshot_bin);
-  gtk_widget_class_install_action (widget_class, "win.open-snapshot", NULL, win_open_snapshot_action);
+  gtk_widget_class_install_action (widget_class, "win.open-snapshot", NULL,
+                                   win_open_snapshot_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", win_open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.compare-snapshot", NULL,
                                    win_compare_snapshot_action);
@@ -261,7 +268,8 @@ _gml_window_snapshot_init (GmlWindow *self)
 void
 _gml_window_snapshot_menu_created (GmlWindow *self)
 {
-  g_signal_connect_object (gtk_recent_manager_get_default (), "changed", G_CALLBACK (recent_changed_cb), self,
+  g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
+                           G_CALLBACK (recent_changed_cb), self,
                            G_CONNECT_SWAPPED);
   recent_changed_cb (self);
 }

@@ -155,7 +155,8 @@ build_filter_names (GmlWindow *self)
 
   gtk_string_list_append (self->topic_names, _("All topics"));
   for (guint i = 0; self->topics != NULL && i < self->topics->len; i++)
-    gtk_string_list_append (self->topic_names, gml_i18n_gettext (g_ptr_array_index (self->topics, i)));
+    gtk_string_list_append (self->topic_names,
+                            gml_i18n_gettext (g_ptr_array_index (self->topics, i)));
   gtk_string_list_append (self->difficulty_names, _("All difficulties"));
   for (int d = 1; d <= 3; d++)
     {
@@ -256,7 +257,8 @@ _gml_window_update_title (GmlWindow *self)
                          : live ? gml_live_page_get_subtitle (_gml_window_ensure_live_page (self))
                          : gml_snapshot_page_get_subtitle (_gml_window_ensure_snapshot_page (self));
 
-  adw_view_switcher_title_set_title (self->switcher_title, title != NULL ? title : _("GPU Memory Lab"));
+  adw_view_switcher_title_set_title (self->switcher_title,
+                                     title != NULL ? title : _("GPU Memory Lab"));
   adw_view_switcher_title_set_subtitle (self->switcher_title, subtitle);
   gtk_widget_set_visible (GTK_WIDGET (self->filter_button), quiz);
   gtk_widget_set_visible (GTK_WIDGET (self->review_button), quiz);
@@ -469,7 +471,8 @@ win_show_help_overlay_action (GtkWidget  *widget,
 
   if (shortcuts == NULL)
     {
-      g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource (RESOURCE_BASE "/shortcuts-window.ui");
+      g_autoptr(GtkBuilder) builder =
+          gtk_builder_new_from_resource (RESOURCE_BASE "/shortcuts-window.ui");
 
       shortcuts = GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
       /* The builder's strings are the source strings: see gml-language.c. */
@@ -492,6 +495,7 @@ win_present_action (GtkWidget  *widget,
   guint n = gml_quiz_page_get_n_items (self->quiz_page);
   g_autoptr(GArray) slides = g_array_sized_new (FALSE, TRUE, sizeof (GmlSlide), n);
   guint start = gml_quiz_page_get_position (self->quiz_page);
+  GmlApplication *app;
 
   /* In the Experiment view, F5 puts the lab's result on the projector. */
   if (_gml_window_showing_lab (self))
@@ -506,10 +510,10 @@ win_present_action (GtkWidget  *widget,
       slide.question = gml_quiz_page_get_item (self->quiz_page, i, slide.order);
       g_array_append_val (slides, slide);
     }
-  if (!gml_presentation_window_start (GTK_WINDOW (self),
-                                      GML_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))),
-                                      slides, start >= n ? 0 : start))
-    _gml_window_toast (self, _("There are no questions to present. Choose another topic or difficulty."));
+  app = GML_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
+  if (!gml_presentation_window_start (GTK_WINDOW (self), app, slides, start >= n ? 0 : start))
+    _gml_window_toast (self,
+                       _("There are no questions to present. Choose another topic or difficulty."));
 }
 
 static void
@@ -552,7 +556,8 @@ language_changed_cb (GmlWindow      *self,
   _gml_window_snapshot_retranslate (self);
   if (gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (self)) != NULL)
     {
-      GtkWindow *shortcuts = GTK_WINDOW (gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (self)));
+      GtkWindow *shortcuts =
+          GTK_WINDOW (gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (self)));
 
       gml_language_retranslate_widget (GTK_WIDGET (shortcuts));
       gtk_window_set_title (shortcuts, _("Keyboard Shortcuts"));
@@ -670,7 +675,8 @@ gml_window_setup (GmlWindow      *self,
   self->bank = gml_application_get_bank (app);
 
   g_settings_bind (self->settings, "window-width", self, "default-width", G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (self->settings, "window-height", self, "default-height", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "window-height", self, "default-height",
+                   G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "window-maximized", self, "maximized", G_SETTINGS_BIND_DEFAULT);
 
   gml_quiz_page_set_sources (self->quiz_page, self->bank, gml_application_get_progress (app),
@@ -795,10 +801,12 @@ gml_window_class_init (GmlWindowClass *klass)
 
   gtk_widget_class_install_action (widget_class, "win.restart", NULL, win_restart_action);
   gtk_widget_class_install_action (widget_class, "win.undo-restart", NULL, win_undo_restart_action);
-  gtk_widget_class_install_action (widget_class, "win.restart-fresh", NULL, win_restart_fresh_action);
+  gtk_widget_class_install_action (widget_class, "win.restart-fresh", NULL,
+                                   win_restart_fresh_action);
   gtk_widget_class_install_action (widget_class, "win.show-filter", NULL, win_show_filter_action);
   gtk_widget_class_install_action (widget_class, "win.present", NULL, win_present_action);
-  gtk_widget_class_install_action (widget_class, "win.show-help-overlay", NULL, win_show_help_overlay_action);
+  gtk_widget_class_install_action (widget_class, "win.show-help-overlay", NULL,
+                                   win_show_help_overlay_action);
   gtk_widget_class_install_action (widget_class, "win.show-view", "s", win_show_view_action);
   gtk_widget_class_install_action (widget_class, "win.next-view", NULL, win_cycle_view_action);
   gtk_widget_class_install_action (widget_class, "win.previous-view", NULL, win_cycle_view_action);
@@ -832,12 +840,14 @@ gml_window_init (GmlWindow *self)
   /* The narrow layout: the switcher moves to the bottom when the title shows. */
   g_object_bind_property (self->switcher_title, "title-visible", self->switcher_bar, "reveal",
                           G_BINDING_SYNC_CREATE);
-  g_signal_connect_object (self->switcher_bar, "notify::reveal", G_CALLBACK (switcher_bar_revealed_cb), self,
+  g_signal_connect_object (self->switcher_bar, "notify::reveal",
+                           G_CALLBACK (switcher_bar_revealed_cb), self,
                            G_CONNECT_SWAPPED);
   switcher_bar_revealed_cb (self);
   g_signal_connect_object (self->view_stack, "notify::visible-child-name",
                            G_CALLBACK (visible_view_changed_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->quiz_page, "notify::round-name", G_CALLBACK (update_subtitle), self,
+  g_signal_connect_object (self->quiz_page, "notify::round-name", G_CALLBACK (update_subtitle),
+                           self,
                            G_CONNECT_SWAPPED);
   visible_view_changed_cb (self);
   _gml_window_snapshot_init (self);

@@ -252,30 +252,44 @@ gml_lab_main (int    argc,
   g_autofree char *budget_text = NULL;
   g_auto(GStrv) rest = NULL;
   GOptionEntry entries[] = {
-    { "model", 0, 0, G_OPTION_ARG_STRING, &values[0], N_("gpt2, llama-3.2-1b, llama-2-7b or mlp"), "MODEL" },
-    { "layers", 0, 0, G_OPTION_ARG_STRING, &values[1], N_("Number of layers (a shape of your own)"), "N" },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &values[0], N_("gpt2, llama-3.2-1b, llama-2-7b or mlp"),
+      "MODEL" },
+    { "layers", 0, 0, G_OPTION_ARG_STRING, &values[1], N_("Number of layers (a shape of your own)"),
+      "N" },
     { "hidden", 0, 0, G_OPTION_ARG_STRING, &values[2], N_("Hidden size"), "H" },
     { "heads", 0, 0, G_OPTION_ARG_STRING, &values[3], N_("Attention heads"), "A" },
     { "ffn", 0, 0, G_OPTION_ARG_STRING, &values[4], N_("Width of the MLP"), "F" },
-    { "seq", 0, 0, G_OPTION_ARG_STRING, &values[5], N_("Sequence length (inference: the prompt)"), "S" },
+    { "seq", 0, 0, G_OPTION_ARG_STRING, &values[5], N_("Sequence length (inference: the prompt)"),
+      "S" },
     { "vocab", 0, 0, G_OPTION_ARG_STRING, &values[6], N_("Vocabulary (the MLP: classes)"), "V" },
-    { "batch", 0, 0, G_OPTION_ARG_STRING, &values[7], N_("Batch size per GPU and micro-step"), "B" },
+    { "batch", 0, 0, G_OPTION_ARG_STRING, &values[7], N_("Batch size per GPU and micro-step"),
+      "B" },
     { "mode", 0, 0, G_OPTION_ARG_STRING, &values[8], N_("train or inference"), "MODE" },
-    { "tokens", 0, 0, G_OPTION_ARG_STRING, &values[9], N_("Inference: tokens generated after the prompt"), "T" },
+    { "tokens", 0, 0, G_OPTION_ARG_STRING, &values[9],
+      N_("Inference: tokens generated after the prompt"), "T" },
     { "precision", 0, 0, G_OPTION_ARG_STRING, &values[10],
       N_("fp32, amp-fp16, amp-bf16 (the ZeRO layout), bf16, autocast-fp16 or autocast-bf16 "
          "(torch.autocast)"), "P" },
-    { "optimizer", 0, 0, G_OPTION_ARG_STRING, &values[11], N_("sgd, momentum, adam or adamw"), "OPT" },
-    { "step", 0, 0, G_OPTION_ARG_STRING, &values[12], N_("Training: steady (the step after the first) or first"), "STEP" },
+    { "optimizer", 0, 0, G_OPTION_ARG_STRING, &values[11], N_("sgd, momentum, adam or adamw"),
+      "OPT" },
+    { "step", 0, 0, G_OPTION_ARG_STRING, &values[12],
+      N_("Training: steady (the step after the first) or first"), "STEP" },
     { "checkpointing", 0, 0, G_OPTION_ARG_STRING, &values[13], N_("none, every-K or sqrt"), "C" },
-    { "accumulation", 0, 0, G_OPTION_ARG_STRING, &values[14], N_("Micro-steps per optimizer step"), "K" },
+    { "accumulation", 0, 0, G_OPTION_ARG_STRING, &values[14], N_("Micro-steps per optimizer step"),
+      "K" },
     { "zero", 0, 0, G_OPTION_ARG_STRING, &values[15], N_("ZeRO stage: 0, 1, 2 or 3"), "STAGE" },
     { "gpus", 0, 0, G_OPTION_ARG_STRING, &values[16], N_("Number of GPUs (data parallel)"), "N" },
-    { "gpu-memory", 0, 0, G_OPTION_ARG_STRING, &values[17], N_("The GPU’s memory: 8G, 12G, 16G, 24G, 40G, 48G, 80G, 141G or bytes"), "SIZE" },
-    { "alloc-conf", 0, 0, G_OPTION_ARG_STRING, &values[18], N_("Allocator settings, as PYTORCH_CUDA_ALLOC_CONF"), "STRING" },
-    { "find-max-batch", 0, 0, G_OPTION_ARG_NONE, &find_max, N_("Also search for the largest batch that fits"), NULL },
-    { "live", 0, 0, G_OPTION_ARG_NONE, &live_run, N_("Also run the step on the NVIDIA GPU, scaled down to fit the lab’s share of it"), NULL },
-    { "budget", 0, 0, G_OPTION_ARG_STRING, &budget_text, N_("With --live: the lab’s share of the GPU (default: 1 GiB or a quarter of its free memory, whichever is smaller)"), "SIZE" },
+    { "gpu-memory", 0, 0, G_OPTION_ARG_STRING, &values[17],
+      N_("The GPU’s memory: 8G, 12G, 16G, 24G, 40G, 48G, 80G, 141G or bytes"), "SIZE" },
+    { "alloc-conf", 0, 0, G_OPTION_ARG_STRING, &values[18],
+      N_("Allocator settings, as PYTORCH_CUDA_ALLOC_CONF"), "STRING" },
+    { "find-max-batch", 0, 0, G_OPTION_ARG_NONE, &find_max,
+      N_("Also search for the largest batch that fits"), NULL },
+    { "live", 0, 0, G_OPTION_ARG_NONE, &live_run,
+      N_("Also run the step on the NVIDIA GPU, scaled down to fit the lab’s share of it"), NULL },
+    { "budget", 0, 0, G_OPTION_ARG_STRING, &budget_text,
+      N_("With --live: the lab’s share of the GPU (default: 1 GiB or a quarter of its free memory, "
+         "whichever is smaller)"), "SIZE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
     { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL, NULL },
@@ -291,10 +305,12 @@ gml_lab_main (int    argc,
   guint max_batch = 0;
   int status = 0;
 
-  g_option_context_set_summary (context, _("Run one training or inference step through PyTorch’s caching "
-                                           "allocator and print its peak memory."));
+  g_option_context_set_summary (context,
+                                _("Run one training or inference step through PyTorch’s caching "
+                                  "allocator and print its peak memory."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL,
+                                       NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab experiment: %s\n", error->message);
@@ -305,7 +321,8 @@ gml_lab_main (int    argc,
     {
       if (!gml_i18n_is_known_language (lang))
         {
-          g_printerr (_("gpu-memory-lab %s: unknown language “%s” (use tr or en)\n"), "experiment", lang);
+          g_printerr (_("gpu-memory-lab %s: unknown language “%s” (use tr or en)\n"), "experiment",
+                      lang);
           status = 2;
           goto out;
         }
@@ -314,15 +331,18 @@ gml_lab_main (int    argc,
   if (rest != NULL && rest[0] != NULL)
     {
       /* Translators: %s is what was typed. */
-      g_printerr (_("gpu-memory-lab experiment: unexpected “%s” (knobs are written --name value)\n"), rest[0]);
+      g_printerr (_("gpu-memory-lab experiment: unexpected “%s” (knobs are written --name "
+                    "value)\n"), rest[0]);
       status = 2;
       goto out;
     }
 
-  if (budget_text != NULL && (!gml_parse_size (budget_text, GML_SIZE_COMMAND_LINE, &budget, NULL) || budget == 0))
+  if (budget_text != NULL &&
+      (!gml_parse_size (budget_text, GML_SIZE_COMMAND_LINE, &budget, NULL) || budget == 0))
     {
       /* Translators: %s is what was typed. */
-      g_printerr (_("gpu-memory-lab experiment: --budget “%s” is not a size (write 2G, 512M or bytes)\n"),
+      g_printerr (_("gpu-memory-lab experiment: --budget “%s” is not a size (write 2G, 512M or "
+                    "bytes)\n"),
                   budget_text);
       status = 2;
       goto out;
@@ -350,7 +370,8 @@ gml_lab_main (int    argc,
       status = 1;
       goto done;
     }
-  if (find_max && !gml_lab_find_max_batch (&config, GML_LAB_MAX_BATCH_SEARCH, &max_batch, NULL, NULL, &error))
+  if (find_max &&
+      !gml_lab_find_max_batch (&config, GML_LAB_MAX_BATCH_SEARCH, &max_batch, NULL, NULL, &error))
     {
       g_printerr ("gpu-memory-lab experiment: %s\n", error->message);
       status = 1;
@@ -372,7 +393,8 @@ gml_lab_main (int    argc,
 
   if (json)
     {
-      g_autofree char *text = gml_lab_result_to_json (run, find_max, max_batch, have_live ? &live : NULL);
+      g_autofree char *text = gml_lab_result_to_json (run, find_max, max_batch,
+                                                      have_live ? &live : NULL);
 
       g_print ("%s\n", text);
     }

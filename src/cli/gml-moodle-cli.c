@@ -32,9 +32,11 @@ gml_moodle_export_main (int    argc,
   g_autofree char *lang = NULL;
   g_autofree char *output = NULL;
   GOptionEntry entries[] = {
-    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, N_("File format: gift or moodle-xml"), "FORMAT" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, N_("File format: gift or moodle-xml"),
+      "FORMAT" },
     { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("File to write (- for standard output)"), "FILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("File to write (- for standard output)"),
+      "FILE" },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (NULL);
@@ -48,7 +50,8 @@ gml_moodle_export_main (int    argc,
 
   g_option_context_set_summary (context, _("Export the question bank for Moodle."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL,
+                                       NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab export: %s\n", error->message);
@@ -108,8 +111,10 @@ gml_moodle_import_main (int    argc,
   guint n_questions = 0;
 
   g_option_context_set_summary (context,
-                                _("Import a Moodle GIFT, Moodle XML or Aiken file as extra topics."));
-  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
+                                _("Import a Moodle GIFT, Moodle XML or Aiken file as extra "
+                                  "topics."));
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL,
+                                       NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab import: %s\n", error->message);

@@ -37,7 +37,8 @@ list_waiting (gboolean json)
   for (guint i = 0; i < waiting->len; i++)
     {
       GmlProbeWaiting *w = g_ptr_array_index (waiting, i);
-      g_autofree char *command = w->hello != NULL && w->hello->argv != NULL ? g_strjoinv (" ", w->hello->argv)
+      g_autofree char *command = w->hello != NULL &&
+      w->hello->argv != NULL ? g_strjoinv (" ", w->hello->argv)
                                                                             : NULL;
 
       if (json)
@@ -90,7 +91,8 @@ list_waiting (gboolean json)
       g_print ("%s\n", text);
     }
   else if (waiting->len == 0)
-    g_print ("%s\n", _("No program is waiting. In the program: import gml_probe; gml_probe.start()"));
+    g_print ("%s\n",
+             _("No program is waiting. In the program: import gml_probe; gml_probe.start()"));
   return 0;
 }
 
@@ -101,8 +103,10 @@ gml_probe_main (int    argc,
   g_autofree char *lang = NULL;
   gboolean path = FALSE, list = FALSE, json = FALSE;
   GOptionEntry entries[] = {
-    { "path", 0, 0, G_OPTION_ARG_NONE, &path, N_("Print the directory that holds gml_probe.py (for PYTHONPATH)"), NULL },
-    { "list", 0, 0, G_OPTION_ARG_NONE, &list, N_("List the programs whose probe waits for the lab"), NULL },
+    { "path", 0, 0, G_OPTION_ARG_NONE, &path,
+      N_("Print the directory that holds gml_probe.py (for PYTHONPATH)"), NULL },
+    { "list", 0, 0, G_OPTION_ARG_NONE, &list, N_("List the programs whose probe waits for the lab"),
+      NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("With --list: print JSON"), NULL },
     { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
     { NULL }
@@ -114,11 +118,13 @@ gml_probe_main (int    argc,
   g_autofree char *contents = NULL;
   gsize length = 0;
 
-  g_option_context_set_summary (context, _("Print the probe module gml_probe.py (to save as a file next to "
-                                           "your script), the directory that holds it, or the programs whose "
-                                           "probe waits for the lab to attach."));
+  g_option_context_set_summary (context,
+                                _("Print the probe module gml_probe.py (to save as a file next to "
+                                  "your script), the directory that holds it, or the programs "
+                                  "whose probe waits for the lab to attach."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL,
+                                       NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab probe: %s\n", error->message);
@@ -128,7 +134,8 @@ gml_probe_main (int    argc,
     {
       if (!gml_i18n_is_known_language (lang))
         {
-          g_printerr (_("gpu-memory-lab %s: unknown language “%s” (use tr or en)\n"), "probe", lang);
+          g_printerr (_("gpu-memory-lab %s: unknown language “%s” (use tr or en)\n"), "probe",
+                      lang);
           return 2;
         }
       gml_i18n_set_language (lang);

@@ -120,7 +120,8 @@ gml_questions_main (int    argc,
   GOptionEntry entries[] = {
     { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
-    { "no-shuffle", 0, 0, G_OPTION_ARG_NONE, &no_shuffle, N_("Keep the options in their order"), NULL },
+    { "no-shuffle", 0, 0, G_OPTION_ARG_NONE, &no_shuffle, N_("Keep the options in their order"),
+      NULL },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, N_("Seed for shuffling the options"), "N" },
     { NULL }
   };
@@ -135,7 +136,8 @@ gml_questions_main (int    argc,
 
   g_option_context_set_summary (context, _("Print the question bank as the app shows it."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL,
+                                       NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab questions: %s\n", error->message);

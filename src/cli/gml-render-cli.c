@@ -43,7 +43,8 @@ open_device (const char  *backend,
                    _("Unknown backend “%s” (use sim, cuda or auto)."), backend);
       return NULL;
     }
-  return gml_device_open (kind, GML_SCENARIO_SIM_CAPACITY, GML_SCENARIO_SIM_CAPACITY, reason, error);
+  return gml_device_open (kind, GML_SCENARIO_SIM_CAPACITY, GML_SCENARIO_SIM_CAPACITY, reason,
+                          error);
 }
 
 int
@@ -67,7 +68,8 @@ gml_scenarios_main (int    argc,
 
   g_option_context_set_summary (context, _("List the teaching scenarios."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL,
+                                       NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab scenarios: %s\n", error->message);
@@ -109,7 +111,8 @@ gml_scenarios_main (int    argc,
       json_builder_set_member_name (builder, "title");
       json_builder_add_string_value (builder, gml_scenario_title (names[i]));
       json_builder_set_member_name (builder, "focus_view");
-      json_builder_add_string_value (builder, gml_view_to_string (gml_scenario_focus_view (names[i])));
+      json_builder_add_string_value (builder,
+                                     gml_view_to_string (gml_scenario_focus_view (names[i])));
       json_builder_set_member_name (builder, "focus_step");
       json_builder_add_int_value (builder, gml_scenario_get_focus_step (sc));
       json_builder_set_member_name (builder, "failed_request");
@@ -277,13 +280,14 @@ render_question (const char *id,
   if (q == NULL)
     {
       /* Translators: %s is a question id. */
-      g_printerr (_("gpu-memory-lab render: no question “%s” (gpu-memory-lab questions --json lists "
-                    "them)\n"), id);
+      g_printerr (_("gpu-memory-lab render: no question “%s” (gpu-memory-lab questions --json "
+                    "lists them)\n"), id);
       return 2;
     }
   if (theme_name != NULL && !gml_theme_from_string (theme_name, &theme))
     {
-      g_printerr (_("gpu-memory-lab render: unknown theme “%s” (use light, dark, high-contrast or high-contrast-dark)\n"),
+      g_printerr (_("gpu-memory-lab render: unknown theme “%s” (use light, dark, high-contrast or "
+                    "high-contrast-dark)\n"),
                   theme_name);
       return 2;
     }
@@ -380,20 +384,31 @@ gml_render_main (int    argc,
   gint width = 960, height = 600;
   gboolean by_size = FALSE, describe = FALSE, pointing = FALSE, before = FALSE, json = FALSE;
   GOptionEntry entries[] = {
-    { "question", 'q', 0, G_OPTION_ARG_STRING, &question_id, N_("Draw this question’s own experiment, at the state the question is about"), "ID" },
-    { "before", 0, 0, G_OPTION_ARG_NONE, &before, N_("With --question: the picture before the answer (the experiment’s setup)"), NULL },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("With --question: print the experiment’s steps and key figures as JSON"), NULL },
-    { "step", 0, 0, G_OPTION_ARG_INT, &step, N_("Step to draw (default: the step the scenario is about)"), "N" },
-    { "view", 0, 0, G_OPTION_ARG_STRING, &view_name, N_("memory-map, fragmentation, timeline or checkpointing"), "VIEW" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("File to write: .png, .svg or .pdf"), "FILE" },
+    { "question", 'q', 0, G_OPTION_ARG_STRING, &question_id,
+      N_("Draw this question’s own experiment, at the state the question is about"), "ID" },
+    { "before", 0, 0, G_OPTION_ARG_NONE, &before,
+      N_("With --question: the picture before the answer (the experiment’s setup)"), NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json,
+      N_("With --question: print the experiment’s steps and key figures as JSON"), NULL },
+    { "step", 0, 0, G_OPTION_ARG_INT, &step,
+      N_("Step to draw (default: the step the scenario is about)"), "N" },
+    { "view", 0, 0, G_OPTION_ARG_STRING, &view_name,
+      N_("memory-map, fragmentation, timeline or checkpointing"), "VIEW" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("File to write: .png, .svg or .pdf"),
+      "FILE" },
     { "width", 0, 0, G_OPTION_ARG_INT, &width, N_("Width in pixels (points for PDF)"), "W" },
     { "height", 0, 0, G_OPTION_ARG_INT, &height, N_("Height in pixels (points for PDF)"), "H" },
     { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
-    { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, N_("light, dark, high-contrast or high-contrast-dark"), "THEME" },
-    { "by-size", 0, 0, G_OPTION_ARG_NONE, &by_size, N_("Pack segments by size, not by address"), NULL },
-    { "point", 0, 0, G_OPTION_ARG_NONE, &pointing, N_("Mark what the scenario’s question is about"), NULL },
-    { "describe", 0, 0, G_OPTION_ARG_NONE, &describe, N_("Print the picture’s description in words"), NULL },
-    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, N_("Device: sim (default), cuda or auto"), "KIND" },
+    { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name,
+      N_("light, dark, high-contrast or high-contrast-dark"), "THEME" },
+    { "by-size", 0, 0, G_OPTION_ARG_NONE, &by_size, N_("Pack segments by size, not by address"),
+      NULL },
+    { "point", 0, 0, G_OPTION_ARG_NONE, &pointing, N_("Mark what the scenario’s question is about"),
+      NULL },
+    { "describe", 0, 0, G_OPTION_ARG_NONE, &describe,
+      N_("Print the picture’s description in words"), NULL },
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend, N_("Device: sim (default), cuda or auto"),
+      "KIND" },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (_("SCENARIO | --question ID"));
@@ -408,7 +423,8 @@ gml_render_main (int    argc,
 
   g_option_context_set_summary (context, _("Draw a scenario’s picture to a PNG, SVG or PDF file."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL,
+                                       NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab render: %s\n", error->message);
@@ -443,7 +459,8 @@ gml_render_main (int    argc,
   if (!gml_scenario_name_is_known (argv[1]))
     {
       g_autofree char *list = g_strjoinv (", ", (char **) gml_scenario_names ());
-      g_printerr (_("gpu-memory-lab render: unknown scenario “%s” (use one of: %s)\n"), argv[1], list);
+      g_printerr (_("gpu-memory-lab render: unknown scenario “%s” (use one of: %s)\n"), argv[1],
+                  list);
       return 2;
     }
   view = gml_scenario_focus_view (argv[1]);
@@ -455,7 +472,8 @@ gml_render_main (int    argc,
     }
   if (theme_name != NULL && !gml_theme_from_string (theme_name, &theme))
     {
-      g_printerr (_("gpu-memory-lab render: unknown theme “%s” (use light, dark, high-contrast or high-contrast-dark)\n"),
+      g_printerr (_("gpu-memory-lab render: unknown theme “%s” (use light, dark, high-contrast or "
+                    "high-contrast-dark)\n"),
                   theme_name);
       return 2;
     }

@@ -184,7 +184,8 @@ add_largest (JsonBuilder         *b,
 
       for (guint i = 0; i < seg->blocks->len; i++)
         {
-          const GmlSnapshotLayoutBlock *block = &g_array_index (seg->blocks, GmlSnapshotLayoutBlock, i);
+          const GmlSnapshotLayoutBlock *block = &g_array_index (seg->blocks, GmlSnapshotLayoutBlock,
+                                                                i);
 
           if (block->state == GML_SNAP_BLOCK_ALLOCATED)
             g_ptr_array_add (live, (gpointer) block);
@@ -226,7 +227,8 @@ to_json (GmlSnapshot            *snap,
   const gsize *counts = gml_snapshot_timeline_get_action_counts (tl);
   gsize n_entries = gml_snapshot_timeline_get_n_entries (tl);
   g_autoptr(GHashTable) other = g_hash_table_new (g_str_hash, g_str_equal);
-  const GmlSnapshotEntry *entries = gml_snapshot_get_entries (snap, gml_snapshot_timeline_get_device (tl),
+  const GmlSnapshotEntry *entries = gml_snapshot_get_entries (snap,
+                                                              gml_snapshot_timeline_get_device (tl),
                                                               &n_entries);
 
   json_builder_begin_object (b);
@@ -368,18 +370,25 @@ to_text (GmlSnapshot            *snap,
     /* Translators: %zu is a number of trace entries. */
     g_string_append_printf (out, _("After the first %zu trace entries:"), st->at);
   g_string_append_c (out, '\n');
-  g_string_append_printf (out, ngettext ("  reserved %s in %u segment\n", "  reserved %s in %u segments\n",
-                                         st->segments), reserved, st->segments);
+  g_string_append_printf (out,
+                          ngettext ("  reserved %s in %u segment\n",
+                                    "  reserved %s in %u segments\n",
+                                    st->segments), reserved, st->segments);
   g_string_append_printf (out, ngettext ("  allocated %s in %u allocation (requested %s)\n",
                                          "  allocated %s in %u allocations (requested %s)\n",
                                          st->allocations), allocated, st->allocations, requested);
-  g_string_append_printf (out, _("  active %s (allocated, or freed and not yet reusable)\n"), active);
-  g_string_append_printf (out, _("  largest free cached block %s, fragmentation %.0f %%\n"), largest,
+  g_string_append_printf (out, _("  active %s (allocated, or freed and not yet reusable)\n"),
+                          active);
+  g_string_append_printf (out, _("  largest free cached block %s, fragmentation %.0f %%\n"),
+                          largest,
                           st->fragmentation * 100.0);
   if (st->estimated_blocks > 0)
-    g_string_append_printf (out, ngettext ("  %u block’s size or place is estimated (it was freed before the dump)\n",
-                                           "  %u blocks’ sizes or places are estimated (they were freed before the dump)\n",
-                                           st->estimated_blocks), st->estimated_blocks);
+    g_string_append_printf (out,
+                            ngettext ("  %u block’s size or place is estimated (it was freed "
+                                      "before the dump)\n",
+                                      "  %u blocks’ sizes or places are estimated (they were freed "
+                                      "before the dump)\n",
+                                      st->estimated_blocks), st->estimated_blocks);
   g_string_append_printf (out, _("Peak requested over the trace: %s\n"), peak);
   for (guint k = 0; k < gml_snapshot_timeline_get_n_ooms (tl); k++)
     {
@@ -398,9 +407,10 @@ to_text (GmlSnapshot            *snap,
         g_string_append_printf (out, "  %s\n", why);
     }
   if (gml_snapshot_timeline_get_n_inconsistencies (tl) > 0)
-    g_string_append_printf (out, ngettext ("%u trace entry contradicts the state and was skipped.\n",
-                                           "%u trace entries contradict the state and were skipped.\n",
-                                           gml_snapshot_timeline_get_n_inconsistencies (tl)),
+    g_string_append_printf (out,
+                            ngettext ("%u trace entry contradicts the state and was skipped.\n",
+                                      "%u trace entries contradict the state and were skipped.\n",
+                                      gml_snapshot_timeline_get_n_inconsistencies (tl)),
                             gml_snapshot_timeline_get_n_inconsistencies (tl));
   /* Translators: %s names the PyTorch versions that write such a file. */
   g_string_append_printf (out, _("Written by: %s\n"), version);
@@ -486,7 +496,9 @@ check_to_text (const GmlSnapshotCheck *check)
   GString *out = g_string_new (NULL);
   const GmlSnapshotDivergence *d = &check->first_divergence;
 
-  g_string_append (out, _("The lab’s allocator replayed the snapshot’s trace and made these of PyTorch’s choices:"));
+  g_string_append (out,
+                   _("The lab’s allocator replayed the snapshot’s trace and made these of "
+                     "PyTorch’s choices:"));
   g_string_append_c (out, '\n');
   append_count (out, _("block for each allocation"), check->allocs_matched, check->allocs);
   append_count (out, _("new segments"), check->segment_allocs_matched, check->segment_allocs);
@@ -505,7 +517,8 @@ check_to_text (const GmlSnapshotCheck *check)
 
       /* Translators: an entry number, its action (alloc, segment_free…) and size, then what
        * PyTorch and the lab did (English sentences from the engine). */
-      g_string_append_printf (out, _("First divergence at entry %zu (%s, %s): PyTorch %s; the lab %s."),
+      g_string_append_printf (out,
+                              _("First divergence at entry %zu (%s, %s): PyTorch %s; the lab %s."),
                               d->index, d->action, size, d->pytorch, d->engine);
       if (d->candidates != NULL && d->candidates->len > 0)
         {
@@ -513,7 +526,8 @@ check_to_text (const GmlSnapshotCheck *check)
           g_string_append (out, _("Free blocks it could choose between:"));
           for (guint i = 0; i < d->candidates->len; i++)
             {
-              const GmlSnapshotCandidate *c = &g_array_index (d->candidates, GmlSnapshotCandidate, i);
+              const GmlSnapshotCandidate *c = &g_array_index (d->candidates, GmlSnapshotCandidate,
+                                                              i);
               g_autofree char *csize = gml_format_size (c->size);
 
               g_string_append_printf (out, " 0x%" G_GINT64_MODIFIER "x (%s)%s", c->address, csize,
@@ -635,7 +649,8 @@ load_timeline (const char   *path,
   *snap = gml_snapshot_load (path, NULL, NULL, NULL, error);
   if (*snap == NULL)
     return NULL;
-  return gml_snapshot_timeline_new_summary (*snap, gml_snapshot_get_default_device (*snap), NULL, error);
+  return gml_snapshot_timeline_new_summary (*snap, gml_snapshot_get_default_device (*snap), NULL,
+                                            error);
 }
 
 int
@@ -660,13 +675,19 @@ gml_snapshot_main (int    argc,
     { "compare", 0, 0, G_OPTION_ARG_FILENAME, &compare,
       N_("Compare the peak with another snapshot’s, line by line"), "FILE" },
     { "what-if", 0, 0, G_OPTION_ARG_STRING_ARRAY, &what_if,
-      N_("Replay the trace under these allocator settings too (PYTORCH_CUDA_ALLOC_CONF text; repeatable)"),
+      N_("Replay the trace under these allocator settings too (PYTORCH_CUDA_ALLOC_CONF text; "
+         "repeatable)"),
       "CONF" },
     { "fits", 0, 0, G_OPTION_ARG_NONE, &fits,
       N_("Find the smallest GPU the trace replays on with no out of memory"), NULL },
-    { "at", 0, 0, G_OPTION_ARG_INT64, &at, N_("The state after the first N trace entries (default: the end)"), "N" },
-    { "check", 0, 0, G_OPTION_ARG_NONE, &check, N_("Replay the trace through the lab’s allocator and compare its choices with PyTorch’s"), NULL },
-    { "gpu-memory", 0, 0, G_OPTION_ARG_STRING, &gpu_memory_str, N_("The GPU’s total memory (the file does not record it): bytes, or a size such as 80G"), "SIZE" },
+    { "at", 0, 0, G_OPTION_ARG_INT64, &at,
+      N_("The state after the first N trace entries (default: the end)"), "N" },
+    { "check", 0, 0, G_OPTION_ARG_NONE, &check,
+      N_("Replay the trace through the lab’s allocator and compare its choices with PyTorch’s"),
+      NULL },
+    { "gpu-memory", 0, 0, G_OPTION_ARG_STRING, &gpu_memory_str,
+      N_("The GPU’s total memory (the file does not record it): bytes, or a size such as 80G"),
+      "SIZE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
     { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
@@ -680,10 +701,13 @@ gml_snapshot_main (int    argc,
   g_autofree char *out = NULL;
   GmlSnapshotStats stats;
 
-  g_option_context_set_summary (context, _("Read a PyTorch memory snapshot (torch.cuda.memory._dump_snapshot) "
-                                           "without running anything in it."));
+  g_option_context_set_summary (context,
+                                _("Read a PyTorch memory snapshot "
+                                  "(torch.cuda.memory._dump_snapshot) without running anything in "
+                                  "it."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL,
+                                       NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab snapshot: %s\n", error->message);
@@ -703,10 +727,12 @@ gml_snapshot_main (int    argc,
       g_printerr ("gpu-memory-lab snapshot: %s\n", _("Give exactly one snapshot file."));
       return 2;
     }
-  if (gpu_memory_str != NULL && !gml_parse_size (gpu_memory_str, GML_SIZE_COMMAND_LINE, &gpu_memory, NULL))
+  if (gpu_memory_str != NULL &&
+      !gml_parse_size (gpu_memory_str, GML_SIZE_COMMAND_LINE, &gpu_memory, NULL))
     {
       /* Translators: %s is what the user typed. */
-      g_printerr (_("gpu-memory-lab snapshot: invalid --gpu-memory “%s” (use bytes, or a size such as 80G)\n"),
+      g_printerr (_("gpu-memory-lab snapshot: invalid --gpu-memory “%s” (use bytes, or a size such "
+                    "as 80G)\n"),
                   gpu_memory_str);
       return 2;
     }
@@ -724,7 +750,8 @@ gml_snapshot_main (int    argc,
   else if (device >= gml_snapshot_get_n_devices (snap))
     {
       /* Translators: %lld is the device asked for, %u how many the file has. */
-      g_printerr (_("gpu-memory-lab snapshot: there is no device %lld in this snapshot (it has %u)\n"),
+      g_printerr (_("gpu-memory-lab snapshot: there is no device %lld in this snapshot (it has "
+                    "%u)\n"),
                   (long long) device, gml_snapshot_get_n_devices (snap));
       return 2;
     }
@@ -774,7 +801,8 @@ gml_snapshot_main (int    argc,
     at = gml_snapshot_timeline_get_n_entries (tl);
   else if ((guint64) at > gml_snapshot_timeline_get_n_entries (tl))
     {
-      g_printerr (_("gpu-memory-lab snapshot: --at %lld is past the end of the trace (it has %zu entries)\n"),
+      g_printerr (_("gpu-memory-lab snapshot: --at %lld is past the end of the trace (it has %zu "
+                    "entries)\n"),
                   (long long) at, gml_snapshot_timeline_get_n_entries (tl));
       return 2;
     }
@@ -785,7 +813,8 @@ gml_snapshot_main (int    argc,
   out = json ? to_json (snap, tl, layout, &stats) : to_text (snap, tl, files[0], &stats);
   if (what_if != NULL || fits)
     {
-      g_autoptr(GmlWhatIfReport) report = gml_what_if_report_new (tl, (const char * const *) what_if,
+      g_autoptr(GmlWhatIfReport) report = gml_what_if_report_new (tl,
+                                                                  (const char * const *) what_if,
                                                                   gpu_memory, fits, &error);
 
       if (report == NULL)
@@ -839,17 +868,22 @@ gml_render_snapshot_main (int    argc,
   gboolean describe = FALSE;
   g_auto(GStrv) files = NULL;
   GOptionEntry entries[] = {
-    { "at", 0, 0, G_OPTION_ARG_INT64, &at, N_("The state after the first N trace entries (default: the end)"), "N" },
+    { "at", 0, 0, G_OPTION_ARG_INT64, &at,
+      N_("The state after the first N trace entries (default: the end)"), "N" },
     { "device", 0, 0, G_OPTION_ARG_INT64, &device,
       N_("The device whose trace to read (default: the one that ran out of memory first, "
          "else the one with the most trace entries)"), "N" },
-    { "view", 0, 0, G_OPTION_ARG_STRING, &view_name, N_("memory-map, timeline, active-timeline or fragmentation"), "VIEW" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("File to write: .png, .svg or .pdf"), "FILE" },
+    { "view", 0, 0, G_OPTION_ARG_STRING, &view_name,
+      N_("memory-map, timeline, active-timeline or fragmentation"), "VIEW" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("File to write: .png, .svg or .pdf"),
+      "FILE" },
     { "width", 0, 0, G_OPTION_ARG_INT, &width, N_("Width in pixels (points for PDF)"), "W" },
     { "height", 0, 0, G_OPTION_ARG_INT, &height, N_("Height in pixels (points for PDF)"), "H" },
     { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
-    { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, N_("light, dark, high-contrast or high-contrast-dark"), "THEME" },
-    { "describe", 0, 0, G_OPTION_ARG_NONE, &describe, N_("Print the picture’s description in words"), NULL },
+    { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name,
+      N_("light, dark, high-contrast or high-contrast-dark"), "THEME" },
+    { "describe", 0, 0, G_OPTION_ARG_NONE, &describe,
+      N_("Print the picture’s description in words"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
   };
@@ -863,9 +897,11 @@ gml_render_snapshot_main (int    argc,
   GmlExportFormat format;
   GmlRenderStyle style;
 
-  g_option_context_set_summary (context, _("Draw a PyTorch memory snapshot at any point of its trace."));
+  g_option_context_set_summary (context,
+                                _("Draw a PyTorch memory snapshot at any point of its trace."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL,
+                                       NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab render: %s\n", error->message);
@@ -875,7 +911,8 @@ gml_render_snapshot_main (int    argc,
     {
       if (!gml_i18n_is_known_language (lang))
         {
-          g_printerr (_("gpu-memory-lab %s: unknown language “%s” (use tr or en)\n"), "render", lang);
+          g_printerr (_("gpu-memory-lab %s: unknown language “%s” (use tr or en)\n"), "render",
+                      lang);
           return 2;
         }
       gml_i18n_set_language (lang);
@@ -888,18 +925,21 @@ gml_render_snapshot_main (int    argc,
   if (view_name != NULL && !gml_snapshot_view_from_string (view_name, &view))
     {
       /* Translators: %s is what the user typed. */
-      g_printerr (_("gpu-memory-lab render: unknown view “%s” (use memory-map, timeline, active-timeline or fragmentation)\n"),
+      g_printerr (_("gpu-memory-lab render: unknown view “%s” (use memory-map, timeline, "
+                    "active-timeline or fragmentation)\n"),
                   view_name);
       return 2;
     }
   if (theme_name != NULL && !gml_theme_from_string (theme_name, &theme))
     {
-      g_printerr (_("gpu-memory-lab render: unknown theme “%s” (use light, dark, high-contrast or high-contrast-dark)\n"), theme_name);
+      g_printerr (_("gpu-memory-lab render: unknown theme “%s” (use light, dark, high-contrast or "
+                    "high-contrast-dark)\n"), theme_name);
       return 2;
     }
   if (output == NULL && !describe)
     {
-      g_printerr ("gpu-memory-lab render: %s\n", _("Give --output FILE.png, .svg or .pdf, or --describe."));
+      g_printerr ("gpu-memory-lab render: %s\n",
+                  _("Give --output FILE.png, .svg or .pdf, or --describe."));
       return 2;
     }
   if (output != NULL && !gml_export_format_for_path (output, &format))
@@ -909,7 +949,8 @@ gml_render_snapshot_main (int    argc,
     }
   if (width < 64 || height < 64 || width > 16384 || height > 16384)
     {
-      g_printerr ("gpu-memory-lab render: %s\n", _("The size must be between 64 and 16384 pixels."));
+      g_printerr ("gpu-memory-lab render: %s\n",
+                  _("The size must be between 64 and 16384 pixels."));
       return 2;
     }
 
@@ -925,7 +966,8 @@ gml_render_snapshot_main (int    argc,
     device = gml_snapshot_get_default_device (snap);
   else if (device >= gml_snapshot_get_n_devices (snap))
     {
-      g_printerr (_("gpu-memory-lab snapshot: there is no device %lld in this snapshot (it has %u)\n"),
+      g_printerr (_("gpu-memory-lab snapshot: there is no device %lld in this snapshot (it has "
+                    "%u)\n"),
                   (long long) device, gml_snapshot_get_n_devices (snap));
       return 2;
     }
@@ -939,7 +981,8 @@ gml_render_snapshot_main (int    argc,
     at = gml_snapshot_timeline_get_n_entries (tl);
   else if ((guint64) at > gml_snapshot_timeline_get_n_entries (tl))
     {
-      g_printerr (_("gpu-memory-lab snapshot: --at %lld is past the end of the trace (it has %zu entries)\n"),
+      g_printerr (_("gpu-memory-lab snapshot: --at %lld is past the end of the trace (it has %zu "
+                    "entries)\n"),
                   (long long) at, gml_snapshot_timeline_get_n_entries (tl));
       return 2;
     }
@@ -954,7 +997,8 @@ gml_render_snapshot_main (int    argc,
   if (output != NULL)
     {
       gml_render_style_init (&style, theme);
-      if (!gml_snapshot_picture_export (picture, view, &style, output, format, width, height, &error))
+      if (!gml_snapshot_picture_export (picture, view, &style, output, format, width, height,
+                                        &error))
         {
           g_printerr ("gpu-memory-lab render: %s\n", error->message);
           return 1;

@@ -83,7 +83,8 @@ bad_line (Connection *c,
 {
   c->watch->bad_lines++;
   /* Translators: %u is a line number of the probe's messages, %s what is wrong. */
-  g_printerr (_("gpu-memory-lab watch: message %u from the probe was refused: %s\n"), c->line, message);
+  g_printerr (_("gpu-memory-lab watch: message %u from the probe was refused: %s\n"), c->line,
+              message);
 }
 
 static void
@@ -123,7 +124,8 @@ handle_update (Connection            *c,
       g_autofree char *reserved = gml_format_size (m->reserved_bytes);
 
       /* Translators: seconds, then sizes, then a count. */
-      g_print (_("%6.1f s  allocated %s, reserved %s, %u live allocations\n"), m->time, allocated, reserved,
+      g_print (_("%6.1f s  allocated %s, reserved %s, %u live allocations\n"), m->time, allocated,
+               reserved,
                (guint) m->allocations);
     }
 }
@@ -227,7 +229,8 @@ read_cb (GObject      *source,
 {
   Connection *c = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
+  g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result,
+                                                              &error);
   gsize start = 0;
   /* Only the new bytes can hold a newline: a long line is not scanned again. */
   gsize first = c->buffer->len;
@@ -254,7 +257,8 @@ read_cb (GObject      *source,
     }
   if (c->watch->bad_lines > GML_PROBE_MAX_BAD_LINES)
     {
-      g_printerr ("%s\n", _("gpu-memory-lab watch: too many refused messages; the connection is closed."));
+      g_printerr ("%s\n",
+                  _("gpu-memory-lab watch: too many refused messages; the connection is closed."));
       connection_close (c);
       return;
     }
@@ -264,7 +268,8 @@ read_cb (GObject      *source,
 static void
 read_more (Connection *c)
 {
-  g_input_stream_read_bytes_async (c->input, READ_CHUNK, G_PRIORITY_DEFAULT, c->cancellable, read_cb, c);
+  g_input_stream_read_bytes_async (c->input, READ_CHUNK, G_PRIORITY_DEFAULT, c->cancellable,
+                                   read_cb, c);
 }
 
 static void
@@ -347,12 +352,18 @@ gml_watch_parse (int              argc,
   g_autofree char *lang = NULL;
   gboolean json = FALSE, text = FALSE;
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object per update instead of opening the window"), NULL },
-    { "text", 0, 0, G_OPTION_ARG_NONE, &text, N_("Print one line of text per update instead of opening the window"), NULL },
-    { "interval", 0, 0, G_OPTION_ARG_DOUBLE, &options->interval, N_("Seconds between updates (default 0.5)"), "SECONDS" },
-    { "snapshot-dir", 0, 0, G_OPTION_ARG_FILENAME, &options->snapshot_dir, N_("Where to save the snapshot of an out-of-memory (default: ~/.cache/gpu-memory-lab/snapshots)"), "DIR" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json,
+      N_("Print one JSON object per update instead of opening the window"), NULL },
+    { "text", 0, 0, G_OPTION_ARG_NONE, &text,
+      N_("Print one line of text per update instead of opening the window"), NULL },
+    { "interval", 0, 0, G_OPTION_ARG_DOUBLE, &options->interval,
+      N_("Seconds between updates (default 0.5)"), "SECONDS" },
+    { "snapshot-dir", 0, 0, G_OPTION_ARG_FILENAME, &options->snapshot_dir,
+      N_("Where to save the snapshot of an out-of-memory (default: "
+         "~/.cache/gpu-memory-lab/snapshots)"), "DIR" },
     { "lang", 0, 0, G_OPTION_ARG_STRING, &lang, N_("Language of the text: tr or en"), "LANG" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &options->command, NULL, N_("-- COMMAND ARGS…") },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &options->command, NULL,
+      N_("-- COMMAND ARGS…") },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (NULL);
@@ -361,11 +372,13 @@ gml_watch_parse (int              argc,
   memset (options, 0, sizeof *options);
   options->interval = 0.5;
   *status = 0;
-  g_option_context_set_summary (context, _("Run a PyTorch program with the lab’s probe and watch its GPU "
-                                           "memory as it runs: in the window’s Live view, or with --json or "
-                                           "--text on the terminal."));
+  g_option_context_set_summary (context,
+                                _("Run a PyTorch program with the lab’s probe and watch its GPU "
+                                  "memory as it runs: in the window’s Live view, or with --json or "
+                                  "--text on the terminal."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL, NULL);
+  g_option_context_set_translate_func (context, (GTranslateFunc) gml_i18n_translate_func, NULL,
+                                       NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("gpu-memory-lab watch: %s\n", error->message);
@@ -376,7 +389,8 @@ gml_watch_parse (int              argc,
     {
       if (!gml_i18n_is_known_language (lang))
         {
-          g_printerr (_("gpu-memory-lab %s: unknown language “%s” (use tr or en)\n"), "watch", lang);
+          g_printerr (_("gpu-memory-lab %s: unknown language “%s” (use tr or en)\n"), "watch",
+                      lang);
           *status = 2;
           return FALSE;
         }
@@ -384,13 +398,15 @@ gml_watch_parse (int              argc,
     }
   if (options->command == NULL || options->command[0] == NULL)
     {
-      g_printerr ("gpu-memory-lab watch: %s\n", _("Give the program to run after --, e.g. -- python3 train.py"));
+      g_printerr ("gpu-memory-lab watch: %s\n",
+                  _("Give the program to run after --, e.g. -- python3 train.py"));
       *status = 2;
       return FALSE;
     }
   if (!(options->interval >= 0.01 && options->interval <= 3600))
     {
-      g_printerr ("gpu-memory-lab watch: %s\n", _("--interval must be between 0.01 and 3600 seconds."));
+      g_printerr ("gpu-memory-lab watch: %s\n",
+                  _("--interval must be between 0.01 and 3600 seconds."));
       *status = 2;
       return FALSE;
     }
@@ -448,7 +464,8 @@ gml_watch_run (const GmlWatchOptions *options)
   child = g_subprocess_launcher_spawnv (launcher, (const char * const *) options->command, &error);
   if (child == NULL)
     {
-      g_printerr (_("gpu-memory-lab watch: could not start “%s”: %s\n"), options->command[0], error->message);
+      g_printerr (_("gpu-memory-lab watch: could not start “%s”: %s\n"), options->command[0],
+                  error->message);
       gml_probe_unlisten (service, path);
       g_ptr_array_unref (w.connections);
       return 127;
@@ -484,8 +501,9 @@ gml_watch_run (const GmlWatchOptions *options)
     /* Translators: %d is the program's exit status. */
     g_print (_("The program ended with exit status %d.\n"), w.child_status);
   if (w.updates == 0)
-    g_printerr ("%s\n", _("gpu-memory-lab watch: no update came from the probe (did the program import "
-                          "torch and see a CUDA device?)."));
+    g_printerr ("%s\n",
+                _("gpu-memory-lab watch: no update came from the probe (did the program import "
+                  "torch and see a CUDA device?)."));
   g_ptr_array_unref (w.connections);
   return w.child_status;
 }

@@ -92,7 +92,8 @@ gml_what_if_report_new (GmlSnapshotTimeline  *timeline,
         {
           guint64 bytes = 0;
 
-          if (!gml_what_if_smallest_gpu (what_if, &g_array_index (parsed, GmlAllocConf, i), &bytes, NULL,
+          if (!gml_what_if_smallest_gpu (what_if, &g_array_index (parsed, GmlAllocConf, i), &bytes,
+                                         NULL,
                                          error))
             return NULL;
           g_array_append_val (self->smallest_by_conf, bytes);
@@ -158,8 +159,10 @@ gml_what_if_report_to_json (GmlWhatIfReport *self,
           JsonObject *by = json_object_new ();
 
           for (guint i = 0; i < self->smallest_by_conf->len; i++)
-            json_object_set_int_member (by, g_array_index (self->runs, GmlWhatIfRun, i + 1).alloc_conf,
-                                        (gint64) g_array_index (self->smallest_by_conf, guint64, i));
+            json_object_set_int_member (by,
+                                        g_array_index (self->runs, GmlWhatIfRun, i + 1).alloc_conf,
+                                        (gint64) g_array_index (self->smallest_by_conf, guint64,
+                                                                i));
           json_object_set_object_member (root, "smallest_gpu_bytes_by_conf", by);
         }
     }
@@ -176,8 +179,9 @@ gml_what_if_report_to_text (GmlWhatIfReport *self)
     {
     case GML_WHAT_IF_GPU_FROM_OOM:
       /* Translators: a size, then a trace entry's index. */
-      g_string_append_printf (out, _("What if (replayed on a GPU of %s, inferred from the out of memory "
-                                     "at entry %lu):"), gpu, (gulong) self->gpu_oom_index);
+      g_string_append_printf (out,
+                              _("What if (replayed on a GPU of %s, inferred from the out of memory "
+                                "at entry %lu):"), gpu, (gulong) self->gpu_oom_index);
       break;
     case GML_WHAT_IF_GPU_GIVEN:
       /* Translators: a size. */
@@ -185,9 +189,10 @@ gml_what_if_report_to_text (GmlWhatIfReport *self)
       break;
     case GML_WHAT_IF_GPU_FROM_RETRY:
       /* Translators: a size, then a trace entry's index. */
-      g_string_append_printf (out, _("What if (replayed on a GPU of %s, the recorded peak: from entry "
-                                     "%lu on, the allocator gave cached segments back before it got a "
-                                     "new one, as it does when the GPU refuses one):"),
+      g_string_append_printf (out,
+                              _("What if (replayed on a GPU of %s, the recorded peak: from entry "
+                                "%lu on, the allocator gave cached segments back before it got a "
+                                "new one, as it does when the GPU refuses one):"),
                               gpu, (gulong) self->gpu_oom_index);
       break;
     case GML_WHAT_IF_GPU_UNBOUNDED:
@@ -229,14 +234,17 @@ gml_what_if_report_to_text (GmlWhatIfReport *self)
                                      "recorded: %s\n"), smallest);
       for (guint i = 0; i < self->smallest_by_conf->len; i++)
         {
-          g_autofree char *bytes = gml_format_size (g_array_index (self->smallest_by_conf, guint64, i));
+          g_autofree char *bytes = gml_format_size (g_array_index (self->smallest_by_conf, guint64,
+                                                                   i));
 
           /* Translators: the settings' text, then a size. */
           g_string_append_printf (out, _("  The smallest with %s: %s\n"),
-                                  g_array_index (self->runs, GmlWhatIfRun, i + 1).alloc_conf, bytes);
+                                  g_array_index (self->runs, GmlWhatIfRun, i + 1).alloc_conf,
+                                  bytes);
         }
     }
-  g_string_append (out, _("  A replay starts where the recorded window starts, and a real program may "
-                          "have behaved differently after an out of memory it caught.\n"));
+  g_string_append (out,
+                   _("  A replay starts where the recorded window starts, and a real program may "
+                     "have behaved differently after an out of memory it caught.\n"));
   return g_string_free (out, FALSE);
 }

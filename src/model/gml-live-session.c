@@ -304,8 +304,9 @@ refuse (Reader     *r,
 {
   r->bad++;
   /* Translators: %u counts the program's messages from 1; %s says what is wrong. */
-  post_text (r->session, POST_REFUSED, g_strdup_printf (_("Message %u from the program was refused: %s"),
-                                                        r->line, why));
+  post_text (r->session, POST_REFUSED,
+             g_strdup_printf (_("Message %u from the program was refused: %s"),
+                              r->line, why));
 }
 
 static Transfer *
@@ -319,7 +320,8 @@ find_transfer (Reader  *r,
   if (t == NULL && id == 0 && r->session->oom_snapshot_wanted)
     {
       /* The out-of-memory snapshot comes unasked, after the oom message. */
-      g_autofree char *name = g_strdup_printf ("oom-%d-%" G_GINT64_FORMAT ".pickle", (int) getpid (),
+      g_autofree char *name = g_strdup_printf ("oom-%d-%" G_GINT64_FORMAT ".pickle",
+                                               (int) getpid (),
                                                g_get_real_time () / 1000);
 
       t = g_new0 (Transfer, 1);
@@ -385,8 +387,9 @@ handle_dump (Reader                *r,
       t->begun = TRUE;
       t->expected = m->bytes;
       {
-        g_autofree char *name = g_strdup_printf ("receiving-%d-%" G_GUINT64_FORMAT "-%" G_GINT64_FORMAT ".part",
-                                                 (int) getpid (), t->id, g_get_real_time ());
+        g_autofree char *name =
+            g_strdup_printf ("receiving-%d-%" G_GUINT64_FORMAT "-%" G_GINT64_FORMAT ".part",
+                             (int) getpid (), t->id, g_get_real_time ());
         g_autoptr(GFile) dir = g_file_new_for_path (r->cache_dir);
 
         g_file_make_directory_with_parents (dir, NULL, NULL);
@@ -404,10 +407,13 @@ handle_dump (Reader                *r,
           return;
         if (n > t->expected - t->received)
           {
-            finish_transfer (r, t, g_strdup (_("The program sent more of the snapshot than it announced.")));
+            finish_transfer (r, t,
+                             g_strdup (_("The program sent more of the snapshot than it "
+                                         "announced.")));
             return;
           }
-        if (!g_output_stream_write_all (G_OUTPUT_STREAM (t->out), g_bytes_get_data (m->data, NULL), n, NULL,
+        if (!g_output_stream_write_all (G_OUTPUT_STREAM (t->out), g_bytes_get_data (m->data, NULL),
+                                        n, NULL,
                                         NULL, &error))
           {
             finish_transfer (r, t, g_strdup (error->message));
@@ -524,7 +530,8 @@ build_document (Reader *r)
 
   if (snapshot == NULL)
     return;
-  document = gml_snapshot_document_new_live (snapshot, gml_live_record_get_device (r->record), r->title,
+  document = gml_snapshot_document_new_live (snapshot, gml_live_record_get_device (r->record),
+                                             r->title,
                                              r->cancellable, &error);
   if (document == NULL)
     return;
@@ -588,8 +595,9 @@ read_thread (gpointer data)
         }
       if (r->bad > GML_PROBE_MAX_BAD_LINES)
         {
-          reason = g_strdup (_("The program sent too many messages the lab refused: it is not a probe of this "
-                               "lab, or a different version of it."));
+          reason =
+              g_strdup (_("The program sent too many messages the lab refused: it is not a probe "
+                          "of this lab, or a different version of it."));
           break;
         }
     }
@@ -723,7 +731,8 @@ gml_live_session_new_for_connection (GSocketConnection *connection)
 
   self->status = GML_LIVE_WAITING;
   /* The socket is read in the thread; the connection object is not used again. */
-  g_object_set_data_full (G_OBJECT (self), "gml-connection", g_object_ref (connection), g_object_unref);
+  g_object_set_data_full (G_OBJECT (self), "gml-connection", g_object_ref (connection),
+                          g_object_unref);
   start_reading (self, g_socket_connection_get_socket (connection));
   return self;
 }
@@ -744,7 +753,8 @@ output_cb (GObject      *source,
            gpointer      user_data)
 {
   OutputReader *o = user_data;
-  g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, NULL);
+  g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result,
+                                                              NULL);
 
   if (bytes == NULL || g_bytes_get_size (bytes) == 0)
     {
@@ -754,7 +764,8 @@ output_cb (GObject      *source,
       return;
     }
   {
-    g_autofree char *text = g_utf8_make_valid (g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes));
+    g_autofree char *text = g_utf8_make_valid (g_bytes_get_data (bytes, NULL),
+                                               (gssize) g_bytes_get_size (bytes));
 
     g_signal_emit (o->session, signals[OUTPUT], 0, o->which, text);
   }
@@ -764,7 +775,8 @@ output_cb (GObject      *source,
 static void
 read_output (OutputReader *o)
 {
-  g_input_stream_read_bytes_async (o->stream, MAX_OUTPUT, G_PRIORITY_DEFAULT_IDLE, o->session->cancellable,
+  g_input_stream_read_bytes_async (o->stream, MAX_OUTPUT, G_PRIORITY_DEFAULT_IDLE,
+                                   o->session->cancellable,
                                    output_cb, o);
 }
 
@@ -817,7 +829,8 @@ incoming_cb (GSocketService    *service,
    * program) is not this session's. */
   if (self->socket != NULL)
     return FALSE;
-  g_object_set_data_full (G_OBJECT (self), "gml-connection", g_object_ref (connection), g_object_unref);
+  g_object_set_data_full (G_OBJECT (self), "gml-connection", g_object_ref (connection),
+                          g_object_unref);
   start_reading (self, g_socket_connection_get_socket (connection));
   set_status (self, GML_LIVE_CONNECTED);
   return TRUE;
@@ -849,7 +862,8 @@ gml_live_session_new_for_command (const char * const *argv,
   g_signal_connect (self->service, "incoming", G_CALLBACK (incoming_cb), self);
   g_socket_service_start (self->service);
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  launcher =
+      g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   gml_probe_setup_launcher (launcher, self->socket_path, interval, snapshot_dir);
   /* Python buffers a pipe's output by the block; a person watching wants lines. */
   g_subprocess_launcher_setenv (launcher, "PYTHONUNBUFFERED", "1", FALSE);
@@ -860,7 +874,8 @@ gml_live_session_new_for_command (const char * const *argv,
 
       g_clear_error (error);
       /* Translators: %s is a command, then the system's message. */
-      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, _("Could not start “%s”: %s"), argv[0], message);
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, _("Could not start “%s”: %s"),
+                   argv[0], message);
       return NULL;
     }
   watch_output (self, g_subprocess_get_stdout_pipe (self->child), 1);
@@ -941,12 +956,14 @@ gml_live_session_describe_end (GmlLiveSession *self)
     {
       if (self->child_signal != 0)
         /* Translators: %d is a signal number (9 for SIGKILL). */
-        return g_strdup_printf (_("The program was killed (signal %d). What arrived before stays here."),
+        return g_strdup_printf (_("The program was killed (signal %d). What arrived before stays "
+                                  "here."),
                                 self->child_signal);
       if (!self->figures.valid)
         /* Translators: %d is the program's exit status. */
-        return g_strdup_printf (_("The program ended with exit status %d before its probe sent anything: did it "
-                                  "import torch and see a CUDA device?"), self->child_status);
+        return g_strdup_printf (_("The program ended with exit status %d before its probe sent "
+                                  "anything: did it import torch and see a CUDA device?"),
+                                self->child_status);
       return g_strdup_printf (_("The program ended with exit status %d."), self->child_status);
     }
   if (self->closed_by_us)
@@ -955,8 +972,8 @@ gml_live_session_describe_end (GmlLiveSession *self)
     return g_strdup (self->close_reason);
   if (self->saw_bye)
     return g_strdup (_("The program ended."));
-  return g_strdup (_("The connection closed without a goodbye: the program was killed or crashed. What arrived "
-                     "before stays here."));
+  return g_strdup (_("The connection closed without a goodbye: the program was killed or crashed. "
+                     "What arrived before stays here."));
 }
 
 const GmlLiveFigures *
@@ -1096,33 +1113,45 @@ gml_live_session_class_init (GmlLiveSessionClass *klass)
   object_class->finalize = gml_live_session_finalize;
 
   /* The status, the title or where the program runs changed. */
-  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                   NULL,
                                    NULL, G_TYPE_NONE, 0);
   /* New figures (gml_live_session_get_figures()). */
-  signals[FIGURES] = g_signal_new ("figures", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+  signals[FIGURES] = g_signal_new ("figures", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                   NULL,
                                    NULL, G_TYPE_NONE, 0);
   /* A new picture (gml_live_session_get_document()). */
-  signals[DOCUMENT] = g_signal_new ("document", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+  signals[DOCUMENT] = g_signal_new ("document", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                    NULL, NULL,
                                     NULL, G_TYPE_NONE, 0);
   /* The program ran out of memory: the oom message (a const GmlProbeMessage *). */
-  signals[OOM] = g_signal_new ("oom", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  signals[OOM] = g_signal_new ("oom", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                               NULL,
                                G_TYPE_NONE, 1, G_TYPE_POINTER);
   /* The snapshot saved at the out-of-memory error arrived (a GFile), or did not (NULL, why). */
-  signals[OOM_SNAPSHOT] = g_signal_new ("oom-snapshot", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+  signals[OOM_SNAPSHOT] = g_signal_new ("oom-snapshot", G_TYPE_FROM_CLASS (klass),
+                                        G_SIGNAL_RUN_LAST, 0, NULL,
                                         NULL, NULL, G_TYPE_NONE, 2, G_TYPE_FILE, G_TYPE_STRING);
   /* A message was refused: a translated sentence saying which and why. */
-  signals[REFUSED] = g_signal_new ("refused", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+  signals[REFUSED] = g_signal_new ("refused", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                   NULL,
                                    NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   /* The probe reported an error of its own (Python's text). */
-  signals[PROBE_ERROR] = g_signal_new ("probe-error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+  signals[PROBE_ERROR] = g_signal_new ("probe-error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                       0, NULL,
                                        NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   /* The program's output: 1 = stdout, 2 = stderr, and the text. */
-  signals[OUTPUT] = g_signal_new ("output", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  signals[OUTPUT] = g_signal_new ("output", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                  NULL, NULL,
                                   G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_STRING);
-  signals[DUMP_PROGRESS] = g_signal_new ("dump-progress", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
-                                         NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_UINT64, G_TYPE_UINT64,
+  signals[DUMP_PROGRESS] = g_signal_new ("dump-progress", G_TYPE_FROM_CLASS (klass),
+                                         G_SIGNAL_RUN_LAST, 0,
+                                         NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_UINT64,
+                                         G_TYPE_UINT64,
                                          G_TYPE_UINT64);
   /* A requested snapshot was written (the GFile), or not (NULL, why). */
-  signals[DUMP_DONE] = g_signal_new ("dump-done", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
-                                     NULL, G_TYPE_NONE, 3, G_TYPE_UINT64, G_TYPE_FILE, G_TYPE_STRING);
+  signals[DUMP_DONE] = g_signal_new ("dump-done", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                     NULL, NULL,
+                                     NULL, G_TYPE_NONE, 3, G_TYPE_UINT64, G_TYPE_FILE,
+                                     G_TYPE_STRING);
 }

@@ -331,7 +331,8 @@ load_thread (GTask        *task,
     shared = shared_snapshot_ref (data->shared);
   else
     {
-      GmlSnapshot *snapshot = gml_snapshot_load (data->path, reader_progress_cb, task, cancellable, &error);
+      GmlSnapshot *snapshot = gml_snapshot_load (data->path, reader_progress_cb, task, cancellable,
+                                                 &error);
 
       if (snapshot == NULL)
         {
@@ -418,7 +419,8 @@ gml_snapshot_document_load_async (GFile                   *file,
 
       /* Translators: %s is a URI (e.g. an sftp:// address). */
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                               _("“%s” is not a file on this computer. Copy it here first, then open the copy."),
+                               _("“%s” is not a file on this computer. Copy it here first, then "
+                                 "open the copy."),
                                uri);
       return;
     }
@@ -612,7 +614,8 @@ describe_action (GmlSnapshot            *snap,
         g_autofree char *device_free = gml_format_size_short (entry->addr);
 
         /* Translators: "oom" is PyTorch's name of the action; sizes. */
-        return g_strdup_printf (_("oom: a request for %s failed, the GPU had %s free"), size, device_free);
+        return g_strdup_printf (_("oom: a request for %s failed, the GPU had %s free"), size,
+                                device_free);
       }
     case GML_SNAP_SNAPSHOT:
     case GML_SNAP_OTHER:
@@ -637,13 +640,15 @@ gml_snapshot_document_describe_entry (GmlSnapshotDocument *self,
   snap = self->shared->snapshot;
   entries = gml_snapshot_get_entries (snap, self->device, &n);
   if (n == 0)
-    return g_strdup (_("This snapshot has no trace: it shows the memory at the moment it was taken. "
-                       "Record the history with torch.cuda.memory._record_memory_history() to see how it got there."));
+    return g_strdup (_("This snapshot has no trace: it shows the memory at the moment it was "
+                       "taken. Record the history with torch.cuda.memory._record_memory_history() "
+                       "to see how it got there."));
   at = MIN (at, n);
   if (at == 0)
     /* Translators: %zu is the number of trace entries. */
-    return g_strdup_printf (_("Before the first trace entry (of %zu). PyTorch keeps only the most recent "
-                              "entries, so the trace may begin in the middle of the run."), n);
+    return g_strdup_printf (_("Before the first trace entry (of %zu). PyTorch keeps only the most "
+                              "recent entries, so the trace may begin in the middle of the run."),
+                            n);
 
   entry = &entries[at - 1];
   action = describe_action (snap, entry);
@@ -661,7 +666,8 @@ gml_snapshot_document_describe_entry (GmlSnapshotDocument *self,
         {
           g_string_append (out, ", ");
           /* Translators: a clock time, then the milliseconds since the first trace entry. */
-          g_string_append_printf (out, _("at %s (%.3f ms into the trace)"), clock, seconds * 1000.0);
+          g_string_append_printf (out, _("at %s (%.3f ms into the trace)"), clock,
+                                  seconds * 1000.0);
         }
       else if (clock != NULL)
         {

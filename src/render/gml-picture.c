@@ -132,7 +132,8 @@ gml_picture_memory_map_data (GmlPicture       *self,
   data->other_in_use = gml_scenario_get_run_other_in_use (self->scenario, step->run);
   data->device_name = gml_scenario_get_device_name (self->scenario);
   data->by_size = self->by_size;
-  data->highlight = self->pointing ? gml_scenario_get_focus_category (self->scenario) : GML_CATEGORY_NONE;
+  data->highlight = self->pointing ? gml_scenario_get_focus_category (self->scenario)
+                                   : GML_CATEGORY_NONE;
   data->failed_request = step->oom ? step->request : 0;
 }
 
@@ -259,13 +260,15 @@ draw_marks (cairo_t              *cr,
       cairo_save (cr);
       cairo_set_line_width (cr, 3 * style->line_width);
       _gml_set_color (cr, &pal->highlight);
-      cairo_rectangle (cr, rect.x + 1.5, rect.y + 1.5, MAX (rect.width - 3, 1), MAX (rect.height - 3, 1));
+      cairo_rectangle (cr, rect.x + 1.5, rect.y + 1.5, MAX (rect.width - 3, 1),
+                       MAX (rect.height - 3, 1));
       cairo_stroke (cr);
 
       /* The label: inside the box's top if it fits there, else just below its top
        * edge, kept inside the map and clear of the previous label. */
       _gml_text_size (cr, style, place.text, 1.0, GML_TEXT_BOLD, &tw, &th);
-      tx = CLAMP (rect.x + 6, layout.map.x + 2, MAX (layout.map.x + layout.map.width - tw - 10, layout.map.x + 2));
+      tx = CLAMP (rect.x + 6, layout.map.x + 2,
+                  MAX (layout.map.x + layout.map.width - tw - 10, layout.map.x + 2));
       ty = MAX (rect.y + 6, label_bottom + 4);
       ty = MIN (ty, layout.map.y + layout.map.height - th - 6);
       _gml_set_color (cr, &pal->background);
@@ -532,7 +535,8 @@ gml_picture_offers_view (GmlPicture *self,
           const GmlScenarioStep *step = gml_scenario_get_step (self->scenario, i);
 
           if (step->oom || step->largest_free > 0 ||
-              step->stats.reserved_bytes[GML_STAT_ALL].current > step->stats.allocated_bytes[GML_STAT_ALL].current)
+              step->stats.reserved_bytes[GML_STAT_ALL].current >
+              step->stats.allocated_bytes[GML_STAT_ALL].current)
             return TRUE;
         }
       return FALSE;

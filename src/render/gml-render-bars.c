@@ -69,7 +69,8 @@ part_color (const GmlRenderStyle *style,
  * taken (cached free memory), then what is not PyTorch's, then what is free. */
 static const guint part_order[] = {
   GML_CATEGORY_WEIGHTS, GML_CATEGORY_GRADIENTS, GML_CATEGORY_OPTIMIZER_STATE,
-  GML_CATEGORY_ACTIVATIONS, GML_CATEGORY_KV_CACHE, GML_CATEGORY_TEMPORARY, GML_CATEGORY_NONE, GML_BAR_ALLOCATED,
+  GML_CATEGORY_ACTIVATIONS, GML_CATEGORY_KV_CACHE, GML_CATEGORY_TEMPORARY, GML_CATEGORY_NONE,
+  GML_BAR_ALLOCATED,
   GML_BAR_REQUESTED, GML_BAR_BLOCK, GML_BAR_SEGMENT, GML_BAR_MANAGED, GML_BAR_PINNED,
   GML_BAR_CACHED, GML_BAR_OTHER, GML_BAR_DEVICE_FREE, TOTAL_PART,
 };
@@ -199,8 +200,8 @@ gml_render_bars (cairo_t              *cr,
    * capacity line stands at the same place on each. */
   for (guint i = 0; i < n; i++)
     {
-      g_autofree char *v = format_value (data->scenario, bar_sum (gml_scenario_get_bar (data->scenario,
-                                                                                       indexes[i])));
+      const GmlBar *bar = gml_scenario_get_bar (data->scenario, indexes[i]);
+      g_autofree char *v = format_value (data->scenario, bar_sum (bar));
       double vw;
 
       _gml_text_size (cr, style, v, 1.0, GML_TEXT_BOLD, &vw, NULL);
@@ -261,7 +262,8 @@ gml_render_bars (cairo_t              *cr,
       g_autofree char *value = NULL;
       gboolean marked = data->pointing && bar->marked && state == BAR_SHOWN;
 
-      _gml_text (cr, style, bar->label, x0, y, 1.0, marked ? GML_TEXT_BOLD : 0, &pal->foreground, 0);
+      _gml_text (cr, style, bar->label, x0, y, 1.0, marked ? GML_TEXT_BOLD : 0, &pal->foreground,
+                 0);
 
       if (state == BAR_PENDING)
         {
@@ -374,7 +376,8 @@ gml_render_bars (cairo_t              *cr,
         cairo_set_line_width (cr, 1);
         _gml_set_color (cr, &pal->segment_border);
         cairo_stroke (cr);
-        _gml_text (cr, style, gml_bar_part_display_name (p), lx + 18, ly, 0.92, 0, &pal->foreground, 0);
+        _gml_text (cr, style, gml_bar_part_display_name (p), lx + 18, ly, 0.92, 0, &pal->foreground,
+                   0);
         lx += 18 + tw + 16;
       }
   }
@@ -433,8 +436,8 @@ gml_describe_bars (const GmlBarsData *data)
     }
   if (gml_scenario_get_bar_capacity (data->scenario) > 0)
     {
-      g_autofree char *size = gml_scenario_format_size (data->scenario,
-                                                        gml_scenario_get_bar_capacity (data->scenario));
+      guint64 capacity = gml_scenario_get_bar_capacity (data->scenario);
+      g_autofree char *size = gml_scenario_format_size (data->scenario, capacity);
 
       g_string_append_c (out, ' ');
       g_string_append_printf (out, _("GPU memory: %s"), size);

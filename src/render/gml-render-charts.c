@@ -221,14 +221,17 @@ gml_render_fragmentation (cairo_t                    *cr,
   /* The legend: the kinds of free memory the rows show, and the request. */
   for (int k = GML_MEMORY_KIND_FREE_CACHED; k <= GML_MEMORY_KIND_INACTIVE_SPLIT; k++)
     if (h.kinds[k])
-      items[n_items++] = (GmlLegendItem) { gml_memory_kind_name (k), _gml_swatch_kind, GINT_TO_POINTER (k) };
-  items[n_items++] = (GmlLegendItem) { gml_memory_kind_name (GML_MEMORY_KIND_NOT_RESERVED), _gml_swatch_kind,
+      items[n_items++] = (GmlLegendItem) { gml_memory_kind_name (k), _gml_swatch_kind,
+                                           GINT_TO_POINTER (k) };
+  items[n_items++] = (GmlLegendItem) { gml_memory_kind_name (GML_MEMORY_KIND_NOT_RESERVED),
+                                       _gml_swatch_kind,
                                        GINT_TO_POINTER (GML_MEMORY_KIND_NOT_RESERVED) };
   if (data->request > 0)
     {
       items[n_items++] = (GmlLegendItem) { _("Request, where it fits"), swatch_request_fits, NULL };
       if (data->request > h.largest.size)
-        items[n_items++] = (GmlLegendItem) { _("Does not fit in any free block"), swatch_request, NULL };
+        items[n_items++] = (GmlLegendItem) { _("Does not fit in any free block"), swatch_request,
+                                             NULL };
     }
 
   /* From the bottom: the summary in words, then the legend. */
@@ -271,7 +274,8 @@ gml_render_fragmentation (cairo_t                    *cr,
   for (guint row = 0; row < n_rows; row++)
     {
       double ry = y + row * (bar_h + row_gap);
-      double lhgt = _gml_paragraph (cr, style, labels[row], 0, 0, label_w, 1.0, 0, NULL, NULL, NULL);
+      double lhgt = _gml_paragraph (cr, style, labels[row], 0, 0, label_w, 1.0, 0, NULL, NULL,
+                                    NULL);
 
       label_box = (GmlRect) { MARGIN, ry - row_gap / 2, label_w + 4, bar_h + row_gap };
       _gml_paragraph (cr, style, labels[row], MARGIN, ry + (bar_h - lhgt) / 2, label_w, 1.0, 0,
@@ -356,7 +360,8 @@ gml_describe_fragmentation (const GmlFragmentationData *data)
 {
   Holes h = { g_array_new (FALSE, FALSE, sizeof (Hole)), 0 };
   g_autofree char *t_total = NULL;
-  g_autofree char *t_largest = gml_format_size_short (gml_mem_state_get_largest_free_block (data->state));
+  g_autofree char *t_largest =
+      gml_format_size_short (gml_mem_state_get_largest_free_block (data->state));
   int frag = (int) round (gml_mem_state_get_fragmentation (data->state) * 100);
   char *text;
 
@@ -518,7 +523,8 @@ timeline_legend (const GmlTimelineData *data,
       l->items[l->n_items++] = (GmlLegendItem) { l->names[2], swatch_line, &l->other_reserved };
       l->items[l->n_items++] = (GmlLegendItem) { l->names[3], swatch_line, &l->other_allocated };
     }
-  l->items[l->n_items++] = (GmlLegendItem) { gml_memory_kind_name (GML_MEMORY_KIND_FREE_CACHED), _gml_swatch_kind,
+  l->items[l->n_items++] = (GmlLegendItem) { gml_memory_kind_name (GML_MEMORY_KIND_FREE_CACHED),
+                                             _gml_swatch_kind,
                                              GINT_TO_POINTER (GML_MEMORY_KIND_FREE_CACHED) };
   if (marks & GML_TIMELINE_MARK_EMPTY_CACHE)
     l->items[l->n_items++] = (GmlLegendItem) { "empty_cache()", swatch_line, &l->empty_cache };
@@ -534,8 +540,10 @@ timeline_legend (const GmlTimelineData *data,
     {
       l->replays[i] = (ReplaySwatch) { NULL, i, 2 * style->line_width };
       /* Translators: allocator settings; the line is reserved memory replayed under them. */
-      l->replay_names[i] = g_strdup_printf (_("Reserved with %s (replayed)"), data->replays[i].label);
-      l->items[l->n_items++] = (GmlLegendItem) { l->replay_names[i], swatch_replay, &l->replays[i] };
+      l->replay_names[i] = g_strdup_printf (_("Reserved with %s (replayed)"),
+                                            data->replays[i].label);
+      l->items[l->n_items++] = (GmlLegendItem) { l->replay_names[i], swatch_replay,
+                                                 &l->replays[i] };
     }
 }
 
@@ -748,7 +756,8 @@ draw_replays (cairo_t               *cr,
 
       /* Columns over the run's own points; the replay's, up to those drawn. */
       if (!path_column_max (cr, replay->reserved, data->n_points,
-                            MIN (MIN (replay->n_points, data->n_points), limit), columns, plot, top))
+                            MIN (MIN (replay->n_points, data->n_points), limit), columns, plot,
+                            top))
         continue;
       set_replay_line (cr, style, r);
       cairo_stroke (cr);
@@ -834,7 +843,8 @@ gml_render_timeline (cairo_t               *cr,
 
       _gml_text_size (cr, style, ticks[i], 0.85, 0, NULL, &th);
       _gml_label_try (cr, style, ticks[i], plot.x - 6,
-                      CLAMP (plot.y + plot.height * i / 2.0 - th / 2, plot.y - th / 2, plot.y + plot.height - th / 2),
+                      CLAMP (plot.y + plot.height * i / 2.0 - th / 2, plot.y - th / 2,
+                             plot.y + plot.height - th / 2),
                       0.85, 0, &pal->dim, 1.0, NULL);
       g_free (ticks[i]);
     }
@@ -941,13 +951,15 @@ gml_render_timeline (cairo_t               *cr,
               cairo_move_to (cr, mx, plot.y);
               cairo_line_to (cr, mx, plot.y + plot.height);
               _gml_set_color (cr, oom ? &pal->oom : &pal->empty_cache);
-              cairo_set_line_width (cr, (data->highlight && i == data->cursor ? 3 : 1.5) * style->line_width);
+              cairo_set_line_width (cr, (data->highlight && i == data->cursor ? 3 : 1.5)
+                                        * style->line_width);
               if (!oom)
                 cairo_set_dash (cr, (double[]) { 5, 3 }, 2, 0);
               cairo_stroke (cr);
               cairo_set_dash (cr, NULL, 0, 0);
               if (px_per_point >= 24)
-                _gml_label_try (cr, style, oom ? _("OOM") : "empty_cache()", mx + 3, plot.y + 2, 0.8,
+                _gml_label_try (cr, style, oom ? _("OOM") : "empty_cache()", mx + 3, plot.y + 2,
+                                0.8,
                                 GML_TEXT_BOLD, oom ? &pal->oom : &pal->empty_cache, 0, &plot);
             }
         }
@@ -1009,7 +1021,8 @@ gml_render_timeline (cairo_t               *cr,
 
     if (data->cursor < data->n_points && data->trace_entries)
       /* Translators: the position in a snapshot's trace: "After trace entry 3 of 12". */
-      axis = g_strdup_printf (_("After trace entry %u of %u"), (guint) data->cursor, (guint) data->n_points - 1);
+      axis = g_strdup_printf (_("After trace entry %u of %u"), (guint) data->cursor,
+                              (guint) data->n_points - 1);
     else if (data->trace_entries)
       axis = g_strdup (_("Trace entries"));
     else if (data->cursor < data->n_points)
@@ -1029,7 +1042,8 @@ gml_describe_timeline (const GmlTimelineData *data)
   g_autofree char *t_peak = NULL;
   g_autofree char *t_res = NULL;
   g_autofree char *t_alloc = NULL;
-  gsize at = data->cursor < data->n_points ? data->cursor : (data->n_points > 0 ? data->n_points - 1 : 0);
+  gsize at = data->cursor < data->n_points ? data->cursor
+                                           : (data->n_points > 0 ? data->n_points - 1 : 0);
 
   if (data->n_points == 0)
     return g_strdup (_("Nothing has happened yet."));
@@ -1053,7 +1067,8 @@ gml_checkpointing_layer_color (const GmlRenderStyle *style,
                                GmlColor             *color)
 {
   const GmlPalette *pal = &style->palette;
-  const GmlColor *base = &pal->category[recomputed ? GML_CATEGORY_TEMPORARY : GML_CATEGORY_ACTIVATIONS];
+  const GmlColor *base = &pal->category[recomputed ? GML_CATEGORY_TEMPORARY
+                                                   : GML_CATEGORY_ACTIVATIONS];
   /* Every other layer a third of the way to the background: neighbours stay
    * apart even where a separator is too thin to see. */
   double t = layer % 2 == 1 ? 0.35 : 0.0;
@@ -1106,7 +1121,8 @@ typedef struct
   GmlRect       legend;
   GmlRect       y_title;
   double        tick_w;
-  guint64       top;              /* bytes at the top of a plot: the highest peak and room above it */
+  guint64       top;              /* bytes at the top of a plot: the highest peak and room above it
+                                   */
   guint64       highest;          /* the highest peak */
   guint         n;
   gboolean      details;          /* room for each strategy's figures */
@@ -1164,8 +1180,9 @@ checkpoint_layout (const GmlCheckpointData *data,
   l->top = l->highest;
 
   l->cursor = (LineSwatch) { &style->palette.cursor, 2 * style->line_width, FALSE, TRUE, FALSE };
-  l->legend_items[l->n_items++] = (GmlLegendItem) { gml_category_display_name (GML_CATEGORY_WEIGHTS),
-                                                    _gml_swatch_kind, GINT_TO_POINTER (GML_MEMORY_KIND_WEIGHTS) };
+  l->legend_items[l->n_items++] =
+      (GmlLegendItem) { gml_category_display_name (GML_CATEGORY_WEIGHTS),
+                        _gml_swatch_kind, GINT_TO_POINTER (GML_MEMORY_KIND_WEIGHTS) };
   l->legend_items[l->n_items++] = (GmlLegendItem) { _("Stored activations, one band per layer"),
                                                     swatch_layers, GINT_TO_POINTER (FALSE) };
   l->legend_items[l->n_items++] = (GmlLegendItem) { _("Recomputed activations, hatched"),
@@ -1179,12 +1196,15 @@ checkpoint_layout (const GmlCheckpointData *data,
   l->legend.height = _gml_legend (cr, style, l->legend_items, l->n_items, &l->legend, FALSE);
   y = l->legend.y + l->legend.height + 6;
   l->y_title = (GmlRect) { MARGIN, y, inner, 0 };
-  l->y_title.height = _gml_paragraph (cr, style, _("Allocated memory of each strategy, step by step"),
+  l->y_title.height = _gml_paragraph (cr, style,
+                                      _("Allocated memory of each strategy, step by step"),
                                       MARGIN, y, inner, 0.85, 0, NULL, NULL, NULL);
   y += l->y_title.height + 2;
 
   l->x_title = (GmlRect) { MARGIN, 0, inner, 0 };
-  l->x_title.height = _gml_paragraph (cr, style, _("Steps of one training iteration: forward pass, then backward pass"),
+  l->x_title.height = _gml_paragraph (cr, style,
+                                      _("Steps of one training iteration: forward pass, then "
+                                        "backward pass"),
                                       MARGIN, 0, inner, 0.85, 0, NULL, NULL, NULL);
   l->x_title.y = height - MARGIN - l->x_title.height;
   bottom = l->x_title.y - 4;
@@ -1210,9 +1230,11 @@ checkpoint_layout (const GmlCheckpointData *data,
           const GmlCheckpointStrategy *st = gml_scenario_get_strategy (data->scenario, s);
           g_autofree char *details = strategy_details (st);
 
-          l->name[s].height = _gml_paragraph (cr, style, st->name, MARGIN, 0, inner, 1.0, GML_TEXT_BOLD,
+          l->name[s].height = _gml_paragraph (cr, style, st->name, MARGIN, 0, inner, 1.0,
+                                              GML_TEXT_BOLD,
                                               NULL, NULL, NULL);
-          l->details_h[s] = l->details ? _gml_paragraph (cr, style, details, MARGIN, 0, inner, 0.85, 0,
+          l->details_h[s] = l->details ? _gml_paragraph (cr, style, details, MARGIN, 0, inner, 0.85,
+                                                         0,
                                                          NULL, NULL, NULL) : 0;
           text_total += l->name[s].height + l->details_h[s] + 2 + 8;
         }
@@ -1280,17 +1302,20 @@ gml_render_checkpointing (cairo_t                 *cr,
   if (l.n == 0)
     {
       GmlRect box = { MARGIN, MARGIN, MAX (width - 2 * MARGIN, 1), MAX (height - 2 * MARGIN, 1) };
-      double h = _gml_paragraph (cr, style, _("Choose the checkpointing scenario to compare strategies."),
+      double h = _gml_paragraph (cr, style,
+                                 _("Choose the checkpointing scenario to compare strategies."),
                                  0, 0, box.width, 1.0, 0, NULL, NULL, NULL);
 
       _gml_paragraph (cr, style, _("Choose the checkpointing scenario to compare strategies."),
-                      box.x, MAX (box.y, height / 2.0 - h / 2), box.width, 1.0, 0, &pal->dim, &box, NULL);
+                      box.x, MAX (box.y, height / 2.0 - h / 2), box.width, 1.0, 0, &pal->dim, &box,
+                      NULL);
       checkpoint_layout_clear (&l);
       return;
     }
 
   _gml_legend (cr, style, l.legend_items, l.n_items, &l.legend, TRUE);
-  _gml_paragraph (cr, style, _("Allocated memory of each strategy, step by step"), l.y_title.x, l.y_title.y,
+  _gml_paragraph (cr, style, _("Allocated memory of each strategy, step by step"), l.y_title.x,
+                  l.y_title.y,
                   l.y_title.width, 0.85, 0, &pal->dim, &l.y_title, NULL);
   _gml_paragraph (cr, style, _("Steps of one training iteration: forward pass, then backward pass"),
                   l.x_title.x, l.x_title.y, l.x_title.width, 0.85, 0, &pal->dim, &l.x_title, NULL);
@@ -1308,12 +1333,15 @@ gml_render_checkpointing (cairo_t                 *cr,
       guint peak_at = 0;
       guint64 peak_seen = 0;
 
-      _gml_paragraph (cr, style, st->name, l.name[s].x, l.name[s].y, l.name[s].width, 1.0, GML_TEXT_BOLD,
+      _gml_paragraph (cr, style, st->name, l.name[s].x, l.name[s].y, l.name[s].width, 1.0,
+                      GML_TEXT_BOLD,
                       &pal->foreground, &l.name[s], NULL);
       if (l.details)
-        _gml_paragraph (cr, style, details, l.name[s].x, l.name[s].y + l.name[s].height, l.name[s].width,
+        _gml_paragraph (cr, style, details, l.name[s].x, l.name[s].y + l.name[s].height,
+                        l.name[s].width,
                         0.85, 0, &pal->dim,
-                        &(GmlRect) { l.name[s].x, l.name[s].y + l.name[s].height, l.name[s].width, l.details_h[s] },
+                        &(GmlRect) { l.name[s].x, l.name[s].y + l.name[s].height, l.name[s].width,
+                                     l.details_h[s] },
                         NULL);
 
       /* The scale: the top of every plot is the highest peak, so they compare. */
@@ -1347,7 +1375,8 @@ gml_render_checkpointing (cairo_t                 *cr,
               cairo_rectangle (cr, bx, y0, bw + 0.5, ry + ch - y0);
               gml_render_memory_kind_fill (cr, style, GML_MEMORY_KIND_WEIGHTS);
             }
-          for (guint layer = 0; layer < n_layers && (i + 1) * n_layers <= st->layer_live->len; layer++)
+          for (guint layer = 0; layer < n_layers &&
+               (i + 1) * n_layers <= st->layer_live->len; layer++)
             {
               guint64 live = g_array_index (st->layer_live, guint64, i * n_layers + layer);
               gboolean again = g_array_index (st->layer_recomputed, guint8, i * n_layers + layer);
@@ -1370,7 +1399,8 @@ gml_render_checkpointing (cairo_t                 *cr,
             }
           /* Anything allocated not accounted for by a layer (none today) is
            * still drawn, so the stack always adds up to the allocator's figure. */
-          sum += g_array_index (st->stored, guint64, i) + g_array_index (st->recomputed, guint64, i);
+          sum += g_array_index (st->stored, guint64, i) + g_array_index (st->recomputed, guint64,
+                                                                         i);
           if (sum > lo)
             {
               double y0 = ry + ch * (1.0 - (double) sum / l.top);

@@ -100,7 +100,8 @@ collect_segments (const GmlMemState *state,
                   guint64           *kind_bytes)
 {
   guint n = gml_mem_state_get_n_segment_slots (state);
-  GArray *segs = g_array_sized_new (FALSE, FALSE, sizeof (SegEntry), gml_mem_state_get_n_segments (state));
+  GArray *segs = g_array_sized_new (FALSE, FALSE, sizeof (SegEntry),
+                                    gml_mem_state_get_n_segments (state));
 
   for (guint slot = 0; slot < n; slot++)
     {
@@ -132,7 +133,8 @@ collect_segments (const GmlMemState *state,
             free_bytes += block->size;
           b = block->next;
         }
-      kind_bytes[e.active ? GML_MEMORY_KIND_INACTIVE_SPLIT : GML_MEMORY_KIND_FREE_CACHED] += free_bytes;
+      kind_bytes[e.active ? GML_MEMORY_KIND_INACTIVE_SPLIT
+                          : GML_MEMORY_KIND_FREE_CACHED] += free_bytes;
       g_array_append_val (segs, e);
     }
   /* qsort() must not see the NULL data of an empty array. */
@@ -412,7 +414,8 @@ legend_items (const GmlMemoryMapData *data,
       if (data->uncategorised && kind == GML_MEMORY_KIND_OTHER)
         {
           /* Nothing says what a tensor was for: one neutral kind. */
-          items[n++] = (GmlLegendItem) { C_("memory kind", "Allocated"), _gml_swatch_kind, GINT_TO_POINTER (kind) };
+          items[n++] = (GmlLegendItem) { C_("memory kind", "Allocated"), _gml_swatch_kind,
+                                         GINT_TO_POINTER (kind) };
           continue;
         }
       if (data->inferred && kind < GML_MEMORY_KIND_FREE_CACHED)
@@ -423,7 +426,8 @@ legend_items (const GmlMemoryMapData *data,
                                            _gml_swatch_kind, GINT_TO_POINTER (kind) };
           continue;
         }
-      items[n++] = (GmlLegendItem) { gml_memory_kind_name (kind), _gml_swatch_kind, GINT_TO_POINTER (kind) };
+      items[n++] = (GmlLegendItem) { gml_memory_kind_name (kind), _gml_swatch_kind,
+                                     GINT_TO_POINTER (kind) };
     }
   if (data->highlight != GML_CATEGORY_NONE)
     items[n++] = (GmlLegendItem) { _gml_mark_text (), _gml_swatch_mark, NULL };
@@ -449,6 +453,7 @@ layout_compute (GmlMapLayout           *layout,
   GArray *order;
   guint64 total = 0, largest = 0;
   guint max_rows, n;
+  guint64 reserved;
   double best_score = G_MAXDOUBLE, best_bpp = 0;
   guint best_rows = 0;
   Packer pk = { layout };
@@ -456,9 +461,9 @@ layout_compute (GmlMapLayout           *layout,
   g_clear_pointer (&layout->segments, g_array_unref);
   memset (layout->kind_bytes, 0, sizeof layout->kind_bytes);
   layout->segments = collect_segments (data->state, layout->kind_bytes);
-  if (data->capacity > (guint64) gml_mem_state_get_stats (data->state)->reserved_bytes[GML_STAT_ALL].current)
-    layout->kind_bytes[GML_MEMORY_KIND_NOT_RESERVED] =
-      data->capacity - gml_mem_state_get_stats (data->state)->reserved_bytes[GML_STAT_ALL].current;
+  reserved = gml_mem_state_get_stats (data->state)->reserved_bytes[GML_STAT_ALL].current;
+  if (data->capacity > reserved)
+    layout->kind_bytes[GML_MEMORY_KIND_NOT_RESERVED] = data->capacity - reserved;
   layout->kind_bytes[GML_MEMORY_KIND_OTHER_PROCESSES] = data->other_in_use;
   if (layout->pieces == NULL)
     {
@@ -467,7 +472,8 @@ layout_compute (GmlMapLayout           *layout,
     }
 
   layout->device_bar = (GmlRect) { MARGIN, MARGIN, inner, ceil (style->font_size * 1.5) };
-  layout->header = (GmlRect) { MARGIN, layout->device_bar.y + layout->device_bar.height + 3, inner, 0 };
+  layout->header = (GmlRect) { MARGIN, layout->device_bar.y + layout->device_bar.height + 3, inner,
+                               0 };
   layout->header.height = header (cr, data, style, &layout->header, FALSE);
   n_items = legend_items (data, layout, items);
   layout->legend = (GmlRect) { MARGIN, 0, inner, 0 };
@@ -747,7 +753,8 @@ flush_pixel (MapDraw *d)
   memset (d->agg_bytes, 0, sizeof d->agg_bytes);
   if (best >= 0)
     {
-      if (d->run_kind == best && d->run_y == d->agg_y && d->run_h == d->agg_h && d->run_x1 == d->agg_x)
+      if (d->run_kind == best && d->run_y == d->agg_y && d->run_h == d->agg_h &&
+          d->run_x1 == d->agg_x)
         d->run_x1 = d->agg_x + 1;
       else
         {
@@ -812,10 +819,12 @@ draw_block_label (cairo_t              *cr,
 {
   const GmlPalette *pal = &style->palette;
   double inset = o->highlight ? 6 : 3;
-  GmlRect box = { o->rect.x + inset, o->rect.y + inset, o->rect.width - 2 * inset, o->rect.height - 2 * inset };
+  GmlRect box = { o->rect.x + inset, o->rect.y + inset, o->rect.width - 2 * inset,
+                  o->rect.height - 2 * inset };
   g_autofree char *size = gml_format_size_short (o->size);
   gboolean plain = o->kind < GML_MEMORY_KIND_FREE_CACHED;
-  const GmlColor *ink = plain ? _gml_ink_on (style, _gml_kind_color (style, o->kind)) : &pal->foreground;
+  const GmlColor *ink = plain ? _gml_ink_on (style, _gml_kind_color (style, o->kind))
+                              : &pal->foreground;
   const char *name = NULL;
   GmlBlockInfo info;
   double sw, sh, nw = 0, nh = 0, space;
@@ -993,7 +1002,8 @@ draw_scale (cairo_t                *cr,
   if (layout->pieces->len == 0)
     return;
   /* The largest power of two no longer than a fifth of a row (and 120 px). */
-  while (bytes * 2 / layout->bytes_per_px <= MIN (area->width / 5, 120) && bytes < (G_GUINT64_CONSTANT (1) << 62))
+  while (bytes * 2 / layout->bytes_per_px <= MIN (area->width / 5, 120) &&
+         bytes < (G_GUINT64_CONSTANT (1) << 62))
     bytes *= 2;
   w = bytes / layout->bytes_per_px;
   size = gml_format_size_short (bytes);
@@ -1025,7 +1035,8 @@ draw_scale (cairo_t                *cr,
       order = note;
     }
   _gml_text_size (cr, style, order, 0.85, 0, &tw, &th);
-  _gml_label_try (cr, style, order, area->x + area->width, area->y + (area->height - th) / 2, 0.85, 0,
+  _gml_label_try (cr, style, order, area->x + area->width, area->y + (area->height - th) / 2, 0.85,
+                  0,
                   &pal->dim, 1.0, area);
 }
 
@@ -1158,7 +1169,8 @@ gml_render_memory_map (cairo_t                *cr,
             {
               const GmlRect *r = &g_array_index (layout.pieces, GmlMapPiece, i).rect;
 
-              if (r->y == ground.y && r->height == ground.height && fabs (r->x - (ground.x + ground.width)) < 0.5)
+              if (r->y == ground.y && r->height == ground.height &&
+                  fabs (r->x - (ground.x + ground.width)) < 0.5)
                 ground.width = r->x + r->width - ground.x;
               else
                 {
@@ -1264,7 +1276,8 @@ gml_render_memory_map (cairo_t                *cr,
 
           /* Boxes a few pixels wide are told apart by their gaps already. */
           if (p->rect.width >= 8)
-            cairo_rectangle (cr, p->rect.x + 0.5, p->rect.y + 0.5, p->rect.width - 1, p->rect.height - 1);
+            cairo_rectangle (cr, p->rect.x + 0.5, p->rect.y + 0.5, p->rect.width - 1,
+                             p->rect.height - 1);
         }
       cairo_stroke (cr);
 
@@ -1305,7 +1318,8 @@ gml_render_memory_map_hit (const GmlMemoryMapData *data,
       const SegEntry *e;
       guint64 address;
 
-      if (x < p->rect.x || x >= p->rect.x + p->rect.width || y < p->rect.y || y >= p->rect.y + p->rect.height)
+      if (x < p->rect.x || x >= p->rect.x + p->rect.width || y < p->rect.y ||
+          y >= p->rect.y + p->rect.height)
         continue;
       e = &g_array_index (layout.segments, SegEntry, p->segment);
       address = p->address + (guint64) ((x - p->rect.x) / p->rect.width * p->length);
@@ -1329,7 +1343,8 @@ gml_describe_memory_map (const GmlMemoryMapData *data)
   const GmlStats *stats = gml_mem_state_get_stats (data->state);
   g_autofree char *res = gml_format_size_short (stats->reserved_bytes[GML_STAT_ALL].current);
   g_autofree char *alloc = gml_format_size_short (stats->allocated_bytes[GML_STAT_ALL].current);
-  g_autofree char *largest = gml_format_size_short (gml_mem_state_get_largest_free_block (data->state));
+  g_autofree char *largest =
+      gml_format_size_short (gml_mem_state_get_largest_free_block (data->state));
 
   if (data->failed_request > 0)
     {
@@ -1339,5 +1354,6 @@ gml_describe_memory_map (const GmlMemoryMapData *data)
                                 "for %s failed."), res, alloc, largest, req);
     }
   /* Translators: all %s are sizes. */
-  return g_strdup_printf (_("Reserved %s, allocated %s, largest free block %s."), res, alloc, largest);
+  return g_strdup_printf (_("Reserved %s, allocated %s, largest free block %s."), res, alloc,
+                          largest);
 }

@@ -17,7 +17,8 @@
 static GmlColor
 hex (guint32 rgb)
 {
-  GmlColor c = { ((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0, (rgb & 0xff) / 255.0, 1.0 };
+  GmlColor c = { ((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0, (rgb & 0xff) / 255.0,
+                 1.0 };
   return c;
 }
 
@@ -30,7 +31,8 @@ gml_render_style_init (GmlRenderStyle *style,
   style->theme = theme;
   style->font_family = "Cantarell, Noto Sans, DejaVu Sans, Sans";
   style->font_size = 12.0;
-  style->line_width = theme == GML_THEME_HIGH_CONTRAST || theme == GML_THEME_HIGH_CONTRAST_DARK ? 2.0 : 1.0;
+  style->line_width = theme == GML_THEME_HIGH_CONTRAST ||
+  theme == GML_THEME_HIGH_CONTRAST_DARK ? 2.0 : 1.0;
   style->label_log = NULL;
 
   /* The neutrals are GNOME's, so the pictures sit well beside libadwaita's
@@ -172,7 +174,8 @@ gboolean
 gml_theme_from_string (const char *str,
                        GmlTheme   *theme)
 {
-  static const char *names[GML_N_THEMES] = { "light", "dark", "high-contrast", "high-contrast-dark" };
+  static const char *names[GML_N_THEMES] = { "light", "dark", "high-contrast",
+                                             "high-contrast-dark" };
 
   for (guint i = 0; i < GML_N_THEMES; i++)
     if (g_strcmp0 (str, names[i]) == 0)
@@ -344,7 +347,9 @@ make_layout (cairo_t              *cr,
   PangoFontDescription *font = pango_font_description_copy_static (c->base);
 
   pango_font_description_set_absolute_size (font, style->font_size * scale * PANGO_SCALE);
-  pango_font_description_set_weight (font, (flags & GML_TEXT_BOLD) ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
+  pango_font_description_set_weight (font,
+                                     (flags & GML_TEXT_BOLD) ? PANGO_WEIGHT_BOLD
+                                                             : PANGO_WEIGHT_NORMAL);
   pango_layout_set_font_description (c->layout, font);
   if (wrap_width > 0)
     {
@@ -677,7 +682,8 @@ make_pattern (cairo_t        *cr,
               double          line_width)
 {
   DrawCache *c = cairo_get_user_data (cr, &cache_key);
-  int size = kind == PATTERN_CROSS ? 8 : kind == PATTERN_BACK_DIAGONAL ? 5 : kind == PATTERN_DOTS ? 5
+  int size = kind == PATTERN_CROSS ? 8 : kind == PATTERN_BACK_DIAGONAL ? 5
+                                                                       : kind == PATTERN_DOTS ? 5
              : kind == PATTERN_HORIZONTAL ? 4 : 6;
   double lw = kind == PATTERN_CROSS ? MIN (MAX (line_width, 1.0), 1.5) : MAX (line_width, 1.5);
   cairo_surface_t *tile;
@@ -689,7 +695,8 @@ make_pattern (cairo_t        *cr,
         same_color (&c->patterns[i].ink, ink) && c->patterns[i].width == line_width)
       return c->patterns[i].pattern;
 
-  tile = cairo_surface_create_similar_image (cairo_get_target (cr), CAIRO_FORMAT_ARGB32, size, size);
+  tile = cairo_surface_create_similar_image (cairo_get_target (cr), CAIRO_FORMAT_ARGB32, size,
+                                             size);
   tcr = cairo_create (tile);
   _gml_set_color (tcr, fill);
   cairo_paint (tcr);
@@ -811,7 +818,9 @@ _gml_kind_source (cairo_t              *cr,
       cairo_set_source (cr, make_pattern (cr, PATTERN_BACK_DIAGONAL, &p->waste, &waste_ink, lw));
       break;
     case GML_MEMORY_KIND_OTHER_PROCESSES:
-      cairo_set_source (cr, make_pattern (cr, PATTERN_HORIZONTAL, &p->other_processes, &p->background, lw));
+      cairo_set_source (cr,
+                        make_pattern (cr, PATTERN_HORIZONTAL, &p->other_processes, &p->background,
+                                      lw));
       break;
     case GML_MEMORY_KIND_NOT_RESERVED:
     case GML_N_MEMORY_KINDS:
@@ -967,7 +976,8 @@ _gml_legend (cairo_t              *cr,
           if (draw)
             {
               if (items[i].swatch != NULL)
-                items[i].swatch (cr, style, &(GmlRect) { x, y + (lh - sw) / 2, sw, sw }, items[i].data);
+                items[i].swatch (cr, style, &(GmlRect) { x, y + (lh - sw) / 2, sw, sw },
+                                 items[i].data);
               _gml_label (cr, style, items[i].text, x + sw + 5, y + (lh - th) / 2, scale, 0,
                           &style->palette.foreground, 0, owner);
             }
@@ -977,7 +987,8 @@ _gml_legend (cairo_t              *cr,
         {
           /* Longer than a whole line: its words wrap beside the swatch. */
           text_h = MAX (_gml_paragraph (cr, style, items[i].text, x + sw + 5, y + (lh - th) / 2,
-                                        text_w_max, scale, 0, draw ? &style->palette.foreground : NULL,
+                                        text_w_max, scale, 0,
+                                        draw ? &style->palette.foreground : NULL,
                                         owner, &tw) + (lh - th), lh);
           if (draw && items[i].swatch != NULL)
             items[i].swatch (cr, style, &(GmlRect) { x, y + (lh - sw) / 2, sw, sw }, items[i].data);

@@ -525,7 +525,8 @@ ensure_allocations (GmlSnapshotPicture *self)
 {
   GmlSnapshot *snap = gml_snapshot_timeline_get_snapshot (self->timeline);
   gsize n;
-  const GmlSnapshotEntry *entries = gml_snapshot_get_entries (snap, gml_snapshot_timeline_get_device (self->timeline), &n);
+  int device = gml_snapshot_timeline_get_device (self->timeline);
+  const GmlSnapshotEntry *entries = gml_snapshot_get_entries (snap, device, &n);
   g_autoptr(GmlSnapshotLayout) start = gml_snapshot_layout_new ();
   g_autoptr(GHashTable) open = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autoptr(GHashTable) place_ids = g_hash_table_new (g_str_hash, g_str_equal);
@@ -555,7 +556,8 @@ ensure_allocations (GmlSnapshotPicture *self)
 
         for (guint i = 0; i < seg->blocks->len; i++)
           {
-            const GmlSnapshotLayoutBlock *b = &g_array_index (seg->blocks, GmlSnapshotLayoutBlock, i);
+            const GmlSnapshotLayoutBlock *b = &g_array_index (seg->blocks, GmlSnapshotLayoutBlock,
+                                                              i);
             Allocation a = { 0, n + 1, b->size, b->frames, G_MAXUINT32, b->kind, FALSE };
 
             if (b->state != GML_SNAP_BLOCK_ALLOCATED)
@@ -633,7 +635,8 @@ ensure_allocations (GmlSnapshotPicture *self)
             break;
           }
     for (guint k = 0; k < allocs->len; k++)
-      g_array_index (allocs, Allocation, k).label = rank[g_array_index (allocs, Allocation, k).label];
+      g_array_index (allocs, Allocation,
+                     k).label = rank[g_array_index (allocs, Allocation, k).label];
     g_ptr_array_set_free_func (self->places, NULL);
     g_ptr_array_unref (self->places);
     self->places = g_ptr_array_ref (sorted);
@@ -684,7 +687,8 @@ active_layout (GmlSnapshotPicture   *self,
   plot->x = MARGIN + 7 * style->font_size;
   plot->y = MARGIN + lh;
   plot->width = MAX (width - plot->x - MARGIN, 1);
-  plot->height = MAX (height - plot->y - MARGIN - 3 * lh - _gml_axis_ticks_height (style, has_times (self)), 1);
+  plot->height = MAX (height - plot->y - MARGIN - 3 * lh
+                      - _gml_axis_ticks_height (style, has_times (self)), 1);
 }
 
 /* One column per pixel: the live allocations at the entry under it, stacked
@@ -712,7 +716,8 @@ ensure_active_image (GmlSnapshotPicture   *self,
   ensure_allocations (self);
   allocs = self->allocations;
 
-  self->active_image = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, MAX (width, 1), MAX (height, 1));
+  self->active_image = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, MAX (width, 1),
+                                                   MAX (height, 1));
   self->active_width = width;
   self->active_height = height;
   self->active_theme = style->theme;
@@ -868,7 +873,8 @@ render_active (cairo_t              *cr,
     GmlLegendItem items[GML_N_CATEGORIES + 2];
     g_autofree char *summed = NULL;
     guint n_items = 0;
-    GmlRect legend = { plot.x, plot.y + plot.height + _gml_axis_ticks_height (style, has_times (self)) + 4,
+    GmlRect legend = { plot.x,
+                       plot.y + plot.height + _gml_axis_ticks_height (style, has_times (self)) + 4,
                        width - plot.x - MARGIN, 0 };
 
     for (guint k = 0; k < GML_SNAP_N_CATEGORIES; k++)
@@ -1009,7 +1015,9 @@ gml_snapshot_picture_describe (GmlSnapshotPicture *self,
         g_autofree char *peak_allocated = gml_format_size_short (self->peak_allocated);
 
         /* Translators: sizes. */
-        g_string_append_printf (out, _("allocated %s, reserved %s; the most reserved over the trace %s."),
+        g_string_append_printf (out,
+                                _("allocated %s, reserved %s; the most reserved over the trace "
+                                  "%s."),
                                 allocated, reserved, peak);
         g_string_append_c (out, ' ');
         /* Translators: a size and an entry number. */
@@ -1060,9 +1068,12 @@ gml_snapshot_picture_describe (GmlSnapshotPicture *self,
         g_autofree char *peak = gml_format_size_short (self->peak_allocated);
 
         /* Translators: a number of allocations, a size, then a size and a place in the code. */
-        g_string_append_printf (out, ngettext ("%u live allocation holds %s; the most allocated at once was %s.",
-                                               "%u live allocations hold %s; the most allocated at once was %s.",
-                                               st->allocations), st->allocations, allocated, peak);
+        g_string_append_printf (out,
+                                ngettext ("%u live allocation holds %s; the most allocated at once "
+                                          "was %s.",
+                                          "%u live allocations hold %s; the most allocated at once "
+                                          "was %s.",
+                                          st->allocations), st->allocations, allocated, peak);
         if (self->places->len > 0)
           {
             const Place *place = g_ptr_array_index (self->places, 0);
@@ -1070,21 +1081,27 @@ gml_snapshot_picture_describe (GmlSnapshotPicture *self,
 
             g_string_append_c (out, ' ');
             /* Translators: a place in the code ("forward, model.py:54") and a size. */
-            g_string_append_printf (out, _("Most memory was allocated in %s (%s in all)."), place->label, bytes);
+            g_string_append_printf (out, _("Most memory was allocated in %s (%s in all)."),
+                                    place->label, bytes);
           }
       }
       break;
     case GML_SNAPSHOT_VIEW_FRAGMENTATION:
       /* Translators: a size, a size and a percentage. */
-      g_string_append_printf (out, _("free in the cache %s, largest free block %s, fragmentation %.0f %%."),
+      g_string_append_printf (out,
+                              _("free in the cache %s, largest free block %s, fragmentation %.0f "
+                                "%%."),
                               active, largest, st->fragmentation * 100.0);
       {
-        guint64 free_cached = st->reserved_bytes > st->active_bytes ? st->reserved_bytes - st->active_bytes : 0;
+        guint64 free_cached =
+            st->reserved_bytes > st->active_bytes ? st->reserved_bytes - st->active_bytes : 0;
         g_autofree char *t_free = gml_format_size_short (free_cached);
 
         g_string_truncate (out, 0);
         g_string_append_printf (out, _("After %zu of %zu trace entries: "), self->at, n);
-        g_string_append_printf (out, _("free in the cache %s, largest free block %s, fragmentation %.0f %%."),
+        g_string_append_printf (out,
+                                _("free in the cache %s, largest free block %s, fragmentation %.0f "
+                                  "%%."),
                                 t_free, largest, st->fragmentation * 100.0);
       }
       break;
@@ -1092,20 +1109,25 @@ gml_snapshot_picture_describe (GmlSnapshotPicture *self,
     case GML_N_SNAPSHOT_VIEWS:
     default:
       /* Translators: counts and sizes. */
-      g_string_append_printf (out, ngettext ("%u segment reserves %s; %u allocations hold %s (requested %s); "
-                                             "active %s; largest free block %s.",
-                                             "%u segments reserve %s; %u allocations hold %s (requested %s); "
-                                             "active %s; largest free block %s.", st->segments),
-                              st->segments, reserved, st->allocations, allocated, requested, active, largest);
+      g_string_append_printf (out,
+                              ngettext ("%u segment reserves %s; %u allocations hold %s (requested "
+                                        "%s); active %s; largest free block %s.",
+                                        "%u segments reserve %s; %u allocations hold %s (requested "
+                                        "%s); active %s; largest free block %s.", st->segments),
+                              st->segments, reserved, st->allocations, allocated, requested, active,
+                              largest);
       describe_categories (self, out);
       break;
     }
   if (st->estimated_blocks > 0)
     {
       g_string_append_c (out, ' ');
-      g_string_append_printf (out, ngettext ("%u block’s size is estimated: it was freed before the snapshot was taken.",
-                                             "%u blocks’ sizes are estimated: they were freed before the snapshot was taken.",
-                                             st->estimated_blocks), st->estimated_blocks);
+      g_string_append_printf (out,
+                              ngettext ("%u block’s size is estimated: it was freed before the "
+                                        "snapshot was taken.",
+                                        "%u blocks’ sizes are estimated: they were freed before "
+                                        "the snapshot was taken.",
+                                        st->estimated_blocks), st->estimated_blocks);
     }
   if (oom != NULL)
     {
@@ -1247,7 +1269,9 @@ gml_snapshot_picture_describe_block_summary (GmlSnapshotPicture           *self,
       g_string_append_printf (out, _("Allocated block of %s (requested %s)"), size, requested);
       break;
     case GML_SNAP_BLOCK_PENDING_FREE:
-      g_string_append_printf (out, _("Block of %s freed by the program, still in use by another stream"), size);
+      g_string_append_printf (out,
+                              _("Block of %s freed by the program, still in use by another stream"),
+                              size);
       break;
     case GML_SNAP_BLOCK_INACTIVE:
     default:
@@ -1259,15 +1283,18 @@ gml_snapshot_picture_describe_block_summary (GmlSnapshotPicture           *self,
 
     for (guint s = 0; s < gml_snapshot_layout_get_n_segments (self->layout); s++)
       {
-        const GmlSnapshotLayoutSegment *candidate = gml_snapshot_layout_get_segment (self->layout, s);
+        const GmlSnapshotLayoutSegment *candidate = gml_snapshot_layout_get_segment (self->layout,
+                                                                                     s);
 
-        if (block->address >= candidate->address && block->address < candidate->address + candidate->size)
+        if (block->address >= candidate->address &&
+            block->address < candidate->address + candidate->size)
           seg = candidate;
       }
     if (seg != NULL)
       {
         g_string_append (out, "\n");
-        /* Translators: the CUDA stream (0, 1, …) and the pool ("small" or "large" in the next strings). */
+        /* Translators: the CUDA stream (0, 1, …) and the pool ("small" or "large" in the next
+         * strings). */
         g_string_append_printf (out, _("Stream %u, %s"), seg->stream,
                                 seg->small ? _("small pool (2 MiB segments)") : _("large pool"));
       }
@@ -1275,7 +1302,8 @@ gml_snapshot_picture_describe_block_summary (GmlSnapshotPicture           *self,
   if (block->estimated)
     {
       g_string_append (out, "\n");
-      g_string_append (out, _("Its size is estimated: it was freed before the snapshot was taken."));
+      g_string_append (out,
+                       _("Its size is estimated: it was freed before the snapshot was taken."));
     }
   if (block->state != GML_SNAP_BLOCK_INACTIVE)
     {
@@ -1324,7 +1352,9 @@ gml_snapshot_picture_describe_block (GmlSnapshotPicture           *self,
             }
         }
       else
-        g_string_append (out, _("The snapshot has no stack for it (record it with _record_memory_history())."));
+        g_string_append (out,
+                         _("The snapshot has no stack for it (record it with "
+                           "_record_memory_history())."));
     }
   return g_string_free (out, FALSE);
 }

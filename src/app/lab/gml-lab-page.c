@@ -28,6 +28,7 @@
 #include "gml-application.h"
 #include "gml-lab-page.h"
 #include "gml-picture-view.h"
+#include "gml-template.h"
 
 /* A knob that moves runs the step this long after the last move. */
 #define RUN_DELAY_MS      150
@@ -35,10 +36,12 @@
 #define SPINNER_DELAY_MS  100
 
 enum { VIEW_MAP, VIEW_FRAGMENTATION, VIEW_TIMELINE, N_LAB_VIEWS };
-static const GmlView lab_views[N_LAB_VIEWS] = { GML_VIEW_MEMORY_MAP, GML_VIEW_FRAGMENTATION, GML_VIEW_TIMELINE };
+static const GmlView lab_views[N_LAB_VIEWS] = { GML_VIEW_MEMORY_MAP, GML_VIEW_FRAGMENTATION,
+                                                GML_VIEW_TIMELINE };
 
 /* The choices of the combo rows, as the command line spells them. */
-static const char * const model_values[] = { "gpt2", "llama-3.2-1b", "llama-2-7b", "mlp", "custom" };
+static const char * const model_values[] = { "gpt2", "llama-3.2-1b", "llama-2-7b", "mlp",
+                                             "custom" };
 static const char * const mode_values[] = { "train", "inference" };
 static const char * const precision_values[] = { "fp32", "amp-fp16", "amp-bf16", "bf16",
                                                  "autocast-fp16", "autocast-bf16" };
@@ -247,11 +250,13 @@ update_subtitle (GmlLabPage *self)
 
   if (self->config.mode == GML_LAB_TRAIN)
     /* Translators: model · batch size · precision · GPU memory. */
-    subtitle = g_strdup_printf (_("%s · batch %u · %s · %s"), self->config.model, self->config.batch,
+    subtitle = g_strdup_printf (_("%s · batch %u · %s · %s"), self->config.model,
+                                self->config.batch,
                                 gml_lab_precision_to_string (self->config.precision), gpu);
   else
     /* Translators: model · batch size · tokens · GPU memory. */
-    subtitle = g_strdup_printf (_("%s · batch %u · %u tokens · %s"), self->config.model, self->config.batch,
+    subtitle = g_strdup_printf (_("%s · batch %u · %u tokens · %s"), self->config.model,
+                                self->config.batch,
                                 self->config.tokens, gpu);
   if (g_strcmp0 (subtitle, self->subtitle) != 0)
     {
@@ -280,7 +285,8 @@ update_sensitivity (GmlLabPage *self)
   gtk_widget_set_visible (self->seq_row, !mlp);
   if (mlp)
     /* Translators: the MLP's shape: layers, width, inputs, classes. */
-    shape = g_strdup_printf (_("%u layers of %u, %u inputs, %u classes"), c->layers, (guint) c->hidden,
+    shape = g_strdup_printf (_("%u layers of %u, %u inputs, %u classes"), c->layers,
+                             (guint) c->hidden,
                              (guint) c->inputs, (guint) c->vocab);
   else
     /* Translators: a transformer's shape. */
@@ -299,7 +305,8 @@ sync_widgets (GmlLabPage *self)
   const guint *gib = gml_lab_gpu_presets (&n);
 
   self->updating = TRUE;
-  adw_combo_row_set_selected (self->model_row, index_of (model_values, G_N_ELEMENTS (model_values), c->model));
+  adw_combo_row_set_selected (self->model_row,
+                              index_of (model_values, G_N_ELEMENTS (model_values), c->model));
   set_spin (self->layers_spin, c->layers);
   set_spin (self->hidden_spin, c->hidden);
   set_spin (self->heads_spin, c->heads);
@@ -526,13 +533,17 @@ show_results (GmlLabPage *self)
 
   /* A new result is read from its verdict, at the top, wherever the last one was scrolled. */
   gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (self->results_scroller), 0);
-  verdict = r->fits ? g_strdup_printf (_("Fits in %s"), gpu) : g_strdup_printf (_("Does not fit in %s"), gpu);
+  verdict = r->fits ? g_strdup_printf (_("Fits in %s"), gpu)
+                    : g_strdup_printf (_("Does not fit in %s"), gpu);
   gtk_label_set_label (self->verdict_label, verdict);
   /* Out of memory: the figures at the error, as the map beside them and PyTorch's
    * message show them (the peak before it may have been higher, earlier). */
-  gtk_label_set_label (self->allocated_caption, r->fits ? _("Peak allocated") : _("Allocated at the error"));
-  gtk_label_set_label (self->reserved_caption, r->fits ? _("Peak reserved") : _("Reserved at the error"));
-  gml_accessible_set_bytes (self->allocated_label, r->fits ? r->peak_allocated : r->allocated_at_peak);
+  gtk_label_set_label (self->allocated_caption,
+                       r->fits ? _("Peak allocated") : _("Allocated at the error"));
+  gtk_label_set_label (self->reserved_caption,
+                       r->fits ? _("Peak reserved") : _("Reserved at the error"));
+  gml_accessible_set_bytes (self->allocated_label,
+                            r->fits ? r->peak_allocated : r->allocated_at_peak);
   gml_accessible_set_bytes (self->reserved_label, r->fits ? r->peak_reserved : r->reserved_at_peak);
   gtk_label_set_label (self->params_label, params);
 
@@ -564,14 +575,16 @@ show_results (GmlLabPage *self)
   gtk_label_set_label (self->oom_label, r->oom_message != NULL ? r->oom_message : "");
 
   for (guint i = 0; i < notes->len; i++)
-    g_string_append_printf (text, "%s• %s", i > 0 ? "\n" : "", (const char *) g_ptr_array_index (notes, i));
+    g_string_append_printf (text, "%s• %s", i > 0 ? "\n" : "",
+                            (const char *) g_ptr_array_index (notes, i));
   gtk_label_set_label (self->notes_label, text->str);
 
   /* The picture: at the peak, or where it ran out of memory. */
   gml_picture_view_set_picture (self->picture_view, NULL);
   g_clear_pointer (&self->picture, gml_picture_free);
   self->picture = gml_picture_new (gml_lab_run_get_scenario (self->run));
-  gml_picture_set_step (self->picture, gml_scenario_get_focus_step (gml_lab_run_get_scenario (self->run)));
+  gml_picture_set_step (self->picture,
+                        gml_scenario_get_focus_step (gml_lab_run_get_scenario (self->run)));
   gml_picture_view_set_picture (self->picture_view, self->picture);
   for (guint v = 0; v < N_LAB_VIEWS; v++)
     gtk_widget_set_visible (GTK_WIDGET (self->view_buttons[v]),
@@ -597,7 +610,8 @@ judge_guess (GmlLabPage *self)
   g_autoptr(GError) error = NULL;
 
   if (self->guess_fits == r->fits)
-    fits_text = g_strdup (r->fits ? _("You said it fits: right.") : _("You said it runs out of memory: right."));
+    fits_text = g_strdup (r->fits ? _("You said it fits: right.")
+                                  : _("You said it runs out of memory: right."));
   else
     fits_text = g_strdup (r->fits ? _("You said it runs out of memory, but it fits.")
                                   : _("You said it fits, but it runs out of memory."));
@@ -605,20 +619,24 @@ judge_guess (GmlLabPage *self)
   guess = gml_format_number (self->guess_gib, 1);
   if (fabs (off) < 10)
     /* Translators: the guess in GiB, the difference in percent, the engine's peak. */
-    peak_text = g_strdup_printf (_("Your peak, %s GiB, is within %.0f %% of the engine’s %s."), guess,
+    peak_text = g_strdup_printf (_("Your peak, %s GiB, is within %.0f %% of the engine’s %s."),
+                                 guess,
                                  MAX (fabs (off), 1.0), peak);
   else
     /* Translators: the guess in GiB, "too high" or "too low" by a percentage, the peak. */
-    peak_text = g_strdup_printf (off > 0 ? _("Your peak, %s GiB, is %.0f %% too high: the engine’s is %s.")
-                                         : _("Your peak, %s GiB, is %.0f %% too low: the engine’s is %s."),
-                                 guess, fabs (off), peak);
+    peak_text =
+        g_strdup_printf (off > 0 ? _("Your peak, %s GiB, is %.0f %% too high: the engine’s is %s.")
+                                         : _("Your peak, %s GiB, is %.0f %% too low: the engine’s "
+                                             "is %s."),
+                         guess, fabs (off), peak);
   text = g_strdup_printf ("%s %s", fits_text, peak_text);
   gtk_label_set_label (self->guess_result_label, text);
 
   if (self->progress != NULL &&
       !gml_progress_record_guess (self->progress, args, self->guess_fits,
-                                  (guint64) llround (self->guess_gib * (double) (G_GUINT64_CONSTANT (1) << 30)),
-                                  r->fits, r->peak_allocated, g_get_real_time () / G_USEC_PER_SEC, &error))
+                                  (guint64) llround (ldexp (self->guess_gib, 30)),
+                                  r->fits, r->peak_allocated, g_get_real_time () / G_USEC_PER_SEC,
+                                  &error))
     show_status (self, error->message);
 }
 
@@ -687,7 +705,8 @@ run_thread (GTask        *task,
 {
   RunData *d = task_data;
   GError *error = NULL;
-  GmlLabRun *run = gml_lab_run_new_cancellable (&d->config, GML_LAB_RUN_DEFAULT, cancellable, &error);
+  GmlLabRun *run = gml_lab_run_new_cancellable (&d->config, GML_LAB_RUN_DEFAULT, cancellable,
+                                                &error);
 
   if (run == NULL)
     g_task_return_error (task, error);
@@ -789,7 +808,8 @@ search_thread (GTask        *task,
   SearchData *d = task_data;
   GError *error = NULL;
 
-  if (gml_lab_find_max_batch (&d->config, GML_LAB_MAX_BATCH_SEARCH, &d->max_batch, &d->probes, cancellable,
+  if (gml_lab_find_max_batch (&d->config, GML_LAB_MAX_BATCH_SEARCH, &d->max_batch, &d->probes,
+                              cancellable,
                               &error))
     g_task_return_boolean (task, TRUE);
   else
@@ -820,12 +840,15 @@ search_done_cb (GObject      *source,
   show_status (self, NULL);
   if (d->max_batch == 0)
     /* Translators: the number of runs through the allocator. */
-    text = g_strdup_printf (_("Not even a batch of 1 fits with these knobs (%u runs through the allocator)."),
-                            d->probes);
+    text =
+        g_strdup_printf (_("Not even a batch of 1 fits with these knobs (%u runs through the "
+                           "allocator)."),
+                         d->probes);
   else
     /* Translators: a batch size, then the number of runs through the allocator. */
-    text = g_strdup_printf (_("Largest batch that fits: %u (found in %u runs through the allocator: doubling, "
-                              "then halving the gap)."), d->max_batch, d->probes);
+    text =
+        g_strdup_printf (_("Largest batch that fits: %u (found in %u runs through the allocator: "
+                           "doubling, then halving the gap)."), d->max_batch, d->probes);
   gtk_label_set_label (self->max_batch_label, text);
   gtk_widget_set_visible (GTK_WIDGET (self->max_batch_label), TRUE);
 }
@@ -1026,7 +1049,8 @@ predict_action (GtkWidget  *widget,
 {
   GmlLabPage *self = GML_LAB_PAGE (widget);
 
-  gtk_toggle_button_set_active (self->predict_button, !gtk_toggle_button_get_active (self->predict_button));
+  gtk_toggle_button_set_active (self->predict_button,
+                                !gtk_toggle_button_get_active (self->predict_button));
 }
 
 static void
@@ -1185,7 +1209,8 @@ build_category_grid (GmlLabPage *self)
       gtk_widget_add_css_class (GTK_WIDGET (self->category_formulas[i]), "dim-label");
       gtk_grid_attach (self->category_grid, GTK_WIDGET (self->category_names[i]), 0, i + 1, 1, 1);
       gtk_grid_attach (self->category_grid, GTK_WIDGET (self->category_values[i]), 1, i + 1, 1, 1);
-      gtk_grid_attach (self->category_grid, GTK_WIDGET (self->category_formulas[i]), 2, i + 1, 1, 1);
+      gtk_grid_attach (self->category_grid, GTK_WIDGET (self->category_formulas[i]), 2, i + 1, 1,
+                       1);
     }
 }
 
@@ -1200,7 +1225,8 @@ label_button (GtkWidget *button)
   if (label == NULL)
     return;
   plain = gml_accessible_strip_mnemonic (label);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, plain, -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, plain,
+                                  -1);
 }
 
 /* Accessible names in code, set again when the language changes. The rows'
@@ -1209,7 +1235,8 @@ static void
 set_accessible_labels (GmlLabPage *self)
 {
   GtkWidget *buttons[] = {
-    self->run_button, self->max_batch_button, self->live_button, self->pin_button, GTK_WIDGET (self->predict_button),
+    self->run_button, self->max_batch_button, self->live_button, self->pin_button,
+    GTK_WIDGET (self->predict_button),
     GTK_WIDGET (self->guess_fits_button), GTK_WIDGET (self->guess_oom_button),
   };
   static const char *view_labels[N_LAB_VIEWS] = { N_("Memory map view"), N_("Fragmentation view"),
@@ -1220,13 +1247,15 @@ set_accessible_labels (GmlLabPage *self)
   for (guint i = 0; i < G_N_ELEMENTS (buttons); i++)
     label_button (buttons[i]);
   for (guint v = 0; v < N_LAB_VIEWS; v++)
-    gtk_accessible_update_property (GTK_ACCESSIBLE (self->view_buttons[v]), GTK_ACCESSIBLE_PROPERTY_LABEL,
+    gtk_accessible_update_property (GTK_ACCESSIBLE (self->view_buttons[v]),
+                                    GTK_ACCESSIBLE_PROPERTY_LABEL,
                                     _(view_labels[v]), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->guess_spin), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Your guess of the peak allocated, in GiB"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->step_scale), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Moment of the step"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->unpin_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->unpin_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Forget A"), -1);
   gtk_label_set_label (self->peak_header, _("At the peak"));
   gtk_label_set_label (self->formula_header, _("Formula"));
@@ -1327,6 +1356,10 @@ gml_lab_page_map (GtkWidget *widget)
 static void
 gml_lab_page_class_init (GmlLabPageClass *klass)
 {
+  /* In the order of the view enumeration. */
+  static const char * const view_button_names[] = {
+    "map_button", "fragmentation_button", "timeline_button", NULL
+  };
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
@@ -1407,12 +1440,9 @@ gml_lab_page_class_init (GmlLabPageClass *klass)
   CHILD (step_scale);
   CHILD (step_adjustment);
   CHILD (notes_label);
-  gtk_widget_class_bind_template_child_full (widget_class, "map_button", FALSE,
-                                             G_STRUCT_OFFSET (GmlLabPage, view_buttons[VIEW_MAP]));
-  gtk_widget_class_bind_template_child_full (widget_class, "fragmentation_button", FALSE,
-                                             G_STRUCT_OFFSET (GmlLabPage, view_buttons[VIEW_FRAGMENTATION]));
-  gtk_widget_class_bind_template_child_full (widget_class, "timeline_button", FALSE,
-                                             G_STRUCT_OFFSET (GmlLabPage, view_buttons[VIEW_TIMELINE]));
+  gml_template_bind_children (widget_class, G_STRUCT_OFFSET (GmlLabPage, view_buttons),
+                              view_button_names);
+  G_STATIC_ASSERT (G_N_ELEMENTS (view_button_names) == N_LAB_VIEWS + 1);
 
   gtk_widget_class_install_action (widget_class, "lab.run", NULL, run_action);
   gtk_widget_class_install_action (widget_class, "lab.max-batch", NULL, max_batch_action);
@@ -1464,8 +1494,8 @@ gml_lab_page_init (GmlLabPage *self)
   {
     GtkSpinButton *all[] = {
       self->layers_spin, self->hidden_spin, self->heads_spin, self->ffn_spin, self->vocab_spin,
-      self->batch_spin, self->seq_spin, self->tokens_spin, self->every_spin, self->accumulation_spin,
-      self->gpus_spin,
+      self->batch_spin, self->seq_spin, self->tokens_spin, self->every_spin,
+      self->accumulation_spin, self->gpus_spin,
     };
 
     G_STATIC_ASSERT (G_N_ELEMENTS (all) == G_N_ELEMENTS (spin_knobs));
@@ -1478,8 +1508,10 @@ gml_lab_page_init (GmlLabPage *self)
 
   knob (GTK_WIDGET (self->model_row), "model", model_values, G_N_ELEMENTS (model_values));
   knob (GTK_WIDGET (self->mode_row), "mode", mode_values, G_N_ELEMENTS (mode_values));
-  knob (GTK_WIDGET (self->precision_row), "precision", precision_values, G_N_ELEMENTS (precision_values));
-  knob (GTK_WIDGET (self->optimizer_row), "optimizer", optimizer_values, G_N_ELEMENTS (optimizer_values));
+  knob (GTK_WIDGET (self->precision_row), "precision", precision_values,
+        G_N_ELEMENTS (precision_values));
+  knob (GTK_WIDGET (self->optimizer_row), "optimizer", optimizer_values,
+        G_N_ELEMENTS (optimizer_values));
   knob (GTK_WIDGET (self->step_row), "step", step_values, G_N_ELEMENTS (step_values));
   knob (GTK_WIDGET (self->checkpointing_row), "checkpointing", checkpointing_values,
         G_N_ELEMENTS (checkpointing_values));
@@ -1497,19 +1529,23 @@ gml_lab_page_init (GmlLabPage *self)
   for (guint i = 0; i < G_N_ELEMENTS (combos); i++)
     {
       gml_combo_row_show_whole_choices (combos[i]);
-      g_signal_connect_object (combos[i], "notify::selected", G_CALLBACK (combo_changed_cb), self, 0);
+      g_signal_connect_object (combos[i], "notify::selected", G_CALLBACK (combo_changed_cb), self,
+                               0);
     }
   g_signal_connect_object (self->conf_row, "apply", G_CALLBACK (conf_applied_cb), self, 0);
   g_signal_connect_object (self->args_row, "apply", G_CALLBACK (args_applied_cb), self, 0);
-  g_signal_connect_object (self->args_row, "entry-activated", G_CALLBACK (args_applied_cb), self, 0);
+  g_signal_connect_object (self->args_row, "entry-activated", G_CALLBACK (args_applied_cb), self,
+                           0);
   g_signal_connect_object (self->predict_button, "toggled", G_CALLBACK (predict_toggled_cb), self,
                            G_CONNECT_SWAPPED);
   for (guint v = 0; v < N_LAB_VIEWS; v++)
     g_signal_connect_object (self->view_buttons[v], "toggled", G_CALLBACK (view_toggled_cb), self,
                              G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->step_adjustment, "value-changed", G_CALLBACK (step_scale_changed_cb), self,
+  g_signal_connect_object (self->step_adjustment, "value-changed",
+                           G_CALLBACK (step_scale_changed_cb), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->picture_view, "step-activated", G_CALLBACK (step_activated_cb), self,
+  g_signal_connect_object (self->picture_view, "step-activated", G_CALLBACK (step_activated_cb),
+                           self,
                            G_CONNECT_SWAPPED);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "lab.pin", FALSE);

@@ -88,7 +88,8 @@ show_result (GmlLabPresentation *self)
 
   gml_accessible_set_bytes (self->allocated_label, r->peak_allocated);
   gml_accessible_set_bytes (self->reserved_label, r->peak_reserved);
-  verdict = r->fits ? g_strdup_printf (_("Fits in %s"), gpu) : g_strdup_printf (_("Does not fit in %s"), gpu);
+  verdict = r->fits ? g_strdup_printf (_("Fits in %s"), gpu)
+                    : g_strdup_printf (_("Does not fit in %s"), gpu);
   gtk_label_set_label (self->verdict_label, verdict);
   gtk_widget_set_visible (GTK_WIDGET (self->oom_label), !r->fits);
   gtk_label_set_label (self->oom_label, r->oom_message != NULL ? r->oom_message : "");
@@ -118,7 +119,8 @@ show_result (GmlLabPresentation *self)
   self->picture = gml_picture_new (sc);
   gml_picture_set_step (self->picture, gml_scenario_get_focus_step (sc));
   description = gml_picture_describe_full (self->picture, GML_VIEW_MEMORY_MAP);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->picture_area), GTK_ACCESSIBLE_PROPERTY_LABEL,
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->picture_area),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   description, -1);
   gtk_widget_queue_draw (GTK_WIDGET (self->picture_area));
 
@@ -133,7 +135,8 @@ run_thread (GTask        *task,
             GCancellable *cancellable)
 {
   GError *error = NULL;
-  GmlLabRun *run = gml_lab_run_new_cancellable (task_data, GML_LAB_RUN_DEFAULT, cancellable, &error);
+  GmlLabRun *run = gml_lab_run_new_cancellable (task_data, GML_LAB_RUN_DEFAULT, cancellable,
+                                                &error);
 
   if (run == NULL)
     g_task_return_error (task, error);
@@ -208,7 +211,8 @@ gml_lab_presentation_class_init (GmlLabPresentationClass *klass)
   object_class->finalize = gml_lab_presentation_finalize;
 
   gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/io/github/gpumemorylab/GpuMemoryLab/gml-lab-presentation.ui");
+                                               "/io/github/gpumemorylab/GpuMemoryLab/"
+                                               "gml-lab-presentation.ui");
 #define CHILD(name) gtk_widget_class_bind_template_child (widget_class, GmlLabPresentation, name)
   CHILD (title_label);
   CHILD (status_label);
@@ -275,10 +279,12 @@ gml_lab_presentation_new (GtkWindow *parent,
 
   g_return_val_if_fail (run != NULL, NULL);
 
-  self = g_object_new (GML_TYPE_LAB_PRESENTATION, "transient-for", parent, "application", app, NULL);
+  self = g_object_new (GML_TYPE_LAB_PRESENTATION, "transient-for", parent, "application", app,
+                       NULL);
   gml_lab_config_copy (&self->config, gml_lab_run_get_config (run));
   if (app != NULL && g_signal_lookup ("language-changed", G_OBJECT_TYPE (app)) != 0)
-    g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self, G_CONNECT_SWAPPED);
+    g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
+                             G_CONNECT_SWAPPED);
   /* The Experiment view's own run, shared: nothing runs again until the language
    * changes (the run's sentences are in the language it was made in). */
   self->run = gml_lab_run_ref (run);

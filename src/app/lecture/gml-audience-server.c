@@ -135,9 +135,11 @@ respond_json (SoupServerMessage *msg,
 
   json_generator_set_root (generator, root);
   text = json_generator_to_data (generator, &length);
-  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Cache-Control", "no-store");
+  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Cache-Control",
+                                "no-store");
   soup_server_message_set_status (msg, status, NULL);
-  soup_server_message_set_response (msg, "application/json; charset=utf-8", SOUP_MEMORY_TAKE, text, length);
+  soup_server_message_set_response (msg, "application/json; charset=utf-8", SOUP_MEMORY_TAKE, text,
+                                    length);
 }
 
 static void
@@ -253,14 +255,16 @@ state_respond (GmlAudienceServer *self,
       const GmlQuestion *q = gml_presentation_get_question (p, position);
       gboolean revealed = gml_audience_room_is_revealed (self->room);
       g_autofree char *text = gml_question_format (q, q->text, slide->order);
-      g_autofree char *explanation = revealed ? gml_question_format (q, q->explanation, slide->order) : NULL;
+      g_autofree char *explanation = revealed ? gml_question_format (q, q->explanation,
+                                                                     slide->order) : NULL;
 
       add_string (builder, "text", text);
       json_builder_set_member_name (builder, "option_texts");
       json_builder_begin_array (builder);
       for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
         {
-          g_autofree char *option = gml_question_format (q, q->options[slide->order[shown]].text, slide->order);
+          g_autofree char *option = gml_question_format (q, q->options[slide->order[shown]].text,
+                                                         slide->order);
 
           json_builder_add_string_value (builder, option);
         }
@@ -308,7 +312,8 @@ answer_respond (GmlAudienceServer *self,
       return;
     }
   body = soup_message_body_flatten (soup_server_message_get_request_body (msg));
-  if (!gml_audience_answer_parse (g_bytes_get_data (body, NULL), g_bytes_get_size (body), &answer, &error) ||
+  if (!gml_audience_answer_parse (g_bytes_get_data (body, NULL), g_bytes_get_size (body), &answer,
+                                  &error) ||
       !gml_audience_room_answer (self->room, &answer, g_get_monotonic_time (), &error))
     {
       respond_error (msg, gml_audience_error_status (error), error->message);
@@ -360,7 +365,8 @@ answer_early_cb (SoupServer        *server,
 
     respond_error (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, message);
   }
-  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
+  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection",
+                                "close");
   gml_i18n_pop_language (saved);
 }
 
@@ -483,7 +489,8 @@ page_cb (SoupServer        *server,
       soup_server_message_set_status (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, NULL);
       return;
     }
-  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Cache-Control", "no-store");
+  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Cache-Control",
+                                "no-store");
   soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
   soup_server_message_set_response (msg, "text/html; charset=utf-8", SOUP_MEMORY_COPY,
                                     g_bytes_get_data (page, NULL), g_bytes_get_size (page));
@@ -507,7 +514,8 @@ lan_address (void)
 
       if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET)
         continue;
-      if (inet_ntop (AF_INET, &((struct sockaddr_in *) i->ifa_addr)->sin_addr, text, sizeof text) == NULL ||
+      if (inet_ntop (AF_INET, &((struct sockaddr_in *) i->ifa_addr)->sin_addr, text,
+                     sizeof text) == NULL ||
           g_str_has_prefix (text, "127."))
         continue;
       found = g_strdup (text);
@@ -598,7 +606,8 @@ gml_audience_server_start (GmlAudienceServer *self,
 
     g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
     g_free (self->url);
-    self->url = g_strdup_printf ("http://%s:%u/?room=%s", host, bound, gml_audience_room_get_code (self->room));
+    self->url = g_strdup_printf ("http://%s:%u/?room=%s", host, bound,
+                                 gml_audience_room_get_code (self->room));
   }
   sync_room (self);
   return TRUE;
@@ -656,7 +665,8 @@ gml_audience_server_describe_split (GmlAudienceServer *self)
   GmlAudienceResult result;
   GString *out = g_string_new (NULL);
 
-  if (!gml_audience_room_get_result (self->room, gml_audience_room_get_question (self->room), &result))
+  if (!gml_audience_room_get_result (self->room, gml_audience_room_get_question (self->room),
+                                     &result))
     return g_string_free (out, FALSE);
   for (guint shown = 0; shown < GML_AUDIENCE_N_OPTIONS; shown++)
     {
@@ -674,7 +684,8 @@ gml_audience_server_describe_split (GmlAudienceServer *self)
   if (result.revealed)
     {
       /* Translators: after the counts; %c is the right option's letter. */
-      g_string_append_printf (out, _("; right: %c"), g_ascii_toupper (gml_option_letter (result.right)));
+      g_string_append_printf (out, _("; right: %c"),
+                              g_ascii_toupper (gml_option_letter (result.right)));
     }
   return g_string_free (out, FALSE);
 }

@@ -66,9 +66,10 @@ add_shortcuts (GtkShortcutController *controller,
 
   for (guint i = 0; i < n; i++)
     {
+      GtkShortcutAction *activate = action != NULL ? gtk_named_action_new (action)
+                                                   : g_object_ref (gtk_nothing_action_get ());
       GtkShortcut *shortcut = gtk_shortcut_new (gtk_keyval_trigger_new (keyvals[i], mods),
-                                                action != NULL ? gtk_named_action_new (action)
-                                                               : g_object_ref (gtk_nothing_action_get ()));
+                                                activate);
 
       if (arg != NULL)
         gtk_shortcut_set_arguments (shortcut, arg);
@@ -95,9 +96,12 @@ gml_lecture_keys_install (GtkWidgetClass   *widget_class,
 void
 gml_lecture_keys_attach (GtkWidget *window)
 {
-  static const guint advance[] = { GDK_KEY_space, GDK_KEY_Return, GDK_KEY_KP_Enter, GDK_KEY_ISO_Enter };
-  static const guint next[] = { GDK_KEY_Right, GDK_KEY_KP_Right, GDK_KEY_Page_Down, GDK_KEY_KP_Page_Down };
-  static const guint previous[] = { GDK_KEY_Left, GDK_KEY_KP_Left, GDK_KEY_Page_Up, GDK_KEY_KP_Page_Up };
+  static const guint advance[] = { GDK_KEY_space, GDK_KEY_Return, GDK_KEY_KP_Enter,
+                                   GDK_KEY_ISO_Enter };
+  static const guint next[] = { GDK_KEY_Right, GDK_KEY_KP_Right, GDK_KEY_Page_Down,
+                                GDK_KEY_KP_Page_Down };
+  static const guint previous[] = { GDK_KEY_Left, GDK_KEY_KP_Left, GDK_KEY_Page_Up,
+                                    GDK_KEY_KP_Page_Up };
   static const guint first[] = { GDK_KEY_Home, GDK_KEY_KP_Home };
   static const guint last[] = { GDK_KEY_End, GDK_KEY_KP_End };
   static const guint end[] = { GDK_KEY_Escape };

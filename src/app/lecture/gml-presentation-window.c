@@ -335,7 +335,8 @@ compare_uint64 (gconstpointer a,
 static GArray *
 room_hardest (GmlPresentationWindow *self)
 {
-  GmlAudienceRoom *room = self->audience != NULL ? gml_audience_server_get_room (self->audience) : NULL;
+  GmlAudienceRoom *room = self->audience != NULL ? gml_audience_server_get_room (self->audience)
+                                                 : NULL;
   guint n = gml_presentation_get_n_questions (self->model);
   g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (guint64));
   GArray *indexes = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -369,7 +370,8 @@ static void
 show_end (GmlPresentationWindow *self)
 {
   guint n = gml_presentation_get_n_questions (self->model);
-  GmlAudienceRoom *room = self->audience != NULL ? gml_audience_server_get_room (self->audience) : NULL;
+  GmlAudienceRoom *room = self->audience != NULL ? gml_audience_server_get_room (self->audience)
+                                                 : NULL;
   GmlAudienceResult result;
   guint room_answered = 0, room_right = 0;
   guint revealed = gml_presentation_get_n_revealed (self->model);
@@ -397,7 +399,8 @@ show_end (GmlPresentationWindow *self)
        * and the letter of its right option, e.g. "2. Mixed precision — b". */
       line = g_strdup_printf (_("%u. %s — %c"), i + 1, gml_question_translate (q, q->topic),
                               gml_option_letter (gml_question_correct_position (q, slide->order)));
-      if (room != NULL && gml_audience_room_get_result (room, q->id, &result) && result.answered > 0)
+      if (room != NULL && gml_audience_room_get_result (room, q->id, &result) &&
+          result.answered > 0)
         {
           guint share = result.counts[result.right] * 100 / result.answered;
           char *with_room;
@@ -438,15 +441,18 @@ show_end (GmlPresentationWindow *self)
       g_autofree char *room_line = g_strdup_printf (ngettext ("The room: %u answer, %u %% right.",
                                                               "The room: %u answers, %u %% right.",
                                                               room_answered),
-                                                    room_answered, room_right * 100 / room_answered);
+                                                    room_answered,
+                                                    room_right * 100 / room_answered);
 
       GString *numbers = g_string_new (NULL);
       g_autofree char *hardest_line = NULL;
 
       for (guint i = 0; i < hardest->len; i++)
-        g_string_append_printf (numbers, "%s%u", i > 0 ? _(", ") : "", g_array_index (hardest, guint, i) + 1);
+        g_string_append_printf (numbers, "%s%u", i > 0 ? _(", ") : "",
+                                g_array_index (hardest, guint, i) + 1);
       /* Translators: the numbers of the questions the room got right least often. */
-      hardest_line = hardest->len > 0 ? g_strdup_printf (_("Hardest for the room: %s."), numbers->str)
+      hardest_line = hardest->len > 0 ? g_strdup_printf (_("Hardest for the room: %s."),
+                                                         numbers->str)
                                       : g_strdup ("");
       g_string_free (numbers, TRUE);
       summary = g_strjoin (" ", questions, answers, room_line, hardest_line, NULL);
@@ -567,7 +573,8 @@ show_current (GmlPresentationWindow *self)
   for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
     {
       gml_option_row_set_option (self->option_rows[shown], q, slide->order, shown, bilingual);
-      gml_option_row_set_state (self->option_rows[shown], slide->revealed, shown == right_pos, FALSE);
+      gml_option_row_set_state (self->option_rows[shown], slide->revealed, shown == right_pos,
+                                FALSE);
     }
 
   gtk_widget_set_visible (GTK_WIDGET (self->result_box), slide->revealed);
@@ -600,7 +607,8 @@ show_current (GmlPresentationWindow *self)
       gtk_label_set_label (self->hint_label, _("→ next question · ← previous · Esc leaves"));
     }
   else
-    gtk_label_set_label (self->hint_label, _("Space reveals the answer · ← → change question · Esc leaves"));
+    gtk_label_set_label (self->hint_label,
+                         _("Space reveals the answer · ← → change question · Esc leaves"));
 
   refit (self);
   update_timer (self);
@@ -633,14 +641,16 @@ draw_audience_bars (GtkDrawingArea *area,
                     gpointer        user_data)
 {
   GmlPresentationWindow *self = user_data;
-  GmlAudienceRoom *room = self->audience != NULL ? gml_audience_server_get_room (self->audience) : NULL;
+  GmlAudienceRoom *room = self->audience != NULL ? gml_audience_server_get_room (self->audience)
+                                                 : NULL;
   GmlAudienceResult result;
   PangoLayout *layout;
   GdkRGBA fg;
   guint most = 1;
   double row, label_w;
 
-  if (room == NULL || !gml_audience_room_get_result (room, gml_audience_room_get_question (room), &result))
+  if (room == NULL ||
+      !gml_audience_room_get_result (room, gml_audience_room_get_question (room), &result))
     return;
   gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
   for (guint i = 0; i < GML_AUDIENCE_N_OPTIONS; i++)
@@ -746,7 +756,8 @@ static void
 update_audience (GmlPresentationWindow *self)
 {
   gboolean running = self->audience != NULL && gml_audience_server_is_running (self->audience);
-  GmlAudienceRoom *room = self->audience != NULL ? gml_audience_server_get_room (self->audience) : NULL;
+  GmlAudienceRoom *room = self->audience != NULL ? gml_audience_server_get_room (self->audience)
+                                                 : NULL;
   GmlAudienceResult result = { 0 };
 
   gtk_toggle_button_set_active (self->audience_button, running);
@@ -829,7 +840,8 @@ toggle_audience (GmlPresentationWindow *self)
         g_signal_connect_object (gtk_widget_get_frame_clock (GTK_WIDGET (self)), "after-paint",
                                  G_CALLBACK (audience_frame_cb), self, 0);
     }
-  if (!gml_audience_server_start (self->audience, gml_application_get_audience_port (self->app), &error))
+  if (!gml_audience_server_start (self->audience, gml_application_get_audience_port (self->app),
+                                  &error))
     /* Translators: %s is why, e.g. "Address already in use". */
     self->audience_error = g_strdup_printf (_("Audience mode could not start: %s"), error->message);
   update_audience (self);
@@ -849,8 +861,11 @@ review_hardest_action_cb (GtkWidget  *widget,
   if (hardest->len == 0 || self->main_window == NULL || !GML_IS_WINDOW (self->main_window))
     return;
   for (guint i = 0; i < hardest->len; i++)
-    g_array_append_val (indexes, gml_presentation_get_slide (self->model, g_array_index (hardest, guint, i))->question);
-  gml_window_start_review (GML_WINDOW (self->main_window), indexes, N_("Review: the room’s hardest"));
+    g_array_append_val (indexes,
+                        gml_presentation_get_slide (self->model,
+                                                    g_array_index (hardest, guint, i))->question);
+  gml_window_start_review (GML_WINDOW (self->main_window), indexes,
+                           N_("Review: the room’s hardest"));
   gml_presentation_end (self->model);
 }
 
@@ -867,10 +882,12 @@ export_response_cb (GtkNativeDialog       *dialog,
       (file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog))) != NULL)
     {
       csv = gml_audience_room_to_csv (gml_audience_server_get_room (self->audience));
-      if (!g_file_replace_contents (file, csv, strlen (csv), NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION,
+      if (!g_file_replace_contents (file, csv, strlen (csv), NULL, FALSE,
+                                    G_FILE_CREATE_REPLACE_DESTINATION,
                                     NULL, NULL, &error))
         {
-          g_autofree char *message = g_strdup_printf (_("The answers could not be saved: %s"), error->message);
+          g_autofree char *message = g_strdup_printf (_("The answers could not be saved: %s"),
+                                                      error->message);
 
           gtk_label_set_label (self->end_summary_label, message);
         }
@@ -926,15 +943,15 @@ update_scale (GmlPresentationWindow *self)
                          "window.presentation .body { margin-top: %dpx; }\n"
                          "window.presentation .question { font-size: %dpx; }\n"
                          "window.presentation .question-other { font-size: %dpx; }\n"
-                         "window.presentation .options { margin-top: %dpx; border-spacing: %dpx; }\n"
-                         "window.presentation optionrow { padding: %dpx %dpx; border-spacing: %dpx; }\n"
-                         "window.presentation .option-letter,\n"
+                         "window.presentation .options { margin-top: %dpx; border-spacing: %dpx; "
+                         "}\nwindow.presentation optionrow { padding: %dpx %dpx; border-spacing: "
+                         "%dpx; }\nwindow.presentation .option-letter,\n"
                          "window.presentation .option-text { font-size: %dpx; }\n"
                          "window.presentation .option-other { font-size: %dpx; }\n"
-                         "window.presentation .result { margin-top: %dpx; padding: %dpx %dpx; border-spacing: %dpx; }\n"
-                         "window.presentation .result-texts { border-spacing: %dpx; }\n"
-                         "window.presentation .result-text { font-size: %dpx; }\n"
-                         "window.presentation .result-picture { border-spacing: %dpx; }\n"
+                         "window.presentation .result { margin-top: %dpx; padding: %dpx %dpx; "
+                         "border-spacing: %dpx; }\nwindow.presentation .result-texts { "
+                         "border-spacing: %dpx; }\nwindow.presentation .result-text { font-size: "
+                         "%dpx; }\nwindow.presentation .result-picture { border-spacing: %dpx; }\n"
                          "window.presentation .picture-caption { font-size: %dpx; }\n"
                          "window.presentation .hint { font-size: %dpx; }\n"
                          "window.presentation .end { border-spacing: %dpx; }\n"
@@ -1012,7 +1029,8 @@ gml_presentation_window_size_allocate (GtkWidget *widget,
   GmlPresentationWindow *self = GML_PRESENTATION_WINDOW (widget);
   int unit = MAX (200, MIN (height, width * 9 / 16));
 
-  GTK_WIDGET_CLASS (gml_presentation_window_parent_class)->size_allocate (widget, width, height, baseline);
+  GTK_WIDGET_CLASS (gml_presentation_window_parent_class)->size_allocate (widget, width, height,
+                                                                          baseline);
 
   /* New font sizes change the size request: set them after this allocation, not
    * during it. */
@@ -1137,7 +1155,8 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   widget_class->size_allocate = gml_presentation_window_size_allocate;
   window_class->close_request = gml_presentation_window_close_request;
 
-  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-presentation-window.ui");
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               RESOURCE_BASE "/gml-presentation-window.ui");
   gml_lecture_keys_install (widget_class, get_model);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, position_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, topic_label);
@@ -1145,7 +1164,8 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, question_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, question_other_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, feedback_other_label);
-  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, explanation_other_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow,
+                                        explanation_other_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, result_box);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, verdict_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, feedback_label);
@@ -1168,8 +1188,10 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_bars);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_qr);
   gtk_widget_class_install_action (widget_class, "lecture.audience", NULL, audience_action_cb);
-  gtk_widget_class_install_action (widget_class, "lecture.review-hardest", NULL, review_hardest_action_cb);
-  gtk_widget_class_install_action (widget_class, "lecture.export-answers", NULL, export_answers_action_cb);
+  gtk_widget_class_install_action (widget_class, "lecture.review-hardest", NULL,
+                                   review_hardest_action_cb);
+  gtk_widget_class_install_action (widget_class, "lecture.export-answers", NULL,
+                                   export_answers_action_cb);
   gml_option_row_bind_template_children (widget_class, "option_row_",
                                          G_STRUCT_OFFSET (GmlPresentationWindow, option_rows));
 
@@ -1186,8 +1208,10 @@ gml_presentation_window_init (GmlPresentationWindow *self)
   gml_language_localize_widget (GTK_WIDGET (self), NULL);
 
   gml_accessible_name_buttons (GTK_WIDGET (self));
-  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->audience_bars), draw_audience_bars, self, NULL);
-  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->audience_qr), draw_audience_qr, self, NULL);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->audience_bars), draw_audience_bars, self,
+                                  NULL);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->audience_qr), draw_audience_qr, self,
+                                  NULL);
   self->picture_scale = 1.0;
   self->fit = 1.0;
   gtk_widget_set_layout_manager (self->picture_holder,
@@ -1237,7 +1261,8 @@ print_monitor_cb (GdkSurface *surface,
   GdkRectangle geometry;
 
   gdk_monitor_get_geometry (monitor, &geometry);
-  g_debug ("gml-monitor %s %d %d %d %d", role, geometry.x, geometry.y, geometry.width, geometry.height);
+  g_debug ("gml-monitor %s %d %d %d %d", role, geometry.x, geometry.y, geometry.width,
+           geometry.height);
 }
 
 static void
@@ -1267,7 +1292,8 @@ _gml_presentation_debug_watch (GtkWindow  *window,
   if (!debugging ())
     return;
   g_signal_connect (window, "realize", G_CALLBACK (watch_realize_cb), (gpointer) role);
-  g_signal_connect (window, "notify::fullscreened", G_CALLBACK (print_fullscreen_cb), (gpointer) role);
+  g_signal_connect (window, "notify::fullscreened", G_CALLBACK (print_fullscreen_cb),
+                    (gpointer) role);
 }
 
 /* Starts a presentation of `slides` from `start`: the audience window fullscreen on a

@@ -14,7 +14,8 @@ G_BEGIN_DECLS
 
 #define GML_TYPE_PRESENTATION_WINDOW (gml_presentation_window_get_type ())
 
-G_DECLARE_FINAL_TYPE (GmlPresentationWindow, gml_presentation_window, GML, PRESENTATION_WINDOW, AdwWindow)
+G_DECLARE_FINAL_TYPE (GmlPresentationWindow, gml_presentation_window, GML, PRESENTATION_WINDOW,
+                      AdwWindow)
 
 GmlPresentationWindow *gml_presentation_window_new   (GmlApplication  *app,
                                                       GmlPresentation *model);

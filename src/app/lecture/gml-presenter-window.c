@@ -77,7 +77,8 @@ update_clock (GmlPresenterWindow *self)
   g_autofree char *elapsed_line = NULL;
   gint64 seconds;
 
-  seconds = (g_get_monotonic_time () - gml_presentation_get_started_at (self->model)) / G_USEC_PER_SEC;
+  seconds =
+      (g_get_monotonic_time () - gml_presentation_get_started_at (self->model)) / G_USEC_PER_SEC;
   elapsed = g_strdup_printf ("%d:%02d:%02d", (int) (seconds / 3600), (int) (seconds / 60 % 60),
                              (int) (seconds % 60));
   /* Translators: %s is the time since the presentation began, e.g. "0:12:05". */
@@ -122,7 +123,8 @@ update (GmlPresenterWindow *self)
     gtk_label_set_label (self->state_label, _("The audience sees the round’s result"));
   else
     gtk_label_set_label (self->state_label, slide->revealed ? _("The answer is shown")
-                                                            : _("The answer is hidden — Space reveals it"));
+                                                            : _("The answer is hidden — Space "
+                                                                "reveals it"));
   gtk_widget_set_sensitive (GTK_WIDGET (self->reveal_button),
                             !slide->revealed && !at_end);
   gtk_widget_set_sensitive (GTK_WIDGET (self->previous_button),
@@ -165,7 +167,8 @@ update (GmlPresenterWindow *self)
       gtk_label_set_label (self->next_label, preview);
     }
   else
-    gtk_label_set_label (self->next_label, _("This is the last question; the round’s result comes next."));
+    gtk_label_set_label (self->next_label,
+                         _("This is the last question; the round’s result comes next."));
 
   update_clock (self);
   update_timer (self);
@@ -259,7 +262,8 @@ gml_presenter_window_class_init (GmlPresenterWindowClass *klass)
   object_class->dispose = gml_presenter_window_dispose;
   window_class->close_request = gml_presenter_window_close_request;
 
-  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-presenter-window.ui");
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               RESOURCE_BASE "/gml-presenter-window.ui");
   gml_lecture_keys_install (widget_class, get_model);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, clock_label);
   gtk_widget_class_bind_template_child (widget_class, GmlPresenterWindow, elapsed_label);
@@ -322,7 +326,8 @@ update_audience (GmlPresenterWindow *self)
   split = gml_audience_server_describe_split (server);
   /* Translators: the presenter's live line: phones joined, answers, and the split,
    * e.g. "The room: 12 phones, 9 answers — A: 3 answers, B: 5 answers, …". */
-  line = g_strdup_printf (_("The room: %u phones, %u answers — %s"), gml_audience_room_get_joined (room),
+  line = g_strdup_printf (_("The room: %u phones, %u answers — %s"),
+                          gml_audience_room_get_joined (room),
                           result.answered, split);
   gtk_label_set_label (self->audience_label, line);
   gtk_widget_set_visible (GTK_WIDGET (self->audience_label), TRUE);
@@ -334,7 +339,8 @@ audience_changed_cb (GmlPresenterWindow *self)
   GObject *audience = gml_presentation_get_audience (self->model);
 
   if (audience != NULL)
-    g_signal_connect_object (audience, "changed", G_CALLBACK (update_audience), self, G_CONNECT_SWAPPED);
+    g_signal_connect_object (audience, "changed", G_CALLBACK (update_audience), self,
+                             G_CONNECT_SWAPPED);
   update_audience (self);
 }
 

@@ -121,7 +121,8 @@ connected_cb (GObject      *source,
       return;
     }
   /* The handler takes both. */
-  g_signal_emit (self, signals[ATTACH], 0, g_steal_pointer (&c->socket), g_steal_pointer (&c->hello));
+  g_signal_emit (self, signals[ATTACH], 0, g_steal_pointer (&c->socket),
+                 g_steal_pointer (&c->hello));
   connected_free (c);
   gtk_window_destroy (GTK_WINDOW (self));
 }
@@ -164,7 +165,8 @@ row_new (GmlAttachDialog *self,
     subtitle = g_strdup (w->problem != NULL ? w->problem : "");
   else if (w->hello->watched)
     /* Translators: %d is a process id. */
-    subtitle = g_strdup_printf (_("Process %d · another window of the lab watches it"), (int) w->pid);
+    subtitle = g_strdup_printf (_("Process %d · another window of the lab watches it"),
+                                (int) w->pid);
   else
     /* Translators: a process id, a GPU's name and PyTorch's version. */
     subtitle = g_strdup_printf (_("Process %d · %s · PyTorch %s"), (int) w->pid,
@@ -179,9 +181,11 @@ row_new (GmlAttachDialog *self,
   g_object_set_data_full (G_OBJECT (button), "gml-path", g_strdup (w->path), g_free);
   {
     /* Translators: a command line, then a process id. */
-    g_autofree char *label = g_strdup_printf (_("Attach to %s (process %d)"), command, (int) w->pid);
+    g_autofree char *label = g_strdup_printf (_("Attach to %s (process %d)"), command,
+                                              (int) w->pid);
 
-    gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
+    gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, label,
+                                    -1);
   }
   g_signal_connect_object (button, "clicked", G_CALLBACK (attach_clicked_cb), self, 0);
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), button);
@@ -246,10 +250,11 @@ listed_cb (GObject      *source,
   gtk_stack_set_visible_child_name (self->stack, shown > 0 ? "list" : "empty");
   if (stale > 0)
     {
-      g_autofree char *note = g_strdup_printf (ngettext ("%u program that is no longer running had left its socket "
-                                                         "behind; it was removed.",
-                                                         "%u programs that are no longer running had left their "
-                                                         "sockets behind; they were removed.", stale), stale);
+      g_autofree char *note =
+          g_strdup_printf (ngettext ("%u program that is no longer running had left its socket "
+                                     "behind; it was removed.",
+                                     "%u programs that are no longer running had left their "
+                                     "sockets behind; they were removed.", stale), stale);
 
       set_note (self, note);
     }
@@ -309,7 +314,8 @@ gml_attach_dialog_class_init (GmlAttachDialogClass *klass)
    * @socket: (transfer full): connected to the chosen probe
    * @hello: (transfer full): its hello, a GmlProbeMessage *
    */
-  signals[ATTACH] = g_signal_new ("attach", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  signals[ATTACH] = g_signal_new ("attach", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                  NULL, NULL,
                                   G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_POINTER);
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-attach-dialog.ui");
@@ -329,7 +335,8 @@ static void
 gml_attach_dialog_init (GmlAttachDialog *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->refresh_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->refresh_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Look again"), -1);
 }
 

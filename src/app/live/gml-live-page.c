@@ -34,6 +34,7 @@
 #include "gml-snapshot-canvas.h"
 #include "gml-what-if-panel.h"
 #include "gml-snapshot-state.h"
+#include "gml-template.h"
 
 /* The program's output pane keeps its last lines only. */
 #define MAX_OUTPUT_LINES 2000
@@ -141,7 +142,8 @@ show_state (GmlLivePage *self,
   for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->stack));
        child != NULL;
        child = gtk_widget_get_next_sibling (child))
-    gtk_accessible_update_state (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_STATE_HIDDEN, child != visible, -1);
+    gtk_accessible_update_state (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_STATE_HIDDEN,
+                                 child != visible, -1);
 }
 
 static void
@@ -180,8 +182,10 @@ set_figure (GtkLabel   *label,
 static void
 update_figures (GmlLivePage *self)
 {
-  const GmlLiveFigures *f = self->session != NULL ? gml_live_session_get_figures (self->session) : NULL;
-  g_autofree char *allocated = NULL, *reserved = NULL, *segments = NULL, *allocations = NULL, *entries = NULL;
+  const GmlLiveFigures *f = self->session != NULL ? gml_live_session_get_figures (self->session)
+                                                  : NULL;
+  g_autofree char *allocated = NULL, *reserved = NULL, *segments = NULL;
+  g_autofree char *allocations = NULL, *entries = NULL;
 
   if (f != NULL && f->valid)
     {
@@ -222,9 +226,12 @@ update_position (GmlLivePage *self)
                                   entry != NULL ? entry : "", -1);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.first", self->document != NULL && at > 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.back", self->document != NULL && at > 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.page-back", self->document != NULL && at > 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.forward", self->document != NULL && at < n);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.page-forward", self->document != NULL && at < n);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.page-back",
+                                 self->document != NULL && at > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.forward",
+                                 self->document != NULL && at < n);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.page-forward",
+                                 self->document != NULL && at < n);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.last", self->document != NULL);
 }
 
@@ -247,13 +254,14 @@ update_status (GmlLivePage *self)
 
   if (status == GML_LIVE_WAITING)
     g_string_append (out, gml_live_session_has_program (self->session)
-                            ? _("The program runs. Its probe connects when the program imports torch and sees a "
-                                "CUDA device.")
+                            ? _("The program runs. Its probe connects when the program imports "
+                                "torch and sees a CUDA device.")
                             : _("Connected; waiting for the program’s first update."));
   else if (self->paused && self->document != NULL)
     {
       /* Translators: entry numbers. */
-      g_string_append_printf (out, _("Paused at entry %zu of %zu. Space follows the program again."),
+      g_string_append_printf (out,
+                              _("Paused at entry %zu of %zu. Space follows the program again."),
                               gml_snapshot_document_get_at (self->document),
                               gml_snapshot_document_get_n_entries (self->document));
       if (status == GML_LIVE_CONNECTED)
@@ -285,8 +293,9 @@ update_status (GmlLivePage *self)
   if (gml_live_session_state_omitted (self->session))
     {
       g_string_append_c (out, ' ');
-      g_string_append (out, _("The program holds more blocks than the probe sends: the map shows the last state "
-                              "it could send."));
+      g_string_append (out,
+                       _("The program holds more blocks than the probe sends: the map shows the "
+                         "last state it could send."));
     }
   if (gml_live_session_get_dropped (self->session) > 0)
     {
@@ -294,10 +303,12 @@ update_status (GmlLivePage *self)
 
       g_string_append_c (out, ' ');
       /* Translators: a number of trace entries; the limit is in the text. */
-      g_string_append_printf (out, ngettext ("%lu older trace entry was let go (the lab keeps the newest 200 000, "
-                                             "and none from before a gap).",
-                                             "%lu older trace entries were let go (the lab keeps the newest "
-                                             "200 000, and none from before a gap).", dropped), dropped);
+      g_string_append_printf (out,
+                              ngettext ("%lu older trace entry was let go (the lab keeps the "
+                                        "newest 200 000, and none from before a gap).",
+                                        "%lu older trace entries were let go (the lab keeps the "
+                                        "newest 200 000, and none from before a gap).", dropped),
+                              dropped);
     }
   if (self->save_id != 0)
     {
@@ -314,12 +325,17 @@ update_status (GmlLivePage *self)
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.save",
                                  status == GML_LIVE_CONNECTED && self->save_id == 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.stop", gml_live_session_program_running (self->session));
-  gtk_widget_set_visible (GTK_WIDGET (self->stop_button), gml_live_session_has_program (self->session));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.stop",
+                                 gml_live_session_program_running (self->session));
+  gtk_widget_set_visible (GTK_WIDGET (self->stop_button),
+                          gml_live_session_has_program (self->session));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.disconnect",
-                                 status != GML_LIVE_ENDED && !gml_live_session_has_program (self->session));
-  gtk_widget_set_visible (GTK_WIDGET (self->disconnect_button), !gml_live_session_has_program (self->session));
-  gtk_widget_set_visible (GTK_WIDGET (self->output_button), gml_live_session_has_program (self->session));
+                                 status != GML_LIVE_ENDED &&
+                                 !gml_live_session_has_program (self->session));
+  gtk_widget_set_visible (GTK_WIDGET (self->disconnect_button),
+                          !gml_live_session_has_program (self->session));
+  gtk_widget_set_visible (GTK_WIDGET (self->output_button),
+                          gml_live_session_has_program (self->session));
 }
 
 static void
@@ -341,7 +357,9 @@ update_waiting (GmlLivePage *self)
     text = _("The program holds more blocks than the probe sends at once: the figures above "
              "are exact, the map is not drawn.");
   else if (self->session != NULL && gml_live_session_get_status (self->session) == GML_LIVE_ENDED)
-    text = _("The connection ended before the allocator’s first state came: there is nothing to draw.");
+    text =
+        _("The connection ended before the allocator’s first state came: there is nothing to "
+          "draw.");
   else
     text = _("Waiting for the allocator’s first state…");
   gtk_label_set_label (self->waiting_label, text);
@@ -407,7 +425,8 @@ static void
 set_replay_lines (GmlLivePage *self)
 {
   if (self->document != NULL)
-    gml_what_if_panel_draw_on (self->what_if_panel, gml_snapshot_document_get_picture (self->document));
+    gml_what_if_panel_draw_on (self->what_if_panel,
+                               gml_snapshot_document_get_picture (self->document));
 }
 
 static void
@@ -431,7 +450,8 @@ show_document (GmlLivePage         *self,
     {
       g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
       /* Its lines are the panel's replays. */
-      gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), NULL, 0);
+      gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), NULL,
+                                        0);
     }
   g_set_object (&self->document, document);
   if (document == NULL)
@@ -445,7 +465,8 @@ show_document (GmlLivePage         *self,
                            G_CONNECT_SWAPPED);
   n = gml_snapshot_document_get_n_entries (document);
   self->updating_scale = TRUE;
-  gtk_adjustment_configure (self->adjustment, (double) gml_snapshot_document_get_at (document), 0, (double) n, 1,
+  gtk_adjustment_configure (self->adjustment, (double) gml_snapshot_document_get_at (document), 0,
+                            (double) n, 1,
                             (double) gml_snapshot_document_get_page (document), 0);
   self->updating_scale = FALSE;
   gtk_widget_set_sensitive (GTK_WIDGET (self->scale), n > 0);
@@ -466,7 +487,8 @@ set_paused (GmlLivePage *self,
     gtk_toggle_button_set_active (self->pause_button, paused);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->pause_button),
                                paused ? _("Follow the Program (Space)") : _("Pause (Space)"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->pause_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->pause_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   paused ? _("Follow the program") : _("Pause"), -1);
   /* Following again: the newest state, at its newest entry. */
   if (!paused && self->session != NULL)
@@ -526,7 +548,8 @@ oom_loaded_cb (GObject      *source,
   GmlSnapshotTimeline *timeline;
   guint n_ooms;
   GApplication *app = g_application_get_default ();
-  GmlQuestionBank *bank = GML_IS_APPLICATION (app) ? gml_application_get_bank (GML_APPLICATION (app)) : NULL;
+  GmlQuestionBank *bank =
+      GML_IS_APPLICATION (app) ? gml_application_get_bank (GML_APPLICATION (app)) : NULL;
 
   /* The page is gone (its dispose cancelled the load), or a newer one replaced it. */
   if (self == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -537,9 +560,10 @@ oom_loaded_cb (GObject      *source,
       g_autofree char *text = NULL;
 
       /* Translators: the reader's message, then a file in the program's file system. */
-      text = g_strdup_printf (_("The snapshot saved at the error could not be read: %s It is at %s on the "
-                                "computer the program runs on."), error->message,
-                              self->oom_path != NULL ? self->oom_path : "—");
+      text =
+          g_strdup_printf (_("The snapshot saved at the error could not be read: %s It is at %s on "
+                             "the computer the program runs on."), error->message,
+                           self->oom_path != NULL ? self->oom_path : "—");
       gtk_label_set_label (self->oom_status_label, text);
       return;
     }
@@ -548,8 +572,8 @@ oom_loaded_cb (GObject      *source,
   if (n_ooms == 0)
     {
       gtk_label_set_label (self->oom_status_label,
-                           _("The snapshot saved at the error holds no out-of-memory entry: the trace was not "
-                             "recorded then."));
+                           _("The snapshot saved at the error holds no out-of-memory entry: the "
+                             "trace was not recorded then."));
       return;
     }
   g_set_object (&self->oom_file, gml_snapshot_document_get_file (document));
@@ -558,14 +582,16 @@ oom_loaded_cb (GObject      *source,
 
     if (self->oom_path != NULL)
       /* Translators: a file in the program's file system. */
-      text = g_strdup_printf (_("From the snapshot PyTorch’s allocator gave at the error, exact. The program saved "
-                                "it as %s."), self->oom_path);
+      text =
+          g_strdup_printf (_("From the snapshot PyTorch’s allocator gave at the error, exact. The "
+                             "program saved it as %s."), self->oom_path);
     else
       text = g_strdup (_("From the snapshot PyTorch’s allocator gave at the error, exact."));
     gtk_label_set_label (self->oom_status_label, text);
   }
-  gtk_box_append (self->oom_box, gml_oom_row_new (gml_snapshot_timeline_get_oom (timeline, n_ooms - 1),
-                                                  gml_snapshot_document_get_n_entries (document), bank));
+  gtk_box_append (self->oom_box,
+                  gml_oom_row_new (gml_snapshot_timeline_get_oom (timeline, n_ooms - 1),
+                                   gml_snapshot_document_get_n_entries (document), bank));
   gtk_widget_set_visible (GTK_WIDGET (self->open_oom_button), TRUE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.open-oom", TRUE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.go-to", TRUE);
@@ -595,7 +621,8 @@ session_oom_cb (GmlLivePage           *self,
   guint64 total = gml_live_session_get_gpu_total (session);
   g_autofree char *message = gml_snapshot_format_oom_message (m->device, m->size, m->device_free,
                                                               total > 0 ? total : m->device_total,
-                                                              m->allocated_bytes, m->reserved_bytes);
+                                                              m->allocated_bytes,
+                                                              m->reserved_bytes);
   GtkWidget *child;
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->oom_box))) != NULL)
@@ -611,8 +638,9 @@ session_oom_cb (GmlLivePage           *self,
   gtk_label_set_label (self->oom_status_label, _("Waiting for the snapshot saved at the error…"));
   /* The explainer opens by itself. */
   update_side (self);
-  g_signal_emit (self, signals[MESSAGE], 0, _("The program ran out of GPU memory. The explainer is open beside "
-                                              "the pictures."));
+  g_signal_emit (self, signals[MESSAGE], 0,
+                 _("The program ran out of GPU memory. The explainer is open beside "
+                   "the pictures."));
 }
 
 /* The probe's snapshot of the error, as a file here; or, when it could not
@@ -637,9 +665,10 @@ session_oom_snapshot_cb (GmlLivePage    *self,
     }
   {
     /* Translators: why the copy failed, then a file in the program's file system. */
-    g_autofree char *text = g_strdup_printf (_("The snapshot saved at the error did not reach the lab: %s It is at %s "
-                                               "on the computer the program runs on; open it with Open Snapshot…"),
-                                             error != NULL ? error : "", self->oom_path != NULL ? self->oom_path : "—");
+    g_autofree char *text =
+        g_strdup_printf (_("The snapshot saved at the error did not reach the lab: %s It is at %s "
+                           "on the computer the program runs on; open it with Open Snapshot…"),
+                         error != NULL ? error : "", self->oom_path != NULL ? self->oom_path : "—");
 
     self->oom_pending = FALSE;
     gtk_label_set_label (self->oom_status_label, text);
@@ -696,7 +725,8 @@ session_refused_cb (GmlLivePage    *self,
 
   if (n > 1)
     /* Translators: the latest refused message, then how many were refused in all. */
-    text = g_strdup_printf (ngettext ("%s (%u message refused in all.)", "%s (%u messages refused in all.)", n),
+    text = g_strdup_printf (ngettext ("%s (%u message refused in all.)",
+                                      "%s (%u messages refused in all.)", n),
                             message, n);
   show_problem (self, text != NULL ? text : message);
 }
@@ -707,7 +737,8 @@ session_probe_error_cb (GmlLivePage    *self,
                         GmlLiveSession *session)
 {
   /* Translators: %s is the probe's own message (Python's, in English). */
-  g_autofree char *text = g_strdup_printf (_("The probe in the program reported an error: %s"), message);
+  g_autofree char *text = g_strdup_printf (_("The probe in the program reported an error: %s"),
+                                           message);
 
   show_problem (self, text);
 }
@@ -775,7 +806,8 @@ session_dump_done_cb (GmlLivePage    *self,
   else
     {
       /* Translators: %s says why. */
-      g_autofree char *text = g_strdup_printf (_("The snapshot was not saved: %s"), error != NULL ? error : "");
+      g_autofree char *text = g_strdup_printf (_("The snapshot was not saved: %s"),
+                                               error != NULL ? error : "");
 
       g_signal_emit (self, signals[MESSAGE], 0, text);
     }
@@ -817,18 +849,25 @@ set_session (GmlLivePage    *self,
       show_state (self, "idle");
       return;
     }
-  g_signal_connect_object (session, "changed", G_CALLBACK (session_changed_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (session, "figures", G_CALLBACK (session_figures_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (session, "document", G_CALLBACK (session_document_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (session, "changed", G_CALLBACK (session_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (session, "figures", G_CALLBACK (session_figures_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (session, "document", G_CALLBACK (session_document_cb), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (session, "oom", G_CALLBACK (session_oom_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (session, "oom-snapshot", G_CALLBACK (session_oom_snapshot_cb), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (session, "refused", G_CALLBACK (session_refused_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (session, "probe-error", G_CALLBACK (session_probe_error_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (session, "output", G_CALLBACK (session_output_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (session, "refused", G_CALLBACK (session_refused_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (session, "probe-error", G_CALLBACK (session_probe_error_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (session, "output", G_CALLBACK (session_output_cb), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (session, "dump-progress", G_CALLBACK (session_dump_progress_cb), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (session, "dump-done", G_CALLBACK (session_dump_done_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (session, "dump-done", G_CALLBACK (session_dump_done_cb), self,
+                           G_CONNECT_SWAPPED);
   update_waiting (self);
   update_figures (self);
   update_status (self);
@@ -880,9 +919,12 @@ update_listen_label (GmlLivePage *self)
 
   if (self->listen_problem != NULL)
     /* Translators: %s says why. */
-    text = g_strdup_printf (_("Programs cannot connect here by themselves: %s Use Attach…"), self->listen_problem);
+    text = g_strdup_printf (_("Programs cannot connect here by themselves: %s Use Attach…"),
+                            self->listen_problem);
   else if (self->service != NULL)
-    text = g_strdup (_("While this view is open, a program that calls gml_probe.start() connects here by itself."));
+    text =
+        g_strdup (_("While this view is open, a program that calls gml_probe.start() connects here "
+                    "by itself."));
   gtk_label_set_label (self->listen_label, text != NULL ? text : "");
 }
 
@@ -1005,7 +1047,8 @@ scrub_action (GtkWidget  *widget,
     {
       set_paused (self, FALSE);
       if (self->document != NULL)
-        gml_snapshot_document_set_at (self->document, gml_snapshot_document_get_n_entries (self->document));
+        gml_snapshot_document_set_at (self->document,
+                                      gml_snapshot_document_get_n_entries (self->document));
       return;
     }
   if (g_str_equal (action_name, "live.back"))
@@ -1061,7 +1104,8 @@ save_action (GtkWidget  *widget,
     {
       self->chooser = gtk_file_chooser_native_new (_("Save Snapshot"),
                                                    GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
-                                                   GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
+                                                   GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"),
+                                                   _("_Cancel"));
       gtk_file_filter_set_name (pickles, _("PyTorch memory snapshots"));
       gtk_file_filter_add_pattern (pickles, "*.pickle");
       gtk_file_filter_add_pattern (pickles, "*.pkl");
@@ -1093,7 +1137,8 @@ output_action (GtkWidget  *widget,
   GmlLivePage *self = GML_LIVE_PAGE (widget);
 
   if (gtk_widget_get_visible (GTK_WIDGET (self->output_button)))
-    gtk_toggle_button_set_active (self->output_button, !gtk_toggle_button_get_active (self->output_button));
+    gtk_toggle_button_set_active (self->output_button,
+                                  !gtk_toggle_button_get_active (self->output_button));
 }
 
 static void
@@ -1204,7 +1249,8 @@ gml_live_page_dispose (GObject *object)
   if (self->document != NULL)
     {
       g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
-      gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), NULL, 0);
+      gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), NULL,
+                                        0);
     }
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_LIVE_PAGE);
   g_clear_object (&self->document);
@@ -1245,6 +1291,10 @@ add_binding (GtkWidgetClass *widget_class,
 static void
 gml_live_page_class_init (GmlLivePageClass *klass)
 {
+  /* In the order of the view enumeration. */
+  static const char * const view_button_names[] = {
+    "map_button", "timeline_button", "active_button", "fragmentation_button", NULL
+  };
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
@@ -1261,16 +1311,20 @@ gml_live_page_class_init (GmlLivePageClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /* A sentence for a toast. */
-  signals[MESSAGE] = g_signal_new ("message", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  signals[MESSAGE] = g_signal_new ("message", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                   NULL, NULL,
                                    G_TYPE_NONE, 1, G_TYPE_STRING);
   /* A snapshot file to open in the Snapshot view. */
-  signals[OPEN_FILE] = g_signal_new ("open-file", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+  signals[OPEN_FILE] = g_signal_new ("open-file", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                     NULL, NULL,
                                      NULL, G_TYPE_NONE, 1, G_TYPE_FILE);
   /* Save Snapshot… wrote this file. */
-  signals[SAVED] = g_signal_new ("saved", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  signals[SAVED] = g_signal_new ("saved", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                 NULL, NULL,
                                  G_TYPE_NONE, 1, G_TYPE_FILE);
   /* The session ended; the program's exit status, or -1. */
-  signals[ENDED] = g_signal_new ("ended", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+  signals[ENDED] = g_signal_new ("ended", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                 NULL, NULL,
                                  G_TYPE_NONE, 1, G_TYPE_INT);
 
   g_type_ensure (GML_TYPE_SNAPSHOT_CANVAS);
@@ -1294,14 +1348,9 @@ gml_live_page_class_init (GmlLivePageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, entries_label);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, status_label);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, problem_label);
-  gtk_widget_class_bind_template_child_full (widget_class, "map_button", FALSE,
-                                             G_STRUCT_OFFSET (GmlLivePage, view_buttons[GML_SNAPSHOT_VIEW_MEMORY_MAP]));
-  gtk_widget_class_bind_template_child_full (widget_class, "timeline_button", FALSE,
-                                             G_STRUCT_OFFSET (GmlLivePage, view_buttons[GML_SNAPSHOT_VIEW_TIMELINE]));
-  gtk_widget_class_bind_template_child_full (widget_class, "active_button", FALSE,
-                                             G_STRUCT_OFFSET (GmlLivePage, view_buttons[GML_SNAPSHOT_VIEW_ACTIVE]));
-  gtk_widget_class_bind_template_child_full (widget_class, "fragmentation_button", FALSE,
-                                             G_STRUCT_OFFSET (GmlLivePage, view_buttons[GML_SNAPSHOT_VIEW_FRAGMENTATION]));
+  gml_template_bind_children (widget_class, G_STRUCT_OFFSET (GmlLivePage, view_buttons),
+                              view_button_names);
+  G_STATIC_ASSERT (G_N_ELEMENTS (view_button_names) == GML_N_SNAPSHOT_VIEWS + 1);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, canvas_stack);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, waiting_label);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, canvas);
@@ -1363,33 +1412,33 @@ gml_live_page_init (GmlLivePage *self)
   for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
     g_signal_connect_object (self->view_buttons[v], "toggled", G_CALLBACK (view_toggled_cb), self,
                              G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->pause_button, "toggled", G_CALLBACK (pause_toggled_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->pause_button, "toggled", G_CALLBACK (pause_toggled_cb), self,
+                           G_CONNECT_SWAPPED);
   /* The program's output, folded away under the pictures until asked for. */
   g_object_bind_property (self->output_button, "active", self->output_revealer, "reveal-child",
                           G_BINDING_SYNC_CREATE);
   gml_scrub_keys_route_page_keys (self->scale, "live.page-back", "live.page-forward");
-  g_signal_connect_object (self->adjustment, "value-changed", G_CALLBACK (scale_value_changed_cb), self,
+  g_signal_connect_object (self->adjustment, "value-changed", G_CALLBACK (scale_value_changed_cb),
+                           self,
                            G_CONNECT_SWAPPED);
   g_signal_connect (self, "map", G_CALLBACK (map_cb), NULL);
 
   /* Ctrl+S saves while the view is shown (a hidden page's shortcuts do not run). */
   shortcuts = gtk_shortcut_controller_new ();
-  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts), GTK_SHORTCUT_SCOPE_GLOBAL);
-  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
-                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control>s"),
-                                                          gtk_named_action_new ("live.save")));
-  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
-                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control><Shift>o"),
-                                                          gtk_named_action_new ("live.output")));
-  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
-                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control><Shift>w"),
-                                                          gtk_named_action_new ("live.what-if")));
+  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                     GTK_SHORTCUT_SCOPE_GLOBAL);
+  gml_scrub_keys_add_shortcut (shortcuts, "<Control>s", "live.save");
+  gml_scrub_keys_add_shortcut (shortcuts, "<Control><Shift>o", "live.output");
+  gml_scrub_keys_add_shortcut (shortcuts, "<Control><Shift>w", "live.what-if");
   gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
 
-  for (const char * const *name = (const char * const[]) { "live.first", "live.back", "live.page-back",
-                                                           "live.forward", "live.page-forward", "live.last",
-                                                           "live.save", "live.stop", "live.disconnect",
-                                                           "live.open-oom", "snapshot.go-to", NULL };
+  for (const char * const *name = (const char * const[]) { "live.first", "live.back",
+                                                           "live.page-back",
+                                                           "live.forward", "live.page-forward",
+                                                           "live.last", "live.save", "live.stop",
+                                                           "live.disconnect",
+                                                           "live.open-oom", "snapshot.go-to",
+                                                           NULL };
        *name != NULL; name++)
     gtk_widget_action_set_enabled (GTK_WIDGET (self), *name, FALSE);
 

@@ -127,7 +127,8 @@ update_actions (GmlQuizPage *self)
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "quiz.choose", on_question && !item->answered);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "quiz.next", on_question && item->answered);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "quiz.previous", on_question && self->current > 0);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "quiz.previous",
+                                 on_question && self->current > 0);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "quiz.review-wrong", n_wrong > 0);
 }
 
@@ -388,7 +389,8 @@ gml_quiz_page_map (GtkWidget *widget)
   if (!self->painted && self->waiting_clock == NULL)
     {
       self->waiting_clock = gtk_widget_get_frame_clock (widget);
-      g_signal_connect_object (self->waiting_clock, "after-paint", G_CALLBACK (first_frame_painted_cb),
+      g_signal_connect_object (self->waiting_clock, "after-paint",
+                               G_CALLBACK (first_frame_painted_cb),
                                self, G_CONNECT_SWAPPED);
     }
 }
@@ -476,8 +478,10 @@ show_current (GmlQuizPage *self)
                                     right_feedback);
 
       gtk_label_set_label (self->verdict_label, chosen->correct ? _("Right!") : _("Wrong."));
-      gtk_widget_remove_css_class (GTK_WIDGET (self->verdict_label), chosen->correct ? "error" : "success");
-      gtk_widget_add_css_class (GTK_WIDGET (self->verdict_label), chosen->correct ? "success" : "error");
+      gtk_widget_remove_css_class (GTK_WIDGET (self->verdict_label),
+                                   chosen->correct ? "error" : "success");
+      gtk_widget_add_css_class (GTK_WIDGET (self->verdict_label),
+                                chosen->correct ? "success" : "error");
       gtk_label_set_label (self->chosen_feedback_label, chosen_line);
       gtk_label_set_label (self->correct_feedback_label, right_line);
       gtk_widget_set_visible (GTK_WIDGET (self->correct_feedback_label), !chosen->correct);
@@ -664,7 +668,8 @@ gml_quiz_page_start_named_round (GmlQuizPage *self,
                                  GArray      *indexes,
                                  const char  *name)
 {
-  gboolean shuffle = self->settings == NULL || g_settings_get_boolean (self->settings, "shuffle-options");
+  gboolean shuffle = self->settings == NULL ||
+  g_settings_get_boolean (self->settings, "shuffle-options");
 
   g_return_if_fail (GML_IS_QUIZ_PAGE (self));
 
@@ -680,11 +685,13 @@ gml_quiz_page_start_named_round (GmlQuizPage *self,
     {
       RoundItem item = { .question = g_array_index (indexes, guint, i) };
       const GmlQuestion *q = gml_question_bank_get (self->bank, item.question);
-      const GmlAnswer *prior = self->progress != NULL ? gml_progress_last_for (self->progress, q->id) : NULL;
+      const GmlAnswer *prior = self->progress != NULL ? gml_progress_last_for (self->progress,
+                                                                               q->id) : NULL;
 
       /* Only the result and date are kept; the strings stay owned by the log. */
       if (prior != NULL)
-        item.prior = (GmlAnswer) { .question = (char *) q->id, .time = prior->time, .correct = prior->correct };
+        item.prior = (GmlAnswer) { .question = (char *) q->id, .time = prior->time,
+                                   .correct = prior->correct };
 
       if (shuffle)
         gml_question_shuffle_order (item.order, self->rand);
@@ -831,7 +838,8 @@ gml_quiz_page_undo_answer (GmlQuizPage *self,
       guint at = (start + n - i) % n;
       RoundItem *it = &g_array_index (self->round, RoundItem, at);
 
-      if (it->answered && g_str_equal (gml_question_bank_get (self->bank, it->question)->id, question))
+      if (it->answered &&
+          g_str_equal (gml_question_bank_get (self->bank, it->question)->id, question))
         found = (int) at;
     }
   if (found < 0)
@@ -861,7 +869,8 @@ gml_quiz_page_set_sources (GmlQuizPage     *self,
   self->bank = bank;
   self->progress = progress;
   if (g_set_object (&self->settings, settings) && settings != NULL)
-    g_signal_connect_object (settings, "changed::bilingual", G_CALLBACK (bilingual_changed_cb), self,
+    g_signal_connect_object (settings, "changed::bilingual", G_CALLBACK (bilingual_changed_cb),
+                             self,
                              G_CONNECT_SWAPPED);
 }
 
@@ -1021,7 +1030,8 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
   gtk_widget_class_install_action (widget_class, "quiz.choose", "i", quiz_choose_action);
   gtk_widget_class_install_action (widget_class, "quiz.next", NULL, quiz_next_action);
   gtk_widget_class_install_action (widget_class, "quiz.previous", NULL, quiz_previous_action);
-  gtk_widget_class_install_action (widget_class, "quiz.review-wrong", NULL, quiz_review_wrong_action);
+  gtk_widget_class_install_action (widget_class, "quiz.review-wrong", NULL,
+                                   quiz_review_wrong_action);
   gtk_widget_class_install_action (widget_class, "quiz.restart", NULL, quiz_restart_action);
 
   /* Keys as binding actions on the page, as GNOME Text Editor does it: the focused
@@ -1032,9 +1042,12 @@ gml_quiz_page_class_init (GmlQuizPageClass *klass)
    * picture's own keys (Ctrl+←/→, [ ], …) are the picture panel's shortcuts. */
   for (guint shown = 0; shown < GML_N_OPTIONS; shown++)
     {
-      gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1 + shown, 0, "quiz.choose", "i", shown);
-      gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_1 + shown, 0, "quiz.choose", "i", shown);
-      gtk_widget_class_add_binding_action (widget_class, GDK_KEY_a + shown, 0, "quiz.choose", "i", shown);
+      gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1 + shown, 0, "quiz.choose", "i",
+                                           shown);
+      gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_1 + shown, 0, "quiz.choose",
+                                           "i", shown);
+      gtk_widget_class_add_binding_action (widget_class, GDK_KEY_a + shown, 0, "quiz.choose", "i",
+                                           shown);
       gtk_widget_class_add_binding_action (widget_class, GDK_KEY_A + shown, GDK_SHIFT_MASK,
                                            "quiz.choose", "i", shown);
     }

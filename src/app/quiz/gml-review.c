@@ -18,6 +18,7 @@
 
 #include "gml-leitner.h"
 #include "gml-review.h"
+#include "gml-scrub-keys.h"
 #include "gml-stats-view.h"
 
 struct _GmlReview
@@ -83,7 +84,8 @@ due_tooltip (guint  n_due,
   if (n_due > 0)
     return g_strdup (_("Review the Questions Due Today (Ctrl+D)"));
   if (next == G_MAXINT64)
-    return g_strdup (_("Nothing is due for review. Questions you answer come due again after 1, 2, 4, 8 or 16 days."));
+    return g_strdup (_("Nothing is due for review. Questions you answer come due again after 1, 2, "
+                       "4, 8 or 16 days."));
   utc = g_date_time_new_from_unix_utc (next);
   local = utc != NULL ? g_date_time_to_local (utc) : NULL;
   if (local == NULL)
@@ -103,17 +105,19 @@ gml_review_update (GmlReview *self)
 {
   g_autoptr(GmlLeitner) leitner = current_leitner (self);
   gint64 now = g_get_real_time () / G_USEC_PER_SEC;
-  g_autoptr(GArray) due = gml_leitner_due_indexes (leitner, gml_application_get_bank (self->app), now);
+  g_autoptr(GArray) due = gml_leitner_due_indexes (leitner, gml_application_get_bank (self->app),
+                                                   now);
   gint64 next = gml_leitner_next_due_time (leitner, gml_application_get_bank (self->app), now);
   g_autofree char *count = g_strdup_printf ("%u", due->len);
   g_autofree char *label = NULL;
   g_autofree char *tooltip = due_tooltip (due->len, next);
-  GAction *start;
+  GAction *start, *undo;
 
   /* The main loop's clock stops during suspend: look again at least every ten
    * minutes, and a second after the next question comes due. */
   g_clear_handle_id (&self->due_timeout, g_source_remove);
-  self->due_timeout = g_timeout_add_seconds ((guint) CLAMP (next - now + 1, 1, 600), due_timeout_cb, self);
+  self->due_timeout = g_timeout_add_seconds ((guint) CLAMP (next - now + 1, 1, 600), due_timeout_cb,
+                                             self);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->due_button), tooltip);
 
   self->n_due = due->len;
@@ -125,8 +129,10 @@ gml_review_update (GmlReview *self)
 
   start = g_action_map_lookup_action (G_ACTION_MAP (self->actions), "start-due");
   g_simple_action_set_enabled (G_SIMPLE_ACTION (start), due->len > 0);
-  g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (self->actions), "undo")),
-                               gml_progress_get_n_answers (gml_application_get_progress (self->app)) > 0);
+  undo = g_action_map_lookup_action (G_ACTION_MAP (self->actions), "undo");
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (undo),
+                               gml_progress_get_n_answers (gml_application_get_progress (self->app))
+                               > 0);
 
   if (self->stats_view != NULL)
     gml_stats_view_update (self->stats_view, gml_application_get_progress (self->app),
@@ -196,7 +202,8 @@ reset_response_cb (AdwMessageDialog *dialog,
   if (backup != NULL)
     {
       g_autofree char *name = g_path_get_basename (backup);
-      g_autofree char *message = g_strdup_printf (_("Progress was reset. The old answer log was kept as %s."), name);
+      g_autofree char *message =
+          g_strdup_printf (_("Progress was reset. The old answer log was kept as %s."), name);
 
       toast (self, message);
     }
@@ -265,7 +272,8 @@ statistics_cb (GSimpleAction *action,
   scrolled = gtk_scrolled_window_new ();
   view = gml_stats_view_new ();
   gtk_widget_set_vexpand (scrolled, TRUE);
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER,
+                                  GTK_POLICY_AUTOMATIC);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), view);
   gtk_box_append (GTK_BOX (box), header);
   gtk_box_append (GTK_BOX (box), scrolled);
@@ -273,11 +281,10 @@ statistics_cb (GSimpleAction *action,
 
   /* Escape and Ctrl+W close it, as in every GNOME dialog. */
   shortcuts = gtk_shortcut_controller_new ();
-  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts), GTK_SHORTCUT_SCOPE_MANAGED);
+  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                     GTK_SHORTCUT_SCOPE_MANAGED);
   for (guint i = 0; i < G_N_ELEMENTS (close_keys); i++)
-    gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
-                                          gtk_shortcut_new (gtk_shortcut_trigger_parse_string (close_keys[i]),
-                                                            gtk_named_action_new ("window.close")));
+    gml_scrub_keys_add_shortcut (shortcuts, close_keys[i], "window.close");
   gtk_widget_add_controller (window, shortcuts);
 
   self->stats_window = GTK_WINDOW (window);

@@ -21,6 +21,8 @@
 #include "gml-export-chooser.h"
 #include "gml-picture-view.h"
 #include "gml-scenario-panel.h"
+#include "gml-scrub-keys.h"
+#include "gml-template.h"
 
 /* Any experiment plays in about this long at 1×, whatever its number of steps. */
 #define PLAY_DURATION_MS 15000.0
@@ -120,7 +122,8 @@ update_source_label (GmlScenarioPanel *self)
       gtk_label_set_label (self->source_label, "…");
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->source_label), NULL);
       gtk_accessible_update_property (GTK_ACCESSIBLE (self->source_label),
-                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _("Finding the GPU…"), -1);
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _("Finding the GPU…"),
+                                      -1);
       return;
     }
   if (g_str_equal (gml_device_get_id (device), "cuda"))
@@ -214,7 +217,8 @@ run_done_cb (GObject      *source,
   GmlScenario *sc = gml_scenario_new_experiment_finish (result, &fallback, &why, &error);
 
   /* Reloaded (another device, another language) or gone since it started. */
-  if (g_task_get_cancellable (G_TASK (result)) != self->run_cancellable || self->picture_view == NULL)
+  if (g_task_get_cancellable (G_TASK (result)) != self->run_cancellable ||
+      self->picture_view == NULL)
     {
       g_clear_pointer (&sc, gml_scenario_free);
       return;
@@ -287,7 +291,8 @@ show_views (GmlScenarioPanel *self,
             GmlView           view)
 {
   for (guint v = 0; v < GML_N_VIEWS; v++)
-    gtk_widget_set_visible (GTK_WIDGET (self->view_buttons[v]), gml_picture_offers_view (self->picture, v));
+    gtk_widget_set_visible (GTK_WIDGET (self->view_buttons[v]),
+                            gml_picture_offers_view (self->picture, v));
   if (!gml_picture_offers_view (self->picture, view))
     view = gml_scenario_get_focus_view (sc);
   /* The toggle's notify handler changes the picture's view; set it in any case,
@@ -560,7 +565,8 @@ export_response_cb (GmlScenarioPanel     *self,
     {
       gml_picture_view_get_style (self->picture_view, &style);
       /* Slides are wider than the side panel: a fixed 1280×800 picture. */
-      if (!gml_picture_export (self->picture, gml_picture_view_get_view (self->picture_view), &style,
+      if (!gml_picture_export (self->picture, gml_picture_view_get_view (self->picture_view),
+                               &style,
                                path, format, 1280, 800, &error))
         {
           g_autofree char *message = g_strdup_printf (_("The picture could not be exported: %s"),
@@ -584,8 +590,9 @@ export_action (GtkWidget  *widget,
     return;
   /* A name that says which question and view; the format chosen adds its extension. */
   stem = g_strdup_printf ("%s-%s",
-                          self->question != NULL ? self->question->id
-                                                 : gml_scenario_get_name (gml_picture_get_scenario (self->picture)),
+                          self->question != NULL
+                            ? self->question->id
+                            : gml_scenario_get_name (gml_picture_get_scenario (self->picture)),
                           gml_view_to_string (gml_picture_view_get_view (self->picture_view)));
   self->chooser = gml_export_chooser_new (widget, stem);
   g_signal_connect_object (self->chooser, "response", G_CALLBACK (export_response_cb), self,
@@ -660,6 +667,11 @@ gml_scenario_panel_finalize (GObject *object)
 static void
 gml_scenario_panel_class_init (GmlScenarioPanelClass *klass)
 {
+  /* In the order of the view enumeration. */
+  static const char * const view_button_names[] = {
+    "map_button", "fragmentation_button", "timeline_button", "checkpointing_button",
+    "comparison_button", NULL
+  };
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
@@ -677,20 +689,14 @@ gml_scenario_panel_class_init (GmlScenarioPanelClass *klass)
 
   g_type_ensure (GML_TYPE_PICTURE_VIEW);
 
-  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-scenario-panel.ui");
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               RESOURCE_BASE "/gml-scenario-panel.ui");
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, box);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, title_label);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, source_label);
-  gtk_widget_class_bind_template_child_full (widget_class, "map_button", FALSE,
-                                             G_STRUCT_OFFSET (GmlScenarioPanel, view_buttons[GML_VIEW_MEMORY_MAP]));
-  gtk_widget_class_bind_template_child_full (widget_class, "fragmentation_button", FALSE,
-                                             G_STRUCT_OFFSET (GmlScenarioPanel, view_buttons[GML_VIEW_FRAGMENTATION]));
-  gtk_widget_class_bind_template_child_full (widget_class, "timeline_button", FALSE,
-                                             G_STRUCT_OFFSET (GmlScenarioPanel, view_buttons[GML_VIEW_TIMELINE]));
-  gtk_widget_class_bind_template_child_full (widget_class, "checkpointing_button", FALSE,
-                                             G_STRUCT_OFFSET (GmlScenarioPanel, view_buttons[GML_VIEW_CHECKPOINTING]));
-  gtk_widget_class_bind_template_child_full (widget_class, "comparison_button", FALSE,
-                                             G_STRUCT_OFFSET (GmlScenarioPanel, view_buttons[GML_VIEW_COMPARISON]));
+  gml_template_bind_children (widget_class, G_STRUCT_OFFSET (GmlScenarioPanel, view_buttons),
+                              view_button_names);
+  G_STATIC_ASSERT (G_N_ELEMENTS (view_button_names) == GML_N_VIEWS + 1);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, picture_view);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, caption_label);
   gtk_widget_class_bind_template_child (widget_class, GmlScenarioPanel, step_scale);
@@ -715,16 +721,6 @@ gml_scenario_panel_class_init (GmlScenarioPanelClass *klass)
   gtk_widget_class_set_css_name (widget_class, "scenariopanel");
 }
 
-static void
-add_shortcut (GtkShortcutController *controller,
-              const char            *accel,
-              const char            *action)
-{
-  gtk_shortcut_controller_add_shortcut (controller,
-                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string (accel),
-                                                          gtk_named_action_new (action)));
-}
-
 /* The icon buttons' names are set here, not with <accessibility> in the template:
  * GtkBuilder would translate them in gettext's default domain, which is not the
  * lab's, and gml-language can carry only GObject properties into a new language
@@ -737,7 +733,8 @@ set_accessible_labels (GmlScenarioPanel *self)
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->by_size_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Pack segments by size"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->play_button),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Play or pause the experiment"), -1);
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Play or pause the experiment"),
+                                  -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->forward_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step forward"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->back_button),
@@ -789,9 +786,11 @@ gml_scenario_panel_init (GmlScenarioPanel *self)
                              G_CONNECT_SWAPPED);
   g_signal_connect_object (self->by_size_button, "toggled", G_CALLBACK (by_size_toggled_cb), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->picture_view, "step-activated", G_CALLBACK (step_activated_cb), self,
+  g_signal_connect_object (self->picture_view, "step-activated", G_CALLBACK (step_activated_cb),
+                           self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->step_adjustment, "value-changed", G_CALLBACK (step_scale_changed_cb),
+  g_signal_connect_object (self->step_adjustment, "value-changed",
+                           G_CALLBACK (step_scale_changed_cb),
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->speed_dropdown, "notify::selected", G_CALLBACK (speed_changed_cb),
                            self, G_CONNECT_SWAPPED);
@@ -802,18 +801,20 @@ gml_scenario_panel_init (GmlScenarioPanel *self)
    * window, whose own Ctrl+arrow and Ctrl+Home bindings scroll it. [ and ] bubble,
    * so that a focused text field keeps them. */
   shortcuts = gtk_shortcut_controller_new ();
-  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts), GTK_SHORTCUT_SCOPE_GLOBAL);
+  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                     GTK_SHORTCUT_SCOPE_GLOBAL);
   gtk_event_controller_set_propagation_phase (shortcuts, GTK_PHASE_CAPTURE);
-  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>Right", "scenario.forward");
-  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>Left", "scenario.back");
-  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>Home", "scenario.restart");
-  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control>period", "scenario.play");
-  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "<Control><Shift>e", "scenario.export");
+  gml_scrub_keys_add_shortcut (shortcuts, "<Control>Right", "scenario.forward");
+  gml_scrub_keys_add_shortcut (shortcuts, "<Control>Left", "scenario.back");
+  gml_scrub_keys_add_shortcut (shortcuts, "<Control>Home", "scenario.restart");
+  gml_scrub_keys_add_shortcut (shortcuts, "<Control>period", "scenario.play");
+  gml_scrub_keys_add_shortcut (shortcuts, "<Control><Shift>e", "scenario.export");
   gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
   shortcuts = gtk_shortcut_controller_new ();
-  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts), GTK_SHORTCUT_SCOPE_GLOBAL);
-  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "bracketright", "scenario.forward");
-  add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), "bracketleft", "scenario.back");
+  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                     GTK_SHORTCUT_SCOPE_GLOBAL);
+  gml_scrub_keys_add_shortcut (shortcuts, "bracketright", "scenario.forward");
+  gml_scrub_keys_add_shortcut (shortcuts, "bracketleft", "scenario.back");
   gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
 
   set_accessible_labels (self);

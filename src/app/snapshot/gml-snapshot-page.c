@@ -42,6 +42,7 @@
 #include "gml-snapshot-page.h"
 #include "gml-weak-ref.h"
 #include "gml-what-if-panel.h"
+#include "gml-template.h"
 
 /* More cards than this would make the side panel a list nobody reads; the
  * timeline marks every out-of-memory error anyway. */
@@ -149,7 +150,8 @@ show_state (GmlSnapshotPage *self,
   for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->stack));
        child != NULL;
        child = gtk_widget_get_next_sibling (child))
-    gtk_accessible_update_state (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_STATE_HIDDEN, child != visible, -1);
+    gtk_accessible_update_state (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_STATE_HIDDEN,
+                                 child != visible, -1);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -202,22 +204,26 @@ update_about (GmlSnapshotPage *self)
   else if (settings->alloc_conf != NULL && settings->alloc_conf[0] != '\0')
     g_string_append_printf (out, "PYTORCH_CUDA_ALLOC_CONF=%s", settings->alloc_conf);
   else
-    g_string_append (out, _("Allocator settings: the defaults (PYTORCH_CUDA_ALLOC_CONF was not set)"));
+    g_string_append (out,
+                     _("Allocator settings: the defaults (PYTORCH_CUDA_ALLOC_CONF was not set)"));
   g_string_append_c (out, '\n');
   /* Translators: a size. */
   g_string_append_printf (out, _("The most requested at once over the trace: %s"), peak);
   g_string_append_c (out, '\n');
   /* Translators: counts of PyTorch's trace actions, whose names stay in English. */
-  g_string_append_printf (out, _("alloc %zu, free_completed %zu, segment_alloc %zu, segment_free %zu, oom %zu"),
+  g_string_append_printf (out,
+                          _("alloc %zu, free_completed %zu, segment_alloc %zu, segment_free %zu, "
+                            "oom %zu"),
                           counts[GML_SNAP_ALLOC], counts[GML_SNAP_FREE_COMPLETED],
                           counts[GML_SNAP_SEGMENT_ALLOC], counts[GML_SNAP_SEGMENT_FREE],
                           counts[GML_SNAP_OOM]);
   if (inconsistent > 0)
     {
       g_string_append_c (out, '\n');
-      g_string_append_printf (out, ngettext ("%u trace entry contradicts the state and was skipped.",
-                                             "%u trace entries contradict the state and were skipped.",
-                                             inconsistent), inconsistent);
+      g_string_append_printf (out,
+                              ngettext ("%u trace entry contradicts the state and was skipped.",
+                                        "%u trace entries contradict the state and were skipped.",
+                                        inconsistent), inconsistent);
     }
   gtk_label_set_label (self->about_label, out->str);
   g_string_free (out, TRUE);
@@ -516,12 +522,14 @@ update_replay_lines (GmlSnapshotPage *self)
 
   if (self->document == NULL)
     return;
-  n = gml_what_if_panel_draw_on (self->what_if_panel, gml_snapshot_document_get_picture (self->document));
+  n = gml_what_if_panel_draw_on (self->what_if_panel,
+                                 gml_snapshot_document_get_picture (self->document));
   {
     guint n_empty;
     const gsize *empty = gml_what_if_panel_get_empty_caches (self->what_if_panel, &n_empty);
 
-    gml_snapshot_picture_set_empty_caches (gml_snapshot_document_get_picture (self->document), empty,
+    gml_snapshot_picture_set_empty_caches (gml_snapshot_document_get_picture (self->document),
+                                           empty,
                                            n_empty);
   }
   /* A line just ticked is seen where it is drawn. */
@@ -544,7 +552,8 @@ update_ooms (GmlSnapshotPage *self)
   GmlSnapshotTimeline *tl = gml_snapshot_document_get_timeline (self->document);
   guint n_ooms = gml_snapshot_timeline_get_n_ooms (tl);
   GApplication *app = g_application_get_default ();
-  GmlQuestionBank *bank = GML_IS_APPLICATION (app) ? gml_application_get_bank (GML_APPLICATION (app)) : NULL;
+  GmlQuestionBank *bank =
+      GML_IS_APPLICATION (app) ? gml_application_get_bank (GML_APPLICATION (app)) : NULL;
   GtkWidget *child;
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->oom_box))) != NULL)
@@ -560,9 +569,10 @@ update_ooms (GmlSnapshotPage *self)
       g_autofree char *more = NULL;
       GtkWidget *label;
 
-      more = g_strdup_printf (ngettext ("… and %u more out-of-memory error; the timeline marks each.",
-                                        "… and %u more out-of-memory errors; the timeline marks each.",
-                                        n_ooms - MAX_OOM_ROWS), n_ooms - MAX_OOM_ROWS);
+      more =
+          g_strdup_printf (ngettext ("… and %u more out-of-memory error; the timeline marks each.",
+                                     "… and %u more out-of-memory errors; the timeline marks each.",
+                                     n_ooms - MAX_OOM_ROWS), n_ooms - MAX_OOM_ROWS);
       label = gtk_label_new (more);
       gtk_label_set_wrap (GTK_LABEL (label), TRUE);
       gtk_label_set_xalign (GTK_LABEL (label), 0);
@@ -607,9 +617,11 @@ set_accessible_labels (GmlSnapshotPage *self)
                                     GTK_ACCESSIBLE_PROPERTY_LABEL, _(buttons[i].label), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->scale), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Position in the trace"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->device_dropdown), GTK_ACCESSIBLE_PROPERTY_LABEL,
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->device_dropdown),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Device"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->progress_bar), GTK_ACCESSIBLE_PROPERTY_LABEL,
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->progress_bar),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Reading the snapshot"), -1);
 }
 
@@ -674,7 +686,8 @@ set_error_title (GmlSnapshotPage *self)
     {
       g_autofree char *path = g_file_get_path (self->error_file);
 
-      name = path != NULL ? g_filename_display_basename (path) : g_file_get_basename (self->error_file);
+      name = path != NULL ? g_filename_display_basename (path)
+                          : g_file_get_basename (self->error_file);
     }
   /* Translators: %s is a file name. */
   title = g_strdup_printf (_("“%s” Could Not Be Opened"), name != NULL ? name : "");
@@ -959,7 +972,8 @@ set_document (GmlSnapshotPage     *self,
     {
       g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
       /* Its lines were the panel's replays of it. */
-      gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), NULL, 0);
+      gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), NULL,
+                                        0);
     }
   g_set_object (&self->document, document);
   self->n_replays_drawn = 0;
@@ -969,7 +983,8 @@ set_document (GmlSnapshotPage     *self,
                            G_CONNECT_SWAPPED);
 
   gtk_adjustment_configure (self->adjustment, (double) gml_snapshot_document_get_at (document),
-                            0, (double) n, 1, (double) gml_snapshot_document_get_page (document), 0);
+                            0, (double) n, 1, (double) gml_snapshot_document_get_page (document),
+                            0);
   gtk_widget_set_sensitive (GTK_WIDGET (self->scale), n > 0);
 
   update_devices (self);
@@ -1139,7 +1154,8 @@ cancel_action (GtkWidget  *widget,
   if (self->switching_device && self->document != NULL)
     {
       g_signal_handlers_block_by_func (self->device_dropdown, device_selected_cb, self);
-      gtk_drop_down_set_selected (self->device_dropdown, gml_snapshot_document_get_device (self->document));
+      gtk_drop_down_set_selected (self->device_dropdown,
+                                  gml_snapshot_document_get_device (self->document));
       g_signal_handlers_unblock_by_func (self->device_dropdown, device_selected_cb, self);
     }
   show_state (self, self->document != NULL ? "loaded" : "empty");
@@ -1321,7 +1337,8 @@ gml_snapshot_page_dispose (GObject *object)
   if (self->document != NULL)
     {
       g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
-      gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), NULL, 0);
+      gml_snapshot_picture_set_replays (gml_snapshot_document_get_picture (self->document), NULL,
+                                        0);
     }
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_SNAPSHOT_PAGE);
   g_clear_object (&self->document);
@@ -1356,6 +1373,10 @@ add_binding (GtkWidgetClass *widget_class,
 static void
 gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
 {
+  /* In the order of the view enumeration. */
+  static const char * const view_button_names[] = {
+    "map_button", "timeline_button", "active_button", "fragmentation_button", NULL
+  };
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
@@ -1395,14 +1416,9 @@ gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, source_label);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, device_dropdown);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, export_button);
-  gtk_widget_class_bind_template_child_full (widget_class, "map_button", FALSE,
-                                             G_STRUCT_OFFSET (GmlSnapshotPage, view_buttons[GML_SNAPSHOT_VIEW_MEMORY_MAP]));
-  gtk_widget_class_bind_template_child_full (widget_class, "timeline_button", FALSE,
-                                             G_STRUCT_OFFSET (GmlSnapshotPage, view_buttons[GML_SNAPSHOT_VIEW_TIMELINE]));
-  gtk_widget_class_bind_template_child_full (widget_class, "active_button", FALSE,
-                                             G_STRUCT_OFFSET (GmlSnapshotPage, view_buttons[GML_SNAPSHOT_VIEW_ACTIVE]));
-  gtk_widget_class_bind_template_child_full (widget_class, "fragmentation_button", FALSE,
-                                             G_STRUCT_OFFSET (GmlSnapshotPage, view_buttons[GML_SNAPSHOT_VIEW_FRAGMENTATION]));
+  gml_template_bind_children (widget_class, G_STRUCT_OFFSET (GmlSnapshotPage, view_buttons),
+                              view_button_names);
+  G_STATIC_ASSERT (G_N_ELEMENTS (view_button_names) == GML_N_SNAPSHOT_VIEWS + 1);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, canvas);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, first_button);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, back_button);
@@ -1481,9 +1497,11 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
     g_signal_connect_object (self->view_buttons[v], "toggled", G_CALLBACK (view_toggled_cb), self,
                              G_CONNECT_SWAPPED);
   gml_scrub_keys_route_page_keys (self->scale, "snapshot.page-back", "snapshot.page-forward");
-  g_signal_connect_object (self->adjustment, "value-changed", G_CALLBACK (scale_value_changed_cb), self,
+  g_signal_connect_object (self->adjustment, "value-changed", G_CALLBACK (scale_value_changed_cb),
+                           self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->device_dropdown, "notify::selected", G_CALLBACK (device_selected_cb), self,
+  g_signal_connect_object (self->device_dropdown, "notify::selected",
+                           G_CALLBACK (device_selected_cb), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (self->canvas, "block-selected", G_CALLBACK (block_selected_cb), self,
                            G_CONNECT_SWAPPED);
@@ -1494,19 +1512,19 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
   /* Global scope, like the scenario panel's: Ctrl+Shift+E exports this page's
    * picture while the page is shown (a hidden page's shortcuts do not run). */
   shortcuts = gtk_shortcut_controller_new ();
-  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts), GTK_SHORTCUT_SCOPE_GLOBAL);
-  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
-                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control><Shift>e"),
-                                                          gtk_named_action_new ("snapshot.export")));
-  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
-                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Control><Shift>w"),
-                                                          gtk_named_action_new ("snapshot.what-if")));
+  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                     GTK_SHORTCUT_SCOPE_GLOBAL);
+  gml_scrub_keys_add_shortcut (shortcuts, "<Control><Shift>e", "snapshot.export");
+  gml_scrub_keys_add_shortcut (shortcuts, "<Control><Shift>w", "snapshot.what-if");
   gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
 
-  for (const char * const *name = (const char * const[]) { "snapshot.first", "snapshot.back", "snapshot.page-back",
-                                                           "snapshot.forward", "snapshot.page-forward",
+  for (const char * const *name = (const char * const[]) { "snapshot.first", "snapshot.back",
+                                                           "snapshot.page-back",
+                                                           "snapshot.forward",
+                                                           "snapshot.page-forward",
                                                            "snapshot.last", "snapshot.export",
-                                                           "snapshot.peak", "snapshot.what-if", NULL };
+                                                           "snapshot.peak", "snapshot.what-if",
+                                                           NULL };
        *name != NULL; name++)
     gtk_widget_action_set_enabled (GTK_WIDGET (self), *name, FALSE);
 

@@ -44,7 +44,8 @@ name_button (GtkButton *button)
     {
       g_object_set_qdata (G_OBJECT (button), quark, GINT_TO_POINTER (TRUE));
       g_signal_connect_after (button, "notify::label", G_CALLBACK (button_label_changed_cb), NULL);
-      g_signal_connect_after (button, "notify::use-underline", G_CALLBACK (button_label_changed_cb), NULL);
+      g_signal_connect_after (button, "notify::use-underline", G_CALLBACK (button_label_changed_cb),
+                              NULL);
     }
   button_label_changed_cb (button);
 }
@@ -92,7 +93,8 @@ row_title_changed_cb (GObject    *row,
 
   g_object_get (row, "title", &title, NULL);
   name = gml_accessible_strip_mnemonic (title);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (control), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (control), GTK_ACCESSIBLE_PROPERTY_LABEL, name,
+                                  -1);
 }
 
 /* A switch or spin button in a preferences row reads as the row's title, also after

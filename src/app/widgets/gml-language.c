@@ -154,7 +154,8 @@ translate_menu (GMenuModel *model,
       g_autoptr(GMenuItem) item = g_menu_item_new (NULL, NULL);
       g_autoptr(GMenuAttributeIter) attributes = g_menu_model_iterate_item_attributes (model, i);
       g_autoptr(GMenuLinkIter) links = g_menu_model_iterate_item_links (model, i);
-      g_autoptr(GVariant) kept = g_menu_model_get_item_attribute_value (model, i, MENU_KEY_ATTRIBUTE,
+      g_autoptr(GVariant) kept = g_menu_model_get_item_attribute_value (model, i,
+                                                                        MENU_KEY_ATTRIBUTE,
                                                                         G_VARIANT_TYPE_STRING);
       const char *key = kept != NULL ? g_variant_get_string (kept, NULL) : NULL;
       const char *name;
@@ -211,10 +212,12 @@ walk (GtkWidget  *widget,
   else
     retranslate_object (G_OBJECT (widget));
 
-  if (GTK_IS_MENU_BUTTON (widget) && gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)) != NULL)
+  if (GTK_IS_MENU_BUTTON (widget) &&
+      gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)) != NULL)
     {
-      g_autoptr(GMenuModel) menu = translate_menu (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)),
-                                                   context, localize);
+      g_autoptr(GMenuModel) menu =
+          translate_menu (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget)),
+                          context, localize);
 
       gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (widget), menu);
     }

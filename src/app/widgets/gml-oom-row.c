@@ -88,7 +88,8 @@ add_practise_button (GmlOomRow       *self,
   gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.practise");
   gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "s", topic);
   gtk_widget_set_tooltip_text (button, _("Switch to the quiz, with the questions of this topic"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, label,
+                                  -1);
   gtk_box_append (self->practise_box, button);
 }
 
@@ -134,13 +135,15 @@ gml_oom_row_set_oom (GmlOomRow            *self,
   title = g_strdup_printf (_("Out of memory at entry %zu of %zu"), oom->index + 1, n_entries);
   gtk_label_set_label (self->title_label, title);
   /* "Show" moves the pictures to the state after the oom entry. */
-  gtk_actionable_set_action_target (GTK_ACTIONABLE (self->show_button), "t", (guint64) oom->index + 1);
+  gtk_actionable_set_action_target (GTK_ACTIONABLE (self->show_button), "t",
+                                    (guint64) oom->index + 1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->show_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Show this entry in the pictures"), -1);
 
   if (x.alloc_size > x.request)
     /* Translators: the rounded request, then the segment the allocator asked the GPU for. */
-    text = g_strdup_printf (_("%s (PyTorch asked the GPU for a segment of %s)"), request, alloc_size);
+    text = g_strdup_printf (_("%s (PyTorch asked the GPU for a segment of %s)"), request,
+                            alloc_size);
   else
     text = g_strdup (request);
   gtk_label_set_label (self->request_label, text);
@@ -158,7 +161,9 @@ gml_oom_row_set_oom (GmlOomRow            *self,
     g_clear_pointer (&text, g_free);
   }
   /* Translators: a size; inactive_split_bytes is the name in torch.cuda.memory_stats(). */
-  text = g_strdup_printf (_("%s in free pieces of segments that also hold live blocks (inactive_split_bytes)"), split);
+  text =
+      g_strdup_printf (_("%s in free pieces of segments that also hold live blocks "
+                         "(inactive_split_bytes)"), split);
   gtk_label_set_label (self->split_label, text);
   g_clear_pointer (&text, g_free);
   /* Translators: sizes: memory_allocated() and memory_reserved() at the error. */
@@ -169,13 +174,16 @@ gml_oom_row_set_oom (GmlOomRow            *self,
 
   if (x.fits_in_cache_total)
     /* Translators: sizes: free in the cache, the request. */
-    text = g_strdup_printf (_("The memory was there, in pieces: PyTorch’s cache held %s free, more than the %s "
-                              "asked for, but no free block it could use for this request."), cached, request);
+    text =
+        g_strdup_printf (_("The memory was there, in pieces: PyTorch’s cache held %s free, more "
+                           "than the %s asked for, but no free block it could use for this "
+                           "request."), cached, request);
   else if (x.fits_with_device)
     /* Translators: sizes: free in the cache, free on the GPU, the request. */
-    text = g_strdup_printf (_("The memory was there, in pieces: %s free in the cache and %s on the GPU, "
-                              "together enough for the %s asked for, but not in one piece."),
-                            cached, device, request);
+    text =
+        g_strdup_printf (_("The memory was there, in pieces: %s free in the cache and %s on the "
+                           "GPU, together enough for the %s asked for, but not in one piece."),
+                         cached, device, request);
   else
     text = g_strdup_printf (_("The memory was not there: %s free in the cache and %s on the GPU, "
                               "together less than the %s asked for."), cached, device, request);
@@ -184,31 +192,34 @@ gml_oom_row_set_oom (GmlOomRow            *self,
 
   gtk_label_set_label (self->expandable_label,
                        x.expandable_would_help
-                       ? _("expandable_segments:True — would have helped: the free pages could have been "
-                           "mapped behind one another into one range large enough.")
+                       ? _("expandable_segments:True — would have helped: the free pages could "
+                           "have been mapped behind one another into one range large enough.")
                        : x.needs_less_memory
-                       ? _("expandable_segments:True — would not have helped: there was not enough free "
-                           "memory in all.")
+                       ? _("expandable_segments:True — would not have helped: there was not enough "
+                           "free memory in all.")
                        : _("expandable_segments:True — would not have changed this."));
   g_free (self->reasoned_expandable);
   self->reasoned_expandable = g_strdup (gtk_label_get_label (self->expandable_label));
   if (x.max_split_would_help)
     gtk_label_set_label (self->max_split_label,
-                         _("max_split_size_mb — would have helped: small requests had split large cached "
-                           "blocks; with it, large blocks stay whole for large requests."));
+                         _("max_split_size_mb — would have helped: small requests had split large "
+                           "cached blocks; with it, large blocks stay whole for large requests."));
   else
-    gtk_label_set_label (self->max_split_label, _("max_split_size_mb — would not have changed this."));
+    gtk_label_set_label (self->max_split_label,
+                         _("max_split_size_mb — would not have changed this."));
   g_free (self->reasoned_max_split);
   self->reasoned_max_split = g_strdup (gtk_label_get_label (self->max_split_label));
   gtk_label_set_label (self->empty_cache_label,
-                       _("torch.cuda.empty_cache() — would not have helped: before giving up, the allocator "
-                         "had already returned every wholly free cached segment to the GPU and tried again."));
+                       _("torch.cuda.empty_cache() — would not have helped: before giving up, the "
+                         "allocator had already returned every wholly free cached segment to the "
+                         "GPU and tried again."));
   gtk_label_set_label (self->batch_label,
                        x.needs_less_memory
-                       ? _("A smaller batch — would have helped, and is what helps here: less memory held "
-                           "at once (gradient checkpointing and mixed precision do that too).")
-                       : _("A smaller batch — would have helped too, by asking for less; but here the "
-                           "memory was there."));
+                       ? _("A smaller batch — would have helped, and is what helps here: less "
+                           "memory held at once (gradient checkpointing and mixed precision do "
+                           "that too).")
+                       : _("A smaller batch — would have helped too, by asking for less; but here "
+                           "the memory was there."));
 
   /* Topics: what the verdicts are about, each once. */
   if (x.fits_in_cache_total || x.fits_with_device)
@@ -241,8 +252,10 @@ gml_oom_row_set_replayed (GmlOomRow  *self,
 {
   g_return_if_fail (GML_IS_OOM_ROW (self));
 
-  gtk_label_set_label (self->expandable_label, expandable != NULL ? expandable : self->reasoned_expandable);
-  gtk_label_set_label (self->max_split_label, max_split != NULL ? max_split : self->reasoned_max_split);
+  gtk_label_set_label (self->expandable_label,
+                       expandable != NULL ? expandable : self->reasoned_expandable);
+  gtk_label_set_label (self->max_split_label,
+                       max_split != NULL ? max_split : self->reasoned_max_split);
 }
 
 static void

@@ -116,8 +116,10 @@ query_tooltip_cb (GmlPictureView *self,
             const char *meaning = kind == GML_MEMORY_KIND_PENDING_FREE
                                   ? _("freed, waiting for its stream")
                                   : kind == GML_MEMORY_KIND_INACTIVE_SPLIT
-                                  ? _("free, but its segment still holds a tensor, so empty_cache() cannot give it back")
-                                  : _("free, kept in the cache; empty_cache() can give its segment back");
+                                  ? _("free, but its segment still holds a tensor, so "
+                                      "empty_cache() cannot give it back")
+                                  : _("free, kept in the cache; empty_cache() can give its segment "
+                                      "back");
 
             /* Translators: a kind of memory as the legend names it, then what it means. */
             state = g_strdup_printf (_("%s: %s"), gml_memory_kind_name (kind), meaning);
@@ -264,7 +266,8 @@ gml_picture_view_init (GmlPictureView *self)
 
   gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
   g_signal_connect (self, "query-tooltip", G_CALLBACK (query_tooltip_cb), NULL);
-  g_signal_connect_object (click, "released", G_CALLBACK (click_released_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (click, "released", G_CALLBACK (click_released_cb), self,
+                           G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
 
   gml_look_redraw_on_change (gml_look_get_default (), self);

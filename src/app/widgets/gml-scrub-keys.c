@@ -71,3 +71,15 @@ gml_scrub_keys_route_page_keys (GtkScale   *scale,
                          (GClosureNotify) (void (*) (void)) page_keys_free, 0);
   gtk_widget_add_controller (GTK_WIDGET (scale), controller);
 }
+
+void
+gml_scrub_keys_add_shortcut (GtkEventController *controller,
+                             const char         *accel,
+                             const char         *action)
+{
+  g_return_if_fail (GTK_IS_SHORTCUT_CONTROLLER (controller));
+
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller),
+                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string (accel),
+                                                          gtk_named_action_new (action)));
+}

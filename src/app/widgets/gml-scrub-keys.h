@@ -18,4 +18,10 @@ void gml_scrub_keys_route_page_keys (GtkScale   *scale,
                                      const char *back,
                                      const char *forward);
 
+/* Adds to @controller a shortcut: @accel, in gtk_accelerator_parse()'s
+ * syntax, activates the action named @action. */
+void gml_scrub_keys_add_shortcut (GtkEventController *controller,
+                                  const char         *accel,
+                                  const char         *action);
+
 G_END_DECLS

@@ -66,8 +66,9 @@ gml_snapshot_canvas_refresh (GmlSnapshotCanvas *self)
 
   g_clear_pointer (&self->description, g_free);
   if (self->document != NULL)
-    self->description = gml_snapshot_picture_describe (gml_snapshot_document_get_picture (self->document),
-                                                       self->view);
+    self->description =
+        gml_snapshot_picture_describe (gml_snapshot_document_get_picture (self->document),
+                                       self->view);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   self->description != NULL ? self->description : "", -1);
   gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -132,7 +133,8 @@ query_tooltip_cb (GmlSnapshotCanvas *self,
       GmlRenderStyle style;
 
       gml_snapshot_canvas_get_style (self, &style);
-      block = gml_snapshot_picture_block_at (picture, &style, gtk_widget_get_width (GTK_WIDGET (self)),
+      block = gml_snapshot_picture_block_at (picture, &style,
+                                             gtk_widget_get_width (GTK_WIDGET (self)),
                                              gtk_widget_get_height (GTK_WIDGET (self)), x, y);
       if (block == NULL)
         return FALSE;
@@ -366,7 +368,8 @@ gml_snapshot_canvas_class_init (GmlSnapshotCanvasClass *klass)
     g_param_spec_object ("document", NULL, NULL, GML_TYPE_SNAPSHOT_DOCUMENT,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_VIEW] =
-    g_param_spec_uint ("view", NULL, NULL, 0, GML_N_SNAPSHOT_VIEWS - 1, GML_SNAPSHOT_VIEW_MEMORY_MAP,
+    g_param_spec_uint ("view", NULL, NULL, 0, GML_N_SNAPSHOT_VIEWS - 1,
+                       GML_SNAPSHOT_VIEW_MEMORY_MAP,
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -400,7 +403,8 @@ gml_snapshot_canvas_init (GmlSnapshotCanvas *self)
   g_signal_connect (self, "query-tooltip", G_CALLBACK (query_tooltip_cb), NULL);
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), GDK_BUTTON_PRIMARY);
   g_signal_connect_object (drag, "drag-begin", G_CALLBACK (drag_begin_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (drag, "drag-update", G_CALLBACK (drag_update_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (drag, "drag-update", G_CALLBACK (drag_update_cb), self,
+                           G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
   click = gtk_gesture_click_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);

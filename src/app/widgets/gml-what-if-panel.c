@@ -217,13 +217,16 @@ describe_run (const GmlWhatIfRun  *run,
     ooms = g_strdup (_("no out of memory"));
   else
     /* Translators: a number of out-of-memory errors, then the trace entry of the first. */
-    ooms = g_strdup_printf (ngettext ("%u out of memory (entry %lu)", "%u out of memory (first at entry %lu)",
+    ooms = g_strdup_printf (ngettext ("%u out of memory (entry %lu)",
+                                      "%u out of memory (first at entry %lu)",
                                       run->ooms), run->ooms, (gulong) run->first_oom_index);
   /* Translators: a size, then the out-of-memory errors, then a percentage. */
-  *shown = g_strdup_printf (_("peak reserved %s · %s · fragmentation at the peak %s %%"), reserved, ooms,
+  *shown = g_strdup_printf (_("peak reserved %s · %s · fragmentation at the peak %s %%"), reserved,
+                            ooms,
                             fragmentation);
   /* Translators: a number of bytes, then the out-of-memory errors, then a percentage. */
-  *spoken = g_strdup_printf (_("Peak reserved %s bytes, %s, fragmentation at the peak %s %%."), bytes, ooms,
+  *spoken = g_strdup_printf (_("Peak reserved %s bytes, %s, fragmentation at the peak %s %%."),
+                             bytes, ooms,
                              fragmentation);
 }
 
@@ -261,22 +264,27 @@ update_gpu_source (GmlWhatIfPanel *self)
     {
     case GML_WHAT_IF_GPU_FROM_OOM:
       /* Translators: a trace entry's index. */
-      text = g_strdup_printf (_("From the out of memory at entry %lu: what was reserved then, and what the "
-                                "GPU still had free."), (gulong) self->gpu_index);
+      text =
+          g_strdup_printf (_("From the out of memory at entry %lu: what was reserved then, and "
+                             "what the GPU still had free."), (gulong) self->gpu_index);
       break;
     case GML_WHAT_IF_GPU_FROM_RETRY:
       /* Translators: a trace entry's index. */
-      text = g_strdup_printf (_("The recorded peak: from entry %lu on, the allocator gave cached segments "
-                                "back before it got a new one, as it does when the GPU refuses one."),
-                              (gulong) self->gpu_index);
+      text =
+          g_strdup_printf (_("The recorded peak: from entry %lu on, the allocator gave cached "
+                             "segments back before it got a new one, as it does when the GPU "
+                             "refuses one."),
+                           (gulong) self->gpu_index);
       break;
     case GML_WHAT_IF_GPU_GIVEN:
-      text = g_strdup (self->gpu_memory > 0 ? _("As given here.") : _("No limit, as given here (0)."));
+      text = g_strdup (self->gpu_memory > 0 ? _("As given here.")
+                                            : _("No limit, as given here (0)."));
       break;
     case GML_WHAT_IF_GPU_UNBOUNDED:
     default:
-      text = g_strdup (_("No limit (0): a snapshot does not record the GPU’s size, and this trace has no out of "
-                         "memory to tell it. Give the GPU’s size to replay on it."));
+      text =
+          g_strdup (_("No limit (0): a snapshot does not record the GPU’s size, and this trace has "
+                      "no out of memory to tell it. Give the GPU’s size to replay on it."));
       break;
     }
   gtk_label_set_label (self->gpu_source_label, text);
@@ -495,7 +503,8 @@ prepare (GmlWhatIfPanel *self)
   self->gpu_memory = 0;
   self->gpu_source = GML_WHAT_IF_GPU_UNBOUNDED;
   if (self->what_if != NULL)
-    self->gpu_memory = gml_what_if_infer_gpu_memory (self->what_if, &self->gpu_source, &self->gpu_index);
+    self->gpu_memory = gml_what_if_infer_gpu_memory (self->what_if, &self->gpu_source,
+                                                     &self->gpu_index);
   self->setting_spin = TRUE;
   gtk_spin_button_set_value (self->gpu_spin, (double) self->gpu_memory / (double) GiB);
   self->setting_spin = FALSE;
@@ -639,10 +648,11 @@ gml_what_if_panel_describe_verdict (GmlWhatIfPanel *self,
 
     if (best->ooms == 0)
       /* Translators: the setting, then a size. */
-      return g_strdup_printf (_("With %s this run would have peaked at %s reserved and not run out of memory "
-                                "(replayed)."), best->alloc_conf, peak);
+      return g_strdup_printf (_("With %s this run would have peaked at %s reserved and not run out "
+                                "of memory (replayed)."), best->alloc_conf, peak);
     /* Translators: the setting, then a trace entry's index. */
-    return g_strdup_printf (_("With %s this run still runs out of memory, first at entry %lu (replayed)."),
+    return g_strdup_printf (_("With %s this run still runs out of memory, first at entry %lu "
+                              "(replayed)."),
                             best->alloc_conf, (gulong) best->first_oom_index);
   }
 }
@@ -654,8 +664,10 @@ gml_what_if_panel_refresh (GmlWhatIfPanel *self)
 
   for (guint i = 0; i < N_ROWS; i++)
     {
-      gtk_widget_set_tooltip_text (GTK_WIDGET (self->shown[i]), _("Draw Its Reserved Memory on the Timeline"));
-      gtk_accessible_update_property (GTK_ACCESSIBLE (self->shown[i]), GTK_ACCESSIBLE_PROPERTY_LABEL,
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->shown[i]),
+                                   _("Draw Its Reserved Memory on the Timeline"));
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->shown[i]),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL,
                                       _("Draw Its Reserved Memory on the Timeline"), -1);
     }
   if (self->busy)
@@ -784,7 +796,8 @@ gml_what_if_panel_init (GmlWhatIfPanel *self)
                                       _("Draw Its Reserved Memory on the Timeline"), -1);
       adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);
       adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
-      g_signal_connect_object (check, "toggled", G_CALLBACK (shown_toggled_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (check, "toggled", G_CALLBACK (shown_toggled_cb), self,
+                               G_CONNECT_SWAPPED);
       gtk_list_box_append (self->list, row);
       self->rows[i] = row;
       self->shown[i] = GTK_CHECK_BUTTON (check);

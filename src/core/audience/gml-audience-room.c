@@ -101,7 +101,8 @@ string_member (JsonObject *object,
 {
   JsonNode *node = json_object_get_member (object, name);
 
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
     {
       /* TRANSLATORS: %s is a member of the answer a phone sends, e.g. "client";
        * the page may show it. */
@@ -397,7 +398,8 @@ gml_audience_room_answer (GmlAudienceRoom         *room,
   if (strcmp (answer->room, room->code) != 0)
     {
       g_set_error_literal (error, GML_AUDIENCE_ERROR, GML_AUDIENCE_ERROR_ROOM,
-                           _("This is not the code of the room: look at the projected slide again."));
+                           _("This is not the code of the room: look at the projected slide "
+                             "again."));
       return FALSE;
     }
   if (room->current == NULL || g_strcmp0 (answer->question, room->current->id) != 0)
@@ -414,7 +416,8 @@ gml_audience_room_answer (GmlAudienceRoom         *room,
     }
   if ((client = lookup_or_join (room, answer->client, error)) == NULL)
     return FALSE;
-  if (now_us - client->window_start >= GML_AUDIENCE_FLOOD_WINDOW_US || now_us < client->window_start)
+  if (now_us - client->window_start >= GML_AUDIENCE_FLOOD_WINDOW_US ||
+      now_us < client->window_start)
     {
       client->window_start = now_us;
       client->in_window = 0;

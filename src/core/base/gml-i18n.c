@@ -81,9 +81,11 @@ language_of_locale_name (const char *name)
 {
   if (name == NULL || *name == '\0')
     return NULL;
-  if (g_ascii_strncasecmp (name, "tr", 2) == 0 && (name[2] == '\0' || strchr ("_.@", name[2]) != NULL))
+  if (g_ascii_strncasecmp (name, "tr", 2) == 0 &&
+      (name[2] == '\0' || strchr ("_.@", name[2]) != NULL))
     return "tr";
-  if (g_ascii_strncasecmp (name, "en", 2) == 0 && (name[2] == '\0' || strchr ("_.@", name[2]) != NULL))
+  if (g_ascii_strncasecmp (name, "en", 2) == 0 &&
+      (name[2] == '\0' || strchr ("_.@", name[2]) != NULL))
     return "en";
   if (g_str_equal (name, "C") || g_str_equal (name, "POSIX") || g_str_has_prefix (name, "C."))
     return "en";
@@ -492,7 +494,8 @@ gml_i18n_key_for_source (const char *text,
 
       if (eot == NULL)
         without_context = key;
-      else if (context != NULL && strncmp (key, context, eot - key) == 0 && context[eot - key] == '\0')
+      else if (context != NULL && strncmp (key, context, eot - key) == 0 &&
+               context[eot - key] == '\0')
         return key;
     }
   return without_context != NULL ? without_context : g_ptr_array_index (keys, 0);
@@ -506,15 +509,18 @@ gml_i18n_format_date (GDateTime  *date,
                       const char *format)
 {
   static const char *abbreviated[12] = {
-    NC_("abbreviated month", "Jan"), NC_("abbreviated month", "Feb"), NC_("abbreviated month", "Mar"),
-    NC_("abbreviated month", "Apr"), NC_("abbreviated month", "May"), NC_("abbreviated month", "Jun"),
-    NC_("abbreviated month", "Jul"), NC_("abbreviated month", "Aug"), NC_("abbreviated month", "Sep"),
-    NC_("abbreviated month", "Oct"), NC_("abbreviated month", "Nov"), NC_("abbreviated month", "Dec"),
+    NC_("abbreviated month", "Jan"), NC_("abbreviated month", "Feb"),
+    NC_("abbreviated month", "Mar"), NC_("abbreviated month", "Apr"),
+    NC_("abbreviated month", "May"), NC_("abbreviated month", "Jun"),
+    NC_("abbreviated month", "Jul"), NC_("abbreviated month", "Aug"),
+    NC_("abbreviated month", "Sep"), NC_("abbreviated month", "Oct"),
+    NC_("abbreviated month", "Nov"), NC_("abbreviated month", "Dec"),
   };
   static const char *full[12] = {
     NC_("month", "January"), NC_("month", "February"), NC_("month", "March"), NC_("month", "April"),
     NC_("month", "May"), NC_("month", "June"), NC_("month", "July"), NC_("month", "August"),
-    NC_("month", "September"), NC_("month", "October"), NC_("month", "November"), NC_("month", "December"),
+    NC_("month", "September"), NC_("month", "October"), NC_("month", "November"),
+    NC_("month", "December"),
   };
   g_autoptr(GString) spelled = g_string_new (NULL);
   int month;

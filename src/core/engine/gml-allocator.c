@@ -512,7 +512,8 @@ find_free_block (GmlAllocator *self,
   if (self->expandable)
     while (is_expandable_slot (self, index->keys[pos].slot) && pos + 1 < index->len &&
            index->keys[pos + 1].stream == stream &&
-           expandable_size (self, index->keys[pos + 1].slot) < expandable_size (self, index->keys[pos].slot))
+           expandable_size (self, index->keys[pos + 1].slot) <
+           expandable_size (self, index->keys[pos].slot))
       pos++;
   found = &index->keys[pos];
 
@@ -600,7 +601,8 @@ expandable_spans (GmlAllocator     *self,
         {
           const GmlSegment *seg = gml_mem_state_get_segment (self->state, s);
 
-          if (seg != NULL && seg->expandable && seg->address >= cursor && seg->address < next_address)
+          if (seg != NULL && seg->expandable && seg->address >= cursor &&
+              seg->address < next_address)
             {
               next = s;
               next_address = seg->address;
@@ -807,7 +809,8 @@ try_allocate_expandable (GmlAllocator *self,
   if (candidate < 0)
     {
       /* Unmapped: map the start of it. */
-      candidate = map_pages (self, x, start, MIN (size, unmapped_end (self, x, start) - start), is_retry, error);
+      candidate = map_pages (self, x, start, MIN (size, unmapped_end (self, x, start) - start),
+                             is_retry, error);
       if (candidate < 0)
         return -1;
       is_retry = FALSE;

@@ -123,15 +123,18 @@ static const struct
   { 2,   "CUDA_ERROR_OUT_OF_MEMORY",                 "out of memory" },
   { 3,   "CUDA_ERROR_NOT_INITIALIZED",               "initialization error" },
   { 4,   "CUDA_ERROR_DEINITIALIZED",                 "driver shutting down" },
-  { 46,  "CUDA_ERROR_DEVICE_UNAVAILABLE",            "CUDA-capable device(s) is/are busy or unavailable" },
+  { 46,  "CUDA_ERROR_DEVICE_UNAVAILABLE",
+    "CUDA-capable device(s) is/are busy or unavailable" },
   { 100, "CUDA_ERROR_NO_DEVICE",                     "no CUDA-capable device is detected" },
   { 101, "CUDA_ERROR_INVALID_DEVICE",                "invalid device ordinal" },
   { 201, "CUDA_ERROR_INVALID_CONTEXT",               "invalid device context" },
   { 700, "CUDA_ERROR_ILLEGAL_ADDRESS",               "an illegal memory access was encountered" },
   { 801, "CUDA_ERROR_NOT_SUPPORTED",                 "operation not supported" },
   { 802, "CUDA_ERROR_SYSTEM_NOT_READY",              "system not yet initialized" },
-  { 803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",        "system has unsupported display driver / cuda driver combination" },
-  { 804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "forward compatibility was attempted on non supported HW" },
+  { 803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+    "system has unsupported display driver / cuda driver combination" },
+  { 804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+    "forward compatibility was attempted on non supported HW" },
   { 999, "CUDA_ERROR_UNKNOWN",                       "unknown error" },
 };
 
@@ -336,7 +339,8 @@ gml_device_cuda_alloc (GmlDevice  *device,
       g_set_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
                    /* Translators: the first %s is a size ("20.0 MiB"), the second the
                     * bytes the lab already holds, the third the budget set by the user. */
-                   _("Allocating %s would exceed the lab’s GPU memory budget (%s in use, %s allowed)."),
+                   _("Allocating %s would exceed the lab’s GPU memory budget (%s in use, %s "
+                     "allowed)."),
                    size_str, used_str, budget_str);
       return FALSE;
     }

@@ -756,6 +756,7 @@ gml_replay_stats_to_json (GmlAllocator *allocator)
   g_autoptr(JsonNode) root = NULL;
   const GmlStats *stats = gml_allocator_get_stats (allocator);
   const char *oom = gml_allocator_get_last_oom_message (allocator);
+  const GmlMemState *state = gml_allocator_get_state (allocator);
 
   json_builder_begin_object (builder);
   for (guint i = 0; i < G_N_ELEMENTS (stat_keys); i++)
@@ -768,8 +769,7 @@ gml_replay_stats_to_json (GmlAllocator *allocator)
       json_builder_add_int_value (builder, value);
     }
   json_builder_set_member_name (builder, "largest_free_block_bytes");
-  json_builder_add_int_value (builder,
-                              gml_mem_state_get_largest_free_block (gml_allocator_get_state (allocator)));
+  json_builder_add_int_value (builder, gml_mem_state_get_largest_free_block (state));
   json_builder_set_member_name (builder, "last_oom_message");
   if (oom)
     json_builder_add_string_value (builder, oom);

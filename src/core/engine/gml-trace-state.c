@@ -231,7 +231,8 @@ apply_map (GmlMemState         *self,
            const GmlTraceEvent *ev)
 {
   gint32 prev_seg = find_expandable_range (self, ev->address, TRUE, ev->stream, ev->pool);
-  gint32 next_seg = find_expandable_range (self, ev->address + ev->size, FALSE, ev->stream, ev->pool);
+  gint32 next_seg = find_expandable_range (self, ev->address + ev->size, FALSE, ev->stream,
+                                           ev->pool);
   gint32 slot = take_slot (self->free_block_slots, self->blocks);
   gint32 seg;
   GmlBlock *b = &BLOCKS (self)[slot];

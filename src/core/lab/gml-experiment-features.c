@@ -37,7 +37,8 @@ expandable_run (GmlScript  *r,
 
   gml_alloc_conf_init (&conf);
   conf.expandable_segments = expandable;
-  _gml_script_begin_sim_run (r, g_strdup (expandable ? _("Expandable segments") : _("Fixed segments")),
+  _gml_script_begin_sim_run (r,
+                             g_strdup (expandable ? _("Expandable segments") : _("Fixed segments")),
                              EXPANDABLE_GPU, &conf);
   if (!expandable)
     first_step (r);
@@ -50,28 +51,34 @@ expandable_run (GmlScript  *r,
       n++;
     }
   {
-    g_autofree char *res = _gml_script_size (r, _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current);
+    g_autofree char *res = _gml_script_size (r, reserved_now (r));
     g_autofree char *alloc = _gml_script_size (r, allocated_now (r));
 
     if (expandable)
       /* Translators: a number of tensors, a size, sizes. */
-      _gml_script_end_step (r, g_strdup_printf (ngettext ("expandable_segments:True: %u tensor of %s fits "
-                                                             "before the next one does not; %s allocated in "
-                                                             "%s reserved.",
-                                                             "expandable_segments:True: %u tensors of %s fit "
-                                                             "before the next one does not; %s allocated in "
-                                                             "%s reserved.", n),
-                                                n, size, alloc, res));
+      _gml_script_end_step (r,
+                            g_strdup_printf (ngettext ("expandable_segments:True: %u tensor of %s "
+                                                       "fits "
+                                                             "before the next one does not; %s "
+                                                             "allocated in %s reserved.",
+                                                             "expandable_segments:True: %u tensors "
+                                                             "of %s fit before the next one does "
+                                                             "not; %s allocated in %s reserved.",
+                                                       n),
+                                             n, size, alloc, res));
     else
-      _gml_script_end_step (r, g_strdup_printf (ngettext ("Fixed segments: %u tensor of %s fits before the "
-                                                             "next one does not; %s allocated in %s "
-                                                             "reserved.",
-                                                             "Fixed segments: %u tensors of %s fit before the "
-                                                             "next one does not; %s allocated in %s "
-                                                             "reserved.", n),
-                                                n, size, alloc, res));
+      _gml_script_end_step (r,
+                            g_strdup_printf (ngettext ("Fixed segments: %u tensor of %s fits "
+                                                       "before the "
+                                                             "next one does not; %s allocated in "
+                                                             "%s reserved.",
+                                                             "Fixed segments: %u tensors of %s fit "
+                                                             "before the next one does not; %s "
+                                                             "allocated in %s reserved.", n),
+                                             n, size, alloc, res));
   }
-  *bar = _gml_script_bar (r, g_strdup (expandable ? _("Expandable segments") : _("Fixed segments")));
+  *bar = _gml_script_bar (r,
+                          g_strdup (expandable ? _("Expandable segments") : _("Fixed segments")));
   _gml_script_bar_measure (r, *bar, FALSE);
   return n;
 }
@@ -110,13 +117,14 @@ _gml_kind_expandable (GmlScript           *r,
   grow_text = _gml_script_size (r, grow * block);
   /* Translators: sizes and numbers of tensors. */
   _gml_script_set_caption (r, _gml_script_last_step (r),
-                           g_strdup_printf (_("On a %s GPU: with fixed segments every %s tensor gets room in a "
-                                              "20 MiB segment, and the %s left at the end of each segment is "
-                                              "too small for the next one: %u tensors fit (%s). With "
-                                              "expandable_segments:True each pool has one segment that grows "
-                                              "by mapping 20 MiB pages, and the tensors lie end to end across "
-                                              "them: %u fit (%s). Simulated: mapping pages needs CUDA’s "
-                                              "virtual memory API."),
+                           g_strdup_printf (_("On a %s GPU: with fixed segments every %s tensor "
+                                              "gets room in a 20 MiB segment, and the %s left at "
+                                              "the end of each segment is too small for the next "
+                                              "one: %u tensors fit (%s). With "
+                                              "expandable_segments:True each pool has one segment "
+                                              "that grows by mapping 20 MiB pages, and the tensors "
+                                              "lie end to end across them: %u fit (%s). Simulated: "
+                                              "mapping pages needs CUDA’s virtual memory API."),
                                             gpu, t, tail_text, fixed, fixed_text, grow, grow_text));
   _gml_script_key (r, "fixed_allocated", fixed * block);
   _gml_script_key (r, "expandable_allocated", grow * block);
@@ -291,7 +299,8 @@ _gml_kind_compile_saved (GmlScript           *r,
   g_autofree char *budget_name = g_strdup_printf (_("budget %s"), budget_value);
 
   start (r, budget < 100
-            ? _("What an MLP keeps for its backward pass: eager, compiled, and under a memory budget")
+            ? _("What an MLP keeps for its backward pass: eager, compiled, and under a memory "
+                "budget")
             : _("What an MLP keeps for its backward pass, eager and compiled"),
          GML_VIEW_COMPARISON);
   for (guint run = 0; run < n_runs && r->fatal == NULL; run++)
@@ -316,7 +325,8 @@ _gml_kind_compile_saved (GmlScript           *r,
             _gml_script_end_step (r, g_strdup_printf (_("activation_memory_budget = %s: the "
                                                          "partitioner recomputes the first linear "
                                                          "too in %u of the %u layers, the least "
-                                                         "recomputation under the budget. Kept: %s."),
+                                                         "recomputation under the budget. Kept: "
+                                                         "%s."),
                                                        budget_value,
                                                        layers - kept_layers, layers, k));
           }
@@ -375,11 +385,11 @@ _gml_kind_compile_saved (GmlScript           *r,
 
       /* Translators: sizes, then the budget (a number such as 0.50), then a size. */
       _gml_script_set_caption (r, _gml_script_last_step (r),
-                               g_strdup_printf (_("Eager PyTorch keeps %s for the backward pass and "
-                                                  "compiled %s; with activation_memory_budget = "
-                                                  "%s the partitioner keeps at most that share "
-                                                  "of the compiled default, %s here, by recomputing "
-                                                  "more in the backward pass."),
+                               g_strdup_printf (_("Eager PyTorch keeps %s for the backward pass "
+                                                  "and compiled %s; with activation_memory_budget "
+                                                  "= %s the partitioner keeps at most that share "
+                                                  "of the compiled default, %s here, by "
+                                                  "recomputing more in the backward pass."),
                                                 k0, k1, budget_value, k2));
       _gml_script_key (r, "eager", kept[0]);
       _gml_script_key (r, "compiled", kept[1]);

@@ -217,6 +217,12 @@ allocated_now (GmlScript *r)
 }
 
 static inline guint64
+reserved_now (GmlScript *r)
+{
+  return _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current;
+}
+
+static inline guint64
 requested_now (GmlScript *r)
 {
   return _gml_script_stats (r)->requested_bytes[GML_STAT_ALL].current;

@@ -59,10 +59,10 @@ script_oom (GmlScript           *r,
 
     /* Translators: all %s are sizes. */
     _gml_script_set_caption (r, focus,
-                             g_strdup_printf (_("The next activations need %s, but the GPU has only %s "
-                                                "free and no cached block fits: CUDA out of memory. "
-                                                "Weights %s, gradients %s, optimizer state %s and "
-                                                "activations %s fill it."),
+                             g_strdup_printf (_("The next activations need %s, but the GPU has "
+                                                "only %s free and no cached block fits: CUDA out "
+                                                "of memory. Weights %s, gradients %s, optimizer "
+                                                "state %s and activations %s fill it."),
                                               req, free_, w, g, o, a));
   }
   _gml_script_key (r, "request", request);
@@ -102,16 +102,16 @@ script_batch_size (GmlScript           *r,
     if (step->oom)
       /* Translators: batch size, size, ratio, size, batch size, size, size. */
       _gml_script_set_caption (r, focus,
-                               g_strdup_printf (_("At batch %u each layer’s activations take %s, %s× "
-                                                  "the %s of batch %u: once %s of them are held, the "
-                                                  "next layer’s do not fit and the GPU runs out of "
-                                                  "memory. The weights stay at %s."),
+                               g_strdup_printf (_("At batch %u each layer’s activations take %s, "
+                                                  "%s× the %s of batch %u: once %s of them are "
+                                                  "held, the next layer’s do not fit and the GPU "
+                                                  "runs out of memory. The weights stay at %s."),
                                                 to, big, ratio, small, from, a, w));
     else
       _gml_script_set_caption (r, focus,
-                               g_strdup_printf (_("At batch %u each layer’s activations take %s, %s× "
-                                                  "the %s of batch %u: %s of activations beside "
-                                                  "weights of %s."),
+                               g_strdup_printf (_("At batch %u each layer’s activations take %s, "
+                                                  "%s× the %s of batch %u: %s of activations "
+                                                  "beside weights of %s."),
                                                 to, big, ratio, small, from, a, w));
   }
   /* What each batch needs, whole: the smaller one as it ran, the larger one as
@@ -162,7 +162,8 @@ script_empty_cache (GmlScript           *r,
     g_autofree char *req = _gml_script_size (r, request);
     g_autofree char *before = _gml_script_size (r, reserved_at (r, freed));
     g_autofree char *after = _gml_script_size (r, reserved_at (r, emptied));
-    g_autofree char *given = _gml_script_size (r, reserved_at (r, freed) - reserved_at (r, emptied));
+    g_autofree char *given = _gml_script_size (r,
+                                               reserved_at (r, freed) - reserved_at (r, emptied));
     g_autofree char *live = _gml_script_size (r, allocated_at (r, emptied));
     g_autofree char *device_free = _gml_script_size (r, step_at (r, emptied)->device_free);
 
@@ -171,9 +172,10 @@ script_empty_cache (GmlScript           *r,
         focus = retry;
         /* Translators: all %s are sizes. */
         _gml_script_set_caption (r, retry,
-                                 g_strdup_printf (_("empty_cache() gave %s back to the GPU (reserved "
-                                                    "%s → %s), but the live tensors still hold %s: "
-                                                    "the same %s request fails again."),
+                                 g_strdup_printf (_("empty_cache() gave %s back to the GPU "
+                                                    "(reserved %s → %s), but the live tensors "
+                                                    "still hold %s: the same %s request fails "
+                                                    "again."),
                                                   given, before, after, live, req));
         r->sc->setup_step = oom_step;
       }
@@ -181,10 +183,10 @@ script_empty_cache (GmlScript           *r,
       {
         focus = emptied;
         _gml_script_set_caption (r, emptied,
-                                 g_strdup_printf (_("empty_cache() drops memory_reserved() from %s to "
-                                                    "%s: %s are now free on the GPU for other "
-                                                    "programs, while PyTorch’s own %s request still "
-                                                    "does not fit."),
+                                 g_strdup_printf (_("empty_cache() drops memory_reserved() from %s "
+                                                    "to %s: %s are now free on the GPU for other "
+                                                    "programs, while PyTorch’s own %s request "
+                                                    "still does not fit."),
                                                   before, after, device_free, req));
         r->sc->focus_view = GML_VIEW_COMPARISON;
         r->sc->setup_step = freed;
@@ -193,9 +195,9 @@ script_empty_cache (GmlScript           *r,
       {
         focus = emptied;
         _gml_script_set_caption (r, emptied,
-                                 g_strdup_printf (_("empty_cache() returns the whole free segments: "
-                                                    "reserved drops from %s to %s. The live tensors "
-                                                    "(%s) keep their segments."),
+                                 g_strdup_printf (_("empty_cache() returns the whole free "
+                                                    "segments: reserved drops from %s to %s. The "
+                                                    "live tensors (%s) keep their segments."),
                                                   before, after, live));
         r->sc->setup_step = freed;
       }
@@ -241,8 +243,8 @@ script_precision (GmlScript           *r,
     /* Translators: both %s are sizes. */
     _gml_script_set_caption (r, _gml_script_last_step (r),
                              g_strdup_printf (_("The same weights and activations take %s in bf16 "
-                                                "against %s in fp32: 2 bytes per value instead of 4, "
-                                                "half the memory."), a, b));
+                                                "against %s in fp32: 2 bytes per value instead of "
+                                                "4, half the memory."), a, b));
   }
   _gml_script_key (r, "fp32", fp32);
   _gml_script_key (r, "bf16", bf16);
@@ -272,10 +274,11 @@ script_checkpointing (GmlScript           *r,
 
     /* Translators: %u of %u activations; peak, peak; a percentage. */
     _gml_script_set_caption (r, sc->focus_step,
-                             g_strdup_printf (_("√N checkpointing stores %u of the %u activations and "
-                                                "recomputes the others from the last checkpoint "
-                                                "during the backward pass: peak %s instead of %s "
-                                                "without checkpointing, for %s %% more layer forwards."),
+                             g_strdup_printf (_("√N checkpointing stores %u of the %u activations "
+                                                "and recomputes the others from the last "
+                                                "checkpoint during the backward pass: peak %s "
+                                                "instead of %s without checkpointing, for %s %% "
+                                                "more layer forwards."),
                                               sqrt_n->n_stored, sc->n_layers, p1, p0, extra));
   }
   _gml_script_key (r, "peak_sqrt_n", sqrt_n->peak_bytes);
@@ -314,11 +317,12 @@ script_fragmentation (GmlScript           *r,
       {
         /* Translators: all %s are sizes. Keep the quoted sentence in English: it is PyTorch's. */
         _gml_script_set_caption (r, focus,
-                                 g_strdup_printf (_("Reserved but unallocated: %s of the %s reserved "
-                                                    "are cached free, in holes too small for %s. "
-                                                    "That is when the message ends with “If reserved "
-                                                    "but unallocated memory is large try setting "
-                                                    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True”."),
+                                 g_strdup_printf (_("Reserved but unallocated: %s of the %s "
+                                                    "reserved are cached free, in holes too small "
+                                                    "for %s. That is when the message ends with "
+                                                    "“If reserved but unallocated memory is large "
+                                                    "try setting PYTORCH_CUDA_ALLOC_CONF="
+                                                    "expandable_segments:True”."),
                                                   cached, res, req));
         r->sc->focus_view = GML_VIEW_MEMORY_MAP;
       }
@@ -327,26 +331,28 @@ script_fragmentation (GmlScript           *r,
         /* Translators: %u segments; then sizes. */
         _gml_script_set_caption (r, focus,
                                  g_strdup_printf (ngettext ("Each miss took a separate segment of "
-                                                               "fixed size: %u segment now holds %s "
-                                                               "free in holes of at most %s, which "
-                                                               "cannot join across segments, so %s "
-                                                               "fails. Expandable segments grow one "
-                                                               "segment by mapping pages instead.",
-                                                               "Each miss took a separate segment of "
-                                                               "fixed size: %u segments now hold %s "
-                                                               "free in holes of at most %s, which "
-                                                               "cannot join across segments, so %s "
-                                                               "fails. Expandable segments grow one "
-                                                               "segment by mapping pages instead.",
+                                                               "fixed size: %u segment now holds "
+                                                               "%s free in holes of at most %s, "
+                                                               "which cannot join across segments, "
+                                                               "so %s fails. Expandable segments "
+                                                               "grow one segment by mapping pages "
+                                                               "instead.",
+                                                               "Each miss took a separate segment "
+                                                               "of fixed size: %u segments now "
+                                                               "hold %s free in holes of at most "
+                                                               "%s, which cannot join across "
+                                                               "segments, so %s fails. Expandable "
+                                                               "segments grow one segment by "
+                                                               "mapping pages instead.",
                                                                n_segments),
                                                   n_segments, cached, big, req));
         r->sc->focus_view = GML_VIEW_MEMORY_MAP;
       }
     else
       _gml_script_set_caption (r, focus,
-                               g_strdup_printf (_("%s are free in the cache, but in holes of at most "
-                                                  "%s between live tensors: the %s request fails "
-                                                  "although the holes add up to far more."),
+                               g_strdup_printf (_("%s are free in the cache, but in holes of at "
+                                                  "most %s between live tensors: the %s request "
+                                                  "fails although the holes add up to far more."),
                                                 cached, big, req));
   }
   _gml_script_key (r, "request", request);
@@ -388,10 +394,11 @@ script_free_to_cache (GmlScript           *r,
   sy = _gml_script_size (r, keep);
   {
     g_autofree char *a = _gml_script_size (r, allocated_now (r));
-    g_autofree char *res = _gml_script_size (r, _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current);
+    g_autofree char *res = _gml_script_size (r, reserved_now (r));
 
     /* Translators: x and y are tensor names; all %s are sizes. */
-    _gml_script_end_step (r, g_strdup_printf (_("Two tensors: x (%s) and y (%s). memory_allocated() "
+    _gml_script_end_step (r,
+                          g_strdup_printf (_("Two tensors: x (%s) and y (%s). memory_allocated() "
                                                  "is %s, memory_reserved() %s."), sx, sy, a, res));
   }
   setup = _gml_script_last_step (r);
@@ -408,15 +415,17 @@ script_free_to_cache (GmlScript           *r,
     if (IS ("point", "del"))
       /* Translators: all %s are sizes. */
       _gml_script_end_step (r, g_strdup_printf (_("del x: memory_allocated() falls from %s to %s, "
-                                                   "but memory_reserved() stays at %s: x’s %s block "
-                                                   "went back to the cache inside its segment, so "
-                                                   "nvidia-smi shows no change either."),
+                                                   "but memory_reserved() stays at %s: x’s %s "
+                                                   "block went back to the cache inside its "
+                                                   "segment, so nvidia-smi shows no change "
+                                                   "either."),
                                                  a0, a, res, xb));
     else
-      _gml_script_end_step (r, g_strdup_printf (_("memory_allocated() = %s: the blocks handed out to "
-                                                   "live tensors (y). memory_reserved() = %s: all the "
-                                                   "allocator’s segments, with x’s freed %s block and "
-                                                   "the %s beside y kept cached."),
+      _gml_script_end_step (r,
+                            g_strdup_printf (_("memory_allocated() = %s: the blocks handed out to "
+                                                   "live tensors (y). memory_reserved() = %s: all "
+                                                   "the allocator’s segments, with x’s freed %s "
+                                                   "block and the %s beside y kept cached."),
                                                  a, res, xb, rest));
     _gml_script_key (r, "memory_allocated", st->allocated_bytes[GML_STAT_ALL].current);
     _gml_script_key (r, "memory_reserved", st->reserved_bytes[GML_STAT_ALL].current);
@@ -508,8 +517,9 @@ script_oom_message (GmlScript           *r,
   /* Translators: %u is a number of segments. */
   _gml_script_end_step (r, with_scale (r, g_strdup_printf (ngettext ("Training fills %u segment "
                                                                         "with its tensors.",
-                                                                        "Training fills %u segments "
-                                                                        "with its tensors.", n),
+                                                                        "Training fills %u "
+                                                                        "segments with its "
+                                                                        "tensors.", n),
                                                            n)));
   early = _gml_script_last_step (r);
   for (guint i = 0; i < n; i++)
@@ -525,12 +535,13 @@ script_oom_message (GmlScript           *r,
   /* No totals here: what memory_reserved() returns may be the question. */
   /* Translators: %u is a number of segments. */
   _gml_script_end_step (r, with_scale (r, g_strdup_printf (ngettext ("Training has left %u segment "
-                                                                        "that holds live tensors and a "
-                                                                        "free piece; another tensor is "
-                                                                        "requested.",
-                                                                        "Training has left %u segments, "
-                                                                        "each holding live tensors and a "
-                                                                        "free piece; another tensor is "
+                                                                        "that holds live tensors "
+                                                                        "and a free piece; another "
+                                                                        "tensor is requested.",
+                                                                        "Training has left %u "
+                                                                        "segments, each holding "
+                                                                        "live tensors and a free "
+                                                                        "piece; another tensor is "
                                                                         "requested.", n),
                                                            n)));
   setup = _gml_script_last_step (r);
@@ -570,12 +581,13 @@ script_oom_message (GmlScript           *r,
       /* Translators: %u pieces; then sizes. */
       caption = g_strdup_printf (ngettext ("Beside the %s allocated, %s are cached free, but in %u "
                                               "piece of at most %s inside segments that hold live "
-                                              "tensors: none fits the %s request, no segment can be "
-                                              "released, and the GPU (%s) has only %s free.",
-                                              "Beside the %s allocated, %s are cached free, but in %u "
-                                              "pieces of at most %s inside segments that hold live "
-                                              "tensors: none fits the %s request, no segment can be "
-                                              "released, and the GPU (%s) has only %s free.", n),
+                                              "tensors: none fits the %s request, no segment can "
+                                              "be released, and the GPU (%s) has only %s free.",
+                                              "Beside the %s allocated, %s are cached free, but in "
+                                              "%u pieces of at most %s inside segments that hold "
+                                              "live tensors: none fits the %s request, no segment "
+                                              "can be released, and the GPU (%s) has only %s free.",
+                                           n),
                                  a, u, n, piece, req, cap, free_);
     else
       caption = g_strdup_printf (_("The %s request fits: no out-of-memory error this time."), req);
@@ -664,7 +676,8 @@ script_segment_size (GmlScript           *r,
     g_autofree char *free_ = _gml_script_size (r, _gml_script_device_free (r));
 
     /* Translators: both %s are sizes. */
-    _gml_script_end_step (r, g_strdup_printf (_("The GPU has %s free, and a layer asks for a new %s "
+    _gml_script_end_step (r,
+                          g_strdup_printf (_("The GPU has %s free, and a layer asks for a new %s "
                                                  "tensor that no cached block fits."), free_, req));
   }
   setup = _gml_script_last_step (r);
@@ -697,12 +710,15 @@ script_segment_size (GmlScript           *r,
                                 "up to 2 MiB, %s"), seg);
     if (r->oom)
       /* Translators: the request, the rule (a clause), the free size, PyTorch's figure. */
-      _gml_script_end_step (r, g_strdup_printf (_("The %s request needs a new segment — %s — and the "
-                                                   "GPU has only %s free: the message says “Tried to "
-                                                   "allocate %s”, the segment, not the tensor."),
+      _gml_script_end_step (r,
+                            g_strdup_printf (_("The %s request needs a new segment — %s — and the "
+                                                   "GPU has only %s free: the message says “Tried "
+                                                   "to allocate %s”, the segment, not the tensor."),
                                                  req, rule, free_, pytorch));
     else
-      _gml_script_end_step (r, g_strdup_printf (_("The %s request got a new segment: %s."), req, rule));
+      _gml_script_end_step (r,
+                            g_strdup_printf (_("The %s request got a new segment: %s."), req,
+                                             rule));
     bar = _gml_script_bar (r, g_strdup (_("Segment asked of the GPU")));
     bar->parts[GML_BAR_SEGMENT] = tried;
     bar->marked = TRUE;
@@ -739,10 +755,12 @@ script_rounding (GmlScript           *r,
     title = g_strdup_printf (_("Rounding: what a tensor of %s really takes"), req);
     start (r, title, GML_VIEW_COMPARISON);
   }
-  _gml_script_begin_run (r, NULL, MAX (64 * MiB, 2 * round_up (gml_allocation_size (rounded), 2 * MiB)),
+  _gml_script_begin_run (r, NULL,
+                         MAX (64 * MiB, 2 * round_up (gml_allocation_size (rounded), 2 * MiB)),
                          0, NULL, FALSE);
   /* Translators: %s is a size. */
-  _gml_script_end_step (r, g_strdup_printf (_("A fresh process: nothing is reserved yet, and a tensor "
+  _gml_script_end_step (r,
+                        g_strdup_printf (_("A fresh process: nothing is reserved yet, and a tensor "
                                                "of %s is created."), req));
   bar = _gml_script_bar (r, g_strdup (_("Requested")));
   bar->parts[GML_BAR_REQUESTED] = request;
@@ -849,7 +867,7 @@ script_mixed_lifetimes (GmlScript           *r,
     }
   {
     guint n = _gml_script_stats (r)->segment[GML_STAT_ALL].current;
-    g_autofree char *res = _gml_script_size (r, _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current);
+    g_autofree char *res = _gml_script_size (r, reserved_now (r));
 
     /* Translators: %u pairs; a size; %u segments; a size. */
     _gml_script_end_step (r, g_strdup_printf (_("%u short-lived and %u long-lived tensors of %s, "
@@ -872,9 +890,10 @@ script_mixed_lifetimes (GmlScript           *r,
 
     /* Translators: all %s are sizes. */
     _gml_script_end_step (r, g_strdup_printf (_("The short-lived tensors are freed and "
-                                                 "empty_cache() is called: every segment still holds "
-                                                 "a long-lived tensor, so none goes back; %s stay "
-                                                 "reserved, %s of it free in pieces between them."),
+                                                 "empty_cache() is called: every segment still "
+                                                 "holds a long-lived tensor, so none goes back; %s "
+                                                 "stay reserved, %s of it free in pieces between "
+                                                 "them."),
                                                b, in));
   }
   r->sc->setup_step = _gml_script_last_step (r);
@@ -917,7 +936,7 @@ script_many_small (GmlScript           *r,
   sz = _gml_script_size (r, size);
   _gml_script_alloc (r, "t 1", GML_CATEGORY_TEMPORARY, size);
   {
-    g_autofree char *block = _gml_script_size (r, _gml_script_stats (r)->allocated_bytes[GML_STAT_ALL].current);
+    g_autofree char *block = _gml_script_size (r, allocated_now (r));
 
     /* Translators: the first %s is a size, the second a block size. */
     _gml_script_end_step (r, g_strdup_printf (_("The first tensor of %s gets a block of %s from a "
@@ -975,7 +994,8 @@ script_live_segment (GmlScript           *r,
     g_autofree char *rest = _gml_script_size (r, segment - block.size);
 
     /* Translators: all %s are sizes. */
-    _gml_script_end_step (r, g_strdup_printf (_("The process holds one %s segment: a live %s tensor "
+    _gml_script_end_step (r,
+                          g_strdup_printf (_("The process holds one %s segment: a live %s tensor "
                                                  "and %s of free cached memory."), seg, l, rest));
   }
   _gml_script_empty_cache (r);
@@ -988,8 +1008,8 @@ script_live_segment (GmlScript           *r,
     /* Translators: all %s are sizes. */
     _gml_script_end_step (r, g_strdup_printf (_("empty_cache() returns only segments that are "
                                                  "entirely free: this %s segment holds the live %s "
-                                                 "tensor, so memory_reserved() stays %s and the free "
-                                                 "%s remain, as inactive split memory."),
+                                                 "tensor, so memory_reserved() stays %s and the "
+                                                 "free %s remain, as inactive split memory."),
                                                seg, l, res, split));
     _gml_script_mark (r, "tensor", TRUE, g_strdup_printf (_("%s segment, kept"), seg));
     _gml_script_key (r, "memory_reserved", st->reserved_bytes[GML_STAT_ALL].current);
@@ -1049,13 +1069,15 @@ script_retry (GmlScript           *r,
     g_autofree char *free_ = _gml_script_size (r, _gml_script_device_free (r));
 
     /* Translators: %u tensors; then sizes. */
-    _gml_script_end_step (r, g_strdup_printf (ngettext ("The %u temporary is freed: %s stays cached "
-                                                           "as whole free segments, %s is free on the "
-                                                           "GPU, and %s is requested next.",
-                                                           "The %u temporaries are freed: %s stay cached "
-                                                           "as whole free segments, %s are free on the "
-                                                           "GPU, and %s are requested next.", count),
-                                              count, cached, free_, req));
+    _gml_script_end_step (r,
+                          g_strdup_printf (ngettext ("The %u temporary is freed: %s stays cached "
+                                                           "as whole free segments, %s is free on "
+                                                           "the GPU, and %s is requested next.",
+                                                           "The %u temporaries are freed: %s stay "
+                                                           "cached as whole free segments, %s are "
+                                                           "free on the GPU, and %s are requested "
+                                                           "next.", count),
+                                           count, cached, free_, req));
   }
   setup = _gml_script_last_step (r);
   {
@@ -1074,23 +1096,26 @@ script_retry (GmlScript           *r,
         /* Translators: size, size, count, size, size. */
         caption = g_strdup_printf (ngettext ("No cached block fits the %s request and the GPU has "
                                                 "only %s free: the allocator returns its %u whole "
-                                                "free segment (%s) to the device and retries once — "
-                                                "now the new %s segment fits (num_alloc_retries = 1).",
-                                                "No cached block fits the %s request and the GPU has "
-                                                "only %s free: the allocator returns its %u whole "
-                                                "free segments (%s) to the device and retries once — "
-                                                "now the new %s segment fits (num_alloc_retries = 1).",
+                                                "free segment (%s) to the device and retries once "
+                                                "— now the new %s segment fits (num_alloc_retries "
+                                                "= 1).",
+                                                "No cached block fits the %s request and the GPU "
+                                                "has only %s free: the allocator returns its %u "
+                                                "whole free segments (%s) to the device and "
+                                                "retries once — now the new %s segment fits "
+                                                "(num_alloc_retries = 1).",
                                                 count),
                                    req, free_, count, cached, seg);
       else
         caption = g_strdup_printf (ngettext ("No cached block fits the %s request and the GPU has "
                                                 "only %s free: the allocator returns its %u whole "
-                                                "free segment (%s) to the device and retries once — "
-                                                "still no room, so it raises out of memory.",
-                                                "No cached block fits the %s request and the GPU has "
-                                                "only %s free: the allocator returns its %u whole "
-                                                "free segments (%s) to the device and retries once — "
-                                                "still no room, so it raises out of memory.",
+                                                "free segment (%s) to the device and retries once "
+                                                "— still no room, so it raises out of memory.",
+                                                "No cached block fits the %s request and the GPU "
+                                                "has only %s free: the allocator returns its %u "
+                                                "whole free segments (%s) to the device and "
+                                                "retries once — still no room, so it raises out of "
+                                                "memory.",
                                                 count),
                                    req, free_, count, cached);
       _gml_script_end_step (r, caption);
@@ -1159,13 +1184,14 @@ script_new_segment (GmlScript           *r,
     g_autofree char *l = _gml_script_size (r, between);
 
     /* Translators: all %s are sizes. */
-    _gml_script_end_step (r, g_strdup_printf (_("Three tensors fill one %s segment: %s, %s and %s."),
+    _gml_script_end_step (r,
+                          g_strdup_printf (_("Three tensors fill one %s segment: %s, %s and %s."),
                                                seg, f1, l, f2));
     _gml_script_free (r, "a");
     _gml_script_free (r, "b");
     _gml_script_end_step (r, g_strdup_printf (_("The first and the last are freed: the %s segment "
-                                                 "has free pieces of %s and %s with a live %s tensor "
-                                                 "between them."), seg, f1, f2, l));
+                                                 "has free pieces of %s and %s with a live %s "
+                                                 "tensor between them."), seg, f1, f2, l));
   }
   setup = _gml_script_last_step (r);
   {
@@ -1183,9 +1209,9 @@ script_new_segment (GmlScript           *r,
     ns = _gml_script_size (r, new_segment);
     /* Translators: all %s are sizes. */
     _gml_script_end_step (r, g_strdup_printf (_("%s are free, but as %s and %s with a live tensor "
-                                                 "between them: the %s request fits neither, so a new "
-                                                 "%s segment is taken and memory_reserved() grows "
-                                                 "from %s to %s."),
+                                                 "between them: the %s request fits neither, so a "
+                                                 "new %s segment is taken and memory_reserved() "
+                                                 "grows from %s to %s."),
                                                total, f1, f2, req, ns, b, a));
     _gml_script_mark (r, "request", TRUE, g_strdup_printf (_("new %s segment"), ns));
     _gml_script_mark (r, "live", TRUE, g_strdup_printf (_("%s free as %s + %s"), total, f1, f2));
@@ -1255,9 +1281,9 @@ script_context (GmlScript           *r,
                                                                    "PyTorch’s segments, the %s of "
                                                                    "cached free blocks included. "
                                                                    "nvidia-smi also counts memory "
-                                                                   "outside the allocator, above all "
-                                                                   "the CUDA context (%s here): %s in "
-                                                                   "all."),
+                                                                   "outside the allocator, above "
+                                                                   "all the CUDA context (%s "
+                                                                   "here): %s in all."),
                                                                  rs, cached, ctx, all)));
         bar = _gml_script_bar (r, g_strdup ("memory_reserved()"));
         _gml_script_bar_measure (r, bar, FALSE);
@@ -1292,7 +1318,8 @@ script_context (GmlScript           *r,
     _gml_script_block (r, "tiny", &block);
     blk = exact_size (r, block.size);
     /* Translators: %s is a size. */
-    _gml_script_end_step (r, g_strdup_printf (_("The first CUDA operation creates a tiny tensor, and "
+    _gml_script_end_step (r,
+                          g_strdup_printf (_("The first CUDA operation creates a tiny tensor, and "
                                                  "nvidia-smi shows the process using %s."), all));
     r->sc->setup_step = _gml_script_last_step (r);
     bar = _gml_script_bar (r, g_strdup (_("nvidia-smi: the process")));
@@ -1301,10 +1328,11 @@ script_context (GmlScript           *r,
     bar->marked = TRUE;
     bar->reveal = TRUE;
     /* Translators: all %s are sizes. */
-    _gml_script_end_step (r, g_strdup_printf (_("Most of the %s nvidia-smi shows is the CUDA context "
-                                                 "(%s here), which the process needs before anything "
-                                                 "runs on the GPU; the tiny tensor takes a %s block in "
-                                                 "one %s small-pool segment."),
+    _gml_script_end_step (r,
+                          g_strdup_printf (_("Most of the %s nvidia-smi shows is the CUDA context "
+                                                 "(%s here), which the process needs before "
+                                                 "anything runs on the GPU; the tiny tensor takes "
+                                                 "a %s block in one %s small-pool segment."),
                                                all, ctx, blk, seg));
     bar = _gml_script_bar (r, g_strdup ("memory_reserved()"));
     _gml_script_bar_measure (r, bar, FALSE);
@@ -1378,8 +1406,8 @@ max_split_run (GmlScript           *r,
     if (after > before && with_option)
       /* Translators: sizes, and the setting's text. */
       caption = g_strdup_printf (_("With %s, the %s request may not take a cached block of %s or "
-                                   "more, so the %s block stays whole and a new %s segment is taken: "
-                                   "memory_reserved() grows from %s to %s."),
+                                   "more, so the %s block stays whole and a new %s segment is "
+                                   "taken: memory_reserved() grows from %s to %s."),
                                  conf_text, req, ms, c, grow, b, a);
     else if (after > before)
       caption = g_strdup_printf (_("No cached block fits: a new %s segment is taken, "
@@ -1395,7 +1423,8 @@ max_split_run (GmlScript           *r,
                                    "%s."), c, blk);
     else
       caption = g_strdup_printf (_("Without the option the %s request splits the %s block: "
-                                   "memory_allocated() grows by %s and memory_reserved() stays %s."),
+                                   "memory_allocated() grows by %s and memory_reserved() stays "
+                                   "%s."),
                                  req, c, blk, a);
     _gml_script_end_step (r, caption);
     bar = _gml_script_bar (r, g_strdup (with_option ? conf_text : _("No max_split_size_mb")));
@@ -1483,7 +1512,8 @@ script_streams (GmlScript           *r,
       _gml_script_block (r, "x", &x);
       xa = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", x.address);
       /* Translators: %s is a size, the second %s an address such as 0x7f0000000000. */
-      _gml_script_end_step (r, g_strdup_printf (_("x (%s) is allocated on the default stream at %s; "
+      _gml_script_end_step (r,
+                            g_strdup_printf (_("x (%s) is allocated on the default stream at %s; "
                                                    "a kernel on a side stream starts reading it."),
                                                  c, xa));
       _gml_script_free (r, "x");
@@ -1496,12 +1526,12 @@ script_streams (GmlScript           *r,
       ya = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", y.address);
       /* Translators: %s is an address. */
       _gml_script_end_step (r, g_strdup_printf (y.address == x.address
-                                                ? _("The next tensor on the default stream, y, gets "
-                                                    "x’s block at the same address %s and may be "
-                                                    "written while the side stream still reads x. "
-                                                    "x.record_stream(side_stream), or waiting on an "
-                                                    "event, would keep the block until the side "
-                                                    "stream’s work is done (the lab does not "
+                                                ? _("The next tensor on the default stream, y, "
+                                                    "gets x’s block at the same address %s and may "
+                                                    "be written while the side stream still reads "
+                                                    "x. x.record_stream(side_stream), or waiting "
+                                                    "on an event, would keep the block until the "
+                                                    "side stream’s work is done (the lab does not "
                                                     "simulate record_stream()).")
                                                 : _("The next tensor on the default stream, y, got "
                                                     "another block (%s)."), ya));
@@ -1527,9 +1557,11 @@ script_streams (GmlScript           *r,
       xa = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", x.address);
       _gml_script_record_stream (r, "x", 1);
       /* Translators: %s is a size, the second %s an address such as 0x7f0000000000. */
-      _gml_script_end_step (r, g_strdup_printf (_("x (%s, at %s) is allocated on the default stream; "
+      _gml_script_end_step (r,
+                            g_strdup_printf (_("x (%s, at %s) is allocated on the default stream; "
                                                    "a kernel on a side stream reads it, and "
-                                                   "x.record_stream(side_stream) tells the allocator."),
+                                                   "x.record_stream(side_stream) tells the "
+                                                   "allocator."),
                                                  c, xa));
       r->sc->setup_step = _gml_script_last_step (r);
       _gml_script_free (r, "x");
@@ -1542,11 +1574,11 @@ script_streams (GmlScript           *r,
         /* Translators: the first %s is a size; then memory_allocated() and the active bytes. */
         _gml_script_end_step (r, g_strdup_printf (_("The program frees x while the side stream may "
                                                      "still read it: the %s block is pending free "
-                                                     "(active_pending_free in a snapshot) until the "
-                                                     "event the allocator recorded on the side stream "
-                                                     "completes. memory_allocated() is %s, active "
-                                                     "memory still %s, and no request can have the "
-                                                     "block."),
+                                                     "(active_pending_free in a snapshot) until "
+                                                     "the event the allocator recorded on the side "
+                                                     "stream completes. memory_allocated() is %s, "
+                                                     "active memory still %s, and no request can "
+                                                     "have the block."),
                                                    c, al, ac));
       }
       _gml_script_mark_at (r, x.address, FALSE, g_strdup_printf (_("x: pending free, %s"), c));
@@ -1590,9 +1622,11 @@ script_streams (GmlScript           *r,
     a = _gml_script_size (r, after);
     grow = _gml_script_size (r, after - before);
     /* Translators: all %s are sizes. */
-    _gml_script_end_step (r, g_strdup_printf (_("The %s cached block belongs to stream A, so the %s "
-                                                 "request on stream B cannot use it: a new %s segment "
-                                                 "is taken and memory_reserved() grows from %s to %s."),
+    _gml_script_end_step (r,
+                          g_strdup_printf (_("The %s cached block belongs to stream A, so the %s "
+                                                 "request on stream B cannot use it: a new %s "
+                                                 "segment is taken and memory_reserved() grows "
+                                                 "from %s to %s."),
                                                c, req, grow, b, a));
     _gml_script_mark (r, "on B", TRUE, g_strdup_printf (_("stream B: new %s segment"), grow));
     _gml_script_key (r, "growth", after - before);
@@ -1606,12 +1640,14 @@ script_streams (GmlScript           *r,
         _gml_script_alloc_on (r, 1, "on A", GML_CATEGORY_ACTIVATIONS, request);
         again = _gml_script_stats (r)->reserved_bytes[GML_STAT_ALL].current;
         g2 = _gml_script_size (r, again);
-        _gml_script_end_step (r, g_strdup_printf (_("The same %s request on stream A is served from "
-                                                     "stream A’s cached %s block (memory_reserved() "
-                                                     "stays %s); the one on stream B needed a new %s "
-                                                     "segment."),
+        _gml_script_end_step (r,
+                              g_strdup_printf (_("The same %s request on stream A is served from "
+                                                     "stream A’s cached %s block "
+                                                     "(memory_reserved() stays %s); the one on "
+                                                     "stream B needed a new %s segment."),
                                                    req, c, g2, grow));
-        _gml_script_mark (r, "on A", FALSE, g_strdup_printf (_("stream A: from the cached %s block"),
+        _gml_script_mark (r, "on A", FALSE,
+                          g_strdup_printf (_("stream A: from the cached %s block"),
                                                               c));
       }
   }
@@ -1679,7 +1715,8 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
     script_streams, NULL },
   { "model-state", { { "accounting", GML_PARAM_CHOICE, "mixed", 0, 0,
                        "sgd-vs-adam|zero-parts|mixed|fp32-grads|fp32-vs-mixed|autocast-vs-zero" },
-                     COUNT ("parameters", "1000000000", 1000000, G_GUINT64_CONSTANT (1000000000000)) },
+                     COUNT ("parameters", "1000000000", 1000000,
+                            G_GUINT64_CONSTANT (1000000000000)) },
     _gml_kind_model_state, NULL },
   { "zero", { POINT ("stages", "stages|per-gpu"),
               COUNT ("parameters", "1000000000", 1000000, G_GUINT64_CONSTANT (1000000000000)),
@@ -1728,7 +1765,8 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
     _gml_kind_kv_cache, NULL },
   /* Runs on a simulated GPU of its own (see gml_scenario_new_experiment). */
   { "lab", { { "config", GML_PARAM_TEXT, NULL, 0, 0, NULL } }, NULL, _gml_kind_check_lab },
-  { "expandable", { SIZE ("tensor", "7 MiB", MiB + 512, 10 * MiB - 1) }, _gml_kind_expandable, NULL },
+  { "expandable", { SIZE ("tensor", "7 MiB", MiB + 512, 10 * MiB - 1) }, _gml_kind_expandable,
+    NULL },
   { "graph-pool", { SIZE ("capacity", "96 MiB", 32 * MiB, 512 * MiB),
                     SIZE ("graph", "48 MiB", 2 * MiB, 256 * MiB),
                     SIZE ("request", "40 MiB", 2 * MiB, 256 * MiB) },

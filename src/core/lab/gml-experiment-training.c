@@ -121,9 +121,12 @@ _gml_kind_model_state (GmlScript           *r,
   guint64 params = V ("parameters");
   static const StateRun sgd = { N_("SGD"), sgd_parts, G_N_ELEMENTS (sgd_parts) };
   static const StateRun adam = { N_("Adam"), adam_fp32_parts, G_N_ELEMENTS (adam_fp32_parts) };
-  static const StateRun fp32 = { N_("Adam in fp32"), adam_fp32_parts, G_N_ELEMENTS (adam_fp32_parts) };
-  static const StateRun mixed = { N_("Mixed-precision Adam"), mixed_parts, G_N_ELEMENTS (mixed_parts) };
-  static const StateRun fp16g = { N_("fp16 gradients (ZeRO)"), mixed_parts, G_N_ELEMENTS (mixed_parts) };
+  static const StateRun fp32 = { N_("Adam in fp32"), adam_fp32_parts,
+                                 G_N_ELEMENTS (adam_fp32_parts) };
+  static const StateRun mixed = { N_("Mixed-precision Adam"), mixed_parts,
+                                  G_N_ELEMENTS (mixed_parts) };
+  static const StateRun fp16g = { N_("fp16 gradients (ZeRO)"), mixed_parts,
+                                  G_N_ELEMENTS (mixed_parts) };
   static const StateRun fp32g = { N_("fp32 gradients"), mixed_fp32_grad_parts,
                                   G_N_ELEMENTS (mixed_fp32_grad_parts) };
   /* PyTorch's torch.autocast leaves the parameters, their gradients and the
@@ -186,17 +189,19 @@ _gml_kind_model_state (GmlScript           *r,
         g_autofree char *more = _gml_script_size (r, bar_total (b1) - bar_total (b0));
 
         /* Translators: count; size, bytes; bytes, size, size. */
-        caption = g_strdup_printf (_("For the same %s parameters SGD holds %s (weights and gradients, "
-                                     "%u B per parameter); Adam adds two fp32 moments, %u B per "
-                                     "parameter: %s more, %s in all."),
-                                   count, t0, bpp0, o1, more, t1);
+        caption =
+            g_strdup_printf (_("For the same %s parameters SGD holds %s (weights and gradients, "
+                               "%u B per parameter); Adam adds two fp32 moments, %u B per "
+                               "parameter: %s more, %s in all."),
+                             count, t0, bpp0, o1, more, t1);
       }
     else if (IS ("accounting", "zero-parts"))
-      caption = g_strdup_printf (_("%u B per parameter: %u B of fp16 weights, %u B of fp16 gradients "
-                                   "and %u B of optimizer state — the fp32 master weights (4 B) and "
-                                   "Adam’s two fp32 moments (4 B + 4 B). For %s parameters: %s, %s "
-                                   "and %s."),
-                                 bpp1, w1, g1, o1, count, w, g, o);
+      caption =
+          g_strdup_printf (_("%u B per parameter: %u B of fp16 weights, %u B of fp16 gradients "
+                             "and %u B of optimizer state — the fp32 master weights (4 B) and "
+                             "Adam’s two fp32 moments (4 B + 4 B). For %s parameters: %s, %s "
+                             "and %s."),
+                           bpp1, w1, g1, o1, count, w, g, o);
     else if (IS ("accounting", "mixed"))
       caption = g_strdup_printf (_("%s parameters × %u B = %s: weights %s, gradients %s and "
                                    "optimizer state %s (fp32 master weights and two moments)."),
@@ -215,8 +220,8 @@ _gml_kind_model_state (GmlScript           *r,
       }
     else if (IS ("accounting", "fp32-grads"))
       caption = g_strdup_printf (_("fp32 gradients take %u B instead of %u B per parameter: "
-                                   "%u + %u + %u = %u B per parameter, %s for %s parameters instead "
-                                   "of %s."),
+                                   "%u + %u + %u = %u B per parameter, %s for %s parameters "
+                                   "instead of %s."),
                                  g1, g0, w1, g1, o1, bpp1, t1, count, t0);
     else
       caption = g_strdup_printf (_("Adam in fp32: %u + %u + %u = %u B per parameter, %s; mixed "
@@ -262,14 +267,16 @@ _gml_kind_zero (GmlScript           *r,
       _gml_script_begin_run (r, g_strdup (_("Without sharding")), capacity, 0, NULL, FALSE);
       first_step (r);
       for (guint i = 0; i < G_N_ELEMENTS (mixed_parts); i++)
-        _gml_script_alloc (r, mixed_parts[i].label, mixed_parts[i].category, p * mixed_parts[i].bytes);
+        _gml_script_alloc (r, mixed_parts[i].label, mixed_parts[i].category,
+                           p * mixed_parts[i].bytes);
       /* Translators: %s is a parameter count, the second a size. */
       {
         g_autofree char *t = _gml_script_size (r, requested_now (r));
 
-        _gml_script_end_step (r, with_scale (r, g_strdup_printf (_("%s parameters, 16 B each by the "
-                                                                   "ZeRO accounting: %s of model "
-                                                                   "state on one GPU."), count, t)));
+        _gml_script_end_step (r,
+                              with_scale (r, g_strdup_printf (_("%s parameters, 16 B each by the "
+                                                                "ZeRO accounting: %s of model "
+                                                                "state on one GPU."), count, t)));
       }
       bar = _gml_script_bar (r, g_strdup (_("Without sharding")));
       _gml_script_bar_measure (r, bar, TRUE);
@@ -285,7 +292,8 @@ _gml_kind_zero (GmlScript           *r,
           for (guint i = 0; i < G_N_ELEMENTS (mixed_parts); i++)
             {
               g_autofree char *label = g_strdup_printf ("%s shard", mixed_parts[i].label);
-              _gml_script_alloc (r, label, mixed_parts[i].category, p / gpus * mixed_parts[i].bytes);
+              _gml_script_alloc (r, label, mixed_parts[i].category,
+                                 p / gpus * mixed_parts[i].bytes);
             }
           {
             g_autofree char *sh = _gml_script_size (r, requested_now (r));
@@ -304,13 +312,15 @@ _gml_kind_zero (GmlScript           *r,
 
         /* Translators: count, size, number of GPUs, size. */
         _gml_script_set_caption (r, _gml_script_last_step (r),
-                                 with_scale (r, g_strdup_printf (_("%s parameters × 16 B = %s of model "
-                                                                   "state. ZeRO stage 3 splits the "
-                                                                   "weights, gradients and optimizer "
-                                                                   "state evenly over %u GPUs: %s on "
-                                                                   "each, before any activations or "
-                                                                   "weights gathered for a moment."),
-                                                                 count, t, gpus, sh)));
+                                 with_scale (r,
+                                             g_strdup_printf (_("%s parameters × 16 B = %s of "
+                                                                "model state. ZeRO stage 3 splits "
+                                                                "the weights, gradients and "
+                                                                "optimizer state evenly over %u "
+                                                                "GPUs: %s on each, before any "
+                                                                "activations or weights gathered "
+                                                                "for a moment."),
+                                                              count, t, gpus, sh)));
         _gml_script_key (r, "total", total);
         _gml_script_key (r, "per_gpu", shard);
       }
@@ -363,12 +373,12 @@ _gml_kind_zero (GmlScript           *r,
       /* Translators: count of GPUs, then four sizes. */
       _gml_script_set_caption (r, _gml_script_last_step (r),
                                with_scale (r, g_strdup_printf (_("Per GPU, with %u GPUs: data "
-                                                                 "parallelism keeps the whole model "
-                                                                 "state, %s; ZeRO stage 1 shards the "
-                                                                 "optimizer state (%s), stage 2 also "
-                                                                 "the gradients (%s), stage 3 — FSDP’s "
-                                                                 "full sharding — also the weights "
-                                                                 "(%s)."),
+                                                                 "parallelism keeps the whole "
+                                                                 "model state, %s; ZeRO stage 1 "
+                                                                 "shards the optimizer state (%s), "
+                                                                 "stage 2 also the gradients (%s), "
+                                                                 "stage 3 — FSDP’s full sharding — "
+                                                                 "also the weights (%s)."),
                                                                gpus, t0, t1, t2, t3)));
       _gml_script_key (r, "data_parallel", totals[0]);
       _gml_script_key (r, "stage3", totals[3]);
@@ -418,11 +428,13 @@ _gml_kind_fsdp_gather (GmlScript           *r,
           g_autofree char *peak = _gml_script_size (r, allocated_now (r));
 
           /* Translators: layer, size, GPUs, size, size. */
-          _gml_script_end_step (r, g_strdup_printf (_("For layer %u’s forward pass GPU 0 gathers the "
+          _gml_script_end_step (r,
+                                g_strdup_printf (_("For layer %u’s forward pass GPU 0 gathers the "
                                                        "full %s from all %u GPUs and computes its "
-                                                       "part of the batch; then it frees the copy and "
-                                                       "keeps only its %s shard, so one layer at a "
-                                                       "time is held in full (%s allocated now)."),
+                                                       "part of the batch; then it frees the copy "
+                                                       "and keeps only its %s shard, so one layer "
+                                                       "at a time is held in full (%s allocated "
+                                                       "now)."),
                                                      i, l, gpus, sh, peak));
           r->sc->focus_step = _gml_script_last_step (r);
           _gml_script_mark (r, full, FALSE, g_strdup_printf (_("layer %u, gathered: %s"), i, l));
@@ -488,9 +500,10 @@ _gml_kind_checkpointing_depth (GmlScript           *r,
 
     /* Translators: factor, layers, layers; sizes and ratios. */
     _gml_script_set_caption (r, _gml_script_last_step (r),
-                             g_strdup_printf (_("%u× deeper (%u → %u layers): without checkpointing "
-                                                "the activations’ peak grows from %s to %s (%s×); "
-                                                "with √n checkpoints only from %s to %s (%s×)."),
+                             g_strdup_printf (_("%u× deeper (%u → %u layers): without "
+                                                "checkpointing the activations’ peak grows from %s "
+                                                "to %s (%s×); with √n checkpoints only from %s to "
+                                                "%s (%s×)."),
                                               factor, n, n * factor, a, b, r1, c, d, r2));
     _gml_script_key (r, "peak_sqrt_small", peaks[2]);
     _gml_script_key (r, "peak_sqrt_deep", peaks[3]);
@@ -611,7 +624,8 @@ _gml_kind_zero_grad (GmlScript           *r,
           if (!early)
             {
               free_grads (r, layers);
-              _gml_script_end_step (r, g_strdup (_("zero_grad() frees the old gradients only now.")));
+              _gml_script_end_step (r,
+                                    g_strdup (_("zero_grad() frees the old gradients only now.")));
             }
           backward (r, "", layers, weight);
           _gml_script_end_step (r, g_strdup (_("backward() writes fresh gradients and frees the "
@@ -625,11 +639,12 @@ _gml_kind_zero_grad (GmlScript           *r,
 
         /* Translators: all %s are sizes. */
         _gml_script_set_caption (r, _gml_script_last_step (r),
-                                 g_strdup_printf (_("Called before the forward pass (or right after "
-                                                    "optimizer.step()), zero_grad() frees the old "
-                                                    "gradients (%s) before the activations (%s) are "
-                                                    "stored: peak %s. Called after the forward pass, "
-                                                    "both are held at once: peak %s."),
+                                 g_strdup_printf (_("Called before the forward pass (or right "
+                                                    "after optimizer.step()), zero_grad() frees "
+                                                    "the old gradients (%s) before the activations "
+                                                    "(%s) are stored: peak %s. Called after the "
+                                                    "forward pass, both are held at once: peak "
+                                                    "%s."),
                                                   g, a, p0, p1));
         _gml_script_key (r, "peak_early", peak[0]);
         _gml_script_key (r, "peak_late", peak[1]);
@@ -668,15 +683,19 @@ _gml_kind_zero_grad (GmlScript           *r,
 
         if (none)
           /* Translators: all %s are sizes. */
-          _gml_script_end_step (r, g_strdup_printf (_("zero_grad(set_to_none=True) sets every .grad to "
+          _gml_script_end_step (r,
+                                g_strdup_printf (_("zero_grad(set_to_none=True) sets every .grad "
+                                                   "to "
                                                        "None and frees the gradients: "
                                                        "memory_allocated() drops from %s to %s; "
                                                        "memory_reserved() stays %s, their %s of "
                                                        "blocks cached for the next backward(). "
-                                                       "Writing zeros instead keeps them allocated."),
+                                                       "Writing zeros instead keeps them "
+                                                       "allocated."),
                                                      b, a, res, g));
         else
-          _gml_script_end_step (r, g_strdup_printf (_("zero_grad(set_to_none=False) writes zeros into "
+          _gml_script_end_step (r,
+                                g_strdup_printf (_("zero_grad(set_to_none=False) writes zeros into "
                                                        "the gradients: they stay allocated, "
                                                        "memory_allocated() stays %s."), a));
         bar = _gml_script_bar (r, g_strdup (none ? "set_to_none=True" : "set_to_none=False"));
@@ -753,7 +772,9 @@ _gml_kind_grad_accum (GmlScript           *r,
 
           _gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, k * act);
           /* Translators: %u is a batch size. */
-          _gml_script_end_step (r, g_strdup_printf (_("The forward pass of all %u examples."), k * micro));
+          _gml_script_end_step (r,
+                                g_strdup_printf (_("The forward pass of all %u examples."),
+                                                 k * micro));
           top = allocated_now (r);
           bars[run] = _gml_script_bar (r, g_strdup (name));
           _gml_script_bar_measure (r, bars[run], arithmetic);
@@ -780,9 +801,10 @@ _gml_kind_grad_accum (GmlScript           *r,
               if (run == 1)
                 {
                   _gml_script_free (r, label);
-                  _gml_script_end_step (r, g_strdup_printf (_("backward() of micro-batch %u adds its "
-                                                              "gradients into .grad and frees its "
-                                                              "activations."), m));
+                  _gml_script_end_step (r,
+                                        g_strdup_printf (_("backward() of micro-batch %u adds its "
+                                                           "gradients into .grad and frees its "
+                                                           "activations."), m));
                 }
             }
           if (run == 0)
@@ -795,8 +817,9 @@ _gml_kind_grad_accum (GmlScript           *r,
                   _gml_script_free (r, label);
                 }
               /* Translators: %u is the number of micro-batches. */
-              _gml_script_end_step (r, g_strdup_printf (_("One backward() through the %u graphs frees "
-                                                          "all their activations."), k));
+              _gml_script_end_step (r,
+                                    g_strdup_printf (_("One backward() through the %u graphs frees "
+                                                       "all their activations."), k));
             }
           else
             /* The accumulation's peak: any micro-batch's forward pass, the first one. */
@@ -823,21 +846,25 @@ _gml_kind_grad_accum (GmlScript           *r,
     g_autofree char *grads = _gml_script_size (r, fixed / 4);
 
     if (arithmetic)
-      /* Translators: batch, micro-batches, size, size, size, size; micro-batches, examples, sizes. */
+      /* Translators: batch, micro-batches, size, size, size, size; micro-batches, examples, sizes.
+       */
       caption = g_strdup_printf (_("A real batch of %u holds %u × %s = %s of activations + %s: %s. "
-                                   "Accumulating %u micro-batches of %u holds one micro-batch’s %s at "
-                                   "a time + %s: %s, at the price of %u passes one after another."),
+                                   "Accumulating %u micro-batches of %u holds one micro-batch’s %s "
+                                   "at a time + %s: %s, at the price of %u passes one after "
+                                   "another."),
                                  k * micro, k, sa1, sa0, sf, st0, k, micro, sa1, sf, st1, k);
     else if (deferred)
-      caption = g_strdup_printf (_("Keeping the %u losses keeps their graphs, so the activations of "
-                                   "all %u micro-batches are held at once (%s): peak %s, against %s "
-                                   "when each backward() frees its micro-batch’s %s first."),
-                                 k, k, sa0, st0, st1, sa1);
+      caption =
+          g_strdup_printf (_("Keeping the %u losses keeps their graphs, so the activations of "
+                             "all %u micro-batches are held at once (%s): peak %s, against %s "
+                             "when each backward() frees its micro-batch’s %s first."),
+                           k, k, sa0, st0, st1, sa1);
     else
-      caption = g_strdup_printf (_("Accumulating %u micro-batches of %u holds the activations of %u "
-                                   "examples (%s) and one set of gradients (%s): peak %s. A real "
-                                   "batch of %u holds %s of activations: peak %s."),
-                                 k, micro, micro, sa1, grads, st1, k * micro, sa0, st0);
+      caption =
+          g_strdup_printf (_("Accumulating %u micro-batches of %u holds the activations of %u "
+                             "examples (%s) and one set of gradients (%s): peak %s. A real "
+                             "batch of %u holds %s of activations: peak %s."),
+                           k, micro, micro, sa1, grads, st1, k * micro, sa0, st0);
     _gml_script_set_caption (r, _gml_script_last_step (r), with_scale (r, caption));
     _gml_script_key (r, "peak_comparison", t0);
     _gml_script_key (r, "peak_accumulation", t1);
@@ -879,11 +906,13 @@ _gml_kind_no_grad (GmlScript           *r,
             _gml_script_free (r, prev);
           peak[run] = MAX (peak[run], allocated_now (r));
           /* Translators: mode, layer number. */
-          _gml_script_end_step (r, g_strdup_printf (run == 0 ? _("%s: layer %u’s output is saved for "
-                                                                 "backward().")
-                                                             : _("%s: layer %u’s output is computed; "
-                                                                 "the one before it is freed."),
-                                                    _(names[run]), i));
+          _gml_script_end_step (r,
+                                g_strdup_printf (run == 0 ? _("%s: layer %u’s output is saved for "
+                                                              "backward().")
+                                                             : _("%s: layer %u’s output is "
+                                                                 "computed; "
+                                                              "the one before it is freed."),
+                                                 _(names[run]), i));
         }
       bar = _gml_script_bar (r, g_strdup (_(names[run])));
       _gml_script_bar_measure (r, bar, FALSE);
@@ -974,12 +1003,12 @@ _gml_kind_held_references (GmlScript           *r,
 
         /* Translators: steps, size, size, size. */
         _gml_script_set_caption (r, _gml_script_last_step (r),
-                                 g_strdup_printf (_("After %u steps, total_loss += loss keeps every "
-                                                    "step’s loss tensor alive through its autograd "
-                                                    "history: memory_allocated() grew by %s (%s a "
-                                                    "step) and never stops growing. With "
-                                                    "loss.item(), a plain Python number, it stays at "
-                                                    "%s."), steps, grow, per, flat));
+                                 g_strdup_printf (_("After %u steps, total_loss += loss keeps "
+                                                    "every step’s loss tensor alive through its "
+                                                    "autograd history: memory_allocated() grew by "
+                                                    "%s (%s a step) and never stops growing. With "
+                                                    "loss.item(), a plain Python number, it stays "
+                                                    "at %s."), steps, grow, per, flat));
         _gml_script_key (r, "growth", end[1] - weight);
       }
       r->sc->focus_step = _gml_script_last_step (r);
@@ -1021,7 +1050,8 @@ _gml_kind_held_references (GmlScript           *r,
               g_autofree char *a = _gml_script_size (r, allocated_now (r));
 
               /* Translators: mode, batch number, size. */
-              _gml_script_end_step (r, g_strdup_printf (_("%s, batch %u: %s allocated."), name, b, a));
+              _gml_script_end_step (r,
+                                    g_strdup_printf (_("%s, batch %u: %s allocated."), name, b, a));
             }
           }
         if (graph)
@@ -1043,17 +1073,17 @@ _gml_kind_held_references (GmlScript           *r,
         _gml_script_set_caption (r, _gml_script_last_step (r),
                                  g_strdup_printf (_("Each kept output holds its graph and the "
                                                     "batch’s saved activations (%s): after %u "
-                                                    "batches %s are allocated and batch %u runs out "
-                                                    "of memory. Under no_grad() only the outputs "
-                                                    "(%s each) stay: %s after %u batches."),
+                                                    "batches %s are allocated and batch %u runs "
+                                                    "out of memory. Under no_grad() only the "
+                                                    "outputs (%s each) stay: %s after %u batches."),
                                                   sv, (guint) oom_at - 1, k, (guint) oom_at, op,
                                                   flat, n_batches));
       else
         _gml_script_set_caption (r, _gml_script_last_step (r),
                                  g_strdup_printf (_("Each kept output holds its graph and the "
                                                     "batch’s saved activations (%s): %s after %u "
-                                                    "batches, and growing. Under no_grad() only the "
-                                                    "outputs (%s each) stay: %s."),
+                                                    "batches, and growing. Under no_grad() only "
+                                                    "the outputs (%s each) stay: %s."),
                                                   sv, k, n_batches, op, flat));
       _gml_script_key (r, "saved_per_batch", saved);
     }
@@ -1081,20 +1111,23 @@ _gml_kind_placement (GmlScript           *r,
       /* Translators: %s is a size. */
       _gml_script_end_step (r, g_strdup_printf (_("cudaMallocManaged() gives one %s buffer whose "
                                                    "pointer works on the CPU and the GPU; the CPU "
-                                                   "writes it first, so its pages are in host RAM."),
+                                                   "writes it first, so its pages are in host "
+                                                   "RAM."),
                                                  s));
-      _gml_script_end_step (r, g_strdup (_("A kernel reads all of it: the driver migrates the pages "
-                                           "to the GPU as they are touched.")));
+      _gml_script_end_step (r,
+                            g_strdup (_("A kernel reads all of it: the driver migrates the pages "
+                                        "to the GPU as they are touched.")));
       {
         g_autofree char *h = _gml_script_size (r, size / 2);
 
         /* Translators: both %s are sizes. */
         _gml_script_end_step (r, g_strdup_printf (_("The same pointer, on both sides: the CPU has "
                                                      "read the first half again, so the driver "
-                                                     "moved %s of pages back to host RAM and %s stay "
-                                                     "on the GPU. These pages are the lab’s model of "
-                                                     "the driver: PyTorch’s caching allocator does "
-                                                     "not use managed memory."), h, h));
+                                                     "moved %s of pages back to host RAM and %s "
+                                                     "stay on the GPU. These pages are the lab’s "
+                                                     "model of the driver: PyTorch’s caching "
+                                                     "allocator does not use managed memory."), h,
+                                                  h));
       }
       for (guint step = 0; step < 3; step++)
         {
@@ -1127,17 +1160,19 @@ _gml_kind_placement (GmlScript           *r,
       s = _gml_script_size (r, size);
       w = _gml_script_size (r, V ("weight"));
       /* Translators: both %s are sizes. */
-      _gml_script_end_step (r, g_strdup_printf (_("The model’s weights (%s) are on the GPU; the next "
+      _gml_script_end_step (r,
+                            g_strdup_printf (_("The model’s weights (%s) are on the GPU; the next "
                                                    "batch (%s) is in ordinary host RAM."), w, s));
       bar = _gml_script_bar (r, g_strdup (_("GPU memory")));
       _gml_script_bar_measure (r, bar, FALSE);
       bar->until = 2;
       r->sc->setup_step = 1;
-      _gml_script_end_step (r, g_strdup_printf (_("pin_memory() copies the %s batch into page-locked "
+      _gml_script_end_step (r,
+                            g_strdup_printf (_("pin_memory() copies the %s batch into page-locked "
                                                    "host RAM: GPU memory stays at %s, the weights "
-                                                   "alone. From pinned memory the copy to the GPU is "
-                                                   "faster, and with non_blocking=True it can run "
-                                                   "asynchronously."), s, w));
+                                                   "alone. From pinned memory the copy to the GPU "
+                                                   "is faster, and with non_blocking=True it can "
+                                                   "run asynchronously."), s, w));
       bar = _gml_script_bar (r, g_strdup (_("Host RAM")));
       bar->parts[GML_BAR_PINNED] = size;
       bar->marked = TRUE;
@@ -1180,10 +1215,12 @@ _gml_kind_placement (GmlScript           *r,
           g_autofree char *g = _gml_script_size (r, gpu[run]);
 
           /* Translators: %s is a size. */
-          _gml_script_end_step (r, g_strdup_printf (offload ? _("Offloaded: the GPU holds the weights "
-                                                                "and gradients, %s.")
-                                                            : _("Adam on the GPU: weights, gradients "
-                                                                "and two moments, %s."), g));
+          _gml_script_end_step (r,
+                                g_strdup_printf (offload ? _("Offloaded: the GPU holds the weights "
+                                                             "and gradients, %s.")
+                                                            : _("Adam on the GPU: weights, "
+                                                                "gradients "
+                                                             "and two moments, %s."), g));
         }
         bar = _gml_script_bar (r, g_strdup (offload ? _("GPU, state offloaded")
                                                     : _("GPU, state on the GPU")));
@@ -1211,11 +1248,11 @@ _gml_kind_placement (GmlScript           *r,
       /* Translators: count, then sizes. */
       _gml_script_set_caption (r, _gml_script_last_step (r),
                                g_strdup_printf (_("For %s parameters, offloading moves Adam’s two "
-                                                  "moments (%s, 8 B per parameter) into host RAM: the "
-                                                  "GPU holds %s instead of %s. The price is %s of "
-                                                  "host RAM and, at every step, moving the gradients "
-                                                  "(%s) to the host and the new weights (%s) back, "
-                                                  "or running the update on the CPU."),
+                                                  "moments (%s, 8 B per parameter) into host RAM: "
+                                                  "the GPU holds %s instead of %s. The price is %s "
+                                                  "of host RAM and, at every step, moving the "
+                                                  "gradients (%s) to the host and the new weights "
+                                                  "(%s) back, or running the update on the CPU."),
                                                 count, sm, g1, g0, sm, sw, sw));
       _gml_script_key (r, "moments", m);
       _gml_script_key (r, "gpu_offloaded", gpu[1]);
@@ -1255,7 +1292,8 @@ kv_run (GmlScript           *r,
           g_autofree char *kv = _gml_script_size (r, per_token * t * 2 * layers);
 
           /* Translators: token count, batch size, size. */
-          _gml_script_end_step (r, g_strdup_printf (_("%u tokens, batch %u: the KV cache holds %s."),
+          _gml_script_end_step (r,
+                                g_strdup_printf (_("%u tokens, batch %u: the KV cache holds %s."),
                                                      t, batch, kv));
         }
     }
@@ -1301,10 +1339,11 @@ _gml_kind_kv_cache (GmlScript           *r,
 
         /* Translators: sizes, batch, tokens, sizes, batch. */
         _gml_script_set_caption (r, _gml_script_last_step (r),
-                                 g_strdup_printf (_("Every generated token adds a key and a value in "
-                                                    "each layer for every sequence: %s a token at "
-                                                    "batch 1, %s at batch %u. After %u tokens the "
-                                                    "cache holds %s at batch 1 and %s at batch %u."),
+                                 g_strdup_printf (_("Every generated token adds a key and a value "
+                                                    "in each layer for every sequence: %s a token "
+                                                    "at batch 1, %s at batch %u. After %u tokens "
+                                                    "the cache holds %s at batch 1 and %s at batch "
+                                                    "%u."),
                                                   p1, pb, batch, tokens, t1, tb, batch));
         _gml_script_key (r, "kv_batch1", totals[0]);
         _gml_script_key (r, "kv_batch", totals[1]);
@@ -1325,10 +1364,10 @@ _gml_kind_kv_cache (GmlScript           *r,
     /* Translators: tokens, layers, size, size, size. */
     _gml_script_set_caption (r, _gml_script_last_step (r),
                              g_strdup_printf (_("After %u tokens the KV cache holds the attention "
-                                                "keys and values of every token so far, for each of "
-                                                "the %u layers: %s (%s a token), kept so that the "
-                                                "next token need not recompute them. The weights "
-                                                "(%s) are a separate tensor."),
+                                                "keys and values of every token so far, for each "
+                                                "of the %u layers: %s (%s a token), kept so that "
+                                                "the next token need not recompute them. The "
+                                                "weights (%s) are a separate tensor."),
                                               tokens, layers, kv, per, w));
     for (guint l = 1; l <= layers; l++)
       {

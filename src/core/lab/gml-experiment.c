@@ -180,7 +180,8 @@ read_value (const GmlParamDef *def,
 
         if (type == G_TYPE_INT64 && json_node_get_int (node) >= 0)
           *value = (guint64) json_node_get_int (node);
-        else if (type != G_TYPE_STRING || !gml_parse_size (json_node_get_string (node), GML_SIZE_UNITS, value, &dec))
+        else if (type != G_TYPE_STRING ||
+                 !gml_parse_size (json_node_get_string (node), GML_SIZE_UNITS, value, &dec))
           return fail (field, reason, def->name,
                        /* Translators: keep “3 MiB” and “6 GB” as written. */
                        g_strdup (_("must be a size such as “3 MiB” or “6 GB”, or a number of "
@@ -287,7 +288,8 @@ gml_experiment_new_from_json (JsonNode  *node,
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     {
       fail (field, reason, NULL,
-            g_strdup (_("must be an object such as { \"kind\": \"rounding\", \"request\": \"11 MiB\" }")));
+            g_strdup (_("must be an object such as { \"kind\": \"rounding\", \"request\": \"11 "
+                        "MiB\" }")));
       return NULL;
     }
   object = json_node_get_object (node);
@@ -486,7 +488,8 @@ gml_experiment_to_json (const GmlExperiment *self,
         case GML_PARAM_SIZE:
         case GML_PARAM_COUNT:
         default:
-          json_builder_add_int_value (builder, (gint64) MIN (self->values[i], (guint64) G_MAXINT64));
+          json_builder_add_int_value (builder,
+                                      (gint64) MIN (self->values[i], (guint64) G_MAXINT64));
           break;
         }
     }
@@ -620,8 +623,8 @@ gml_scenario_new_experiment_finish (GAsyncResult  *result,
   ExperimentRun *run;
 
   g_return_val_if_fail (G_IS_TASK (result), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == gml_scenario_new_experiment_async,
-                        NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
+                        gml_scenario_new_experiment_async, NULL);
 
   run = g_task_get_task_data (G_TASK (result));
   if (fallback != NULL)

@@ -57,12 +57,14 @@ gml_lab_run_dup_notes (GmlLabRun *self)
 
       if (r->needed_reserved > 0)
         /* Translators: sizes. */
-        g_ptr_array_add (notes, g_strdup_printf (_("It does not fit in %s: on a GPU large enough, this step "
-                                                   "would allocate %s at its peak and reserve %s."),
-                                                 gpu, a, res));
+        g_ptr_array_add (notes,
+                         g_strdup_printf (_("It does not fit in %s: on a GPU large enough, this "
+                                            "step would allocate %s at its peak and reserve %s."),
+                                          gpu, a, res));
       else
-        g_ptr_array_add (notes, g_strdup_printf (_("It does not fit in %s, nor in the largest GPU the lab "
-                                                   "simulates (448 GiB)."), gpu));
+        g_ptr_array_add (notes,
+                         g_strdup_printf (_("It does not fit in %s, nor in the largest GPU the lab "
+                                            "simulates (448 GiB)."), gpu));
       /* The figures are at the error: state the optimizer had not made yet is 0 B. */
       if (c->mode == GML_LAB_TRAIN && f->optimizer_state > 0 &&
           r->by_category[GML_CATEGORY_OPTIMIZER_STATE] == 0 && r->peak_at != NULL)
@@ -71,10 +73,11 @@ gml_lab_run_dup_notes (GmlLabRun *self)
 
           /* Translators: a size, then when it ran out ("in step 1, during the forward pass
            * of layer 10 of 12"). */
-          g_ptr_array_add (notes, g_strdup_printf (_("Optimizer state is 0 B at the error, against the "
-                                                     "formula’s %s: it ran out of memory %s, before the "
-                                                     "first optimizer.step() made that state."),
-                                                   state, r->peak_at));
+          g_ptr_array_add (notes,
+                           g_strdup_printf (_("Optimizer state is 0 B at the error, against the "
+                                              "formula’s %s: it ran out of memory %s, before the "
+                                              "first optimizer.step() made that state."),
+                                            state, r->peak_at));
         }
     }
 
@@ -85,11 +88,12 @@ gml_lab_run_dup_notes (GmlLabRun *self)
       g_autofree char *given = sz (allocated);
 
       /* Translators: sizes. */
-      g_ptr_array_add (notes, g_strdup_printf (_("Rounding: at the peak the tensors asked for %s and were "
-                                                 "given blocks of %s. Every request is rounded up to a "
-                                                 "multiple of 512 bytes, and a cached block is handed out "
-                                                 "whole when what would be left is 1 MiB or less."),
-                                               asked, given));
+      g_ptr_array_add (notes,
+                       g_strdup_printf (_("Rounding: at the peak the tensors asked for %s and were "
+                                          "given blocks of %s. Every request is rounded up to a "
+                                          "multiple of 512 bytes, and a cached block is handed out "
+                                          "whole when what would be left is 1 MiB or less."),
+                                        asked, given));
     }
   if (r->reserved_at_peak > allocated)
     {
@@ -99,19 +103,22 @@ gml_lab_run_dup_notes (GmlLabRun *self)
 
       if (c->conf.expandable_segments)
         /* Translators: sizes. */
-        g_ptr_array_add (notes, g_strdup_printf (_("Cache: %s was reserved at the peak, %s more than "
-                                                   "allocated: free blocks the allocator keeps for the next "
-                                                   "request. With expandable segments each pool grows one "
-                                                   "segment page by page (2 MiB or 20 MiB)."), res, more));
+        g_ptr_array_add (notes,
+                         g_strdup_printf (_("Cache: %s was reserved at the peak, %s more than "
+                                            "allocated: free blocks the allocator keeps for the "
+                                            "next request. With expandable segments each pool "
+                                            "grows one segment page by page (2 MiB or 20 MiB)."),
+                                          res, more));
       else
         /* Translators: sizes. */
-        g_ptr_array_add (notes, g_strdup_printf (_("Cache: %s was reserved at the peak, %s more than "
-                                                   "allocated: free blocks the allocator keeps for the next "
-                                                   "request, %s of them in segments that also hold a live "
-                                                   "tensor (inactive split memory). Segments are 2 MiB for "
-                                                   "small requests, 20 MiB for requests up to 10 MiB, and "
-                                                   "the request rounded up to 2 MiB above that."),
-                                                 res, more, split));
+        g_ptr_array_add (notes,
+                         g_strdup_printf (_("Cache: %s was reserved at the peak, %s more than "
+                                            "allocated: free blocks the allocator keeps for the "
+                                            "next request, %s of them in segments that also hold a "
+                                            "live tensor (inactive split memory). Segments are 2 "
+                                            "MiB for small requests, 20 MiB for requests up to 10 "
+                                            "MiB, and the request rounded up to 2 MiB above that."),
+                                          res, more, split));
     }
 
   /* Activations against Korthikanti et al. */
@@ -123,23 +130,27 @@ gml_lab_run_dup_notes (GmlLabRun *self)
 
       if (c->arch == GML_LAB_ARCH_GPT2 && c->precision != GML_LAB_FP32)
         /* Translators: sizes; s·b·h·(34 + 5·a·s/h) is a formula, keep it. */
-        g_ptr_array_add (notes, g_strdup_printf (_("Activations: Korthikanti et al.’s s·b·h·(34 + 5·a·s/h) "
-                                                   "gives %s per layer; the lab keeps %s: the same tensors "
-                                                   "and LayerNorm’s mean and 1/σ in fp32 (16·s·b bytes), "
-                                                   "which the paper leaves out."), paper, lab));
+        g_ptr_array_add (notes,
+                         g_strdup_printf (_("Activations: Korthikanti et al.’s s·b·h·(34 + "
+                                            "5·a·s/h) gives %s per layer; the lab keeps %s: the "
+                                            "same tensors and LayerNorm’s mean and 1/σ in fp32 "
+                                            "(16·s·b bytes), which the paper leaves out."), paper,
+                                          lab));
       else if (c->arch == GML_LAB_ARCH_GPT2)
-        g_ptr_array_add (notes, g_strdup_printf (_("Activations: Korthikanti et al. count 16-bit values "
-                                                   "(%s per layer); in fp32 every value but the dropout "
-                                                   "masks takes 4 bytes, so the lab keeps %s per layer."),
-                                                 paper, lab));
+        g_ptr_array_add (notes,
+                         g_strdup_printf (_("Activations: Korthikanti et al. count 16-bit values "
+                                            "(%s per layer); in fp32 every value but the dropout "
+                                            "masks takes 4 bytes, so the lab keeps %s per layer."),
+                                          paper, lab));
       else
         /* Translators: a size, the MLP's width, the key/value heads, a size. */
-        g_ptr_array_add (notes, g_strdup_printf (_("Activations: Korthikanti et al.’s formula is for GPT’s "
-                                                   "block (dropout, a GELU MLP four times as wide): %s per "
-                                                   "layer here. This model has no dropout, a SwiGLU MLP of "
-                                                   "width %u and %u key/value heads: the lab keeps %s per "
-                                                   "layer."),
-                                                 paper, (guint) c->ffn, c->kv_heads, lab));
+        g_ptr_array_add (notes,
+                         g_strdup_printf (_("Activations: Korthikanti et al.’s formula is for "
+                                            "GPT’s block (dropout, a GELU MLP four times as wide): "
+                                            "%s per layer here. This model has no dropout, a "
+                                            "SwiGLU MLP of width %u and %u key/value heads: the "
+                                            "lab keeps %s per layer."),
+                                          paper, (guint) c->ffn, c->kv_heads, lab));
       if (k > 0)
         {
           GmlLabConfig plain;
@@ -153,13 +164,15 @@ gml_lab_run_dup_notes (GmlLabRun *self)
           gml_lab_formula (&plain, &pf);
           without = sz (pf.activations);
           /* Translators: layers per group, sizes, a percentage. */
-          g_ptr_array_add (notes, g_strdup_printf (_("Checkpointing every %u layers keeps only each group’s "
-                                                     "input through the forward pass (%s of activations in "
-                                                     "all instead of %s) and recomputes one group at a time "
-                                                     "in the backward pass: about %.0f %% more compute (one "
-                                                     "more forward pass, against a step of a forward pass "
-                                                     "and a backward pass twice as long)."),
-                                                   k, with, without, 100 * r->extra_compute));
+          g_ptr_array_add (notes,
+                           g_strdup_printf (_("Checkpointing every %u layers keeps only each "
+                                              "group’s input through the forward pass (%s of "
+                                              "activations in all instead of %s) and recomputes "
+                                              "one group at a time in the backward pass: about "
+                                              "%.0f %% more compute (one more forward pass, "
+                                              "against a step of a forward pass and a backward "
+                                              "pass twice as long)."),
+                                            k, with, without, 100 * r->extra_compute));
         }
     }
 
@@ -173,20 +186,23 @@ gml_lab_run_dup_notes (GmlLabRun *self)
 
       if (c->zero > 0)
         /* Translators: bytes per parameter, a ZeRO stage, GPUs, sizes. */
-        g_ptr_array_add (notes, g_strdup_printf (_("Model state: %s bytes per parameter on this GPU with ZeRO "
-                                                   "stage %u over %u GPUs (weights %s, gradients %s, "
-                                                   "optimizer state %s), as Rajbhandari et al. 2020 count "
-                                                   "it."), bpp, c->zero, c->gpus, w, g, o));
+        g_ptr_array_add (notes,
+                         g_strdup_printf (_("Model state: %s bytes per parameter on this GPU with "
+                                            "ZeRO stage %u over %u GPUs (weights %s, gradients %s, "
+                                            "optimizer state %s), as Rajbhandari et al. 2020 count "
+                                            "it."), bpp, c->zero, c->gpus, w, g, o));
       else
-        g_ptr_array_add (notes, g_strdup_printf (_("Model state: %s bytes per parameter (weights %s, "
-                                                   "gradients %s, optimizer state %s)."), bpp, w, g, o));
+        g_ptr_array_add (notes,
+                         g_strdup_printf (_("Model state: %s bytes per parameter (weights %s, "
+                                            "gradients %s, optimizer state %s)."), bpp, w, g, o));
       if (c->precision == GML_LAB_AMP_FP16 || c->precision == GML_LAB_AMP_BF16)
-        g_ptr_array_add (notes, g_strdup (_("Mixed precision is counted as in the ZeRO paper, DeepSpeed and "
-                                            "Megatron-LM: 16-bit weights and gradients, fp32 master weights "
-                                            "and moments in the optimizer (2 + 2 + 12 bytes with Adam). "
-                                            "PyTorch’s own torch.autocast keeps fp32 weights and gradients "
-                                            "instead (4 + 4 + 8) and makes 16-bit copies of the weights "
-                                            "during the step.")));
+        g_ptr_array_add (notes,
+                         g_strdup (_("Mixed precision is counted as in the ZeRO paper, DeepSpeed "
+                                     "and Megatron-LM: 16-bit weights and gradients, fp32 master "
+                                     "weights and moments in the optimizer (2 + 2 + 12 bytes with "
+                                     "Adam). PyTorch’s own torch.autocast keeps fp32 weights and "
+                                     "gradients instead (4 + 4 + 8) and makes 16-bit copies of the "
+                                     "weights during the step.")));
       if (_gml_lab_is_autocast (c))
         g_ptr_array_add (notes,
                          g_strdup (_("torch.autocast, as PyTorch does it: the weights, gradients "
@@ -202,23 +218,27 @@ gml_lab_run_dup_notes (GmlLabRun *self)
           g_autofree char *tmp = NULL;
 
           _gml_lab_state_bytes (c, &w_, &g_, &m_, &s_);
-          tmp = sz (s_ / 2 * (c->zero >= 1 ? _gml_lab_shard (r->parameters, c->gpus) : r->parameters));
+          tmp = sz (s_ / 2 * (c->zero >= 1 ? _gml_lab_shard (r->parameters, c->gpus)
+                                           : r->parameters));
           /* Translators: a size. */
-          g_ptr_array_add (notes, g_strdup_printf (_("optimizer.step(): torch.optim’s default foreach Adam "
-                                                     "computes √v for every parameter at once, %s of "
-                                                     "temporaries for a moment."), tmp));
+          g_ptr_array_add (notes,
+                           g_strdup_printf (_("optimizer.step(): torch.optim’s default foreach "
+                                              "Adam computes √v for every parameter at once, %s of "
+                                              "temporaries for a moment."), tmp));
         }
       if (c->accumulation > 1)
         {
           /* Translators: micro-steps, a batch size. */
-          g_ptr_array_add (notes, g_strdup_printf (_("Accumulation over %u micro-steps: each forward pass "
-                                                     "holds the activations of a batch of %u only, but from "
-                                                     "the second micro-step on the gradients stay allocated "
-                                                     "through it."), c->accumulation, c->batch));
+          g_ptr_array_add (notes,
+                           g_strdup_printf (_("Accumulation over %u micro-steps: each forward pass "
+                                              "holds the activations of a batch of %u only, but "
+                                              "from the second micro-step on the gradients stay "
+                                              "allocated through it."), c->accumulation, c->batch));
           if (c->accumulation > r->simulated_micro_steps)
-            g_ptr_array_add (notes, g_strdup_printf (_("The lab runs %u of the %u micro-steps; the others "
-                                                       "repeat them."), r->simulated_micro_steps,
-                                                     c->accumulation));
+            g_ptr_array_add (notes,
+                             g_strdup_printf (_("The lab runs %u of the %u micro-steps; the others "
+                                                "repeat them."), r->simulated_micro_steps,
+                                              c->accumulation));
         }
     }
   else
@@ -228,19 +248,22 @@ gml_lab_run_dup_notes (GmlLabRun *self)
       guint64 tokens = c->seq + c->tokens;
 
       /* Translators: layers, tokens, heads, head size, bytes, batch, sizes. */
-      g_ptr_array_add (notes, g_strdup_printf (_("KV cache: 2 × %u layers × %u tokens × %u key/value heads × "
-                                                 "%u × %u bytes × batch %u = %s. At the peak the cache holds "
-                                                 "%s: torch.cat makes each layer’s longer cache before it "
-                                                 "frees the old one."),
-                                               c->layers, (guint) tokens, c->kv_heads, (guint) (c->hidden / c->heads),
-                                               (guint) _gml_lab_dtype_bytes (c), c->batch, kv, got));
+      g_ptr_array_add (notes,
+                       g_strdup_printf (_("KV cache: 2 × %u layers × %u tokens × %u key/value "
+                                          "heads × %u × %u bytes × batch %u = %s. At the peak the "
+                                          "cache holds %s: torch.cat makes each layer’s longer "
+                                          "cache before it frees the old one."),
+                                        c->layers, (guint) tokens, c->kv_heads,
+                                        (guint) (c->hidden / c->heads),
+                                        (guint) _gml_lab_dtype_bytes (c), c->batch, kv, got));
     }
 
   if (r->peak_at != NULL)
     /* Translators: where in the step ("in step 2, during the backward pass of layer 3 of 12"). */
     g_ptr_array_add (notes, g_strdup_printf (_("The peak comes %s."), r->peak_at));
-  g_ptr_array_add (notes, g_strdup (_("Not counted: the CUDA context (300–500 MiB on a real GPU), the "
-                                      "cuBLAS workspace, NCCL’s buffers and DDP’s gradient buckets.")));
+  g_ptr_array_add (notes,
+                   g_strdup (_("Not counted: the CUDA context (300–500 MiB on a real GPU), the "
+                               "cuBLAS workspace, NCCL’s buffers and DDP’s gradient buckets.")));
   return notes;
 }
 
@@ -256,7 +279,8 @@ knob_table (const GmlLabConfig *c,
   for (guint i = 0; words[i] != NULL; i++)
     if (g_str_has_prefix (words[i], "--"))
       {
-        const char *value = words[i + 1] != NULL && !g_str_has_prefix (words[i + 1], "--") ? words[i + 1] : "";
+        const char *value = words[i + 1] != NULL &&
+        !g_str_has_prefix (words[i + 1], "--") ? words[i + 1] : "";
 
         if (order != NULL && !g_ptr_array_find_with_equal_func (order, words[i], g_str_equal, NULL))
           g_ptr_array_add (order, g_strdup (words[i]));
@@ -306,12 +330,14 @@ gml_lab_describe_difference (GmlLabRun *a,
         continue;
       if (changed->len > 0)
         g_string_append (changed, ", ");
-      g_string_append_printf (changed, "%s %s → %s", knob, va != NULL ? va : "—", vb != NULL ? vb : "—");
+      g_string_append_printf (changed, "%s %s → %s", knob, va != NULL ? va : "—",
+                              vb != NULL ? vb : "—");
     }
   if (changed->len == 0)
     g_string_append (out, _("A and B have the same knobs."));
   else
-    /* Translators: %s lists the knobs that differ: "--batch 8 → 16, --precision fp32 → amp-bf16". */
+    /* Translators: %s lists the knobs that differ: "--batch 8 → 16, --precision fp32 → amp-bf16".
+     */
     g_string_append_printf (out, _("From A to B: %s."), changed->str);
 
   {
@@ -323,7 +349,8 @@ gml_lab_describe_difference (GmlLabRun *a,
 
     g_string_append_c (out, ' ');
     /* Translators: sizes, then a change such as " (−31 %)", then sizes. */
-    g_string_append_printf (out, _("Peak allocated %s → %s%s, peak reserved %s → %s."), pa, pb, pc, sa, sb);
+    g_string_append_printf (out, _("Peak allocated %s → %s%s, peak reserved %s → %s."), pa, pb, pc,
+                            sa, sb);
   }
 
   for (guint c = 1; c < GML_N_CATEGORIES; c++)
@@ -375,11 +402,13 @@ gml_lab_live_describe (const GmlLabLive *live)
 
   /* Translators: the GPU's name, the scale (64 means every tensor is 64 times smaller),
    * then a size: the share of the real GPU the step ran in. */
-  g_string_append_printf (s, _("Ran on %s with every tensor divided by %s, in %s of it: "), live->device_name,
+  g_string_append_printf (s, _("Ran on %s with every tensor divided by %s, in %s of it: "),
+                          live->device_name,
                           scale, share);
   if (live->fits)
     /* Translators: sizes. */
-    g_string_append_printf (s, _("peak %s allocated and %s reserved; the driver gave at most %s."), alloc,
+    g_string_append_printf (s, _("peak %s allocated and %s reserved; the driver gave at most %s."),
+                            alloc,
                             reserved, driver);
   else
     /* Translators: PyTorch's out of memory message follows. */
@@ -387,19 +416,25 @@ gml_lab_live_describe (const GmlLabLive *live)
   g_string_append_c (s, ' ');
   if (live->agrees)
     /* Translators: sizes. */
-    g_string_append_printf (s, _("The simulator, at the same scale, gives the same figures (%s allocated, "
-                                 "%s reserved)."), sim_alloc, sim_reserved);
+    g_string_append_printf (s,
+                            _("The simulator, at the same scale, gives the same figures (%s "
+                              "allocated, %s reserved)."), sim_alloc, sim_reserved);
   else if (live->sim_fits && !live->fits)
     /* Translators: sizes. */
-    g_string_append_printf (s, _("The simulator, at the same scale, differs: %s allocated and %s reserved. "
-                                 "The GPU refused memory the simulator had (other programs may hold it)."),
+    g_string_append_printf (s,
+                            _("The simulator, at the same scale, differs: %s allocated and %s "
+                              "reserved. The GPU refused memory the simulator had (other programs "
+                              "may hold it)."),
                             sim_alloc, sim_reserved);
   else if (live->sim_fits)
     /* Translators: sizes. */
-    g_string_append_printf (s, _("The simulator, at the same scale, differs: %s allocated and %s reserved."),
+    g_string_append_printf (s,
+                            _("The simulator, at the same scale, differs: %s allocated and %s "
+                              "reserved."),
                             sim_alloc, sim_reserved);
   else
-    g_string_append (s, _("The simulator, at the same scale, differs: it runs out of memory as well, "
-                          "but not at the same point."));
+    g_string_append (s,
+                     _("The simulator, at the same scale, differs: it runs out of memory as well, "
+                       "but not at the same point."));
   return g_string_free (s, FALSE);
 }

@@ -314,7 +314,8 @@ step_prefix (Lab *lab)
 {
   if (lab->c->accumulation > 1)
     /* Translators: a training step, then a micro-step of gradient accumulation. */
-    return g_strdup_printf (_("Step %u, micro-step %u of %u"), lab->phase.step, lab->phase.micro + 1,
+    return g_strdup_printf (_("Step %u, micro-step %u of %u"), lab->phase.step,
+                            lab->phase.micro + 1,
                             lab->c->accumulation);
   /* Translators: a training step (1 or 2). */
   return g_strdup_printf (_("Step %u"), lab->phase.step);
@@ -397,7 +398,8 @@ gather (Lab *lab,
   alloc (lab, W_, lab->wb * layer_elements (lab, layer), "%s* (gathered)", prefix);
   /* The tied output layer gathers the embedding too. */
   if (layer == GML_LAB_LAYER_HEAD && lab->c->tied)
-    alloc (lab, W_, lab->wb * layer_elements (lab, GML_LAB_LAYER_EMBED), "%swte (gathered for the head)",
+    alloc (lab, W_, lab->wb * layer_elements (lab, GML_LAB_LAYER_EMBED),
+           "%swte (gathered for the head)",
            prefix);
 }
 
@@ -432,7 +434,8 @@ grad_param (Lab               *lab,
       /* Computed whole, reduce-scattered into this GPU's shard, freed. */
       alloc (lab, G_, bytes, "%s%s.grad (before reduce-scatter)", prefix, p->name);
       if (!_gml_script_is_live (&lab->r, "gradients (this GPU's shard)"))
-        alloc (lab, G_, lab->gb * _gml_lab_shard (lab->n_params, lab->c->gpus), "gradients (this GPU's shard)");
+        alloc (lab, G_, lab->gb * _gml_lab_shard (lab->n_params, lab->c->gpus),
+               "gradients (this GPU's shard)");
       release (lab, "%s%s.grad (before reduce-scatter)", prefix, p->name);
     }
   else if (lab->phase.micro == 0)
@@ -462,14 +465,16 @@ grad_named (Lab        *lab,
 static void
 tied_grad_first (Lab *lab)
 {
-  const GmlLabParam *p = find_param (lab, GML_LAB_LAYER_EMBED, lab->c->arch == GML_LAB_ARCH_GPT2 ? "wte" : "embed_tokens");
+  const GmlLabParam *p = find_param (lab, GML_LAB_LAYER_EMBED,
+                                     lab->c->arch == GML_LAB_ARCH_GPT2 ? "wte" : "embed_tokens");
   char prefix[64];
 
   layer_prefix (lab, GML_LAB_LAYER_EMBED, prefix, sizeof prefix);
   if (lab->phase.micro == 0 && lab->c->zero < 2)
     alloc (lab, G_, lab->gb * p->elements, "%s%s.grad", prefix, p->name);
   else
-    alloc (lab, lab->c->zero >= 2 ? G_ : T_, lab->gb * p->elements, "%s%s.grad (output layer's part)",
+    alloc (lab, lab->c->zero >= 2 ? G_ : T_, lab->gb * p->elements,
+           "%s%s.grad (output layer's part)",
            prefix, p->name);
   lab->pending_tied = TRUE;
 }
@@ -477,7 +482,8 @@ tied_grad_first (Lab *lab)
 static void
 tied_grad_second (Lab *lab)
 {
-  const GmlLabParam *p = find_param (lab, GML_LAB_LAYER_EMBED, lab->c->arch == GML_LAB_ARCH_GPT2 ? "wte" : "embed_tokens");
+  const GmlLabParam *p = find_param (lab, GML_LAB_LAYER_EMBED,
+                                     lab->c->arch == GML_LAB_ARCH_GPT2 ? "wte" : "embed_tokens");
   char prefix[64];
 
   layer_prefix (lab, GML_LAB_LAYER_EMBED, prefix, sizeof prefix);
@@ -486,7 +492,8 @@ tied_grad_second (Lab *lab)
   if (lab->phase.micro == 0 && lab->c->zero < 2)
     return;
   if (lab->c->zero >= 2 && !_gml_script_is_live (&lab->r, "gradients (this GPU's shard)"))
-    alloc (lab, G_, lab->gb * _gml_lab_shard (lab->n_params, lab->c->gpus), "gradients (this GPU's shard)");
+    alloc (lab, G_, lab->gb * _gml_lab_shard (lab->n_params, lab->c->gpus),
+           "gradients (this GPU's shard)");
   release (lab, "%s%s.grad (output layer's part)", prefix, p->name);
   lab->pending_tied = FALSE;
 }
@@ -501,7 +508,8 @@ load_model (Lab *lab)
 
   set_phase (lab, PHASE_SETUP, 0);
   if (lab->c->zero >= 3)
-    alloc (lab, W_, lab->wb * _gml_lab_shard (lab->n_params, lab->c->gpus), "weights (this GPU's shard)");
+    alloc (lab, W_, lab->wb * _gml_lab_shard (lab->n_params, lab->c->gpus),
+           "weights (this GPU's shard)");
   else
     for (guint i = 0; i < lab->params->len; i++)
       {
@@ -534,8 +542,9 @@ load_model (Lab *lab)
 
       if (lab->cat[O_] > 0)
         /* Translators: sizes. */
-        end_step (lab, g_strdup_printf (_("The model is loaded: weights %s, and the optimizer’s fp32 "
-                                          "master copy of them %s."), w, m));
+        end_step (lab,
+                  g_strdup_printf (_("The model is loaded: weights %s, and the optimizer’s fp32 "
+                                     "master copy of them %s."), w, m));
       else
         /* Translators: a size. */
         end_step (lab, g_strdup_printf (_("The model is loaded: weights %s."), w));
@@ -916,7 +925,8 @@ grad_logits_label (Lab *lab)
 static void
 mark_forward (Lab *lab)
 {
-  if (!lab->quick && !lab->failed && lab->phase.step == reported_step (lab) && lab->phase.micro == 0)
+  if (!lab->quick && !lab->failed && lab->phase.step == reported_step (lab) &&
+      lab->phase.micro == 0)
     lab->forward_step = _gml_script_last_step (&lab->r);
 }
 
@@ -979,7 +989,8 @@ micro_step_transformer (Lab *lab)
 
       /* Translators: "Step 2", a size. */
       end_step (lab, g_strdup_printf (_("%s: the forward pass is done and the loss computed; the "
-                                        "activations kept for the backward pass: %s."), prefix, act));
+                                        "activations kept for the backward pass: %s."), prefix,
+                                      act));
       mark_forward (lab);
     }
 
@@ -1047,8 +1058,9 @@ micro_step_transformer (Lab *lab)
       g_autofree char *g = size_text (lab, lab->cat[G_]);
 
       /* Translators: "Step 2", a size. */
-      end_step (lab, g_strdup_printf (_("%s: the backward pass is done; every activation is freed and "
-                                        "the gradients hold %s."), prefix, g));
+      end_step (lab,
+                g_strdup_printf (_("%s: the backward pass is done; every activation is freed and "
+                                   "the gradients hold %s."), prefix, g));
     }
 }
 
@@ -1071,7 +1083,8 @@ micro_step_mlp (Lab *lab)
     }
   set_phase (lab, PHASE_LOSS, 0);
   loss_forward (lab, b);
-  end_step (lab, lab->quick ? NULL : g_strdup (_("The forward pass is done and the loss computed.")));
+  end_step (lab,
+            lab->quick ? NULL : g_strdup (_("The forward pass is done and the loss computed.")));
   mark_forward (lab);
 
   set_phase (lab, PHASE_LOSS_BACKWARD, 0);
@@ -1102,7 +1115,8 @@ optimizer_step (Lab *lab)
 {
   char prefix[64];
   gboolean first = lab->phase.step == 1;
-  static const char * const moment_names[2][2] = { { "momentum_buffer", NULL }, { "exp_avg", "exp_avg_sq" } };
+  static const char * const moment_names[2][2] = { { "momentum_buffer", NULL },
+                                                   { "exp_avg", "exp_avg_sq" } };
   const char * const *names = lab->moments == 2 ? moment_names[1] : moment_names[0];
   guint64 shard = _gml_lab_shard (lab->n_params, lab->c->gpus);
 
@@ -1141,7 +1155,8 @@ optimizer_step (Lab *lab)
               const GmlLabParam *p = &g_array_index (lab->params, GmlLabParam, i);
 
               layer_prefix (lab, p->layer, prefix, sizeof prefix);
-              alloc (lab, T_, lab->mom_bytes * p->elements, "%s%s √exp_avg_sq (foreach)", prefix, p->name);
+              alloc (lab, T_, lab->mom_bytes * p->elements, "%s%s √exp_avg_sq (foreach)", prefix,
+                     p->name);
             }
           for (guint i = 0; i < lab->params->len; i++)
             {
@@ -1158,8 +1173,9 @@ optimizer_step (Lab *lab)
 
       if (first)
         /* Translators: a step number, a size. */
-        end_step (lab, g_strdup_printf (_("Step %u, optimizer.step(): the optimizer’s state is created "
-                                          "at the first step and holds %s."), lab->phase.step, o));
+        end_step (lab,
+                  g_strdup_printf (_("Step %u, optimizer.step(): the optimizer’s state is created "
+                                     "at the first step and holds %s."), lab->phase.step, o));
       else
         /* Translators: a step number, a size. */
         end_step (lab, g_strdup_printf (_("Step %u, optimizer.step(): the weights are updated; the "
@@ -1185,8 +1201,9 @@ zero_grad (Lab *lab)
     }
   if (!lab->quick)
     /* Translators: a step number. */
-    end_step (lab, g_strdup_printf (_("Step %u, zero_grad(set_to_none=True): the gradients are freed."),
-                                    lab->phase.step));
+    end_step (lab,
+              g_strdup_printf (_("Step %u, zero_grad(set_to_none=True): the gradients are freed."),
+                               lab->phase.step));
 }
 
 static void
@@ -1317,8 +1334,9 @@ infer_pass (Lab     *lab,
           g_autofree char *kv = size_text (lab, lab->cat[K_]);
 
           /* Translators: a number of tokens, a layer, the number of layers, a size. */
-          end_step (lab, g_strdup_printf (_("The prompt (%u tokens) through layer %u of %u: the KV cache "
-                                            "holds %s."), (guint) q, l + 1, lab->c->layers, kv));
+          end_step (lab,
+                    g_strdup_printf (_("The prompt (%u tokens) through layer %u of %u: the KV "
+                                       "cache holds %s."), (guint) q, l + 1, lab->c->layers, kv));
         }
     }
   /* The last position's logits, in fp32 for sampling. */
@@ -1371,7 +1389,8 @@ phase_text (const GmlLabConfig *c,
       return g_strdup (_("while the model is loaded"));
     case PHASE_PREFILL:
       /* Translators: a layer and the number of layers. */
-      return g_strdup_printf (_("while the prompt goes through layer %d of %u"), p->layer + 1, c->layers);
+      return g_strdup_printf (_("while the prompt goes through layer %d of %u"), p->layer + 1,
+                              c->layers);
     case PHASE_DECODE:
       /* Translators: a token and the number of tokens. */
       return g_strdup_printf (_("while token %d of %u is generated"), p->layer, c->tokens);
@@ -1423,7 +1442,8 @@ category_list (const guint64 *bytes)
       {
         g_autofree char *size = gml_format_size_short (bytes[order[i]]);
 
-        g_string_append_printf (out, "%s%s %s", out->len > 0 ? " · " : "", gml_lab_category_name (order[i]),
+        g_string_append_printf (out, "%s%s %s", out->len > 0 ? " · " : "",
+                                gml_lab_category_name (order[i]),
                                 size);
       }
   return g_string_free (out, FALSE);
@@ -1458,11 +1478,13 @@ insert_peak_step (Lab *lab)
   /* Translators: sizes (the last the GPU's memory), then where ("in step 2, during the
    * backward pass of layer 3 of 12"), then the categories ("Weights 475 MiB · …"). */
   step.caption = g_strdup_printf (_("The peak: %s allocated, %s reserved of the GPU’s %s, %s. "
-                                    "At the peak: %s."), alloc_text, res_text, gpu_text, where, cats);
+                                    "At the peak: %s."), alloc_text, res_text, gpu_text, where,
+                                  cats);
   _gml_script_key (&lab->r, "peak_allocated", lab->peak);
   _gml_script_key (&lab->r, "reserved_at_peak", step.stats.reserved_bytes[GML_STAT_ALL].current);
 
-  while (pos < sc->steps->len && g_array_index (sc->steps, GmlScenarioStep, pos).n_events <= lab->peak_events)
+  while (pos < sc->steps->len &&
+         g_array_index (sc->steps, GmlScenarioStep, pos).n_events <= lab->peak_events)
     pos++;
   g_array_insert_val (sc->steps, pos, step);
   sc->focus_step = pos;
@@ -1502,7 +1524,8 @@ fill_result (Lab          *lab,
   res->requested_at_peak = lab->peak_requested;
   state = gml_trace_state_at (gml_allocator_get_trace (lab->r.run->allocator), lab->peak_events);
   res->reserved_at_peak = gml_mem_state_get_stats (state)->reserved_bytes[GML_STAT_ALL].current;
-  res->inactive_split_at_peak = gml_mem_state_get_stats (state)->inactive_split_bytes[GML_STAT_ALL].current;
+  res->inactive_split_at_peak =
+      gml_mem_state_get_stats (state)->inactive_split_bytes[GML_STAT_ALL].current;
   res->largest_free_at_peak = gml_mem_state_get_largest_free_block (state);
   res->segments_at_peak = gml_mem_state_get_n_segments (state);
   res->peak_at = phase_text (lab->c, &lab->peak_phase);
@@ -1583,7 +1606,8 @@ run_step (const GmlLabConfig *c,
       /* The step that ran out of memory: the picture ends on it. */
       const GmlStats *st = _gml_script_stats (&lab.r);
       g_autofree char *where = phase_text (c, &lab.phase);
-      g_autofree char *alloc_text = gml_format_size_short (st->allocated_bytes[GML_STAT_ALL].current);
+      g_autofree char *alloc_text =
+          gml_format_size_short (st->allocated_bytes[GML_STAT_ALL].current);
       g_autofree char *res_text = gml_format_size_short (st->reserved_bytes[GML_STAT_ALL].current);
       g_autofree char *req_text = gml_format_size_short (lab.oom_request);
       g_autofree char *cats = category_list (lab.cat);
@@ -1594,7 +1618,8 @@ run_step (const GmlLabConfig *c,
       _gml_script_end_step (&lab.r, g_strdup_printf (_("Out of memory %s: a request for %s failed "
                                                        "with %s allocated and %s reserved of the "
                                                        "GPU’s %s. Allocated: %s."),
-                                                     where, req_text, alloc_text, res_text, gpu_text,
+                                                     where, req_text, alloc_text, res_text,
+                                                     gpu_text,
                                                      cats));
       sc->focus_step = _gml_script_last_step (&lab.r);
       if (!quick)
@@ -1645,38 +1670,42 @@ describe_first_step (const GmlLabConfig *c,
 {
   g_autofree char *f = gml_format_size_short (first->peak_allocated);
   g_autofree char *s = gml_format_size_short (steady->peak_allocated);
-  g_autofree char *state = gml_format_size_short (steady->by_category[GML_CATEGORY_OPTIMIZER_STATE]);
+  g_autofree char *state =
+      gml_format_size_short (steady->by_category[GML_CATEGORY_OPTIMIZER_STATE]);
   g_autofree char *diff = NULL;
 
   if (!first->fits)
-    return g_strdup (_("The first step already runs out of memory, before any optimizer state exists."));
+    return g_strdup (_("The first step already runs out of memory, before any optimizer state "
+                       "exists."));
   if (!steady->fits)
     /* Translators: a size. */
-    return g_strdup_printf (_("The first step fits with a peak of %s, but the steady step runs out of memory: "
-                              "the optimizer’s state created at the first optimizer.step() stays for every "
-                              "later step."), f);
+    return g_strdup_printf (_("The first step fits with a peak of %s, but the steady step runs out "
+                              "of memory: the optimizer’s state created at the first "
+                              "optimizer.step() stays for every later step."), f);
   if (c->optimizer == GML_LAB_SGD)
     /* Translators: a size, then where ("in step 1, during the backward pass of layer 3 of 12"). */
-    return g_strdup_printf (_("Plain SGD keeps no optimizer state, so the first step peaks as the steady step "
-                              "does: %s allocated, %s."), f, first->peak_at);
+    return g_strdup_printf (_("Plain SGD keeps no optimizer state, so the first step peaks as the "
+                              "steady step does: %s allocated, %s."), f, first->peak_at);
   if (first->peak_allocated < steady->peak_allocated)
     {
       diff = gml_format_size_short (steady->peak_allocated - first->peak_allocated);
       /* Translators: sizes, then where ("in step 1, during the backward pass of layer 3 of 12"). */
-      return g_strdup_printf (_("The first step peaks at %s allocated, %s; that is %s less than the steady "
-                                "step’s %s, because the optimizer’s state (%s) is only created at the first "
-                                "optimizer.step() and is not there yet during the first forward and backward "
-                                "passes."), f, first->peak_at, diff, s, state);
+      return g_strdup_printf (_("The first step peaks at %s allocated, %s; that is %s less than "
+                                "the steady step’s %s, because the optimizer’s state (%s) is only "
+                                "created at the first optimizer.step() and is not there yet during "
+                                "the first forward and backward passes."), f, first->peak_at, diff,
+                              s, state);
     }
   if (first->peak_allocated == steady->peak_allocated)
     /* Translators: a size, then where ("in step 1, during optimizer.step()"), then a size. */
-    return g_strdup_printf (_("The first step peaks as high as the steady step, %s allocated, %s: its "
-                              "optimizer.step() creates the optimizer’s state (%s) while the gradients still "
-                              "exist, which is what every later step holds too."), f, first->peak_at, state);
+    return g_strdup_printf (_("The first step peaks as high as the steady step, %s allocated, %s: "
+                              "its optimizer.step() creates the optimizer’s state (%s) while the "
+                              "gradients still exist, which is what every later step holds too."),
+                            f, first->peak_at, state);
   diff = gml_format_size_short (first->peak_allocated - steady->peak_allocated);
   /* Translators: sizes, then where ("in step 1, during optimizer.step()"). */
-  return g_strdup_printf (_("The first step peaks at %s allocated, %s; that is %s more than the steady "
-                            "step’s %s."), f, first->peak_at, diff, s);
+  return g_strdup_printf (_("The first step peaks at %s allocated, %s; that is %s more than the "
+                            "steady step’s %s."), f, first->peak_at, diff, s);
 }
 
 /* The same knobs on a simulated GPU of @gpu_memory at @step, quickly (no
@@ -1747,7 +1776,8 @@ gml_lab_run_new_cancellable (const GmlLabConfig *config,
     {
       GmlLabResult res = { 0 };
 
-      if (run_variant (config, GML_LAB_UNBOUNDED_MEMORY, config->step, cancellable, &res) && res.fits)
+      if (run_variant (config, GML_LAB_UNBOUNDED_MEMORY, config->step, cancellable, &res) &&
+          res.fits)
         {
           self->result.needed_allocated = res.peak_allocated;
           self->result.needed_reserved = res.peak_reserved;
@@ -1756,7 +1786,8 @@ gml_lab_run_new_cancellable (const GmlLabConfig *config,
     }
 
   /* The first step, said against the steady step of the same knobs. */
-  if (config->mode == GML_LAB_TRAIN && config->step == GML_LAB_STEP_FIRST && (flags & GML_LAB_RUN_QUICK) == 0)
+  if (config->mode == GML_LAB_TRAIN && config->step == GML_LAB_STEP_FIRST &&
+      (flags & GML_LAB_RUN_QUICK) == 0)
     {
       GmlLabResult res = { 0 };
 
@@ -1836,12 +1867,13 @@ gml_lab_run_live (const GmlLabConfig *config,
     {
       gml_device_end_run ();
       g_autofree char *free_text = gml_format_size_short (live->available);
-      g_autofree char *need_text = gml_format_size_short ((config->gpu_memory - 1) / MAX_LIVE_SCALE + 1);
+      g_autofree char *need_text =
+          gml_format_size_short ((config->gpu_memory - 1) / MAX_LIVE_SCALE + 1);
 
       /* Translators: sizes; the lab's share is set in Preferences (GPU memory budget). */
       g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_NOT_LIVE,
-                   _("The GPU has too little free memory for a live run: %s within the lab’s budget, "
-                     "at least %s needed."), free_text, need_text);
+                   _("The GPU has too little free memory for a live run: %s within the lab’s "
+                     "budget, at least %s needed."), free_text, need_text);
       gml_lab_live_clear (live);
       return FALSE;
     }
@@ -1857,7 +1889,8 @@ gml_lab_run_live (const GmlLabConfig *config,
   if (!ran)
     {
       /* Translators: %s says why (the driver's error). */
-      g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_DEVICE, _("The live run failed: %s"), local->message);
+      g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_DEVICE, _("The live run failed: %s"),
+                   local->message);
       result_clear (&res);
       gml_lab_live_clear (live);
       return FALSE;

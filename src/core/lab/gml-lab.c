@@ -45,7 +45,8 @@ static const char * const model_names[] = { "gpt2", "llama-3.2-1b", "llama-2-7b"
 static const char * const precision_names[GML_LAB_N_PRECISIONS] = {
   "fp32", "amp-fp16", "amp-bf16", "bf16", "autocast-fp16", "autocast-bf16"
 };
-static const char * const optimizer_names[GML_LAB_N_OPTIMIZERS] = { "sgd", "momentum", "adam", "adamw" };
+static const char * const optimizer_names[GML_LAB_N_OPTIMIZERS] = { "sgd", "momentum", "adam",
+                                                                    "adamw" };
 static const guint gpu_presets[] = { 8, 12, 16, 24, 40, 48, 80, 141 };
 
 const char * const *
@@ -266,7 +267,8 @@ bad_choice (const char *knob,
 {
   /* Translators: --%s is an option; then what was typed, and the words it accepts. */
   g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_INVALID,
-               _("--%s “%s” is not known. Use one of: %s."), knob, value != NULL ? value : "", choices);
+               _("--%s “%s” is not known. Use one of: %s."), knob, value != NULL ? value : "",
+               choices);
   return FALSE;
 }
 
@@ -454,12 +456,14 @@ gml_lab_config_set (GmlLabConfig  *config,
     }
   if (g_str_equal (knob, "gpu-memory"))
     {
-      if (!gml_parse_size (value, GML_SIZE_COMMAND_LINE, &v, NULL) || v < GML_LAB_MIN_GPU_MEMORY || v > GML_LAB_MAX_GPU_MEMORY)
+      if (!gml_parse_size (value, GML_SIZE_COMMAND_LINE, &v, NULL) || v < GML_LAB_MIN_GPU_MEMORY ||
+          v > GML_LAB_MAX_GPU_MEMORY)
         {
           /* Translators: %s is what was typed. */
           g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_INVALID,
-                       _("--gpu-memory “%s” is not a GPU size the lab can simulate: use 8G, 12G, 16G, "
-                         "24G, 40G, 48G, 80G or 141G, or a number of bytes from 64 MiB to 256 GiB."),
+                       _("--gpu-memory “%s” is not a GPU size the lab can simulate: use 8G, 12G, "
+                         "16G, 24G, 40G, 48G, 80G or 141G, or a number of bytes from 64 MiB to 256 "
+                         "GiB."),
                        value != NULL ? value : "");
           return FALSE;
         }
@@ -474,7 +478,8 @@ gml_lab_config_set (GmlLabConfig  *config,
       gml_alloc_conf_init (&conf);
       if (value != NULL && *value != '\0' && !gml_alloc_conf_parse (&conf, value, &conf_error))
         {
-          g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_INVALID, "--alloc-conf: %s", conf_error->message);
+          g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_INVALID, "--alloc-conf: %s",
+                       conf_error->message);
           return FALSE;
         }
       config->conf = conf;
@@ -497,15 +502,15 @@ gml_lab_config_check (const GmlLabConfig *c,
   if (transformer && c->hidden % c->heads != 0)
     {
       g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_INVALID,
-                   _("The hidden size (%u) must be a multiple of the number of heads (%u): every head "
-                     "gets hidden ÷ heads of it."), (guint) c->hidden, c->heads);
+                   _("The hidden size (%u) must be a multiple of the number of heads (%u): every "
+                     "head gets hidden ÷ heads of it."), (guint) c->hidden, c->heads);
       return FALSE;
     }
   if (transformer && c->heads % c->kv_heads != 0)
     {
       g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_INVALID,
-                   _("The number of heads (%u) must be a multiple of the %u key/value heads of this "
-                     "model."), c->heads, c->kv_heads);
+                   _("The number of heads (%u) must be a multiple of the %u key/value heads of "
+                     "this model."), c->heads, c->kv_heads);
       return FALSE;
     }
   if (c->arch == GML_LAB_ARCH_GPT2 && g_str_equal (c->model, "gpt2") &&
@@ -520,14 +525,15 @@ gml_lab_config_check (const GmlLabConfig *c,
       c->seq + (c->mode == GML_LAB_INFERENCE ? c->tokens : 0) > c->context)
     {
       g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_INVALID,
-                   _("This model was trained for %u positions: the sequence (with the generated tokens) "
-                     "cannot be longer."), (guint) c->context);
+                   _("This model was trained for %u positions: the sequence (with the generated "
+                     "tokens) cannot be longer."), (guint) c->context);
       return FALSE;
     }
   if (c->checkpointing == GML_LAB_CHECKPOINT_EVERY && c->checkpoint_every > c->layers)
     {
       g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_INVALID,
-                   _("--checkpointing every-%u: the model has only %u layers."), c->checkpoint_every,
+                   _("--checkpointing every-%u: the model has only %u layers."),
+                   c->checkpoint_every,
                    c->layers);
       return FALSE;
     }
@@ -536,23 +542,23 @@ gml_lab_config_check (const GmlLabConfig *c,
       if (c->checkpointing != GML_LAB_CHECKPOINT_NONE || c->accumulation != 1 || c->zero != 0)
         {
           g_set_error_literal (error, GML_LAB_ERROR, GML_LAB_ERROR_INVALID,
-                               _("Checkpointing, accumulation and ZeRO are about training: use them "
-                                 "with --mode train."));
+                               _("Checkpointing, accumulation and ZeRO are about training: use "
+                                 "them with --mode train."));
           return FALSE;
         }
       if (c->arch == GML_LAB_ARCH_MLP)
         {
           g_set_error_literal (error, GML_LAB_ERROR, GML_LAB_ERROR_INVALID,
-                               _("The MLP has no attention and so no KV cache: its inference is one "
-                                 "forward pass, which --mode train shows too. Choose a transformer "
-                                 "for --mode inference."));
+                               _("The MLP has no attention and so no KV cache: its inference is "
+                                 "one forward pass, which --mode train shows too. Choose a "
+                                 "transformer for --mode inference."));
           return FALSE;
         }
       if ((guint64) c->tokens * c->layers > GML_LAB_MAX_DECODE_WORK)
         {
           g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_TOO_LARGE,
-                       _("%u tokens through %u layers are more steps than the lab simulates at once "
-                         "(tokens × layers at most %u)."), c->tokens, c->layers,
+                       _("%u tokens through %u layers are more steps than the lab simulates at "
+                         "once (tokens × layers at most %u)."), c->tokens, c->layers,
                        (guint) GML_LAB_MAX_DECODE_WORK);
           return FALSE;
         }
@@ -575,7 +581,9 @@ gml_lab_config_to_args (const GmlLabConfig *c)
   /* The preset, and a shape of one's own by its numbers. */
   g_string_append_printf (s, "--model %s", c->base);
   if (c->arch == GML_LAB_ARCH_MLP)
-    g_string_append_printf (s, " --layers %u --hidden %" G_GUINT64_FORMAT " --vocab %" G_GUINT64_FORMAT,
+    g_string_append_printf (s,
+                            " --layers %u --hidden %" G_GUINT64_FORMAT " --vocab "
+                                                                       "%" G_GUINT64_FORMAT,
                             c->layers, c->hidden, c->vocab);
   else if (g_str_equal (c->model, "custom"))
     g_string_append_printf (s, " --layers %u --hidden %" G_GUINT64_FORMAT " --heads %u --ffn %"
@@ -938,13 +946,15 @@ gml_lab_formula (const GmlLabConfig *c,
   f->optimizer_state = c->zero >= 1 ? (m + s) * _gml_lab_shard (n, N) : (m + s) * n;
 
   if (c->arch != GML_LAB_ARCH_MLP)
-    f->korthikanti_per_layer = gml_lab_korthikanti_per_layer (c->seq, c->batch, c->hidden, c->heads);
+    f->korthikanti_per_layer = gml_lab_korthikanti_per_layer (c->seq, c->batch, c->hidden,
+                                                              c->heads);
 
   if (c->mode == GML_LAB_INFERENCE)
     {
       guint64 head_dim = c->hidden / c->heads;
 
-      f->kv_cache = 2 * (guint64) c->layers * (c->seq + c->tokens) * c->kv_heads * head_dim * d * c->batch;
+      f->kv_cache =
+          2 * (guint64) c->layers * (c->seq + c->tokens) * c->kv_heads * head_dim * d * c->batch;
       return;
     }
 
@@ -953,7 +963,8 @@ gml_lab_formula (const GmlLabConfig *c,
     {
       /* The input, the labels (int64), every hidden layer's ReLU output, and
        * the fp32 log-softmax. */
-      f->activations = d * c->batch * c->inputs + 8 * c->batch + c->layers * f->activations_per_layer
+      f->activations =
+          d * c->batch * c->inputs + 8 * c->batch + c->layers * f->activations_per_layer
                        + 4 * c->batch * c->vocab;
     }
   else

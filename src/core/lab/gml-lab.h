@@ -144,14 +144,16 @@ typedef struct
   guint64   peak_reserved;           /* max_memory_reserved() over the run */
   guint64   by_category[GML_N_CATEGORIES]; /* allocated bytes at the steady-state peak
                                             * (out of memory: where it ran out) */
-  guint64   allocated_at_peak;       /* memory_allocated() at that peak (out of memory: at the error) */
+  guint64   allocated_at_peak;       /* memory_allocated() at that peak (out of memory: at the
+                                      * error) */
   guint64   requested_at_peak;       /* what the program asked for, at that peak */
   guint64   reserved_at_peak;
   guint64   inactive_split_at_peak;
   guint64   largest_free_at_peak;
   guint     segments_at_peak;
   char     *peak_at;                 /* translated: "step 2, backward of layer 3" */
-  double    extra_compute;           /* recomputed forward work / step's work (backward = 2 forward) */
+  double    extra_compute;           /* recomputed forward work / step's work (backward = 2 forward)
+                                      */
   guint     simulated_micro_steps;   /* micro-steps run per step (at most 16) */
   guint64   n_events;                /* trace events of the run */
   guint64   needed_allocated;        /* when it does not fit: the peaks on a GPU large enough */

@@ -628,7 +628,9 @@ _gml_script_oom (GmlScript *r)
       g_autofree char *label = g_strdup_printf ("layer%u.weight.grad", i);
       _gml_script_alloc (r, label, GML_CATEGORY_GRADIENTS, unit);
     }
-  _gml_script_end_step (r, g_strdup_printf (_("The backward pass keeps one gradient per weight: %s more."), w));
+  _gml_script_end_step (r,
+                        g_strdup_printf (_("The backward pass keeps one gradient per weight: %s "
+                                           "more."), w));
 
   for (guint i = 1; i <= 4; i++)
     {
@@ -637,7 +639,9 @@ _gml_script_oom (GmlScript *r)
       _gml_script_alloc (r, avg, GML_CATEGORY_OPTIMIZER_STATE, unit);
       _gml_script_alloc (r, avg_sq, GML_CATEGORY_OPTIMIZER_STATE, unit);
     }
-  _gml_script_end_step (r, g_strdup_printf (_("Adam keeps two moments for every weight: %s more."), o));
+  _gml_script_end_step (r,
+                        g_strdup_printf (_("Adam keeps two moments for every weight: %s more."),
+                                         o));
 
   /* The forward pass of the next batch stores activations until one does not fit. */
   for (guint i = 1; i <= 64 && r->fatal == NULL; i++)
@@ -648,7 +652,9 @@ _gml_script_oom (GmlScript *r)
       if (_gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, act))
         {
           /* Translators: %u is a layer number, %s a size. */
-          _gml_script_end_step (r, g_strdup_printf (_("Forward pass, layer %u: its activations take %s."),
+          _gml_script_end_step (r,
+                                g_strdup_printf (_("Forward pass, layer %u: its activations take "
+                                                   "%s."),
                                             i, size));
         }
       else
@@ -699,12 +705,16 @@ _gml_script_batch_size (GmlScript *r,
 
           if (_gml_script_alloc (r, label, GML_CATEGORY_ACTIVATIONS, size))
             /* Translators: batch size, layer number, size. */
-            _gml_script_end_step (r, g_strdup_printf (_("Batch %u, layer %u: the activations take %s."),
+            _gml_script_end_step (r,
+                                  g_strdup_printf (_("Batch %u, layer %u: the activations take "
+                                                     "%s."),
                                               batches[b], i, size_str));
           else
             {
               if (r->fatal == NULL)
-                _gml_script_end_step (r, g_strdup_printf (_("Batch %u, layer %u: %s do not fit — CUDA out "
+                _gml_script_end_step (r,
+                                      g_strdup_printf (_("Batch %u, layer %u: %s do not fit — CUDA "
+                                                         "out "
                                                     "of memory. The weights did not grow."),
                                                   batches[b], i, size_str));
               break;
@@ -721,8 +731,9 @@ _gml_script_batch_size (GmlScript *r,
             }
           total = gml_format_size_short (n_layers * size);
           /* Translators: %u is a batch size, %s a size. */
-          _gml_script_end_step (r, g_strdup_printf (_("The batch-%u activations (%s) are freed; their "
-                                                      "segments stay cached."), from, total));
+          _gml_script_end_step (r,
+                                g_strdup_printf (_("The batch-%u activations (%s) are freed; their "
+                                                   "segments stay cached."), from, total));
         }
     }
   r->sc->focus_step = _gml_script_last_step (r);
@@ -757,12 +768,15 @@ _gml_script_empty_cache_story (GmlScript *r)
   _gml_script_alloc (r, "logits", GML_CATEGORY_TEMPORARY, 6 * MiB);
   {
     g_autofree char *a = gml_format_size_short (16 * unit);
-    _gml_script_end_step (r, g_strdup_printf (_("Forward pass: the activations take %s; the loss and "
+    _gml_script_end_step (r,
+                          g_strdup_printf (_("Forward pass: the activations take %s; the loss and "
                                         "the logits share one segment."), a));
   }
 
   _gml_script_alloc (r, "next_batch", GML_CATEGORY_ACTIVATIONS, request);
-  _gml_script_end_step (r, g_strdup_printf (_("The next batch asks for %s: CUDA out of memory."), req));
+  _gml_script_end_step (r,
+                        g_strdup_printf (_("The next batch asks for %s: CUDA out of memory."),
+                                         req));
 
   for (guint i = 1; i <= 4; i++)
     {
@@ -783,14 +797,17 @@ _gml_script_empty_cache_story (GmlScript *r)
   st = _gml_script_stats (r);
   {
     g_autofree char *res = gml_format_size_short (st->reserved_bytes[GML_STAT_ALL].current);
-    _gml_script_end_step (r, g_strdup_printf (_("empty_cache() returns the whole free segments: reserved "
+    _gml_script_end_step (r,
+                          g_strdup_printf (_("empty_cache() returns the whole free segments: "
+                                             "reserved "
                                         "drops to %s. The segment with the live loss tensor "
                                         "stays, and so do the weights."), res));
   }
   r->sc->focus_step = _gml_script_last_step (r);
 
   _gml_script_alloc (r, "next_batch", GML_CATEGORY_ACTIVATIONS, request);
-  _gml_script_end_step (r, g_strdup_printf (_("The same request for %s fails again: the live tensors "
+  _gml_script_end_step (r,
+                        g_strdup_printf (_("The same request for %s fails again: the live tensors "
                                       "still hold their memory."), req));
   r->sc->focus_category = GML_CATEGORY_NONE;
 }
@@ -841,7 +858,8 @@ _gml_script_precision (GmlScript *r)
               _gml_script_free (r, al);
             }
           _gml_script_empty_cache (r);
-          _gml_script_end_step (r, g_strdup (_("Everything is freed and the cache emptied, to start "
+          _gml_script_end_step (r,
+                                g_strdup (_("Everything is freed and the cache emptied, to start "
                                        "again in bf16.")));
         }
     }
@@ -1070,12 +1088,14 @@ _gml_script_checkpointing (GmlScript *r,
           break;
         default:
           /* Translators: %u is √N, the number of segments. */
-          _gml_script_checkpoint_strategy (r, sqrt_n, g_strdup_printf (_("√N segments (%u)"), sqrt_n));
+          _gml_script_checkpoint_strategy (r, sqrt_n,
+                                           g_strdup_printf (_("√N segments (%u)"), sqrt_n));
           break;
         }
     }
   sc->focus_step = sc->strategies->len > 0
-    ? ((GmlCheckpointStrategy *) g_ptr_array_index (sc->strategies, sc->strategies->len - 1))->first_step
+    ? ((GmlCheckpointStrategy *) g_ptr_array_index (sc->strategies,
+                                                    sc->strategies->len - 1))->first_step
       + sc->n_layers
     : _gml_script_last_step (r);
   sc->focus_step = MIN (sc->focus_step, _gml_script_last_step (r));
@@ -1094,7 +1114,8 @@ _gml_script_fragmentation (GmlScript *r)
   for (; n < 4; n++)
     {
       g_autofree char *label = g_strdup_printf ("t%03u", n + 1);
-      _gml_script_alloc (r, label, n % 2 == 0 ? GML_CATEGORY_TEMPORARY : GML_CATEGORY_ACTIVATIONS, tensor);
+      _gml_script_alloc (r, label, n % 2 == 0 ? GML_CATEGORY_TEMPORARY : GML_CATEGORY_ACTIVATIONS,
+                         tensor);
     }
   _gml_script_end_step (r, g_strdup_printf (_("Four tensors of %s fill one 20 MiB segment."), t));
 
@@ -1105,7 +1126,8 @@ _gml_script_fragmentation (GmlScript *r)
       for (guint j = 0; j < 4 && r->fatal == NULL; j++, n++)
         {
           g_autofree char *label = g_strdup_printf ("t%03u", n + 1);
-          _gml_script_alloc (r, label, n % 2 == 0 ? GML_CATEGORY_TEMPORARY : GML_CATEGORY_ACTIVATIONS,
+          _gml_script_alloc (r, label,
+                             n % 2 == 0 ? GML_CATEGORY_TEMPORARY : GML_CATEGORY_ACTIVATIONS,
                      tensor);
         }
     }
@@ -1131,7 +1153,9 @@ _gml_script_fragmentation (GmlScript *r)
     g_autofree char *free_ = gml_format_size_short (st->reserved_bytes[GML_STAT_ALL].current
                                         - st->allocated_bytes[GML_STAT_ALL].current);
     /* Translators: both %s are sizes. */
-    _gml_script_end_step (r, g_strdup_printf (_("Every other tensor is freed: %s free in the cache, in "
+    _gml_script_end_step (r,
+                          g_strdup_printf (_("Every other tensor is freed: %s free in the cache, "
+                                             "in "
                                         "holes of at most %s."), free_, largest));
   }
 
@@ -1142,7 +1166,8 @@ _gml_script_fragmentation (GmlScript *r)
 
     _gml_script_alloc (r, "big", GML_CATEGORY_ACTIVATIONS, request);
     /* Translators: both %s are sizes. */
-    _gml_script_end_step (r, g_strdup_printf (_("A request for %s fails: no hole is larger than %s, "
+    _gml_script_end_step (r,
+                          g_strdup_printf (_("A request for %s fails: no hole is larger than %s, "
                                         "and the GPU has no room for a new segment."),
                                       req, largest));
   }

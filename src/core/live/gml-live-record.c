@@ -211,7 +211,8 @@ gml_live_record_build_snapshot (GmlLiveRecord *self)
                                         ps->small, ps->expandable);
       for (guint32 i = 0; i < ps->n_blocks && ps->first_block + i < self->blocks->len; i++)
         {
-          const GmlProbeBlock *pb = &g_array_index (self->blocks, GmlProbeBlock, ps->first_block + i);
+          const GmlProbeBlock *pb = &g_array_index (self->blocks, GmlProbeBlock,
+                                                    ps->first_block + i);
 
           gml_snapshot_builder_add_block (builder, pb->size, pb->requested_size, pb->state);
         }

@@ -30,8 +30,8 @@
 G_DEFINE_QUARK (gml-probe-error-quark, gml_probe_error)
 
 static const char * const type_names[] = {
-  "hello", "update", "entries", "state", "oom", "error", "bye", "dump-begin", "dump-data", "dump-end",
-  "dump-failed",
+  "hello", "update", "entries", "state", "oom", "error", "bye", "dump-begin", "dump-data",
+  "dump-end", "dump-failed",
 };
 
 const char *
@@ -66,7 +66,8 @@ node_uint (JsonNode *node,
 {
   gint64 v;
 
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_INT64)
     return FALSE;
   v = json_node_get_int (node);
   if (v < 0)
@@ -79,7 +80,8 @@ static gboolean
 node_int (JsonNode *node,
           gint64   *value)
 {
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_INT64)
     return FALSE;
   *value = json_node_get_int (node);
   return TRUE;
@@ -91,7 +93,8 @@ node_string (JsonNode *node,
 {
   const char *s;
 
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
     return NULL;
   s = json_node_get_string (node);
   if (s == NULL || strlen (s) > max_length)
@@ -103,7 +106,8 @@ static gboolean
 node_bool (JsonNode *node,
            gboolean *value)
 {
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_BOOLEAN)
     return FALSE;
   *value = json_node_get_boolean (node);
   return TRUE;
@@ -326,7 +330,8 @@ parse_entries (JsonObject       *object,
           !node_uint (json_array_get_element (fields, 3), &e->stream) ||
           !node_int (json_array_get_element (fields, 4), &e->time_us))
         {
-          /* Translators: %u counts from 1; the format of an entry is shown as the probe sends it. */
+          /* Translators: %u counts from 1; the format of an entry is shown as the probe sends it.
+           */
           g_set_error (error, GML_PROBE_ERROR, GML_PROBE_ERROR_MEMBER,
                        _("trace entry %u is not [action, addr, size, stream, time_us]."), i + 1);
           return FALSE;
@@ -435,11 +440,14 @@ parse_state (JsonObject       *object,
           (kind = node_string (json_array_get_element (fields, 3), 8)) == NULL ||
           !(g_str_equal (kind, "small") || g_str_equal (kind, "large")) ||
           !node_bool (json_array_get_element (fields, 4), &expandable) ||
-          (blocks_node = json_array_get_element (fields, 5)) == NULL || !JSON_NODE_HOLDS_ARRAY (blocks_node))
-        return bad_state (error, _("a segment is not [address, total_size, stream, \"small\" or \"large\", "
-                                   "expandable, blocks]."));
+          (blocks_node = json_array_get_element (fields, 5)) == NULL ||
+          !JSON_NODE_HOLDS_ARRAY (blocks_node))
+        return bad_state (error,
+                          _("a segment is not [address, total_size, stream, \"small\" or "
+                            "\"large\", expandable, blocks]."));
       if (seg.total_size == 0 || seg.address > G_MAXUINT64 - seg.total_size)
-        return bad_state (error, _("a segment has no size, or runs past the end of the address space."));
+        return bad_state (error,
+                          _("a segment has no size, or runs past the end of the address space."));
       if (s > 0 && seg.address < end)
         return bad_state (error, _("the segments are not in address order, or they overlap."));
       end = seg.address + seg.total_size;
@@ -457,7 +465,8 @@ parse_state (JsonObject       *object,
           GmlProbeBlock b = { 0 };
 
           if (!parse_block (json_array_get_element (blocks, i), &b))
-            return bad_state (error, _("a block is not [size, requested_size, \"a\", \"i\" or \"p\"]."));
+            return bad_state (error,
+                              _("a block is not [size, requested_size, \"a\", \"i\" or \"p\"]."));
           if (b.size > seg.total_size - sum)
             return bad_state (error, _("a segment’s blocks do not add up to its size."));
           sum += b.size;
@@ -477,7 +486,8 @@ parse_oom (JsonObject       *object,
 {
   guint64 device = 0;
 
-  if (!node_uint (json_object_get_member (object, "device"), &device) || device >= GML_PROBE_MAX_DEVICES ||
+  if (!node_uint (json_object_get_member (object, "device"), &device) ||
+      device >= GML_PROBE_MAX_DEVICES ||
       !node_uint (json_object_get_member (object, "size"), &m->size) ||
       !node_uint (json_object_get_member (object, "device_free"), &m->device_free) ||
       !node_uint (json_object_get_member (object, "device_total"), &m->device_total) ||
@@ -507,7 +517,8 @@ parse_dump (JsonObject       *object,
         return FALSE;
       if (m->bytes > GML_PROBE_MAX_DUMP_BYTES)
         {
-          g_autofree char *limit = g_format_size_full (GML_PROBE_MAX_DUMP_BYTES, G_FORMAT_SIZE_IEC_UNITS);
+          g_autofree char *limit = g_format_size_full (GML_PROBE_MAX_DUMP_BYTES,
+                                                       G_FORMAT_SIZE_IEC_UNITS);
 
           /* Translators: %s is a size. */
           g_set_error (error, GML_PROBE_ERROR, GML_PROBE_ERROR_TOO_LARGE,
@@ -561,7 +572,8 @@ gml_probe_message_parse (const char  *line,
   if (length > GML_PROBE_MAX_LINE)
     {
       g_set_error_literal (error, GML_PROBE_ERROR, GML_PROBE_ERROR_TOO_LARGE,
-                           _("a message longer than any the probe sends; the connection is closed."));
+                           _("a message longer than any the probe sends; the connection is "
+                             "closed."));
       return NULL;
     }
   if (!g_utf8_validate_len (line, length, NULL) || memchr (line, '\0', length) != NULL)
@@ -573,7 +585,8 @@ gml_probe_message_parse (const char  *line,
   if (!gml_input_check_json_depth (line, (gssize) length, MAX_DEPTH, &local) ||
       !json_parser_load_from_data (parser, line, (gssize) length, &local))
     {
-      g_set_error (error, GML_PROBE_ERROR, GML_PROBE_ERROR_SYNTAX, _("not valid JSON: %s"), local->message);
+      g_set_error (error, GML_PROBE_ERROR, GML_PROBE_ERROR_SYNTAX, _("not valid JSON: %s"),
+                   local->message);
       return NULL;
     }
   root = json_parser_get_root (parser);
@@ -586,14 +599,16 @@ gml_probe_message_parse (const char  *line,
   object = json_node_get_object (root);
   if (!node_uint (json_object_get_member (object, "v"), &version) || version != GML_PROBE_PROTOCOL)
     {
-      g_set_error (error, GML_PROBE_ERROR, GML_PROBE_ERROR_VERSION, _("protocol version %u expected."),
+      g_set_error (error, GML_PROBE_ERROR, GML_PROBE_ERROR_VERSION,
+                   _("protocol version %u expected."),
                    GML_PROBE_PROTOCOL);
       return NULL;
     }
   type = node_string (json_object_get_member (object, "type"), MAX_ACTION_NAME);
   if (type == NULL)
     {
-      g_set_error_literal (error, GML_PROBE_ERROR, GML_PROBE_ERROR_TYPE, _("the “type” member is missing."));
+      g_set_error_literal (error, GML_PROBE_ERROR, GML_PROBE_ERROR_TYPE,
+                           _("the “type” member is missing."));
       return NULL;
     }
   for (t = 0; t < G_N_ELEMENTS (type_names); t++)
@@ -601,7 +616,8 @@ gml_probe_message_parse (const char  *line,
       break;
   if (t == G_N_ELEMENTS (type_names))
     {
-      g_set_error (error, GML_PROBE_ERROR, GML_PROBE_ERROR_TYPE, _("unknown message type “%s”."), type);
+      g_set_error (error, GML_PROBE_ERROR, GML_PROBE_ERROR_TYPE, _("unknown message type “%s”."),
+                   type);
       return NULL;
     }
 
@@ -648,11 +664,13 @@ gml_probe_request_watch (gboolean state,
                          gboolean oom_snapshot)
 {
   return g_strdup_printf ("{\"v\":%d,\"type\":\"watch\",\"state\":%s,\"oom_snapshot\":%s}\n",
-                          GML_PROBE_PROTOCOL, state ? "true" : "false", oom_snapshot ? "true" : "false");
+                          GML_PROBE_PROTOCOL, state ? "true" : "false",
+                          oom_snapshot ? "true" : "false");
 }
 
 char *
 gml_probe_request_dump (guint64 id)
 {
-  return g_strdup_printf ("{\"v\":%d,\"type\":\"dump\",\"id\":%" G_GUINT64_FORMAT "}\n", GML_PROBE_PROTOCOL, id);
+  return g_strdup_printf ("{\"v\":%d,\"type\":\"dump\",\"id\":%" G_GUINT64_FORMAT "}\n",
+                          GML_PROBE_PROTOCOL, id);
 }

@@ -143,7 +143,8 @@ typedef struct
   /* state */
   gboolean  omitted;
   GArray   *state_segments;   /* GmlProbeSegment, address order */
-  GArray   *state_blocks;     /* GmlProbeBlock, segment by segment, each segment's from its address */
+  GArray   *state_blocks;     /* GmlProbeBlock, segment by segment, each segment's from its address
+                               */
 
   /* oom (allocated_bytes and reserved_bytes above) */
   guint64   size;

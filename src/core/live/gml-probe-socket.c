@@ -30,7 +30,8 @@ socket_dir_path (void)
 {
   const char *app_id = g_getenv ("FLATPAK_ID");
 
-  if (app_id != NULL && *app_id != '\0' && strchr (app_id, '/') == NULL && strcmp (app_id, "..") != 0)
+  if (app_id != NULL && *app_id != '\0' && strchr (app_id, '/') == NULL &&
+      strcmp (app_id, "..") != 0)
     return g_build_filename (g_get_user_runtime_dir (), "app", app_id, "gpu-memory-lab", NULL);
   return g_build_filename (g_get_user_runtime_dir (), "gpu-memory-lab", NULL);
 }
@@ -45,7 +46,8 @@ gml_probe_socket_dir (GError **error)
     {
       int saved = errno;
 
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Could not make “%s”: %s"), dir,
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Could not make “%s”: %s"),
+                   dir,
                    g_strerror (saved));
       return NULL;
     }
@@ -59,7 +61,8 @@ gml_probe_socket_dir (GError **error)
     {
       int saved = errno;
 
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), _("Could not make “%s” private: %s"),
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _("Could not make “%s” private: %s"),
                    dir, g_strerror (saved));
       return NULL;
     }
@@ -171,7 +174,8 @@ gml_probe_connect (const char       *path,
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  socket = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, error);
+  socket = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT,
+                         error);
   if (socket == NULL)
     return NULL;
   address = g_unix_socket_address_new (path);
@@ -203,20 +207,23 @@ gml_probe_connect (const char       *path,
       if (newline == NULL && buffer->len > MAX_HELLO)
         {
           g_set_error_literal (error, GML_PROBE_ERROR, GML_PROBE_ERROR_TOO_LARGE,
-                               _("a message longer than any the probe sends; the connection is closed."));
+                               _("a message longer than any the probe sends; the connection is "
+                                 "closed."));
           return NULL;
         }
     }
   {
     g_autoptr(GmlProbeMessage) m = gml_probe_message_parse ((const char *) buffer->data,
-                                                            (gsize) (newline - buffer->data), error);
+                                                            (gsize) (newline - buffer->data),
+                                                            error);
 
     if (m == NULL)
       return NULL;
     if (m->type != GML_PROBE_HELLO)
       {
         g_set_error_literal (error, GML_PROBE_ERROR, GML_PROBE_ERROR_TYPE,
-                             _("The program did not begin with a hello: it is not a probe of this lab."));
+                             _("The program did not begin with a hello: it is not a probe of this "
+                               "lab."));
         return NULL;
       }
     if (hello != NULL)

@@ -218,6 +218,8 @@ gml_leitner_dup_due_ids (GmlLeitner      *self,
   GPtrArray *ids = g_ptr_array_new_with_free_func (g_free);
 
   for (guint i = 0; i < indexes->len; i++)
-    g_ptr_array_add (ids, g_strdup (gml_question_bank_get (bank, g_array_index (indexes, guint, i))->id));
+    g_ptr_array_add (ids,
+                     g_strdup (gml_question_bank_get (bank,
+                                                      g_array_index (indexes, guint, i))->id));
   return ids;
 }

@@ -36,7 +36,8 @@ _gml_moodle_import_aiken (const char *data,
                           GError    **error)
 {
   g_auto(GStrv) lines = g_strsplit (data, "\n", -1);
-  g_autoptr(GPtrArray) questions = g_ptr_array_new_with_free_func ((GDestroyNotify) _gml_moodle_imported_free);
+  g_autoptr(GPtrArray) questions =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) _gml_moodle_imported_free);
   g_autoptr(GmlMoodleImported) q = NULL;
   g_autoptr(GString) text = g_string_new (NULL);
   g_autoptr(GString) letters = g_string_new (NULL);

@@ -140,7 +140,8 @@ parse_gift_block (Block      *block,
                              _("the question has no answers: “{” is missing"));
   close = find_unescaped (s, open + 1, len, "}");
   if (close < 0)
-    return _gml_moodle_fail (error, GML_MOODLE_ERROR_PARSE, origin, block_line_at (block, open), "%s",
+    return _gml_moodle_fail (error, GML_MOODLE_ERROR_PARSE, origin, block_line_at (block, open),
+                             "%s",
                              _("“{” is not closed with “}” before the next blank line"));
 
   q->text = gift_text (s, start, open);
@@ -169,8 +170,10 @@ parse_gift_block (Block      *block,
    * short-answer, true/false, numerical or matching questions. */
   if (pos >= general || (s[pos] != '=' && s[pos] != '~') ||
       find_unescaped (s, open + 1, general, "~") < 0)
-    return _gml_moodle_fail (error, GML_MOODLE_ERROR_INVALID, origin, block_line_at (block, open), "%s",
-                             _("only multiple-choice questions (answers starting with “=” or “~”) can be imported"));
+    return _gml_moodle_fail (error, GML_MOODLE_ERROR_INVALID, origin, block_line_at (block, open),
+                             "%s",
+                             _("only multiple-choice questions (answers starting with “=” or “~”) "
+                               "can be imported"));
 
   while (pos < general)
     {
@@ -202,7 +205,8 @@ parse_gift_block (Block      *block,
           value = g_ascii_strtod (weight, NULL);
           if (value > 0 && value < 100)
             return _gml_moodle_fail (error, GML_MOODLE_ERROR_INVALID, origin, line,
-                                     _("partial credit (%s%%) is not supported: an option is right (100%%) or wrong"),
+                                     _("partial credit (%s%%) is not supported: an option is right "
+                                       "(100%%) or wrong"),
                                      weight);
           option->correct = value >= 100;
           text_start = weight_end + 1;
@@ -260,7 +264,8 @@ _gml_moodle_import_gift (const char *data,
                          GError    **error)
 {
   g_auto(GStrv) lines = g_strsplit (data, "\n", -1);
-  g_autoptr(GPtrArray) questions = g_ptr_array_new_with_free_func ((GDestroyNotify) _gml_moodle_imported_free);
+  g_autoptr(GPtrArray) questions =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) _gml_moodle_imported_free);
   g_autoptr(GPtrArray) tags = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *category = NULL;
   g_autofree char *id = NULL;
@@ -271,7 +276,8 @@ _gml_moodle_import_gift (const char *data,
   };
   gboolean ok = TRUE;
 
-  for (guint i = 0; ok && (lines[i] != NULL || block.starts->len > 0 || id != NULL || tags->len > 0); i++)
+  for (guint i = 0; ok &&
+       (lines[i] != NULL || block.starts->len > 0 || id != NULL || tags->len > 0); i++)
     {
       char *line = lines[i];
       const char *trimmed;

@@ -99,7 +99,8 @@ _gml_moodle_apply_tag (GmlMoodleImported  *q,
 
       if (!(n[0] >= '1' && n[0] <= '3' && n[1] == '\0'))
         return _gml_moodle_fail (error, GML_MOODLE_ERROR_INVALID, origin, line,
-                                 _("the tag “%s” must be difficulty-1, difficulty-2 or difficulty-3"), tag);
+                                 _("the tag “%s” must be difficulty-1, difficulty-2 or "
+                                   "difficulty-3"), tag);
       q->difficulty = n[0] - '0';
     }
   else if (g_ascii_strncasecmp (tag, "scenario-", 9) == 0)
@@ -316,7 +317,8 @@ take_sources (GmlMoodleImported *q)
 
   heading = first - 1;
   g_strstrip (lines[heading]);
-  if (!g_str_has_suffix (lines[heading], ":") || (heading > 0 && *g_strstrip (lines[heading - 1]) != '\0'))
+  if (!g_str_has_suffix (lines[heading], ":") ||
+      (heading > 0 && *g_strstrip (lines[heading - 1]) != '\0'))
     return;
 
   g_free (lines[heading]);
@@ -411,11 +413,18 @@ _gml_moodle_finish (GPtrArray  *questions,
       json_builder_set_member_name (one, "id");
       json_builder_add_string_value (one, id);
       json_builder_set_member_name (one, "topic");
-      json_builder_add_string_value (one, q->topic != NULL ? q->topic : default_topic != NULL ? default_topic : base);
+      json_builder_add_string_value (one,
+                                     q->topic != NULL ? q->topic
+                                                      : default_topic != NULL ? default_topic
+                                                                              : base);
       json_builder_set_member_name (one, "difficulty");
-      json_builder_add_int_value (one, q->difficulty != 0 ? q->difficulty : GML_MOODLE_DEFAULT_DIFFICULTY);
+      json_builder_add_int_value (one,
+                                  q->difficulty != 0 ? q->difficulty
+                                                     : GML_MOODLE_DEFAULT_DIFFICULTY);
       json_builder_set_member_name (one, "scenario");
-      json_builder_add_string_value (one, q->scenario != NULL ? q->scenario : GML_MOODLE_DEFAULT_SCENARIO);
+      json_builder_add_string_value (one,
+                                     q->scenario != NULL ? q->scenario
+                                                         : GML_MOODLE_DEFAULT_SCENARIO);
       /* Where it came from: named in the message when its id is taken already. */
       json_builder_set_member_name (one, "imported_from");
       json_builder_add_string_value (one, where);
@@ -448,7 +457,8 @@ _gml_moodle_finish (GPtrArray  *questions,
           const char *feedback = option->feedback;
 
           if (feedback == NULL || *feedback == '\0')
-            feedback = option->correct ? _("This is the right answer.") : _("This is not the right answer.");
+            feedback = option->correct ? _("This is the right answer.")
+                                       : _("This is not the right answer.");
           json_builder_begin_object (one);
           json_builder_set_member_name (one, "id");
           json_builder_add_string_value (one, option_id);
@@ -492,7 +502,8 @@ _gml_moodle_finish (GPtrArray  *questions,
       }
       if (!gml_question_bank_load_data (scratch, data, length, where, FALSE, &local_error))
         {
-          g_set_error_literal (error, GML_MOODLE_ERROR, GML_MOODLE_ERROR_INVALID, local_error->message);
+          g_set_error_literal (error, GML_MOODLE_ERROR, GML_MOODLE_ERROR_INVALID,
+                               local_error->message);
           return NULL;
         }
 

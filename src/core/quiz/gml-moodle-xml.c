@@ -1,4 +1,5 @@
-/* gml-moodle-xml.c — reading Moodle XML with GMarkup (https://docs.moodle.org/en/Moodle_XML_format).
+/* gml-moodle-xml.c — reading Moodle XML with GMarkup
+ * (https://docs.moodle.org/en/Moodle_XML_format).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -18,7 +19,8 @@ typedef struct
 {
   const char         *origin;
   GPtrArray          *questions;
-  GPtrArray          *stack;         /* element names (borrowed from GMarkup for the element's life: copied) */
+  GPtrArray          *stack;         /* element names (borrowed from GMarkup for the element's life:
+                                      * copied) */
   GPtrArray          *formats;       /* the format attribute of each open element, or NULL */
   GString            *text;
   gboolean            in_text;
@@ -118,7 +120,8 @@ xml_start (GMarkupParseContext  *context,
       else
         {
           _gml_moodle_fail (error, GML_MOODLE_ERROR_INVALID, st->origin, st->element_line,
-                            _("questions of type “%s” cannot be imported; only multichoice can"), type);
+                            _("questions of type “%s” cannot be imported; only multichoice can"),
+                            type);
           return;
         }
     }
@@ -130,7 +133,8 @@ xml_start (GMarkupParseContext  *context,
       if (value > 0 && value < 100)
         {
           _gml_moodle_fail (error, GML_MOODLE_ERROR_INVALID, st->origin, st->element_line,
-                            _("partial credit (%s%%) is not supported: an option is right (100%%) or wrong"),
+                            _("partial credit (%s%%) is not supported: an option is right (100%%) "
+                              "or wrong"),
                             fraction);
           return;
         }
@@ -212,7 +216,8 @@ xml_end (GMarkupParseContext  *context,
           _gml_moodle_apply_tag (q, tag, st->origin, st->element_line, error);
         }
     }
-  else if (g_str_equal (element, "idnumber") && q != NULL && g_str_equal (stack_at (st, 1), "question"))
+  else if (g_str_equal (element, "idnumber") && q != NULL &&
+           g_str_equal (stack_at (st, 1), "question"))
     {
       g_autofree char *id = g_strstrip (g_strdup (st->text->str));
 
@@ -255,7 +260,8 @@ _gml_moodle_import_xml (const char *data,
                         GError    **error)
 {
   static const GMarkupParser parser = { xml_start, xml_end, xml_text_cb, NULL, NULL };
-  g_autoptr(GPtrArray) questions = g_ptr_array_new_with_free_func ((GDestroyNotify) _gml_moodle_imported_free);
+  g_autoptr(GPtrArray) questions =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) _gml_moodle_imported_free);
   XmlState st = {
     .origin = origin,
     .questions = questions,
@@ -278,7 +284,8 @@ _gml_moodle_import_xml (const char *data,
       if (local_error->domain == GML_MOODLE_ERROR)
         g_propagate_error (error, g_steal_pointer (&local_error));
       else
-        _gml_moodle_fail (error, GML_MOODLE_ERROR_PARSE, origin, xml_line (context), "%s", local_error->message);
+        _gml_moodle_fail (error, GML_MOODLE_ERROR_PARSE, origin, xml_line (context), "%s",
+                          local_error->message);
     }
   else if (st.stack->len != 0 || questions->len == 0)
     {

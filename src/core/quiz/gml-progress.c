@@ -164,7 +164,8 @@ static gboolean
 get_unsigned (JsonNode *node,
               guint64  *value)
 {
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64 ||
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_INT64 ||
       json_node_get_int (node) < 0)
     return FALSE;
   *value = (guint64) json_node_get_int (node);
@@ -279,7 +280,8 @@ gml_progress_parse (GmlProgress *self,
         return corrupt (error, i, _("a field is missing or has the wrong type"));
 
       {
-        g_autoptr(GDateTime) when = g_date_time_new_from_iso8601 (json_node_get_string (time), NULL);
+        g_autoptr(GDateTime) when = g_date_time_new_from_iso8601 (json_node_get_string (time),
+                                                                  NULL);
 
         if (when == NULL)
           return corrupt (error, i, _("the time is not an ISO 8601 date"));
@@ -450,7 +452,8 @@ gml_progress_serialize (GmlProgress *self,
           json_builder_set_member_name (builder, "guess_fits");
           json_builder_add_boolean_value (builder, guess->guess_fits);
           json_builder_set_member_name (builder, "guess_peak_bytes");
-          json_builder_add_int_value (builder, (gint64) MIN (guess->guess_peak, (guint64) G_MAXINT64));
+          json_builder_add_int_value (builder,
+                                      (gint64) MIN (guess->guess_peak, (guint64) G_MAXINT64));
           json_builder_set_member_name (builder, "fits");
           json_builder_add_boolean_value (builder, guess->fits);
           json_builder_set_member_name (builder, "peak_bytes");

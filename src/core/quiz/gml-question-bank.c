@@ -417,7 +417,8 @@ parse_question (JsonNode   *node,
 
   if (!read_string (object, "topic", TRUE, &q->topic, origin, q->id, "topic", error) ||
       !read_string (object, "text", TRUE, &q->text, origin, q->id, "text", error) ||
-      !read_string (object, "explanation", TRUE, &q->explanation, origin, q->id, "explanation", error) ||
+      !read_string (object, "explanation", TRUE, &q->explanation, origin, q->id, "explanation",
+                    error) ||
       !read_string (object, "scenario", TRUE, &q->scenario, origin, q->id, "scenario", error) ||
       !parse_sources (q, object, error))
     return NULL;
@@ -496,7 +497,8 @@ parse_question (JsonNode   *node,
       option_object = json_node_get_object (option_node);
 
       if (!read_string (option_object, "id", TRUE, &option->id, origin, q->id, id_field, error) ||
-          !read_string (option_object, "text", TRUE, &option->text, origin, q->id, text_field, error) ||
+          !read_string (option_object, "text", TRUE, &option->text, origin, q->id, text_field,
+                        error) ||
           !read_string (option_object, "feedback", TRUE, &option->feedback, origin, q->id,
                         feedback_field, error))
         return NULL;
@@ -602,7 +604,8 @@ gml_question_bank_load_data (GmlQuestionBank *self,
   array = json_node_get_array (questions);
   for (guint i = 0; i < json_array_get_length (array); i++)
     {
-      GmlQuestion *q = parse_question (json_array_get_element (array, i), i, origin, builtin, error);
+      GmlQuestion *q = parse_question (json_array_get_element (array, i), i, origin, builtin,
+                                       error);
 
       if (q == NULL)
         return FALSE;

@@ -48,7 +48,8 @@ typedef struct
   char      *scenario;
   GmlSource *sources;       /* n_sources of them; NULL when the bank names none */
   guint      n_sources;
-  GmlExperiment *experiment; /* the question's own; its scenario's default when the bank names none */
+  GmlExperiment *experiment; /* the question's own; its scenario's default when the bank names none
+                              */
   char      *text;
   char      *explanation;   /* may name options as {a}..{d} */
   char      *origin;        /* the file it came from */

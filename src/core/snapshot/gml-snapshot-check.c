@@ -611,11 +611,13 @@ replay_alloc (GmlDevice  *device,
         }
       {
         g_autofree char *got = gml_format_size (p->size);
-        g_autofree char *pytorch = g_strdup_printf ("asked the GPU for a segment of %s at 0x%" G_GINT64_MODIFIER "x",
-                                                    got, p->addr);
+        g_autofree char *pytorch =
+            g_strdup_printf ("asked the GPU for a segment of %s at 0x%" G_GINT64_MODIFIER "x",
+                             got, p->addr);
 
         if (p->size == size)
-          diverge (r, p->index, pytorch, "already holds memory at 0x%" G_GINT64_MODIFIER "x", p->addr);
+          diverge (r, p->index, pytorch, "already holds memory at 0x%" G_GINT64_MODIFIER "x",
+                   p->addr);
         else
           diverge (r, p->index, pytorch, "asked for a segment of %s", want);
       }
@@ -669,8 +671,9 @@ replay_free (GmlDevice  *device,
         }
     }
   {
-    g_autofree char *engine = g_strdup_printf ("gave the segment at 0x%" G_GINT64_MODIFIER "x back to the GPU",
-                                               address);
+    g_autofree char *engine =
+        g_strdup_printf ("gave the segment at 0x%" G_GINT64_MODIFIER "x back to the GPU",
+                         address);
 
     diverge (r, r->current, "kept that segment", "%s", engine);
   }
@@ -1151,7 +1154,9 @@ build_engine (Replay *r,
   gml_snapshot_timeline_layout_at (r->timeline, at, layout);
   add_spaces (r, layout, spaces);
   for (guint i = 0; i < r->spaces->len; i++)
-    synthetic_above (r, g_array_index (r->spaces, Range, i).address + g_array_index (r->spaces, Range, i).size);
+    synthetic_above (r,
+                     g_array_index (r->spaces, Range, i).address + g_array_index (r->spaces, Range,
+                                                                                  i).size);
   for (guint s = 0; s < gml_snapshot_layout_get_n_segments (layout); s++)
     {
       const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (layout, s);
@@ -1307,7 +1312,8 @@ replay_alloc_entry (Replay                 *r,
       gml_allocator_empty_cache (r->allocator);
     }
 
-  ok = gml_allocator_malloc (r->allocator, e->size, e->stream, NULL, GML_CATEGORY_NONE, &id, &error);
+  ok = gml_allocator_malloc (r->allocator, e->size, e->stream, NULL, GML_CATEGORY_NONE, &id,
+                             &error);
   if (engine_broke (r, i))
     return;
   if (e->action == GML_SNAP_ALLOC)
@@ -1315,13 +1321,16 @@ replay_alloc_entry (Replay                 *r,
       r->check->allocs++;
       if (ok && id >= 0)
         {
-          guint64 address = gml_mem_state_get_block (gml_allocator_get_state (r->allocator), id)->address;
-          g_autofree char *pytorch = g_strdup_printf ("took the block at 0x%" G_GINT64_MODIFIER "x", e->addr);
+          guint64 address = gml_mem_state_get_block (gml_allocator_get_state (r->allocator),
+                                                     id)->address;
+          g_autofree char *pytorch = g_strdup_printf ("took the block at 0x%" G_GINT64_MODIFIER "x",
+                                                      e->addr);
 
           if (address == e->addr)
             {
               r->check->allocs_matched++;
-              g_hash_table_insert (r->blocks, g_memdup2 (&address, sizeof address), GINT_TO_POINTER (id + 1));
+              g_hash_table_insert (r->blocks, g_memdup2 (&address, sizeof address),
+                                   GINT_TO_POINTER (id + 1));
             }
           else
             {
@@ -1333,7 +1342,8 @@ replay_alloc_entry (Replay                 *r,
                 {
                   /* The engine's own choice was a candidate too: put it back in the list. */
                   GmlSnapshotCandidate taken = {
-                    address, gml_mem_state_get_block (gml_allocator_get_state (r->allocator), id)->size };
+                    address,
+                    gml_mem_state_get_block (gml_allocator_get_state (r->allocator), id)->size };
                   guint k = 0;
 
                   while (k < d->candidates->len &&
@@ -1345,7 +1355,8 @@ replay_alloc_entry (Replay                 *r,
         }
       else
         {
-          g_autofree char *pytorch = g_strdup_printf ("took the block at 0x%" G_GINT64_MODIFIER "x", e->addr);
+          g_autofree char *pytorch = g_strdup_printf ("took the block at 0x%" G_GINT64_MODIFIER "x",
+                                                      e->addr);
 
           diverge (r, i, pytorch, "ran out of memory (%s)", error ? error->message : "");
         }
@@ -1400,7 +1411,8 @@ describe_rules (GmlSnapshotTimeline *timeline,
   g_string_append (out, "Rules applied (c10/cuda/CUDACachingAllocator.cpp): 512-byte rounding");
   if (divisions)
     g_string_append (out, " and roundup_power2_divisions from the snapshot's allocator_settings");
-  g_string_append (out, "; small (<= 1 MiB) and large pools; 2 MiB, 20 MiB or 2 MiB-rounded segments; "
+  g_string_append (out,
+                   "; small (<= 1 MiB) and large pools; 2 MiB, 20 MiB or 2 MiB-rounded segments; "
                         "best fit per stream and pool, lowest address on ties; should_split(); ");
   if (conf->max_split_size != G_MAXUINT64)
     {
@@ -1416,14 +1428,19 @@ describe_rules (GmlSnapshotTimeline *timeline,
     }
   else
     g_string_append (out, "max_split_size unlimited; ");
-  g_string_append (out, "the release-and-retry sequence of malloc(); empty_cache() where segments are "
+  g_string_append (out,
+                   "the release-and-retry sequence of malloc(); empty_cache() where segments are "
                         "released before a request the cache could serve.");
   if (!s->present)
-    g_string_append (out, " The snapshot has no allocator_settings (PyTorch before 2.3): the defaults are assumed.");
+    g_string_append (out,
+                     " The snapshot has no allocator_settings (PyTorch before 2.3): the defaults "
+                     "are assumed.");
   if (s->expandable_segments)
-    g_string_append (out, " Expandable segments (expandable_segments:True): pages of 2 MiB (small pool) or "
-                          "20 MiB (large pool) mapped behind one growing segment per pool and stream, "
-                          "find_expandable_block() and map_block() as in the source; each "
+    g_string_append (out,
+                     " Expandable segments (expandable_segments:True): pages of 2 MiB (small pool) "
+                     "or "
+                          "20 MiB (large pool) mapped behind one growing segment per pool and "
+                          "stream, find_expandable_block() and map_block() as in the source; each "
                           "address space begins where PyTorch's first mapping in it went and "
                           "ends, at most, where the file shows the next reservation of the "
                           "process (or at 1 1/8 of --gpu-memory); one mapped before the trace "
@@ -1471,7 +1488,8 @@ gml_snapshot_check (GmlSnapshotTimeline *timeline,
     scan_recorded_spaces (&r, snap);
 
   /* Made-up segments go above everything the run used. */
-  segments = gml_snapshot_get_segments (snap, gml_snapshot_timeline_get_device (timeline), &n_segments);
+  segments = gml_snapshot_get_segments (snap, gml_snapshot_timeline_get_device (timeline),
+                                        &n_segments);
   for (gsize s = 0; s < n_segments; s++)
     highest = MAX (highest, segments[s].address + segments[s].total_size);
   for (gsize i = 0; i < r.n; i++)
@@ -1523,12 +1541,14 @@ gml_snapshot_check (GmlSnapshotTimeline *timeline,
             id = engine_block (&r, e->addr);
             if (id < 0)
               {
-                diverge (&r, i, "freed a block there", "has no block at 0x%" G_GINT64_MODIFIER "x", e->addr);
+                diverge (&r, i, "freed a block there", "has no block at 0x%" G_GINT64_MODIFIER "x",
+                         e->addr);
                 resync (&r, i + 1);
                 break;
               }
             if (e->action == GML_SNAP_FREE_REQUESTED && i + 1 < r.n &&
-                r.entries[i + 1].action == GML_SNAP_FREE_COMPLETED && r.entries[i + 1].addr == e->addr)
+                r.entries[i + 1].action == GML_SNAP_FREE_COMPLETED &&
+                r.entries[i + 1].addr == e->addr)
               {
                 /* The usual case: the block goes back to the pool at once. */
                 ok = gml_allocator_free (r.allocator, id, NULL);

@@ -368,7 +368,8 @@ memo_store (Reader      *r,
     }
   /* A container memoized as memo_put() does: the cell names the object. */
   if (v->type == VT_OBJ && v->flags == 0 && v->h <= CELL_MAX_PAYLOAD && v->h < r->objs->len &&
-      v->v.o.memo == MIN (index + 1, G_MAXUINT32) && g_array_index (r->objs, Obj, v->h).memo == index &&
+      v->v.o.memo == MIN (index + 1, G_MAXUINT32) &&
+      g_array_index (r->objs, Obj, v->h).memo == index &&
       g_array_index (r->objs, Obj, v->h).gen == v->v.o.gen)
     {
       *cell = (v->h << CELL_BITS) | CELL_OBJ;
@@ -744,7 +745,8 @@ obj_append_slow (Reader      *r,
       Value *items;
 
       if (cap < o->cap)
-        return fail_at (error, GML_SNAPSHOT_ERROR_TOO_LARGE, r->op_offset, _("a list is too long."));
+        return fail_at (error, GML_SNAPSHOT_ERROR_TOO_LARGE, r->op_offset,
+                        _("a list is too long."));
       items = items_alloc (r, cap);
       if (o->len > 0)
         memcpy (items, o->items, o->len * sizeof (Value));
@@ -878,7 +880,8 @@ wrong_type (Rec        *rec,
 {
   /* Translators: "In a trace entry, “addr” should be a whole number of 0 or more." */
   return fail_at (error, GML_SNAPSHOT_ERROR_WRONG_TYPE, rec->dict->offset,
-                  _("In %s, “%s” should be %s."), describe_ctx (rec->ctx), key_names[key], expected);
+                  _("In %s, “%s” should be %s."), describe_ctx (rec->ctx), key_names[key],
+                  expected);
 }
 
 static gboolean
@@ -1906,8 +1909,9 @@ read_settings (Reader      *r,
               guint64 key, divisions;
               guint index = 0;
 
-              if (name == NULL || !g_ascii_string_to_unsigned (name, 10, 1, G_GUINT64_CONSTANT (1) << 15,
-                                                               &key, NULL))
+              if (name == NULL ||
+                  !g_ascii_string_to_unsigned (name, 10, 1, G_GUINT64_CONSTANT (1) << 15,
+                                               &key, NULL))
                 continue;
               while ((G_GUINT64_CONSTANT (1) << (index + 1)) <= key)
                 index++;
@@ -1967,7 +1971,8 @@ read_root (Reader      *r,
     }
   if (o == NULL || o->kind != KIND_DICT)
     return fail_at (error, GML_SNAPSHOT_ERROR_NOT_SNAPSHOT, 0,
-                    _("the file is a pickle, but not of a memory snapshot (it holds no dict of segments)."));
+                    _("the file is a pickle, but not of a memory snapshot (it holds no dict of "
+                      "segments)."));
   if (!obj_claim (r, o, error))
     return FALSE;
 
@@ -2021,7 +2026,8 @@ read_root (Reader      *r,
       }
     if (!has_segments && !has_traces)
       return fail_at (error, GML_SNAPSHOT_ERROR_NOT_SNAPSHOT, 0,
-                      _("the file is a pickle, but not of a memory snapshot (it has neither “segments” nor “device_traces”)."));
+                      _("the file is a pickle, but not of a memory snapshot (it has neither "
+                        "“segments” nor “device_traces”)."));
     if (segments != NULL)
       take_segments (r, segments);
   }
@@ -2083,9 +2089,11 @@ memo_put (Reader  *r,
 
           r->memo_chunks = g_renew (guint32 *, r->memo_chunks, r->n_memo_chunks + 1);
           r->memo_chunks[r->n_memo_chunks] = g_aligned_alloc (MEMO_CHUNK, sizeof (guint32),
-                                                              huge ? MEMO_CHUNK * sizeof (guint32) : 64);
+                                                              huge ? MEMO_CHUNK * sizeof (guint32)
+                                                                   : 64);
           if (huge)
-            gml_snapshot_advise_huge (r->memo_chunks[r->n_memo_chunks], MEMO_CHUNK * sizeof (guint32));
+            gml_snapshot_advise_huge (r->memo_chunks[r->n_memo_chunks],
+                                      MEMO_CHUNK * sizeof (guint32));
           r->n_memo_chunks++;
         }
       *memo_cell (r, r->memo_len++) = CELL_INVALID;
@@ -2111,7 +2119,8 @@ memo_get (Reader  *r,
 
   if (index >= r->memo_len || memo_type (r, index) == VT_INVALID)
     return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
-                    _("a reference to memo entry %llu, which was never stored."), (unsigned long long) index);
+                    _("a reference to memo entry %llu, which was never stored."),
+                    (unsigned long long) index);
   memo_load (r, index, &v);
   if (v.type == VT_OBJ)
     {
@@ -2211,7 +2220,8 @@ read_line (Reader  *r,
       if (c == '\n')
         break;
       if (i + 1 >= size)
-        return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset, _("a text number that is too long."));
+        return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
+                        _("a text number that is too long."));
       out[i++] = (char) c;
     }
   out[i] = '\0';
@@ -2227,9 +2237,11 @@ refuse_python_objects (Reader     *r,
 
   g_snprintf (where, sizeof where, "%" G_GUINT64_FORMAT, r->op_offset);
   g_set_error (error, GML_SNAPSHOT_ERROR, GML_SNAPSHOT_ERROR_PYTHON_OBJECTS,
-               /* Translators: %s is a byte offset, the second %s a pickle instruction (GLOBAL, REDUCE…). */
+               /* Translators: %s is a byte offset, the second %s a pickle instruction (GLOBAL,
+                * REDUCE…). */
                _("Byte %s: this file holds Python objects (a %s instruction), not a PyTorch memory "
-                 "snapshot — a model checkpoint, perhaps. It was not run: nothing in it was executed."),
+                 "snapshot — a model checkpoint, perhaps. It was not run: nothing in it was "
+                 "executed."),
                where, opcode);
   return FALSE;
 }
@@ -2403,7 +2415,8 @@ run (Reader  *r,
             n = le32 (r->buf + r->pos);
             r->pos += 4;
             if ((gint32) n < 0)
-              return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset, _("a negative length."));
+              return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
+                              _("a negative length."));
             if (!need (r, n, error))
               return FALSE;
             p = r->buf + r->pos;
@@ -2436,7 +2449,8 @@ run (Reader  *r,
             errno = 0;
             value = g_ascii_strtoll (line, &end, 10);
             if (errno != 0 || end == line || *end != '\0')
-              return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset, _("a malformed text number."));
+              return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
+                              _("a malformed text number."));
             if (!push_int (r, value, error))
               return FALSE;
           }
@@ -2452,7 +2466,8 @@ run (Reader  *r,
               return FALSE;
             v.v.f = g_ascii_strtod (line, &end);
             if (end == line)
-              return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset, _("a malformed text number."));
+              return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
+                              _("a malformed text number."));
             if (!push (r, &v, error))
               return FALSE;
           }
@@ -2517,10 +2532,12 @@ run (Reader  *r,
               n |= (guint64) p[i] << (8 * i);
             r->pos += width;
             if (op == 'T' && (gint32) n < 0)
-              return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset, _("a negative length."));
+              return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
+                              _("a negative length."));
             if (n > r->total - (r->base + r->pos))
               return fail_at (error, GML_SNAPSHOT_ERROR_TRUNCATED, r->op_offset,
-                              _("a length of %llu bytes runs past the end of the file."), (unsigned long long) n);
+                              _("a length of %llu bytes runs past the end of the file."),
+                              (unsigned long long) n);
             if (op == 0x8d)
               {
                 if (!push_string (r, n, error))
@@ -2763,7 +2780,8 @@ run (Reader  *r,
             if (!read_line (r, line, sizeof line, error))
               return FALSE;
             if (!g_ascii_string_to_unsigned (line, 10, 0, G_MAXUINT32, &index, NULL))
-              return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset, _("a malformed memo index."));
+              return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
+                              _("a malformed memo index."));
             if (!(op == 'p' ? memo_put (r, index, error) : memo_get (r, index, error)))
               return FALSE;
           }
@@ -2788,7 +2806,8 @@ run (Reader  *r,
         case 0x97:   /* NEXT_BUFFER */
         case 0x98:   /* READONLY_BUFFER */
           return fail_at (error, GML_SNAPSHOT_ERROR_UNSUPPORTED, r->op_offset,
-                          _("instruction 0x%02x is valid in a pickle but never used by a memory snapshot."),
+                          _("instruction 0x%02x is valid in a pickle but never used by a memory "
+                            "snapshot."),
                           op);
 
         default:

@@ -378,7 +378,8 @@ layout_from_snapshot (GmlSnapshotLayout *l,
   for (gsize s = 0; s < n_segments; s++)
     {
       const GmlSnapshotSegment *ss = &segments[s];
-      GmlSnapshotLayoutSegment seg = { ss->address, 0, ss->stream, ss->small, ss->expandable, NULL };
+      GmlSnapshotLayoutSegment seg = { ss->address, 0, ss->stream, ss->small, ss->expandable,
+                                       NULL };
       guint64 cursor = ss->address;
 
       seg.blocks = g_array_sized_new (FALSE, FALSE, sizeof (GmlSnapshotLayoutBlock), ss->n_blocks);
@@ -550,7 +551,8 @@ gml_snapshot_settings_to_conf (const GmlSnapshotSettings *settings,
     conf->max_split_size = (guint64) settings->max_split_size;
   conf->expandable_segments = settings->expandable_segments;
   if (settings->has_roundup)
-    for (guint i = 0; i < GML_N_ROUNDUP_INTERVALS && i < G_N_ELEMENTS (settings->roundup_power2_divisions); i++)
+    for (guint i = 0; i < GML_N_ROUNDUP_INTERVALS &&
+         i < G_N_ELEMENTS (settings->roundup_power2_divisions); i++)
       conf->roundup_power2_divisions[i] = settings->roundup_power2_divisions[i];
   /* max_non_split_rounding_mb has no key of its own in allocator_settings:
    * the setting's text (last_allocator_settings) is all there is of it. A
@@ -575,7 +577,8 @@ gml_snapshot_format_oom_message (guint    device,
                                  guint64  reserved)
 {
   g_autofree char *tried = gml_format_size (alloc_size);
-  g_autofree char *total = device_total > 0 ? gml_format_size (device_total) : g_strdup ("[not recorded]");
+  g_autofree char *total = device_total > 0 ? gml_format_size (device_total)
+                                            : g_strdup ("[not recorded]");
   g_autofree char *free_ = gml_format_size (device_free);
   g_autofree char *by_pytorch = gml_format_size (allocated);
   g_autofree char *unallocated = gml_format_size (reserved > allocated ? reserved - allocated : 0);
@@ -584,12 +587,12 @@ gml_snapshot_format_oom_message (guint    device,
    * translated. A snapshot does not record the GPU's total memory nor the
    * process's (NVML), so the capacity says so and the "Including non-PyTorch
    * memory" sentence is left out. */
-  return g_strdup_printf ("CUDA out of memory. Tried to allocate %s. GPU %u has a total capacity of %s "
-                          "of which %s is free. Of the allocated memory %s is allocated by PyTorch, "
-                          "and %s is reserved by PyTorch but unallocated. If reserved but unallocated "
-                          "memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
-                          "to avoid fragmentation.  See documentation for Memory Management  "
-                          "(https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)",
+  return g_strdup_printf ("CUDA out of memory. Tried to allocate %s. GPU %u has a total capacity "
+                          "of %s of which %s is free. Of the allocated memory %s is allocated by "
+                          "PyTorch, and %s is reserved by PyTorch but unallocated. If reserved but "
+                          "unallocated memory is large try setting "
+                          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid "
+                          "fragmentation.  See documentation for Memory Management  (https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)",
                           tried, device, total, free_, by_pytorch, unallocated);
 }
 
@@ -598,7 +601,8 @@ gml_snapshot_explain_oom (const GmlSnapshotOom      *oom,
                           GmlSnapshotOomExplanation *out)
 {
   const GmlSnapshotStats *st = &oom->stats;
-  guint64 cached_free = st->reserved_bytes > st->active_bytes ? st->reserved_bytes - st->active_bytes : 0;
+  guint64 cached_free =
+      st->reserved_bytes > st->active_bytes ? st->reserved_bytes - st->active_bytes : 0;
 
   memset (out, 0, sizeof *out);
   out->request = oom->size;
@@ -608,7 +612,8 @@ gml_snapshot_explain_oom (const GmlSnapshotOom      *oom,
   out->largest_free_block = st->largest_free_block_bytes;
   out->inactive_split = st->inactive_split_bytes;
   out->largest_usable_block = oom->largest_usable_block;
-  out->larger_on_other_stream = oom->largest_other_stream > oom->size ? oom->largest_other_stream : 0;
+  out->larger_on_other_stream = oom->largest_other_stream > oom->size ? oom->largest_other_stream
+                                                                      : 0;
   out->larger_in_other_pool = oom->largest_other_pool > oom->size ? oom->largest_other_pool : 0;
   out->larger_but_oversize = oom->largest_oversize > oom->size ? oom->largest_oversize : 0;
   /* get_free_block() would have found that block and nothing would have failed. */
@@ -640,14 +645,16 @@ gml_snapshot_describe_usable (const GmlSnapshotOomExplanation *x)
 
   if (x->state_disagrees && x->estimated_blocks > 0)
     /* Translators: a size. */
-    return g_strdup_printf (_("The rebuilt state shows a free block of %s this request could have used, so "
-                              "it is estimated wrongly here: blocks freed before the dump have estimated sizes."),
+    return g_strdup_printf (_("The rebuilt state shows a free block of %s this request could have "
+                              "used, so it is estimated wrongly here: blocks freed before the dump "
+                              "have estimated sizes."),
                             usable);
   if (x->state_disagrees)
     /* Translators: a size. */
-    return g_strdup_printf (_("The state in this file shows a free block of %s this request could have used: "
-                              "PyTorch would not have failed here, so the file does not follow the allocator's "
-                              "rules (was it made or edited by hand?)."), usable);
+    return g_strdup_printf (_("The state in this file shows a free block of %s this request could "
+                              "have used: PyTorch would not have failed here, so the file does not "
+                              "follow the allocator's rules (was it made or edited by hand?)."),
+                            usable);
   if (x->larger_on_other_stream == 0 && x->larger_in_other_pool == 0 && x->larger_but_oversize == 0)
     return NULL;
 
@@ -659,8 +666,9 @@ gml_snapshot_describe_usable (const GmlSnapshotOomExplanation *x)
       g_autofree char *size = gml_format_size (x->larger_on_other_stream);
       g_string_append_c (out, ' ');
       /* Translators: a size. */
-      g_string_append_printf (out, _("A free block of %s sat on another stream; a cached block serves only "
-                                     "the stream it was allocated on."), size);
+      g_string_append_printf (out,
+                              _("A free block of %s sat on another stream; a cached block serves "
+                                "only the stream it was allocated on."), size);
     }
   if (x->larger_in_other_pool > 0)
     {
@@ -668,21 +676,24 @@ gml_snapshot_describe_usable (const GmlSnapshotOomExplanation *x)
       g_string_append_c (out, ' ');
       if (x->request <= GML_SMALL_SIZE)
         /* Translators: a size. */
-        g_string_append_printf (out, _("A free block of %s was in the large pool; requests of at most 1 MiB "
-                                       "are served only from the small pool."), size);
+        g_string_append_printf (out,
+                                _("A free block of %s was in the large pool; requests of at most 1 "
+                                  "MiB are served only from the small pool."), size);
       else
         /* Translators: a size. */
-        g_string_append_printf (out, _("A free block of %s was in the small pool, which serves only requests "
-                                       "of at most 1 MiB."), size);
+        g_string_append_printf (out,
+                                _("A free block of %s was in the small pool, which serves only "
+                                  "requests of at most 1 MiB."), size);
     }
   if (x->larger_but_oversize > 0)
     {
       g_autofree char *size = gml_format_size (x->larger_but_oversize);
       g_string_append_c (out, ' ');
       /* Translators: a size; max_split_size_mb is a setting's name. */
-      g_string_append_printf (out, _("A free block of %s was refused under max_split_size_mb: such large "
-                                     "blocks are not split for smaller requests, nor handed whole to a "
-                                     "request 20 MiB or more smaller."), size);
+      g_string_append_printf (out,
+                              _("A free block of %s was refused under max_split_size_mb: such "
+                                "large blocks are not split for smaller requests, nor handed whole "
+                                "to a request 20 MiB or more smaller."), size);
     }
   return g_string_free (out, FALSE);
 }
@@ -1065,7 +1076,8 @@ apply (GmlSnapshotTimeline    *tl,
     case GML_SNAP_SEGMENT_UNMAP:
       {
         gsize before = l->segments->len;
-        gboolean done = e->action == GML_SNAP_SEGMENT_MAP ? map_range (l, e->addr, e->size, e->stream)
+        gboolean done = e->action == GML_SNAP_SEGMENT_MAP ? map_range (l, e->addr, e->size,
+                                                                       e->stream)
                                                           : unmap_range (l, e->addr, e->size);
 
         if (done && c != NULL)
@@ -1101,7 +1113,8 @@ checkpoint_new (GmlSnapshotLayout *l)
 
       cp->segments[s] = (CheckpointSegment) { seg->address, seg->size, seg->stream,
                                               seg->blocks->len, seg->small, seg->expandable };
-      memcpy (&cp->blocks[k], seg->blocks->data, seg->blocks->len * sizeof (GmlSnapshotLayoutBlock));
+      memcpy (&cp->blocks[k], seg->blocks->data,
+              seg->blocks->len * sizeof (GmlSnapshotLayoutBlock));
       k += seg->blocks->len;
     }
   return cp;
@@ -1127,7 +1140,8 @@ checkpoint_restore (const Checkpoint  *cp,
   for (guint s = 0; s < cp->n_segments; s++)
     {
       const CheckpointSegment *cs = &cp->segments[s];
-      GmlSnapshotLayoutSegment seg = { cs->address, cs->size, cs->stream, cs->small, cs->expandable, NULL };
+      GmlSnapshotLayoutSegment seg = { cs->address, cs->size, cs->stream, cs->small, cs->expandable,
+                                       NULL };
 
       seg.blocks = g_array_sized_new (FALSE, FALSE, sizeof (GmlSnapshotLayoutBlock), cs->n_blocks);
       g_array_append_vals (seg.blocks, &cp->blocks[k], cs->n_blocks);
@@ -1160,7 +1174,8 @@ oom_usable_blocks (GmlSnapshotTimeline *tl,
 
       for (guint b = 0; b < seg->blocks->len; b++)
         {
-          const GmlSnapshotLayoutBlock *block = &g_array_index (seg->blocks, GmlSnapshotLayoutBlock, b);
+          const GmlSnapshotLayoutBlock *block = &g_array_index (seg->blocks, GmlSnapshotLayoutBlock,
+                                                                b);
           guint64 size = block->size;
 
           if (block->state != GML_SNAP_BLOCK_INACTIVE)
@@ -1378,10 +1393,13 @@ timeline_new (GmlSnapshot   *snapshot,
     GmlSnapshotStats start_stats;
 
     gml_snapshot_layout_get_stats (start, &start_stats);
-    state_bytes = (guint64) MAX (start_stats.blocks, end_stats.blocks) * sizeof (GmlSnapshotLayoutBlock) +
-                  (guint64) MAX (start_stats.segments, end_stats.segments) * sizeof (CheckpointSegment) + 64;
+    state_bytes = (guint64) MAX (start_stats.blocks,
+                                 end_stats.blocks) * sizeof (GmlSnapshotLayoutBlock) +
+                  (guint64) MAX (start_stats.segments,
+                                 end_stats.segments) * sizeof (CheckpointSegment) + 64;
   }
-  tl->interval = MAX ((gsize) MIN_INTERVAL, (gsize) ((guint64) n * state_bytes / CHECKPOINT_BUDGET + 1));
+  tl->interval = MAX ((gsize) MIN_INTERVAL,
+                      (gsize) ((guint64) n * state_bytes / CHECKPOINT_BUDGET + 1));
   counters_from_layout (&walk.c, layout);
   by_stream = walk.c.by_stream = stream_bytes (tl, layout);
   for (guint s = 0; s < tl->n_streams; s++)
@@ -1547,8 +1565,10 @@ gml_snapshot_timeline_set_gpu_memory (GmlSnapshotTimeline *self,
       GmlSnapshotOom *oom = &g_array_index (self->ooms, GmlSnapshotOom, k);
 
       g_free (oom->message);
-      oom->message = gml_snapshot_format_oom_message (self->device, oom->alloc_size, oom->device_free, total,
-                                                      oom->stats.allocated_bytes, oom->stats.reserved_bytes);
+      oom->message = gml_snapshot_format_oom_message (self->device, oom->alloc_size,
+                                                      oom->device_free, total,
+                                                      oom->stats.allocated_bytes,
+                                                      oom->stats.reserved_bytes);
     }
 }
 

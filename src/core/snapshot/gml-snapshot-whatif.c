@@ -116,7 +116,8 @@ whatif_alloc (GmlDevice  *device,
       *address = self->next;
       self->next += pages;
     }
-  g_hash_table_insert (self->live, g_memdup2 (address, sizeof *address), g_memdup2 (&pages, sizeof pages));
+  g_hash_table_insert (self->live, g_memdup2 (address, sizeof *address),
+                       g_memdup2 (&pages, sizeof pages));
   device->in_use += pages;
   device->n_live++;
   return TRUE;
@@ -238,7 +239,8 @@ whatif_device_new (GmlWhatIf *w,
   self->capacity = capacity;
   self->live = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   self->recorded = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, queue_free);
-  self->next = (w->highest + (G_GUINT64_CONSTANT (1) << 30)) & ~((G_GUINT64_CONSTANT (1) << 30) - 1);
+  self->next =
+      (w->highest + (G_GUINT64_CONSTANT (1) << 30)) & ~((G_GUINT64_CONSTANT (1) << 30) - 1);
   self->next_reserve = self->next + (G_GUINT64_CONSTANT (1) << 52);
   for (gsize i = 0; i < w->n; i++)
     if (w->entries[i].action == GML_SNAP_SEGMENT_ALLOC)
@@ -267,7 +269,8 @@ whatif_device_adopt (WhatIfDevice *self,
                      guint64       address,
                      guint64       size)
 {
-  g_hash_table_insert (self->live, g_memdup2 (&address, sizeof address), g_memdup2 (&size, sizeof size));
+  g_hash_table_insert (self->live, g_memdup2 (&address, sizeof address),
+                       g_memdup2 (&size, sizeof size));
   self->parent.in_use += size;
   self->parent.n_live++;
 }
@@ -441,7 +444,8 @@ note_peak (Run *r)
 
       r->out->peak_reserved = reserved;
       r->out->segments_at_peak = gml_mem_state_get_n_segments (state);
-      r->out->fragmentation_at_peak = cached > 0 ? 1.0 - (double) MIN (largest, cached) / (double) cached
+      r->out->fragmentation_at_peak = cached > 0 ? 1.0 - (double) MIN (largest,
+                                                                       cached) / (double) cached
                                                  : 0.0;
     }
 }
@@ -485,7 +489,8 @@ request (Run                    *r,
     {
       /* The tensor is named by the address PyTorch gave it (an oom's never frees). */
       if (id >= 0 && e->action == GML_SNAP_ALLOC)
-        g_hash_table_insert (r->blocks, g_memdup2 (&e->addr, sizeof e->addr), GINT_TO_POINTER (id + 1));
+        g_hash_table_insert (r->blocks, g_memdup2 (&e->addr, sizeof e->addr),
+                             GINT_TO_POINTER (id + 1));
       return;
     }
   if (!r->out->has_first_oom)
@@ -508,7 +513,8 @@ release (Run                    *r,
   if (id < 0)
     return;
   if (e->action == GML_SNAP_FREE_REQUESTED && *i + 1 < r->w->n &&
-      r->w->entries[*i + 1].action == GML_SNAP_FREE_COMPLETED && r->w->entries[*i + 1].addr == e->addr)
+      r->w->entries[*i + 1].action == GML_SNAP_FREE_COMPLETED &&
+      r->w->entries[*i + 1].addr == e->addr)
     {
       gml_allocator_free (r->allocator, id, NULL);
       g_hash_table_remove (r->blocks, &e->addr);
@@ -598,7 +604,8 @@ gml_what_if_run (GmlWhatIf           *self,
 
   memset (out, 0, sizeof *out);
   out->as_recorded = conf == NULL;
-  out->alloc_conf = g_strdup (conf == NULL ? self->recorded_text : conf_text != NULL ? conf_text : "");
+  out->alloc_conf = g_strdup (conf == NULL ? self->recorded_text : conf_text != NULL ? conf_text
+                                                                                     : "");
   out->gpu_memory = gpu_memory;
   if (capacity < self->start_reserved)
     {
@@ -607,7 +614,8 @@ gml_what_if_run (GmlWhatIf           *self,
 
       /* Translators: sizes. */
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   _("A %s GPU is smaller than the %s the trace begins with reserved."), gpu, start);
+                   _("A %s GPU is smaller than the %s the trace begins with reserved."), gpu,
+                   start);
       gml_what_if_run_clear (out);
       return FALSE;
     }

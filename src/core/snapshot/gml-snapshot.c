@@ -416,7 +416,8 @@ gml_snapshot_finish (GmlSnapshot *self)
 
           if (seg->n_blocks > 0 && seg->first_block <= dev->blocks->len &&
               seg->n_blocks <= dev->blocks->len - seg->first_block)
-            g_array_append_vals (blocks, &g_array_index (dev->blocks, GmlSnapshotBlock, seg->first_block),
+            g_array_append_vals (blocks,
+                                 &g_array_index (dev->blocks, GmlSnapshotBlock, seg->first_block),
                                  seg->n_blocks);
           seg->first_block = first;
           seg->n_blocks = blocks->len - first;
