@@ -32,7 +32,8 @@ report (const char *what,
         const char *extra)
 {
   qsort (ms, n, sizeof *ms, compare_double);
-  printf ("%-58s median %8.1f ms  min %8.1f  max %8.1f  %s\n", what, ms[n / 2], ms[0], ms[n - 1], extra);
+  printf ("%-58s median %8.1f ms  min %8.1f  max %8.1f  %s\n", what, ms[n / 2], ms[0], ms[n - 1],
+          extra);
 }
 
 static void
@@ -59,7 +60,8 @@ bench_run (const char     *args,
                   gml_lab_run_get_result (run)->fits ? "fits" : "does not fit");
     }
   {
-    g_autofree char *what = g_strdup_printf ("%s%s", flags & GML_LAB_RUN_QUICK ? "quick: " : "", args);
+    g_autofree char *what = g_strdup_printf ("%s%s", flags & GML_LAB_RUN_QUICK ? "quick: " : "",
+                                             args);
 
     report (what, ms, repeats, extra);
   }
@@ -105,16 +107,20 @@ main (int    argc,
 
   repeats = MAX (repeats, 1);
   /* One step of llama-2-7b that fits, as the window runs it and as the search does. */
-  bench_run ("--model llama-2-7b --seq 4096 --batch 1 --precision amp-bf16 --zero 3 --gpus 8 --gpu-memory 80G",
+  bench_run ("--model llama-2-7b --seq 4096 --batch 1 --precision amp-bf16 --zero 3 --gpus 8 "
+             "--gpu-memory 80G",
              0, repeats);
-  bench_run ("--model llama-2-7b --seq 4096 --batch 1 --precision amp-bf16 --zero 3 --gpus 8 --gpu-memory 80G",
+  bench_run ("--model llama-2-7b --seq 4096 --batch 1 --precision amp-bf16 --zero 3 --gpus 8 "
+             "--gpu-memory 80G",
              GML_LAB_RUN_QUICK, repeats);
   /* One that does not fit: the run, then the run that says what it would need. */
-  bench_run ("--model llama-2-7b --seq 4096 --batch 1 --precision amp-bf16 --gpu-memory 80G", 0, repeats);
+  bench_run ("--model llama-2-7b --seq 4096 --batch 1 --precision amp-bf16 --gpu-memory 80G", 0,
+             repeats);
   bench_run ("--model gpt2 --batch 8", 0, repeats);
-  bench_run ("--model llama-2-7b --seq 1024 --batch 4 --mode inference --tokens 1024 --precision bf16 "
-             "--gpu-memory 80G", 0, repeats);
-  bench_max_batch ("--model llama-2-7b --seq 1024 --precision amp-bf16 --zero 3 --gpus 8 --gpu-memory 80G",
+  bench_run ("--model llama-2-7b --seq 1024 --batch 4 --mode inference --tokens 1024 --precision "
+             "bf16 --gpu-memory 80G", 0, repeats);
+  bench_max_batch ("--model llama-2-7b --seq 1024 --precision amp-bf16 --zero 3 --gpus 8 "
+                   "--gpu-memory 80G",
                    repeats);
   bench_max_batch ("--model gpt2 --precision amp-bf16 --gpu-memory 24G", repeats);
   return 0;

@@ -57,7 +57,8 @@ print_stats (const char *what,
              int         n)
 {
   qsort (ms, n, sizeof (double), cmp_double);
-  g_print ("  %-40s median %7.2f ms   p95 %7.2f ms   max %7.2f ms\n", what, ms[n / 2], ms[(n * 95) / 100],
+  g_print ("  %-40s median %7.2f ms   p95 %7.2f ms   max %7.2f ms\n", what, ms[n / 2],
+           ms[(n * 95) / 100],
            ms[n - 1]);
 }
 
@@ -85,7 +86,8 @@ send_update (GmlLiveRecord *record,
 {
   guint64 allocated = SLOTS * MiB;
 
-  g_string_printf (line, "{\"v\":1,\"type\":\"update\",\"time\":%.3f,\"device\":0,\"allocated_bytes\":%"
+  g_string_printf (line,
+                   "{\"v\":1,\"type\":\"update\",\"time\":%.3f,\"device\":0,\"allocated_bytes\":%"
                    G_GUINT64_FORMAT ",\"reserved_bytes\":%" G_GUINT64_FORMAT ",\"active_bytes\":%"
                    G_GUINT64_FORMAT ",\"segments\":1,\"allocations\":%u,\"trace_entries\":%" G_GUINT64_FORMAT
                    ",\"entries\":[", number * 0.5, allocated, SEGMENT, allocated, SLOTS,
@@ -97,7 +99,8 @@ send_update (GmlLiveRecord *record,
       g_string_append_printf (line, "%s[\"free_requested\",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",0,%"
                               G_GUINT64_FORMAT "],[\"free_completed\",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
                               ",0,%" G_GUINT64_FORMAT "],[\"alloc\",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",0,%"
-                              G_GUINT64_FORMAT "]", i > 0 ? "," : "", addr, MiB, *time_us, addr, MiB, *time_us + 1,
+                              G_GUINT64_FORMAT "]", i > 0 ? "," : "", addr, MiB, *time_us, addr,
+                              MiB, *time_us + 1,
                               addr, MiB, *time_us + 2);
       *time_us += 3;
     }
@@ -108,7 +111,8 @@ send_update (GmlLiveRecord *record,
   take (record, line);
   *trace_entries += 3 * (guint64) pairs;
 
-  g_string_printf (line, "{\"v\":1,\"type\":\"state\",\"time\":%.3f,\"device\":0,\"trace_entries\":%"
+  g_string_printf (line,
+                   "{\"v\":1,\"type\":\"state\",\"time\":%.3f,\"device\":0,\"trace_entries\":%"
                    G_GUINT64_FORMAT ",\"segments\":[[%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
                    ",0,\"large\",false,[", number * 0.5, *trace_entries, BASE, SEGMENT);
   for (guint i = 0; i < SLOTS; i++)
@@ -124,7 +128,8 @@ main (int    argc,
   guint per_update = argc > 1 ? (guint) atoi (argv[1]) : 1500;
   gsize max_entries = argc > 2 ? (gsize) atoll (argv[2]) : 200000;
   guint pairs = MAX (per_update / 3, 1);
-  guint updates = (guint) (max_entries / (3 * pairs)) + 40;   /* the record full for the last ones */
+  guint updates = (guint) (max_entries / (3 * pairs)) + 40;   /* the record full for the last ones
+                                                               */
   g_autoptr(GmlLiveRecord) record = gml_live_record_new (max_entries);
   g_autoptr(GString) line = g_string_new (NULL);
   g_autoptr(GRand) rand = g_rand_new_with_seed (13);
@@ -138,7 +143,8 @@ main (int    argc,
   gml_render_style_init (&style, GML_THEME_LIGHT);
   for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
     redraw_ms[v] = g_new (double, updates);
-  g_print ("%u updates of %u entries each, the record keeping %zu:\n", updates, 3 * pairs, max_entries);
+  g_print ("%u updates of %u entries each, the record keeping %zu:\n", updates, 3 * pairs,
+           max_entries);
   for (guint u = 0; u < updates; u++)
     {
       g_autoptr(GmlSnapshot) snapshot = NULL;
@@ -183,7 +189,8 @@ main (int    argc,
   print_stats ("rebuild and prepare the picture (reader)", rebuild_ms, n);
   for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
     {
-      g_autofree char *what = g_strdup_printf ("%s drawn + words (main loop)", gml_snapshot_view_to_string (v));
+      g_autofree char *what = g_strdup_printf ("%s drawn + words (main loop)",
+                                               gml_snapshot_view_to_string (v));
 
       print_stats (what, redraw_ms[v], n);
       g_free (redraw_ms[v]);

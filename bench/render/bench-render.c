@@ -51,7 +51,8 @@ median_ms (DrawFunc              func,
   cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
   double times[FRAMES_MAX];
   double walls[FRAMES_MAX];
-  int frames = g_getenv ("BENCH_FRAMES") ? CLAMP (atoi (g_getenv ("BENCH_FRAMES")), 1, FRAMES_MAX) : FRAMES;
+  int frames = g_getenv ("BENCH_FRAMES") ? CLAMP (atoi (g_getenv ("BENCH_FRAMES")), 1, FRAMES_MAX)
+                                         : FRAMES;
 
   for (int i = 0; i < frames; i++)
     {
@@ -149,7 +150,8 @@ main (int    argc,
       /* Tensors, about a third freed: the block count includes the free pieces. */
       GmlAllocator *alloc = make_state (device, sizes[i]);
       const GmlMemState *state = gml_allocator_get_state (alloc);
-      GmlMemoryMapData data = { state, G_GUINT64_CONSTANT (1) << 42, 0, "bench", FALSE, GML_CATEGORY_NONE, 0 };
+      GmlMemoryMapData data = { state, G_GUINT64_CONSTANT (1) << 42, 0, "bench", FALSE,
+                                GML_CATEGORY_NONE, 0 };
       double ms = median_ms (draw_map, &data, &style, width, height);
 
       g_print ("memory map: %u blocks in %u segments: %.2f ms CPU/frame (target %s)\n",
@@ -170,8 +172,10 @@ main (int    argc,
       gml_allocator_malloc (alloc, 1 << 20, 0, NULL, GML_CATEGORY_TEMPORARY, &id, NULL);
     for (guint i = 0; i < 160; i++)
       gml_allocator_malloc (alloc, 5 << 20, 0, NULL, GML_CATEGORY_ACTIVATIONS, &id, NULL);
-    gml_allocator_malloc (alloc, G_GUINT64_CONSTANT (2) << 30, 0, NULL, GML_CATEGORY_WEIGHTS, &id, NULL);
-    data = (GmlMemoryMapData) { gml_allocator_get_state (alloc), G_GUINT64_CONSTANT (1) << 42, 0, "bench",
+    gml_allocator_malloc (alloc, G_GUINT64_CONSTANT (2) << 30, 0, NULL, GML_CATEGORY_WEIGHTS, &id,
+                          NULL);
+    data = (GmlMemoryMapData) { gml_allocator_get_state (alloc), G_GUINT64_CONSTANT (1) << 42, 0,
+                                "bench",
                                 FALSE, GML_CATEGORY_NONE, 0 };
     ms = median_ms (draw_map, &data, &style, width, height);
     g_print ("memory map: one 2 GiB segment among %u: %.2f ms CPU/frame (target 8 ms)\n",
@@ -191,7 +195,8 @@ main (int    argc,
     gml_picture_set_step (picture, gml_scenario_get_focus_step (scenario));
     gml_picture_memory_map_data (picture, &data);
     ms = median_ms (draw_map, &data, &style, width, height);
-    g_print ("memory map: fragmentation scenario, %u labelled blocks: %.2f ms CPU/frame (target 16 ms)\n",
+    g_print ("memory map: fragmentation scenario, %u labelled blocks: %.2f ms CPU/frame (target 16 "
+             "ms)\n",
              gml_mem_state_get_n_blocks (data.state), ms);
     gml_picture_free (picture);
     gml_scenario_free (scenario);

@@ -161,7 +161,8 @@ main (int    argc,
   cairo_surface_flush (surface);
   print_since ("draw the memory map", start);
   print_since ("total, choosing to first picture", first);
-  g_print ("  (%zu trace entries, %u out-of-memory errors)\n", n, gml_snapshot_timeline_get_n_ooms (timeline));
+  g_print ("  (%zu trace entries, %u out-of-memory errors)\n", n,
+           gml_snapshot_timeline_get_n_ooms (timeline));
 
   g_print ("First draw of each view (each builds what it caches):\n");
   for (guint v = GML_SNAPSHOT_VIEW_TIMELINE; v < GML_N_SNAPSHOT_VIEWS; v++)
@@ -178,12 +179,15 @@ main (int    argc,
   for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
     {
       double jumps[STEPS], keys[STEPS];
-      g_autofree char *jump_name = g_strdup_printf ("%s, jumps anywhere", gml_snapshot_view_to_string (v));
-      g_autofree char *key_name = g_strdup_printf ("%s, next entry", gml_snapshot_view_to_string (v));
+      g_autofree char *jump_name = g_strdup_printf ("%s, jumps anywhere",
+                                                    gml_snapshot_view_to_string (v));
+      g_autofree char *key_name = g_strdup_printf ("%s, next entry",
+                                                   gml_snapshot_view_to_string (v));
       gsize at = n / 2;
 
       for (int i = 0; i < STEPS; i++)
-        jumps[i] = step_ms (picture, v, &style, surface, (gsize) g_rand_int_range (rand, 0, (gint32) MIN (n + 1, G_MAXINT32)),
+        jumps[i] = step_ms (picture, v, &style, surface,
+                            (gsize) g_rand_int_range (rand, 0, (gint32) MIN (n + 1, G_MAXINT32)),
                             width, height);
       for (int i = 0; i < STEPS; i++)
         keys[i] = step_ms (picture, v, &style, surface, MIN (at + i, n), width, height);

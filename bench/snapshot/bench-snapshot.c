@@ -81,7 +81,8 @@ main (int    argc,
     }
   qsort (times, scrubs, sizeof (double), cmp_double);
   if (scrubs > 0)
-    printf ("scrub + memory map 1280x800: mean %.2f ms, p99 %.2f ms, max %.2f ms (%u random entries)\n",
+    printf ("scrub + memory map 1280x800: mean %.2f ms, p99 %.2f ms, max %.2f ms (%u random "
+            "entries)\n",
             sum / scrubs, times[(guint) (scrubs * 0.99)], times[scrubs - 1], scrubs);
   cairo_surface_destroy (surface);
   getrusage (RUSAGE_SELF, &usage);

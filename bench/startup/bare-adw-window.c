@@ -28,7 +28,8 @@ static void
 realize_cb (GtkWidget    *window,
             GApplication *app)
 {
-  g_signal_connect (gtk_widget_get_frame_clock (window), "after-paint", G_CALLBACK (after_paint_cb), app);
+  g_signal_connect (gtk_widget_get_frame_clock (window), "after-paint", G_CALLBACK (after_paint_cb),
+                    app);
 }
 
 static void
@@ -47,7 +48,8 @@ int
 main (int    argc,
       char **argv)
 {
-  g_autoptr(AdwApplication) app = adw_application_new ("org.example.BareAdwWindow", G_APPLICATION_NON_UNIQUE);
+  g_autoptr(AdwApplication) app = adw_application_new ("org.example.BareAdwWindow",
+                                                       G_APPLICATION_NON_UNIQUE);
 
   g_signal_connect (app, "activate", G_CALLBACK (activate_cb), NULL);
   return g_application_run (G_APPLICATION (app), argc, argv);

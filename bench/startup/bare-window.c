@@ -25,7 +25,8 @@ static void
 realize_cb (GtkWidget    *window,
             GApplication *app)
 {
-  g_signal_connect (gtk_widget_get_frame_clock (window), "after-paint", G_CALLBACK (after_paint_cb), app);
+  g_signal_connect (gtk_widget_get_frame_clock (window), "after-paint", G_CALLBACK (after_paint_cb),
+                    app);
 }
 
 static void
@@ -44,7 +45,8 @@ int
 main (int    argc,
       char **argv)
 {
-  g_autoptr(GtkApplication) app = gtk_application_new ("org.example.BareWindow", G_APPLICATION_NON_UNIQUE);
+  g_autoptr(GtkApplication) app = gtk_application_new ("org.example.BareWindow",
+                                                       G_APPLICATION_NON_UNIQUE);
 
   g_signal_connect (app, "activate", G_CALLBACK (activate_cb), NULL);
   return g_application_run (G_APPLICATION (app), argc, argv);

@@ -53,7 +53,8 @@ gml_test_require_fixture (const char *name)
   if (path == NULL)
     {
       g_print ("SKIP: %s is not in GML_SNAPSHOT_FIXTURES (%s): the real snapshots are not "
-               "here\n", name, g_getenv ("GML_SNAPSHOT_FIXTURES") ? g_getenv ("GML_SNAPSHOT_FIXTURES")
+               "here\n", name,
+               g_getenv ("GML_SNAPSHOT_FIXTURES") ? g_getenv ("GML_SNAPSHOT_FIXTURES")
                                                                   : "not set");
       exit (GML_TEST_SKIPPED);
     }

@@ -231,7 +231,8 @@ static const struct
   { 700, "CUDA_ERROR_ILLEGAL_ADDRESS",        "an illegal memory access was encountered" },
   { 801, "CUDA_ERROR_NOT_SUPPORTED",          "operation not supported" },
   { 802, "CUDA_ERROR_SYSTEM_NOT_READY",       "system not yet initialized" },
-  { 803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "system has unsupported display driver / cuda driver combination" },
+  { 803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+    "system has unsupported display driver / cuda driver combination" },
   { 999, "CUDA_ERROR_UNKNOWN",                "unknown error" },
 };
 

@@ -194,7 +194,8 @@ test_no_driver (void)
   g_assert_null (device);
   g_assert_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_NO_DRIVER);
   g_assert_cmpstr (error->message, ==,
-                   "No NVIDIA driver found (/nonexistent/gml-test/libcuda.so.1 could not be opened).");
+                   "No NVIDIA driver found (/nonexistent/gml-test/libcuda.so.1 could not be "
+                   "opened).");
 }
 
 /* auto falls back to the simulator and says why; cuda alone fails with the reason. */
@@ -361,7 +362,8 @@ test_mem_get_info_fails_mid_session (void)
 
   g_assert_false (gml_device_mem_get_info (device, &free_bytes, NULL, &error));
   g_assert_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_FAILED);
-  g_assert_cmpstr (error->message, ==, "cuMemGetInfo failed: CUDA_ERROR_UNKNOWN (999): unknown error");
+  g_assert_cmpstr (error->message, ==,
+                   "cuMemGetInfo failed: CUDA_ERROR_UNKNOWN (999): unknown error");
   gml_device_destroy (device);
 }
 
@@ -407,7 +409,8 @@ test_alloc_out_of_memory (void)
   g_assert_false (gml_device_alloc (device, 20 * MIB, &b, &error));
   g_assert_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY);
   g_assert_nonnull (strstr (error->message, "cuMemAlloc"));
-  g_assert_true (g_str_has_suffix (error->message, ": CUDA_ERROR_OUT_OF_MEMORY (2): out of memory"));
+  g_assert_true (g_str_has_suffix (error->message,
+                                   ": CUDA_ERROR_OUT_OF_MEMORY (2): out of memory"));
   g_clear_error (&error);
 
   /* The failed request left no trace. */
@@ -439,7 +442,8 @@ test_alloc_other_failure (void)
   g_assert_false (gml_device_alloc (device, 2 * MIB, &a, &error));
   g_assert_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_FAILED);
   g_assert_true (g_str_has_suffix (error->message,
-                                   ": CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was encountered"));
+                                   ": CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access "
+                                   "was encountered"));
   g_assert_cmpuint (device->n_live, ==, 0);
   gml_device_destroy (device);
 }
@@ -664,9 +668,11 @@ test_lab_live (void)
   calls_before = fake.alloc_calls ();
   g_assert_true (gml_lab_run_live (&config, device, &live, &error));
   g_assert_no_error (error);
-  g_test_message ("scale 1/%" G_GUINT64_FORMAT ", share %" G_GUINT64_FORMAT ", peaks %" G_GUINT64_FORMAT
+  g_test_message ("scale 1/%" G_GUINT64_FORMAT ", share %" G_GUINT64_FORMAT ", peaks "
+                                                                            "%" G_GUINT64_FORMAT
                   " / %" G_GUINT64_FORMAT ", driver %" G_GUINT64_FORMAT ", %u cuMemAlloc calls",
-                  live.scale, live.capacity, live.peak_allocated, live.peak_reserved, live.driver_peak,
+                  live.scale, live.capacity, live.peak_allocated, live.peak_reserved,
+                  live.driver_peak,
                   fake.alloc_calls () - calls_before);
   /* 80 GiB / 64 is 1.25 GiB, more than the budget; / 128 is 640 MiB. */
   g_assert_cmpuint (live.scale, ==, 128);

@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A GPU machine may have GLib and json-glib but not GTK 4 and libadwaita; this lets
- * the device script build the very same verb (src/cli) and replay (src/core) with a plain C compiler.
+ * the device script build the very same verb (src/cli) and replay (src/core) with a plain C
+ * compiler.
  * Usage is that of `gpu-memory-lab replay`, the verb included:
  *   gml-replay replay TRACE.jsonl [--capacity BYTES] [--backend ...] [--alloc-conf ...]
  */

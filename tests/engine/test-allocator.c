@@ -1058,7 +1058,8 @@ test_add_segment (void)
   gint32 id = -1;
   g_autoptr(GError) error = NULL;
 
-  g_assert_cmpint (gml_allocator_add_segment (allocator, base, 0, GML_POOL_LARGE, blocks, 3), >=, 0);
+  g_assert_cmpint (gml_allocator_add_segment (allocator, base, 0, GML_POOL_LARGE, blocks, 3), >=,
+                   0);
   st = gml_allocator_get_stats (allocator);
   g_assert_cmpint (st->reserved_bytes[GML_STAT_ALL].current, ==, 20 * MiB);
   g_assert_cmpint (st->allocated_bytes[GML_STAT_ALL].current, ==, 16 * MiB);
@@ -1067,7 +1068,8 @@ test_add_segment (void)
   /* The cached 4 MiB hole serves a 3 MiB request without a new segment. */
   g_assert_true (gml_allocator_would_reuse (allocator, 3 * MiB, 0));
   g_assert_false (gml_allocator_would_reuse (allocator, 3 * MiB, 1));
-  g_assert_true (gml_allocator_malloc (allocator, 3 * MiB, 0, NULL, GML_CATEGORY_NONE, &id, &error));
+  g_assert_true (gml_allocator_malloc (allocator, 3 * MiB, 0, NULL, GML_CATEGORY_NONE, &id,
+                                       &error));
   g_assert_no_error (error);
   g_assert_cmpuint (gml_mem_state_get_block (gml_allocator_get_state (allocator), id)->address, ==,
                     base + 4 * MiB);
@@ -1118,7 +1120,8 @@ test_expandable_segments (void)
 
   /* 30 MiB: the free 17 MiB at the end can grow, so the next page is mapped
    * behind it and the block is carved from the merged 37 MiB. */
-  g_assert_true (gml_allocator_malloc (allocator, 30 * MiB, 0, NULL, GML_CATEGORY_NONE, &b, &error));
+  g_assert_true (gml_allocator_malloc (allocator, 30 * MiB, 0, NULL, GML_CATEGORY_NONE, &b,
+                                       &error));
   g_assert_cmpuint (gml_mem_state_get_block (state, b)->address, ==, base + 3 * MiB);
   g_assert_cmpint (st->reserved_bytes[GML_STAT_ALL].current, ==, 40 * MiB);
   g_assert_cmpint (st->allocated_bytes[GML_STAT_ALL].current, ==, 33 * MiB);
@@ -1161,9 +1164,11 @@ test_expandable_segments_fragmentation (void)
       gml_alloc_conf_init (&conf);
       conf.expandable_segments = expandable;
       allocator = gml_allocator_new (device, &conf);
-      g_assert_true (gml_allocator_malloc (allocator, 40 * MiB, 0, NULL, GML_CATEGORY_NONE, &first, NULL));
+      g_assert_true (gml_allocator_malloc (allocator, 40 * MiB, 0, NULL, GML_CATEGORY_NONE, &first,
+                                           NULL));
       g_assert_true (gml_allocator_free (allocator, first, NULL));
-      g_assert_true (gml_allocator_malloc (allocator, 22 * MiB, 0, NULL, GML_CATEGORY_NONE, &x, NULL));
+      g_assert_true (gml_allocator_malloc (allocator, 22 * MiB, 0, NULL, GML_CATEGORY_NONE, &x,
+                                           NULL));
       ok = gml_allocator_malloc (allocator, 22 * MiB, 0, NULL, GML_CATEGORY_NONE, &y, &error);
       g_test_message ("expandable %u: %s", expandable, ok ? "fits" : error->message);
       if (expandable)
@@ -1198,7 +1203,8 @@ main (int   argc,
   g_test_add_func ("/engine/allocator/streams", test_streams);
   g_test_add_func ("/engine/allocator/merge", test_merge);
   g_test_add_func ("/engine/allocator/empty-cache", test_empty_cache);
-  g_test_add_func ("/engine/allocator/empty-cache-keeps-split", test_empty_cache_keeps_split_segment);
+  g_test_add_func ("/engine/allocator/empty-cache-keeps-split",
+                   test_empty_cache_keeps_split_segment);
   g_test_add_func ("/engine/allocator/max-split", test_max_split);
   g_test_add_func ("/engine/allocator/retry", test_retry);
   g_test_add_func ("/engine/allocator/max-non-split-rounding", test_max_non_split_rounding);

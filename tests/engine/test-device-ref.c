@@ -38,7 +38,8 @@ test_allocator_keeps_device (void)
   g_assert_cmpuint (base->in_use, >=, 100 * MiB);
 
   /* The allocator still runs on it (under ASan, a freed arena would show here). */
-  g_assert_true (gml_allocator_malloc (allocator, 300 * MiB, 0, "second", GML_CATEGORY_NONE, &second,
+  g_assert_true (gml_allocator_malloc (allocator, 300 * MiB, 0, "second", GML_CATEGORY_NONE,
+                                       &second,
                                        &error));
   g_assert_no_error (error);
   g_assert_cmpuint (base->n_live, ==, 2);

@@ -124,7 +124,8 @@ run_sequence (guint32 seed,
             {
               g_assert_false (twin_ok);
               g_assert_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY);
-              g_assert_true (g_str_has_prefix (error->message, "CUDA out of memory. Tried to allocate "));
+              g_assert_true (g_str_has_prefix (error->message,
+                                               "CUDA out of memory. Tried to allocate "));
               g_clear_error (&error);
               ooms++;
             }

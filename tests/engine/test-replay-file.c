@@ -119,7 +119,8 @@ random_trace (GRand        *rand,
           g_string_append_printf (trace,
                                   plain ? "{\"op\":\"alloc\",\"id\":\"t%u\",\"size\":%" G_GUINT64_FORMAT
                                           ",\"stream\":%u}\n"
-                                        : "\n{\"size\": %2$" G_GUINT64_FORMAT ", \"op\": \"alloc\", "
+                                        : "\n{\"size\": %2$" G_GUINT64_FORMAT ", \"op\": "
+                                                                              "\"alloc\", "
                                           "\"stream\": %3$u, \"id\": \"t%1$u\"}\n",
                                   id, size, stream);
           if (!gml_allocator_malloc (expected, size, stream, NULL, GML_CATEGORY_NONE,

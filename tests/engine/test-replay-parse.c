@@ -228,7 +228,8 @@ random_canonical_line (GRand *rand)
                                        ? (guint64) g_rand_int (rand)
                                        : ((guint64) g_rand_int (rand) << 26) + g_rand_int (rand));
       if (g_rand_boolean (rand))
-        g_string_append_printf (line, ",\"stream\":%u", g_rand_int (rand) >> g_rand_int_range (rand, 0, 32));
+        g_string_append_printf (line, ",\"stream\":%u",
+                                g_rand_int (rand) >> g_rand_int_range (rand, 0, 32));
       if (g_rand_boolean (rand))
         g_string_append_printf (line, ",\"label\":\"%s\"", id->str);
       if (g_rand_boolean (rand))
@@ -342,7 +343,8 @@ test_utf8_pieces (void)
            * characters are common, whole ones too. */
           length = g_rand_int_range (rand, 0, sizeof random_text);
           for (gsize i = 0; i < length; i++)
-            random_text[i] = "a\xc3\xa7\xe2\x82\xac\xf0\x9f\x98\x80"[g_rand_int_range (rand, 0, 10)];
+            random_text[i] = "a\xc3\xa7\xe2\x82\xac\xf0\x9f\x98\x80"[g_rand_int_range (rand, 0,
+                                                                                       10)];
           text = random_text;
         }
       want = g_utf8_validate_len (text, length, NULL);

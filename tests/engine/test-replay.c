@@ -842,7 +842,8 @@ test_many_ids (void)
           gboolean fill = (i / 10000) % 2 == 0;
 
           k = g_rand_int_range (rand, 0, 6000);
-          if (!live[k] && (fill ? g_rand_int_range (rand, 0, 10) < 8 : g_rand_int_range (rand, 0, 10) < 2))
+          if (!live[k] &&
+              (fill ? g_rand_int_range (rand, 0, 10) < 8 : g_rand_int_range (rand, 0, 10) < 2))
             {
               g_string_append_printf (trace, "{\"op\":\"alloc\",\"id\":\"id-%u\",\"size\":%u}\n",
                                       k, 512 * (1 + k % 7));
@@ -876,7 +877,8 @@ test_many_ids (void)
 
           g_assert_cmpint (run.status, ==, 0);
           object = parse_output (run.out);
-          g_assert_cmpint (json_object_get_int_member (object, "allocation.all.current"), ==, n_live);
+          g_assert_cmpint (json_object_get_int_member (object, "allocation.all.current"), ==,
+                           n_live);
           g_assert_cmpuint (n_live, >, 100);
         }
       else

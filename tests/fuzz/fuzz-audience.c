@@ -68,7 +68,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
                   (status != 403 && status != 409 && status != 429))
                 abort ();
             }
-          else if (gml_audience_room_answer_of (room, answer.client, answer.question) != (gint) answer.option)
+          else if (gml_audience_room_answer_of (room, answer.client,
+                                                answer.question) != (gint) answer.option)
             abort ();
           gml_audience_answer_clear (&answer);
         }

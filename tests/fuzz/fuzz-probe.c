@@ -34,7 +34,8 @@ check_state (GmlLiveRecord         *record,
 
   if (snapshot == NULL)
     abort ();
-  timeline = gml_snapshot_timeline_new (snapshot, gml_live_record_get_device (record), NULL, &error);
+  timeline = gml_snapshot_timeline_new (snapshot, gml_live_record_get_device (record), NULL,
+                                        &error);
   if (timeline == NULL)
     abort ();
   n = gml_snapshot_timeline_get_n_entries (timeline);

@@ -171,7 +171,8 @@ test_korthikanti (void)
   g_assert_cmpuint (gml_lab_korthikanti_per_layer (1024, 8, 768, 12), ==, 717225984);
   /* Their GPT-3 175B row (s = 2048, h = 12288, a = 96), per sequence:
    *   34·2048·12288 + 5·96·2048² = 855,638,016 + 2,013,265,920 = 2,868,903,936. */
-  g_assert_cmpuint (gml_lab_korthikanti_per_layer (2048, 1, 12288, 96), ==, G_GUINT64_CONSTANT (2868903936));
+  g_assert_cmpuint (gml_lab_korthikanti_per_layer (2048, 1, 12288, 96), ==,
+                    G_GUINT64_CONSTANT (2868903936));
 }
 
 /* The engine keeps exactly the paper's tensors (plus LayerNorm's statistics):
@@ -217,7 +218,8 @@ test_activations_fp32 (void)
   const GmlLabResult *r = gml_lab_run_get_result (run);
 
   g_assert_cmpuint (r->formula.activations_per_layer, ==, 8259584);
-  g_assert_cmpuint (requested_at (run, r->forward_step, GML_CATEGORY_ACTIVATIONS), ==, r->formula.activations);
+  g_assert_cmpuint (requested_at (run, r->forward_step, GML_CATEGORY_ACTIVATIONS), ==,
+                    r->formula.activations);
 }
 
 /* Llama 3.2 1B in bf16 at s = 128, b = 1: t = 262,144, K and V 65,536 values
@@ -234,12 +236,14 @@ test_activations_fp32 (void)
 static void
 test_activations_llama (void)
 {
-  g_autoptr(GmlLabRun) run = run_args ("--model llama-3.2-1b --seq 128 --batch 1 --precision bf16 --gpu-memory 80G");
+  g_autoptr(GmlLabRun) run =
+      run_args ("--model llama-3.2-1b --seq 128 --batch 1 --precision bf16 --gpu-memory 80G");
   const GmlLabResult *r = gml_lab_run_get_result (run);
 
   g_assert_cmpuint (r->formula.activations_per_layer, ==, 12846080);
   g_assert_cmpuint (r->formula.korthikanti_per_layer, ==, 11534336);
-  g_assert_cmpuint (requested_at (run, r->forward_step, GML_CATEGORY_ACTIVATIONS), ==, r->formula.activations);
+  g_assert_cmpuint (requested_at (run, r->forward_step, GML_CATEGORY_ACTIVATIONS), ==,
+                    r->formula.activations);
 }
 
 /* Checkpointing every 4 of 12 layers keeps each group's input only: 3 × 2·t =
@@ -256,11 +260,13 @@ test_checkpointing (void)
   for (guint i = 0; i < G_N_ELEMENTS (args); i++)
     {
       g_autoptr(GmlLabRun) run = run_args (args[i]);
-      g_autoptr(GmlLabRun) plain = run_args ("--model gpt2 --seq 128 --batch 1 --precision amp-bf16");
+      g_autoptr(GmlLabRun) plain =
+          run_args ("--model gpt2 --seq 128 --batch 1 --precision amp-bf16");
       const GmlLabResult *r = gml_lab_run_get_result (run);
 
       g_assert_cmpuint (r->formula.activations, ==, 26816000);
-      g_assert_cmpuint (requested_at (run, r->forward_step, GML_CATEGORY_ACTIVATIONS), ==, 26816000);
+      g_assert_cmpuint (requested_at (run, r->forward_step, GML_CATEGORY_ACTIVATIONS), ==,
+                        26816000);
       g_assert_cmpuint (requested_at (plain, gml_lab_run_get_result (plain)->forward_step,
                                       GML_CATEGORY_ACTIVATIONS), ==, 78155264);
       /* Every layer's forward runs once more: one forward of three units of work. */
@@ -275,7 +281,8 @@ test_checkpointing (void)
 static void
 test_model_state_mixed_adam (void)
 {
-  g_autoptr(GmlLabRun) run = run_args ("--model gpt2 --seq 64 --batch 1 --precision amp-bf16 --optimizer adam");
+  g_autoptr(GmlLabRun) run =
+      run_args ("--model gpt2 --seq 64 --batch 1 --precision amp-bf16 --optimizer adam");
   const GmlLabResult *r = gml_lab_run_get_result (run);
   guint step = r->optimizer_step;
 
@@ -311,7 +318,8 @@ test_optimizers (void)
 
       g_assert_cmpuint (r->formula.optimizer_state, ==, state);
       if (r->optimizer_step != G_MAXUINT)
-        g_assert_cmpuint (requested_at (run, r->optimizer_step, GML_CATEGORY_OPTIMIZER_STATE), ==, state);
+        g_assert_cmpuint (requested_at (run, r->optimizer_step, GML_CATEGORY_OPTIMIZER_STATE), ==,
+                          state);
     }
 }
 
@@ -347,16 +355,19 @@ test_zero_engine (void)
 {
   for (guint z = 1; z <= 3; z++)
     {
-      g_autofree char *args = g_strdup_printf ("--model gpt2 --seq 64 --batch 1 --precision amp-bf16 "
-                                               "--optimizer adam --zero %u --gpus 4", z);
+      g_autofree char *args =
+          g_strdup_printf ("--model gpt2 --seq 64 --batch 1 --precision amp-bf16 "
+                           "--optimizer adam --zero %u --gpus 4", z);
       g_autoptr(GmlLabRun) run = run_args (args);
       const GmlLabResult *r = gml_lab_run_get_result (run);
       guint step = r->optimizer_step;
 
       g_assert_cmpuint (r->formula.optimizer_state, ==, 373319424);
       g_assert_cmpuint (requested_at (run, step, GML_CATEGORY_OPTIMIZER_STATE), ==, 373319424);
-      g_assert_cmpuint (requested_at (run, step, GML_CATEGORY_GRADIENTS), ==, z >= 2 ? 62219904 : 248879616);
-      g_assert_cmpuint (requested_at (run, step, GML_CATEGORY_WEIGHTS), ==, z >= 3 ? 62219904 : 248879616);
+      g_assert_cmpuint (requested_at (run, step, GML_CATEGORY_GRADIENTS), ==,
+                        z >= 2 ? 62219904 : 248879616);
+      g_assert_cmpuint (requested_at (run, step, GML_CATEGORY_WEIGHTS), ==,
+                        z >= 3 ? 62219904 : 248879616);
       g_assert_cmpuint (r->formula.gradients, ==, z >= 2 ? 62219904 : 248879616);
       g_assert_cmpuint (r->formula.weights, ==, z >= 3 ? 62219904 : 248879616);
     }
@@ -368,13 +379,15 @@ test_zero_engine (void)
 static void
 test_kv_cache (void)
 {
-  g_autoptr(GmlLabRun) run = run_args ("--model llama-3.2-1b --mode inference --seq 64 --tokens 16 --batch 2 "
-                                       "--precision bf16");
+  g_autoptr(GmlLabRun) run =
+      run_args ("--model llama-3.2-1b --mode inference --seq 64 --tokens 16 --batch 2 "
+                "--precision bf16");
   const GmlLabResult *r = gml_lab_run_get_result (run);
   GmlScenario *sc = gml_lab_run_get_scenario (run);
 
   g_assert_cmpuint (r->formula.kv_cache, ==, 5242880);
-  g_assert_cmpuint (requested_at (run, gml_scenario_get_n_steps (sc) - 1, GML_CATEGORY_KV_CACHE), ==, 5242880);
+  g_assert_cmpuint (requested_at (run, gml_scenario_get_n_steps (sc) - 1, GML_CATEGORY_KV_CACHE),
+                    ==, 5242880);
   /* Here the peak comes while the prompt goes through the last layer (its
    * 32 × 64² attention scores): the cache holds the prompt's 64 tokens then,
    * 2 × 16 × 64 × 8 × 64 × 2 × 2 = 4,194,304 bytes. */
@@ -449,7 +462,8 @@ test_alloc_conf (void)
                     gml_lab_run_get_result (fixed)->peak_reserved);
 
   gml_lab_config_init (&c);
-  g_assert_true (gml_lab_config_set (&c, "alloc-conf", "max_split_size_mb:128,roundup_power2_divisions:4",
+  g_assert_true (gml_lab_config_set (&c, "alloc-conf",
+                                     "max_split_size_mb:128,roundup_power2_divisions:4",
                                      &error));
   g_assert_cmpuint (c.conf.max_split_size, ==, 128 << 20);
   g_assert_false (gml_lab_config_set (&c, "alloc-conf", "max_split_size_mb:banana", &error));
@@ -463,7 +477,8 @@ static void
 test_accumulation (void)
 {
   g_autoptr(GmlLabRun) whole = run_args ("--model gpt2 --seq 256 --batch 8 --precision amp-bf16");
-  g_autoptr(GmlLabRun) split = run_args ("--model gpt2 --seq 256 --batch 2 --accumulation 4 --precision amp-bf16");
+  g_autoptr(GmlLabRun) split =
+      run_args ("--model gpt2 --seq 256 --batch 2 --accumulation 4 --precision amp-bf16");
   const GmlLabResult *r = gml_lab_run_get_result (split);
 
   g_assert_cmpuint (r->peak_allocated, <, gml_lab_run_get_result (whole)->peak_allocated);
@@ -481,7 +496,8 @@ test_max_batch (void)
   guint max = 0, probes = 0;
 
   config_from (&c, "--model gpt2 --seq 512 --precision amp-bf16 --gpu-memory 8G");
-  g_assert_true (gml_lab_find_max_batch (&c, GML_LAB_MAX_BATCH_SEARCH, &max, &probes, NULL, &error));
+  g_assert_true (gml_lab_find_max_batch (&c, GML_LAB_MAX_BATCH_SEARCH, &max, &probes, NULL,
+                                         &error));
   g_assert_no_error (error);
   g_assert_cmpuint (max, >, 0);
   g_assert_cmpuint (probes, <, 30);
@@ -550,11 +566,14 @@ test_args_round_trip (void)
 {
   static const char *args[] = {
     "--model gpt2 --seq 1024 --batch 8 --precision fp32 --optimizer adamw --gpu-memory 24G",
-    "--model llama-2-7b --layers 8 --hidden 1024 --heads 16 --ffn 2752 --vocab 32000 --seq 512 --batch 2 "
-      "--precision amp-bf16 --optimizer adam --checkpointing every-2 --accumulation 4 --zero 2 --gpus 8 "
-      "--gpu-memory 40G --alloc-conf expandable_segments:True",
-    "--model llama-3.2-1b --seq 128 --batch 4 --mode inference --tokens 64 --precision bf16 --gpu-memory 16G",
-    "--model mlp --layers 4 --hidden 2048 --vocab 10 --batch 64 --precision fp32 --optimizer sgd --gpu-memory 8G",
+    "--model llama-2-7b --layers 8 --hidden 1024 --heads 16 --ffn 2752 --vocab 32000 --seq 512 "
+    "--batch 2 "
+      "--precision amp-bf16 --optimizer adam --checkpointing every-2 --accumulation 4 --zero 2 "
+      "--gpus 8 --gpu-memory 40G --alloc-conf expandable_segments:True",
+    "--model llama-3.2-1b --seq 128 --batch 4 --mode inference --tokens 64 --precision bf16 "
+    "--gpu-memory 16G",
+    "--model mlp --layers 4 --hidden 2048 --vocab 10 --batch 64 --precision fp32 --optimizer sgd "
+    "--gpu-memory 8G",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (args); i++)
@@ -585,12 +604,14 @@ test_scenario (void)
 
   g_assert_cmpuint (gml_scenario_get_focus_step (sc), ==, r->peak_step);
   peak = gml_scenario_get_step (sc, r->peak_step);
-  g_assert_cmpuint (peak->stats.allocated_bytes[GML_STAT_ALL].current, ==, r->by_category[GML_CATEGORY_WEIGHTS]
+  g_assert_cmpuint (peak->stats.allocated_bytes[GML_STAT_ALL].current, ==,
+                    r->by_category[GML_CATEGORY_WEIGHTS]
                     + r->by_category[GML_CATEGORY_ACTIVATIONS] + r->by_category[GML_CATEGORY_GRADIENTS]
                     + r->by_category[GML_CATEGORY_OPTIMIZER_STATE] + r->by_category[GML_CATEGORY_TEMPORARY]
                     + r->by_category[GML_CATEGORY_KV_CACHE]);
   for (guint i = 1; i < gml_scenario_get_n_steps (sc); i++)
-    g_assert_cmpuint (gml_scenario_get_step (sc, i - 1)->n_events, <=, gml_scenario_get_step (sc, i)->n_events);
+    g_assert_cmpuint (gml_scenario_get_step (sc, i - 1)->n_events, <=,
+                      gml_scenario_get_step (sc, i)->n_events);
   g_assert_true (gml_scenario_has_view (sc, GML_VIEW_MEMORY_MAP));
   g_assert_true (gml_scenario_has_view (sc, GML_VIEW_TIMELINE));
   g_assert_cmpuint (gml_scenario_get_capacity (sc), ==, G_GUINT64_CONSTANT (24) << 30);
@@ -634,12 +655,15 @@ test_first_step (void)
   g_assert_cmpuint (requested_at (first, f->peak_step - 1, GML_CATEGORY_OPTIMIZER_STATE), ==, 0);
   g_assert_cmpuint (requested_at (first, f->peak_step - 1, GML_CATEGORY_GRADIENTS), ==, 4 * P);
   g_assert_cmpuint (requested_at (first, f->peak_step, GML_CATEGORY_OPTIMIZER_STATE), ==, 8 * P);
-  g_assert_cmpuint (requested_at (first, f->optimizer_step, GML_CATEGORY_OPTIMIZER_STATE), ==, 8 * P);
+  g_assert_cmpuint (requested_at (first, f->optimizer_step, GML_CATEGORY_OPTIMIZER_STATE), ==,
+                    8 * P);
   /* The steady step's forward pass already holds the moments. */
-  g_assert_cmpuint (requested_at (steady, s->forward_step, GML_CATEGORY_OPTIMIZER_STATE), ==, 8 * P);
+  g_assert_cmpuint (requested_at (steady, s->forward_step, GML_CATEGORY_OPTIMIZER_STATE), ==,
+                    8 * P);
 
   /* The picture ends after the first step. */
-  g_assert_null (strstr (gml_scenario_get_step (sc, gml_scenario_get_n_steps (sc) - 1)->caption, "Step 2"));
+  g_assert_null (strstr (gml_scenario_get_step (sc, gml_scenario_get_n_steps (sc) - 1)->caption,
+                         "Step 2"));
   g_assert_cmpuint (f->n_events, <, s->n_events);
 
   /* The peak: at the first optimizer.step(), 20P requested, as high as the steady step's. */
@@ -647,20 +671,24 @@ test_first_step (void)
   g_assert_cmpstr (f->peak_at, ==, "in step 1, during optimizer.step()");
   g_assert_cmpuint (f->peak_allocated, ==, s->peak_allocated);
   g_assert_cmpuint (f->steady_peak_allocated, ==, s->peak_allocated);
-  g_assert_cmpuint (f->by_category[GML_CATEGORY_OPTIMIZER_STATE], ==, s->by_category[GML_CATEGORY_OPTIMIZER_STATE]);
+  g_assert_cmpuint (f->by_category[GML_CATEGORY_OPTIMIZER_STATE], ==,
+                    s->by_category[GML_CATEGORY_OPTIMIZER_STATE]);
   g_assert_nonnull (f->step_difference);
-  g_assert_true (g_str_has_prefix (f->step_difference, "The first step peaks as high as the steady step"));
+  g_assert_true (g_str_has_prefix (f->step_difference,
+                                   "The first step peaks as high as the steady step"));
 
   /* GPT-2: the first step's peak is in the backward pass, without the moments. */
   {
-    g_autoptr(GmlLabRun) g1 = run_args ("--model gpt2 --seq 1024 --batch 8 --optimizer adamw --step first");
+    g_autoptr(GmlLabRun) g1 =
+        run_args ("--model gpt2 --seq 1024 --batch 8 --optimizer adamw --step first");
     g_autoptr(GmlLabRun) g2 = run_args ("--model gpt2 --seq 1024 --batch 8 --optimizer adamw");
     const GmlLabResult *r1 = gml_lab_run_get_result (g1);
     const GmlLabResult *r2 = gml_lab_run_get_result (g2);
 
     g_assert_true (r1->fits);
     g_assert_cmpuint (r1->by_category[GML_CATEGORY_OPTIMIZER_STATE], ==, 0);
-    g_assert_cmpuint (requested_at (g2, r2->peak_step, GML_CATEGORY_OPTIMIZER_STATE), ==, r2->formula.optimizer_state);
+    g_assert_cmpuint (requested_at (g2, r2->peak_step, GML_CATEGORY_OPTIMIZER_STATE), ==,
+                      r2->formula.optimizer_state);
     g_assert_cmpuint (requested_at (g1, r1->peak_step, GML_CATEGORY_OPTIMIZER_STATE), ==, 0);
     g_assert_cmpuint (r1->peak_allocated, <, r2->peak_allocated);
     g_assert_cmpuint (r1->steady_peak_allocated, ==, r2->peak_allocated);
@@ -675,8 +703,10 @@ test_first_step (void)
     g_autoptr(GmlLabRun) g1 = run_args ("--model mlp --batch 8 --optimizer sgd --step first");
     g_autoptr(GmlLabRun) g2 = run_args ("--model mlp --batch 8 --optimizer sgd");
 
-    g_assert_cmpuint (gml_lab_run_get_result (g1)->peak_allocated, ==, gml_lab_run_get_result (g2)->peak_allocated);
-    g_assert_true (g_str_has_prefix (gml_lab_run_get_result (g1)->step_difference, "Plain SGD keeps no optimizer state"));
+    g_assert_cmpuint (gml_lab_run_get_result (g1)->peak_allocated, ==,
+                      gml_lab_run_get_result (g2)->peak_allocated);
+    g_assert_true (g_str_has_prefix (gml_lab_run_get_result (g1)->step_difference,
+                                     "Plain SGD keeps no optimizer state"));
   }
 }
 
@@ -694,7 +724,8 @@ test_describe (void)
   config_from (&c, "--model llama-2-7b --seq 2048 --batch 8 --mode inference --tokens 2048 "
                    "--precision bf16 --gpu-memory 80G");
   infer = gml_lab_config_describe (&c);
-  g_assert_cmpstr (infer, ==, "llama-2-7b inference, batch 8, 2,048 + 2,048 tokens, bf16, 80 GiB GPU");
+  g_assert_cmpstr (infer, ==,
+                   "llama-2-7b inference, batch 8, 2,048 + 2,048 tokens, bf16, 80 GiB GPU");
   gml_lab_config_clear (&c);
 
   config_from (&c, "--model gpt2 --seq 1024 --batch 4 --precision amp-bf16 --optimizer momentum "

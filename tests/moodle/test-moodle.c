@@ -27,7 +27,8 @@ import_ok (const char      *data,
   g_assert_no_error (error);
   g_assert_nonnull (json);
   g_assert_cmpuint (n, ==, expected);
-  g_assert_true (gml_question_bank_load_data (bank, json, strlen (json), "imported", FALSE, &error));
+  g_assert_true (gml_question_bank_load_data (bank, json, strlen (json), "imported", FALSE,
+                                              &error));
   g_assert_no_error (error);
   g_assert_cmpuint (gml_question_bank_get_n_questions (bank), ==, expected);
   return bank;
@@ -94,7 +95,8 @@ test_gift_good (void)
   g_assert_cmpstr (q->options[2].text, ==, "Optimizer state");
   g_assert_cmpstr (q->options[3].text, ==, "The weights = parameters");
   g_assert_cmpstr (q->options[3].feedback, ==, "They are separate\nfrom the cache.");
-  g_assert_cmpstr (q->explanation, ==, "Each step appends one token's keys and values ~ a growing cache.");
+  g_assert_cmpstr (q->explanation, ==,
+                   "Each step appends one token's keys and values ~ a growing cache.");
 
   /* No category after a blank-line-separated block still keeps the last one; no tags
    * give the documented defaults; missing feedback and explanation are filled in. */
@@ -165,21 +167,22 @@ static const char good_xml[] =
   "  <question type=\"multichoice\">\n"
   "    <name><text>Caching allocator 1</text></name>\n"
   "    <questiontext format=\"html\">\n"
-  "      <text><![CDATA[<p>What does <code>empty_cache()</code> return?<br>Pick one &amp; go.</p>]]></text>\n"
-  "    </questiontext>\n"
-  "    <generalfeedback format=\"html\"><text>Only &amp;lt;unused&amp;gt; cached &lt;b&gt;blocks&lt;/b&gt; go back.</text></generalfeedback>\n"
-  "    <defaultgrade>1.0000000</defaultgrade>\n"
-  "    <unknownelement><nested>ignored</nested></unknownelement>\n"
-  "    <idnumber>empty-cache-x</idnumber>\n"
-  "    <single>true</single>\n"
+  "      <text><![CDATA[<p>What does <code>empty_cache()</code> return?<br>Pick one &amp; "
+  "go.</p>]]></text>\n    </questiontext>\n"
+  "    <generalfeedback format=\"html\"><text>Only &amp;lt;unused&amp;gt; cached "
+  "&lt;b&gt;blocks&lt;/b&gt; go back.</text></generalfeedback>\n    "
+  "<defaultgrade>1.0000000</defaultgrade>\n    "
+  "<unknownelement><nested>ignored</nested></unknownelement>\n    "
+  "<idnumber>empty-cache-x</idnumber>\n    <single>true</single>\n"
   "    <answer fraction=\"-33.33333\" format=\"html\"><text>Everything</text>"
   "<feedback format=\"html\"><text>No.</text></feedback></answer>\n"
-  "    <answer fraction=\"100\" format=\"html\"><text><![CDATA[<p>Unused cached blocks</p>]]></text>"
-  "<feedback format=\"html\"><text><![CDATA[Right: <i>live</i> blocks stay.]]></text></feedback></answer>\n"
-  "    <answer fraction=\"0\"><text>Nothing</text><feedback><text>It does return some.</text></feedback></answer>\n"
-  "    <answer fraction=\"0\" format=\"plain_text\"><text>a &lt; b</text></answer>\n"
-  "    <tags><tag><text>difficulty-1</text></tag><tag><text>unknown-tag</text></tag>"
-  "<tag><text>scenario-empty-cache</text></tag></tags>\n"
+  "    <answer fraction=\"100\" format=\"html\"><text><![CDATA[<p>Unused cached "
+  "blocks</p>]]></text><feedback format=\"html\"><text><![CDATA[Right: <i>live</i> blocks "
+  "stay.]]></text></feedback></answer>\n    <answer "
+  "fraction=\"0\"><text>Nothing</text><feedback><text>It does return "
+  "some.</text></feedback></answer>\n    <answer fraction=\"0\" format=\"plain_text\"><text>a &lt; "
+  "b</text></answer>\n    "
+  "<tags><tag><text>difficulty-1</text></tag><tag><text>unknown-tag</text></tag><tag><text>scenario-empty-cache</text></tag></tags>\n"
   "  </question>\n"
   "</quiz>\n";
 
@@ -217,14 +220,19 @@ test_xml_bad (void)
   import_fails ("<quiz>\n<question type=\"multichoice\">\n<name><text>x</name>\n</quiz>\n",
                 GML_MOODLE_FORMAT_XML, 3);
   /* Another question type. */
-  import_fails ("<quiz>\n\n<question type=\"truefalse\">\n</question></quiz>", GML_MOODLE_FORMAT_XML, 3);
+  import_fails ("<quiz>\n\n<question type=\"truefalse\">\n</question></quiz>",
+                GML_MOODLE_FORMAT_XML, 3);
   /* No right answer; two right answers; partial credit; three options. */
-  import_fails (XML_Q (A ("0", "a") A ("0", "b") A ("0", "c") A ("0", "d")), GML_MOODLE_FORMAT_XML, 2);
-  import_fails (XML_Q (A ("100", "a") A ("100", "b") A ("0", "c") A ("0", "d")), GML_MOODLE_FORMAT_XML, 2);
-  import_fails (XML_Q (A ("100", "a") A ("50", "b") A ("0", "c") A ("0", "d")), GML_MOODLE_FORMAT_XML, 6);
+  import_fails (XML_Q (A ("0", "a") A ("0", "b") A ("0", "c") A ("0", "d")), GML_MOODLE_FORMAT_XML,
+                2);
+  import_fails (XML_Q (A ("100", "a") A ("100", "b") A ("0", "c") A ("0", "d")),
+                GML_MOODLE_FORMAT_XML, 2);
+  import_fails (XML_Q (A ("100", "a") A ("50", "b") A ("0", "c") A ("0", "d")),
+                GML_MOODLE_FORMAT_XML, 6);
   import_fails (XML_Q (A ("100", "a") A ("0", "b") A ("0", "c")), GML_MOODLE_FORMAT_XML, 2);
   /* An empty option text, caught by the bank's validation. */
-  import_fails (XML_Q (A ("100", "a") A ("0", " ") A ("0", "c") A ("0", "d")), GML_MOODLE_FORMAT_XML, 2);
+  import_fails (XML_Q (A ("100", "a") A ("0", " ") A ("0", "c") A ("0", "d")),
+                GML_MOODLE_FORMAT_XML, 2);
   /* No quiz at all. */
   import_fails ("<html><body/></html>", GML_MOODLE_FORMAT_XML, 1);
 }
@@ -288,7 +296,8 @@ test_sources_block (void)
   g_assert_cmpuint (q1->n_sources, ==, 2);
   g_assert_cmpstr (q1->sources[0].title, ==, "ZeRO: paper");
   g_assert_cmpstr (q1->sources[0].url, ==, "arXiv:1910.02054");
-  g_assert_cmpstr (q1->sources[1].url, ==, "https://docs.pytorch.org/docs/stable/notes/cuda.html#cuda-streams");
+  g_assert_cmpstr (q1->sources[1].url, ==,
+                   "https://docs.pytorch.org/docs/stable/notes/cuda.html#cuda-streams");
 
   /* No blank line before the heading, or an address the bank would refuse: not sources. */
   g_assert_cmpuint (q2->n_sources, ==, 0);
@@ -339,7 +348,8 @@ test_round_trip (gconstpointer data)
       json = gml_moodle_import (exported, length, format, "round-trip", "none", &n, &error);
       g_assert_no_error (error);
       g_assert_cmpuint (n, ==, gml_question_bank_get_n_questions (bank));
-      g_assert_true (gml_question_bank_load_data (back, json, strlen (json), "back", FALSE, &error));
+      g_assert_true (gml_question_bank_load_data (back, json, strlen (json), "back", FALSE,
+                                                  &error));
       g_assert_no_error (error);
 
       for (guint i = 0; i < n; i++)

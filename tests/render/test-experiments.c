@@ -112,9 +112,11 @@ test_every_question (void)
           g_assert_nonnull (step->caption);
           g_assert_true (gml_mem_state_check (state, &error));
           g_assert_no_error (error);
-          g_assert_cmpint (gml_mem_state_get_stats (state)->allocated_bytes[GML_STAT_ALL].current, ==,
+          g_assert_cmpint (gml_mem_state_get_stats (state)->allocated_bytes[GML_STAT_ALL].current,
+                           ==,
                            step->stats.allocated_bytes[GML_STAT_ALL].current);
-          g_assert_cmpint (gml_mem_state_get_stats (state)->reserved_bytes[GML_STAT_ALL].current, ==,
+          g_assert_cmpint (gml_mem_state_get_stats (state)->reserved_bytes[GML_STAT_ALL].current,
+                           ==,
                            step->stats.reserved_bytes[GML_STAT_ALL].current);
           g_assert_cmpuint (step->run, <, gml_scenario_get_n_runs (sc));
         }
@@ -232,7 +234,8 @@ test_scale (void)
       g_assert_cmpuint (gml_scenario_get_scale (small), >, gml_scenario_get_scale (big));
       g_assert_cmpuint (gml_scenario_get_n_keys (small), ==, gml_scenario_get_n_keys (big));
       for (guint k = 0; k < gml_scenario_get_n_keys (big); k++)
-        g_assert_cmpuint (gml_scenario_get_key (small, k)->bytes, ==, gml_scenario_get_key (big, k)->bytes);
+        g_assert_cmpuint (gml_scenario_get_key (small, k)->bytes, ==,
+                          gml_scenario_get_key (big, k)->bytes);
     }
 }
 

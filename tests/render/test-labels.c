@@ -278,12 +278,15 @@ check_log (Run          *run,
         /* The legend lists a category exactly when the map draws a block of it. */
         for (guint k = 0; k < G_N_ELEMENTS (categories); k++)
           {
-            g_autofree char *needle = g_strdup_printf (" %s ", gml_memory_kind_name (categories[k]));
-            gboolean drawn = gml_mem_state_allocated_by_category (state, (GmlCategory) categories[k]) > 0;
+            g_autofree char *needle = g_strdup_printf (" %s ",
+                                                       gml_memory_kind_name (categories[k]));
+            gboolean drawn = gml_mem_state_allocated_by_category (state,
+                                                                  (GmlCategory) categories[k]) > 0;
             gboolean listed = strstr (all, needle) != NULL;
 
             if (drawn && !listed)
-              problem (run, context, "legend entry “%s” missing", gml_memory_kind_name (categories[k]));
+              problem (run, context, "legend entry “%s” missing",
+                       gml_memory_kind_name (categories[k]));
             else if (!drawn && listed)
               problem (run, context, "legend entry “%s” for nothing drawn",
                        gml_memory_kind_name (categories[k]));
@@ -320,7 +323,8 @@ check_log (Run          *run,
         gml_mem_state_foreach_block (state, free_id_cb, free_ids);
         for (guint b = 0; b < free_ids->len; b++)
           {
-            GmlMemoryKind kind = gml_memory_state_block_kind (state, g_array_index (free_ids, guint, b));
+            GmlMemoryKind kind = gml_memory_state_block_kind (state,
+                                                              g_array_index (free_ids, guint, b));
             g_autofree char *needle = g_strdup_printf (" %s ", gml_memory_kind_name (kind));
 
             if (strstr (all, needle) == NULL)
@@ -359,7 +363,8 @@ check_log (Run          *run,
       expect_text (run, context, all, "Peak of the strategy");
       expect_text (run, context, all, "This step");
       expect_text (run, context, all, "Allocated memory of each strategy, step by step");
-      expect_text (run, context, all, "Steps of one training iteration: forward pass, then backward pass");
+      expect_text (run, context, all,
+                   "Steps of one training iteration: forward pass, then backward pass");
       if (pointing)
         expect_text (run, context, all, "Outlined: what the question is about");
       break;
@@ -413,9 +418,11 @@ render_source (Run          *run,
                 cairo_destroy (cr);
                 run->n_renders++;
 
-                context = g_strdup_printf ("%s, step %u, %s, %s, %d×%d (%s), theme %d%s", source->name, step,
+                context = g_strdup_printf ("%s, step %u, %s, %s, %d×%d (%s), theme %d%s",
+                                           source->name, step,
                                            gml_view_to_string (view), run->lang, sizes[i].width,
-                                           sizes[i].height, sizes[i].what, theme, pointing ? ", pointing" : "");
+                                           sizes[i].height, sizes[i].what, theme,
+                                           pointing ? ", pointing" : "");
                 check_log (run, context, log, picture, view, pointing);
               }
         }
@@ -539,7 +546,8 @@ test_every_label (void)
     g_assert_cmpstr (_("Free, cached"), !=, "Free, cached");
   for (guint i = 0; i < sources->len; i++)
     render_source (&run, g_ptr_array_index (sources, i), device);
-  g_test_message ("%u pictures, %u labels, %u problems", run.n_renders, run.n_labels, run.n_problems);
+  g_test_message ("%u pictures, %u labels, %u problems", run.n_renders, run.n_labels,
+                  run.n_problems);
   if (run.n_problems > 0)
     g_test_message ("%s%s", run.problems->str, run.n_problems > 40 ? "…\n" : "");
   g_assert_cmpuint (run.n_renders, >, 1000);
@@ -555,9 +563,12 @@ test_checks_can_fail (void)
 {
   Run run = { g_string_new (NULL), 0, 0, 0, "en" };
   g_autoptr(GArray) log = gml_label_log_new ();
-  GmlLabel a = { g_strdup ("act5"), { 10, 10, 30, 10 }, { 0, 0, 20, 40 }, { 0, 0, 100, 100 }, { 0, 0, 100, 100 }, FALSE };
-  GmlLabel b = { g_strdup ("64 MiB"), { 30, 12, 30, 10 }, { 0, 0, 100, 100 }, { 0, 0, 100, 100 }, { 0, 0, 100, 100 }, FALSE };
-  GmlLabel c = { g_strdup ("…a request for 160 MiB d"), { 0, 80, 90, 10 }, { 0, 0, 100, 100 }, { 0, 0, 100, 100 }, { 0, 0, 100, 100 }, TRUE };
+  GmlLabel a = { g_strdup ("act5"), { 10, 10, 30, 10 }, { 0, 0, 20, 40 }, { 0, 0, 100, 100 },
+                 { 0, 0, 100, 100 }, FALSE };
+  GmlLabel b = { g_strdup ("64 MiB"), { 30, 12, 30, 10 }, { 0, 0, 100, 100 }, { 0, 0, 100, 100 },
+                 { 0, 0, 100, 100 }, FALSE };
+  GmlLabel c = { g_strdup ("…a request for 160 MiB d"), { 0, 80, 90, 10 }, { 0, 0, 100, 100 },
+                 { 0, 0, 100, 100 }, { 0, 0, 100, 100 }, TRUE };
 
   g_array_append_val (log, a);
   g_array_append_val (log, b);

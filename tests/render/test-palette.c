@@ -166,7 +166,8 @@ test_categories_apart (void)
                     wb = b;
                   }
               }
-          g_test_message ("theme %d, %s: smallest difference %.1f (%s / %s)", theme, visions[v].name,
+          g_test_message ("theme %d, %s: smallest difference %.1f (%s / %s)", theme,
+                          visions[v].name,
                           worst, gml_memory_kind_name (wa), gml_memory_kind_name (wb));
           worst_all = MIN (worst_all, worst);
           g_assert_cmpfloat (worst, >=, 12.0);
@@ -285,8 +286,10 @@ image_difference (cairo_surface_t *a,
       {
         guint32 pa = *(const guint32 *) (da + y * stride + 4 * x);
         guint32 pb = *(const guint32 *) (db + y * stride + 4 * x);
-        GmlColor ca = { ((pa >> 16) & 0xff) / 255.0, ((pa >> 8) & 0xff) / 255.0, (pa & 0xff) / 255.0, 1 };
-        GmlColor cb = { ((pb >> 16) & 0xff) / 255.0, ((pb >> 8) & 0xff) / 255.0, (pb & 0xff) / 255.0, 1 };
+        GmlColor ca = { ((pa >> 16) & 0xff) / 255.0, ((pa >> 8) & 0xff) / 255.0,
+                        (pa & 0xff) / 255.0, 1 };
+        GmlColor cb = { ((pb >> 16) & 0xff) / 255.0, ((pb >> 8) & 0xff) / 255.0,
+                        (pb & 0xff) / 255.0, 1 };
         double la[3], lb[3];
 
         to_lab (&ca, v, la);

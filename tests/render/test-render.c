@@ -159,7 +159,8 @@ block_rect (Fixture            *f,
   gml_mem_state_foreach_block (data.state, find_block_cb, find);
   g_assert_true (find->found);
   gml_map_layout_compute (&layout, &data, style, W, H);
-  g_assert_true (gml_map_layout_block_rect (&layout, &data, find->block.address, find->block.size, rect));
+  g_assert_true (gml_map_layout_block_rect (&layout, &data, find->block.address, find->block.size,
+                                            rect));
   gml_map_layout_clear (&layout);
   g_assert_cmpfloat (rect->width, >, 10);
   g_assert_cmpfloat (rect->height, >, 10);
@@ -197,7 +198,8 @@ test_block_colour (void)
       n = count_color (f.surface, &rect, &style.palette.category[GML_CATEGORY_OPTIMIZER_STATE]);
       g_assert_cmpuint (n, >, (rect.width - 4) * (rect.height - 4) * 0.6);
       /* ...and none of the weights' colour. */
-      g_assert_cmpuint (count_color (f.surface, &rect, &style.palette.category[GML_CATEGORY_WEIGHTS]), ==, 0);
+      g_assert_cmpuint (count_color (f.surface, &rect,
+                                     &style.palette.category[GML_CATEGORY_WEIGHTS]), ==, 0);
       fixture_close (&f);
     }
 }
@@ -428,9 +430,12 @@ test_checkpointing_layers (void)
                     {
                       /* Layer k's shade in the middle of its band, layer k-1's
                        * (another shade) just under it. */
-                      g_assert_true (pixel_is (f.surface, cx, (int) (band.y + band.height / 2), &color));
-                      g_assert_true (pixel_is (f.surface, cx, (int) (under.y + under.height / 2), &below));
-                      g_assert_false (pixel_is (f.surface, cx, (int) (under.y + under.height / 2), &color));
+                      g_assert_true (pixel_is (f.surface, cx, (int) (band.y + band.height / 2),
+                                               &color));
+                      g_assert_true (pixel_is (f.surface, cx, (int) (under.y + under.height / 2),
+                                               &below));
+                      g_assert_false (pixel_is (f.surface, cx, (int) (under.y + under.height / 2),
+                                                &color));
                       found_stored = TRUE;
                     }
                   else
@@ -494,7 +499,8 @@ test_descriptions (void)
   alloc = gml_format_size_short (step->stats.allocated_bytes[GML_STAT_ALL].current);
   largest = gml_format_size_short (step->largest_free);
   /* The C locale: English, as the msgid. */
-  expected = g_strdup_printf ("Reserved %s, allocated %s, largest free block %s.", res, alloc, largest);
+  expected = g_strdup_printf ("Reserved %s, allocated %s, largest free block %s.", res, alloc,
+                              largest);
   g_assert_cmpstr (map, ==, expected);
   frag = gml_picture_describe (f.picture, GML_VIEW_FRAGMENTATION);
   g_assert_nonnull (strstr (frag, largest));
@@ -523,7 +529,8 @@ whole_block_cb (const GmlSegmentInfo *segment,
   gboolean in_one = FALSE;
 
   w->n_blocks++;
-  g_assert_true (gml_map_layout_block_rect (w->layout, w->data, block->address, block->size, &rect));
+  g_assert_true (gml_map_layout_block_rect (w->layout, w->data, block->address, block->size,
+                                            &rect));
   /* The block's rectangle lies inside exactly one segment box. */
   for (guint i = 0; i < w->layout->pieces->len; i++)
     {
@@ -532,7 +539,8 @@ whole_block_cb (const GmlSegmentInfo *segment,
       if (p->address == segment->address)
         {
           g_assert_false (in_one);
-          in_one = rect.x >= p->rect.x - 0.01 && rect.x + rect.width <= p->rect.x + p->rect.width + 0.01 &&
+          in_one = rect.x >= p->rect.x - 0.01 &&
+          rect.x + rect.width <= p->rect.x + p->rect.width + 0.01 &&
                    rect.y >= p->rect.y && rect.y + rect.height <= p->rect.y + p->rect.height;
           g_assert_true (in_one);
         }
@@ -652,15 +660,18 @@ test_map_big_and_small (void)
   for (guint i = 0; i < 200; i++)
     {
       /* Two 1 MiB tensors fill one 2 MiB segment of the small pool. */
-      g_assert_true (gml_allocator_malloc (alloc, 1 << 20, 0, "small", GML_CATEGORY_TEMPORARY, &id, NULL));
-      g_assert_true (gml_allocator_malloc (alloc, 1 << 20, 0, "small", GML_CATEGORY_TEMPORARY, &id, NULL));
+      g_assert_true (gml_allocator_malloc (alloc, 1 << 20, 0, "small", GML_CATEGORY_TEMPORARY, &id,
+                                           NULL));
+      g_assert_true (gml_allocator_malloc (alloc, 1 << 20, 0, "small", GML_CATEGORY_TEMPORARY, &id,
+                                           NULL));
       if (i == 100)
         g_assert_true (gml_allocator_malloc (alloc, G_GUINT64_CONSTANT (2) << 30, 0, "big",
                                              GML_CATEGORY_WEIGHTS, &id, NULL));
     }
   state = gml_allocator_get_state (alloc);
   g_assert_cmpuint (gml_mem_state_get_n_segments (state), ==, 201);
-  data = (GmlMemoryMapData) { state, G_GUINT64_CONSTANT (8) << 30, 0, "test", FALSE, GML_CATEGORY_NONE, 0 };
+  data = (GmlMemoryMapData) { state, G_GUINT64_CONSTANT (8) << 30, 0, "test", FALSE,
+                              GML_CATEGORY_NONE, 0 };
 
   for (int by_size = 0; by_size <= 1; by_size++)
     {
@@ -688,7 +699,8 @@ test_map_big_and_small (void)
   /* Taller than a row: one box over several rows, not pieces on each. */
   g_assert_cmpfloat (big->rect.height, >, 1.5 * layout.row_height);
   /* A tooltip finds the big tensor anywhere in its box, its last row too. */
-  g_assert_true (gml_render_memory_map_hit (&data, &style, 447, 498, big->rect.x + big->rect.width / 2,
+  g_assert_true (gml_render_memory_map_hit (&data, &style, 447, 498,
+                                            big->rect.x + big->rect.width / 2,
                                             big->rect.y + big->rect.height - 3, &hit));
   g_assert_cmpstr (hit.label, ==, "big");
   gml_map_layout_clear (&layout);
@@ -721,7 +733,8 @@ test_map_dense (void)
     }
   for (guint i = 0; i < ids->len; i += 3)
     gml_allocator_free (alloc, g_array_index (ids, gint32, i), NULL);
-  data = (GmlMemoryMapData) { gml_allocator_get_state (alloc), G_GUINT64_CONSTANT (1) << 42, 0, "test",
+  data = (GmlMemoryMapData) { gml_allocator_get_state (alloc), G_GUINT64_CONSTANT (1) << 42, 0,
+                              "test",
                               FALSE, GML_CATEGORY_NONE, 0 };
   g_assert_cmpuint (gml_mem_state_get_n_blocks (data.state), >, 90000);
   check_layout (&data, &style, 447, 498);
@@ -756,9 +769,12 @@ test_map_mark (void)
       draw (&f, GML_VIEW_MEMORY_MAP, &style);
       block_rect (&f, &style, &find, &rect);
       /* The outline runs along the block's edge, inside it. */
-      g_assert_true (pixel_is (f.surface, (int) (rect.x + rect.width / 2), (int) rect.y + 1, &style.palette.highlight));
-      g_assert_true (pixel_is (f.surface, (int) rect.x + 1, (int) (rect.y + rect.height / 2), &style.palette.highlight));
-      g_assert_false (pixel_is (f.surface, (int) rect.x + 1, (int) (rect.y + rect.height / 2), &style.palette.oom));
+      g_assert_true (pixel_is (f.surface, (int) (rect.x + rect.width / 2), (int) rect.y + 1,
+                               &style.palette.highlight));
+      g_assert_true (pixel_is (f.surface, (int) rect.x + 1, (int) (rect.y + rect.height / 2),
+                               &style.palette.highlight));
+      g_assert_false (pixel_is (f.surface, (int) rect.x + 1, (int) (rect.y + rect.height / 2),
+                                &style.palette.oom));
       for (guint i = 0; i < log->len; i++)
         legend = legend || strstr (g_array_index (log, GmlLabel, i).text, "Outlined") != NULL;
       g_assert_true (legend);
@@ -767,7 +783,8 @@ test_map_mark (void)
       g_array_set_size (log, 0);
       gml_picture_set_pointing (f.picture, FALSE);
       draw (&f, GML_VIEW_MEMORY_MAP, &style);
-      g_assert_false (pixel_is (f.surface, (int) rect.x + 1, (int) (rect.y + rect.height / 2), &style.palette.highlight));
+      g_assert_false (pixel_is (f.surface, (int) rect.x + 1, (int) (rect.y + rect.height / 2),
+                                &style.palette.highlight));
       for (guint i = 0; i < log->len; i++)
         g_assert_null (strstr (g_array_index (log, GmlLabel, i).text, "Outlined"));
       fixture_close (&f);
@@ -802,7 +819,8 @@ test_bar_matches_map (void)
       guint area;
 
       gml_render_style_init (&style, GML_THEME_LIGHT);
-      ink = cases[c].kind == GML_MEMORY_KIND_FREE_CACHED ? &style.palette.hatch : &style.palette.inactive;
+      ink = cases[c].kind == GML_MEMORY_KIND_FREE_CACHED ? &style.palette.hatch
+                                                         : &style.palette.inactive;
       fixture_open (&f, cases[c].scenario, cases[c].step);
       draw (&f, GML_VIEW_MEMORY_MAP, &style);
       gml_picture_memory_map_data (f.picture, &data);
@@ -814,11 +832,13 @@ test_bar_matches_map (void)
           total += layout.kind_bytes[order[i]];
         }
       g_assert_cmpuint (layout.kind_bytes[cases[c].kind], >, 0);
-      part = (GmlRect) { layout.device_bar.x + layout.device_bar.width * before / total, layout.device_bar.y,
+      part = (GmlRect) { layout.device_bar.x + layout.device_bar.width * before / total,
+                         layout.device_bar.y,
                          layout.device_bar.width * layout.kind_bytes[cases[c].kind] / total,
                          layout.device_bar.height };
       area = (guint) ((part.width - 4) * (part.height - 4));
-      g_assert_cmpuint (count_nearer (f.surface, &part, ink, &style.palette.free_fill), >, area / 20);
+      g_assert_cmpuint (count_nearer (f.surface, &part, ink, &style.palette.free_fill), >,
+                        area / 20);
       g_assert_cmpuint (count_color (f.surface, &part, &style.palette.free_fill), >, area / 5);
       gml_map_layout_clear (&layout);
       fixture_close (&f);
@@ -862,7 +882,8 @@ run_app (const char * const *args,
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (char *) args[i]);
   g_ptr_array_add (argv, NULL);
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status, &error);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status,
+                &error);
   g_assert_no_error (error);
   return g_spawn_check_wait_status (status, NULL) ? 0 : 1;
 }
@@ -888,8 +909,10 @@ test_cli_files (void)
       const char *scenario = v == 3 ? "checkpointing" : "fragmentation";
       const char *png_args[] = { "render", scenario, "--view", views[v], "--output", png,
                                  "--width", "640", "--height", "400", "--theme", "dark", NULL };
-      const char *svg_args[] = { "render", scenario, "--view", views[v], "--output", svg, "--step", "2", NULL };
-      const char *pdf_args[] = { "render", scenario, "--view", views[v], "--output", pdf, "--lang", "tr", NULL };
+      const char *svg_args[] = { "render", scenario, "--view", views[v], "--output", svg, "--step",
+                                 "2", NULL };
+      const char *pdf_args[] = { "render", scenario, "--view", views[v], "--output", pdf, "--lang",
+                                 "tr", NULL };
       cairo_surface_t *surface;
       g_autofree char *out = NULL;
       g_autofree char *err = NULL;
@@ -903,7 +926,9 @@ test_cli_files (void)
       cairo_surface_destroy (surface);
 
       g_assert_cmpint (run_app (svg_args, NULL, NULL), ==, 0);
-      g_assert_true (g_spawn_sync (NULL, (char *[]) { (char *) "rsvg-convert", svg, (char *) "-o", check, NULL }, NULL,
+      g_assert_true (g_spawn_sync (NULL,
+                                   (char *[]) { (char *) "rsvg-convert", svg, (char *) "-o", check,
+                                                NULL }, NULL,
                                    G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &status, NULL));
       g_assert_true (g_spawn_check_wait_status (status, NULL));
       surface = cairo_image_surface_create_from_png (check);
@@ -911,7 +936,8 @@ test_cli_files (void)
       cairo_surface_destroy (surface);
 
       g_assert_cmpint (run_app (pdf_args, NULL, NULL), ==, 0);
-      g_assert_true (g_spawn_sync (NULL, (char *[]) { (char *) "pdfinfo", pdf, NULL }, NULL, G_SPAWN_SEARCH_PATH,
+      g_assert_true (g_spawn_sync (NULL, (char *[]) { (char *) "pdfinfo", pdf, NULL }, NULL,
+                                   G_SPAWN_SEARCH_PATH,
                                    NULL, NULL, &out, &err, &status, NULL));
       g_assert_true (g_spawn_check_wait_status (status, NULL));
       g_assert_nonnull (strstr (out, "Pages:"));

@@ -229,7 +229,8 @@ test_checkpointing (void)
 
       g_assert_cmpuint (st->stored->len, ==, st->last_step - st->first_step + 1);
       for (guint k = 0; k < st->stored->len; k++)
-        max = MAX (max, g_array_index (st->other, guint64, k) + g_array_index (st->stored, guint64, k)
+        max = MAX (max,
+                   g_array_index (st->other, guint64, k) + g_array_index (st->stored, guint64, k)
                         + g_array_index (st->recomputed, guint64, k));
       g_assert_cmpuint (max, ==, st->peak_bytes);
     }

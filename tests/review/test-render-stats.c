@@ -95,11 +95,13 @@ test_stats (void)
   cairo_t *cr;
   int height;
 
-  g_assert_true (gml_question_bank_load_data (bank, bank_json, strlen (bank_json), "t", FALSE, NULL));
+  g_assert_true (gml_question_bank_load_data (bank, bank_json, strlen (bank_json), "t", FALSE,
+                                              NULL));
   gml_progress_record (progress, "q1", "a", TRUE, 1, NOW - 3600, NULL);
   gml_progress_record (progress, "q2", "b", FALSE, 1, NOW - 3600, NULL);
   gml_progress_record (progress, "q3", "a", TRUE, 1, NOW - 2 * DAY, NULL);
-  gml_progress_record (progress, "q1", "a", TRUE, 1, NOW - 30 * DAY, NULL);   /* out of the 14 days */
+  gml_progress_record (progress, "q1", "a", TRUE, 1, NOW - 30 * DAY, NULL);   /* out of the 14 days
+                                                                               */
   gml_progress_record (progress, "gone", "a", FALSE, 1, NOW, NULL);           /* a removed bank */
 
   gml_stats_data_init (&data, progress, bank, utc, NOW);
@@ -156,7 +158,8 @@ test_stats (void)
     gml_render_stats (cr, &data, &style, 720, height);
     cairo_destroy (cr);
     cairo_surface_flush (surface);
-    g_assert_cmphex (*(const guint32 *) cairo_image_surface_get_data (surface) & 0xffffff, ==, 0xff00ff);
+    g_assert_cmphex (*(const guint32 *) cairo_image_surface_get_data (surface) & 0xffffff, ==,
+                     0xff00ff);
     g_assert_true (has_colour (surface, style.right));
     cairo_surface_destroy (surface);
   }

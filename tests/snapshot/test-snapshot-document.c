@@ -158,12 +158,14 @@ test_real (void)
   g_assert_cmpstr (gml_snapshot_document_get_display_name (load.document), ==,
                    "magma27_memory_snapshot.pickle");
   g_assert_cmpuint (gml_snapshot_document_get_page (load.document), ==, 51);
-  g_assert_cmpuint (gml_snapshot_picture_get_at (gml_snapshot_document_get_picture (load.document)), ==, n);
+  g_assert_cmpuint (gml_snapshot_picture_get_at (gml_snapshot_document_get_picture (load.document)),
+                    ==, n);
 
   g_signal_connect (load.document, "notify::at", G_CALLBACK (count_notify_cb), &notified);
   gml_snapshot_document_set_at (load.document, 100);
   g_assert_cmpuint (notified, ==, 1);
-  g_assert_cmpuint (gml_snapshot_picture_get_at (gml_snapshot_document_get_picture (load.document)), ==, 100);
+  g_assert_cmpuint (gml_snapshot_picture_get_at (gml_snapshot_document_get_picture (load.document)),
+                    ==, 100);
   gml_snapshot_document_set_at (load.document, 100);
   g_assert_cmpuint (notified, ==, 1);
   gml_snapshot_document_set_at (load.document, n + 1000);
@@ -272,7 +274,8 @@ test_devices (void)
   g_assert_true (gml_snapshot_document_get_snapshot (load.document) ==
                  gml_snapshot_document_get_snapshot (first));
   g_assert_finalize_object (first);
-  g_assert_cmpuint (gml_snapshot_get_n_devices (gml_snapshot_document_get_snapshot (load.document)), ==, 2);
+  g_assert_cmpuint (gml_snapshot_get_n_devices (gml_snapshot_document_get_snapshot (load.document)),
+                    ==, 2);
   g_assert_finalize_object (load.document);
 }
 
@@ -394,7 +397,8 @@ main (int    argc,
   {
     const char *cmd[] = { python, make_snapshots, "cases", cases_dir, NULL };
 
-    g_spawn_sync (NULL, (char **) cmd, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error);
+    g_spawn_sync (NULL, (char **) cmd, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status,
+                  &error);
     g_assert_no_error (error);
     g_assert_true (g_spawn_check_wait_status (status, NULL));
   }

@@ -126,7 +126,8 @@ test_python_objects (void)
   static const guint8 ext1[] = "\x80\x02\x82\x01.";
 
   expect_error (global, sizeof global - 1, GML_SNAPSHOT_ERROR_PYTHON_OBJECTS, "GLOBAL");
-  expect_error (stack_global, sizeof stack_global - 1, GML_SNAPSHOT_ERROR_PYTHON_OBJECTS, "STACK_GLOBAL");
+  expect_error (stack_global, sizeof stack_global - 1, GML_SNAPSHOT_ERROR_PYTHON_OBJECTS,
+                "STACK_GLOBAL");
   expect_error (reduce, sizeof reduce - 1, GML_SNAPSHOT_ERROR_PYTHON_OBJECTS, "GLOBAL");
   expect_error (build, sizeof build - 1, GML_SNAPSHOT_ERROR_PYTHON_OBJECTS, "BUILD");
   expect_error (inst, sizeof inst - 1, GML_SNAPSHOT_ERROR_PYTHON_OBJECTS, "INST");
@@ -227,7 +228,8 @@ test_self_reference (void)
     "X\x05\x00\x00\x00largeq\x08X\x06\x00\x00\x00" "blocksq\x09]q\x0a}q\x0b(X\x04\x00\x00\x00sizeq\x0cM\x00\x02"
     "X\x05\x00\x00\x00stateq\x0dX\x08\x00\x00\x00inactiveq\x0eX\x06\x00\x00\x00" "framesq\x0fh\x0auauas.";
   /* d = {}; d["segments"] = [d] */
-  static const guint8 root_in_segments[] = "\x80\x02}q\x00X\x08\x00\x00\x00segmentsq\x01]q\x02h\x00" "as.";
+  static const guint8 root_in_segments[] =
+      "\x80\x02}q\x00X\x08\x00\x00\x00segmentsq\x01]q\x02h\x00" "as.";
   /* A segment whose "blocks" holds the segment. */
   static const guint8 segment_in_blocks[] =
     "\x80\x02}q\x00X\x08\x00\x00\x00segmentsq\x01]q\x02}q\x03(X\x07\x00\x00\x00" "addressq\x04J\x00\x00\x10\x00"
@@ -343,7 +345,8 @@ test_frames_in_turns (void)
   g_byte_array_append (data, (const guint8 *) "K\x07", 2);
   append_text (data, "name");
   append_text (data, "forward");
-  g_byte_array_append (data, (const guint8 *) "ua", 2);                      /* frame 5 into list 4 */
+  g_byte_array_append (data, (const guint8 *) "ua", 2);                      /* frame 5 into list 4
+                                                                              */
   g_byte_array_append (data, (const guint8 *) "h\x02}q\x06", 5);            /* a second entry */
   append_text (data, "action");
   append_text (data, "alloc");

@@ -46,7 +46,8 @@ refused (const char *body,
 static void
 test_parse (void)
 {
-  static const char body[] = "{\"option\":\"c\",\"question\":\"oom-basics\",\"client\":\"k3-Xq_9zz\","
+  static const char body[] =
+      "{\"option\":\"c\",\"question\":\"oom-basics\",\"client\":\"k3-Xq_9zz\","
                              "\"room\":\"0042\"}";
   GmlAudienceAnswer answer;
   g_autoptr(GError) error = NULL;
@@ -108,8 +109,9 @@ test_hostile (void)
   g_assert_cmpuint (refused (deep, GML_AUDIENCE_MAX_BODY), ==, 400);
   long_client = g_strnfill (GML_AUDIENCE_MAX_CLIENT_ID + 1, 'x');
   {
-    g_autofree char *body = g_strdup_printf ("{\"room\":\"4821\",\"client\":\"%s\",\"question\":\"q1\","
-                                             "\"option\":\"a\"}", long_client);
+    g_autofree char *body =
+        g_strdup_printf ("{\"room\":\"4821\",\"client\":\"%s\",\"question\":\"q1\","
+                         "\"option\":\"a\"}", long_client);
 
     g_assert_cmpuint (refused (body, strlen (body)), ==, 400);
   }
@@ -125,9 +127,11 @@ test_turkish (void)
       GmlAudienceAnswer answer;
 
       gml_i18n_set_language ("en");
-      g_assert_false (gml_audience_answer_parse (hostile[i].body, strlen (hostile[i].body), &answer, &english));
+      g_assert_false (gml_audience_answer_parse (hostile[i].body, strlen (hostile[i].body), &answer,
+                                                 &english));
       gml_i18n_set_language ("tr");
-      g_assert_false (gml_audience_answer_parse (hostile[i].body, strlen (hostile[i].body), &answer, &turkish));
+      g_assert_false (gml_audience_answer_parse (hostile[i].body, strlen (hostile[i].body), &answer,
+                                                 &turkish));
       if (g_str_equal (english->message, turkish->message))
         g_error ("“%s” is not translated", english->message);
     }

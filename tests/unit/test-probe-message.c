@@ -44,10 +44,11 @@ parse_bad (const char *line,
 static void
 test_hello (void)
 {
-  g_autoptr(GmlProbeMessage) m = parse_ok ("{\"v\":1,\"type\":\"hello\",\"pid\":4242,\"torch\":\"2.5.1+cu124\","
-                                           "\"device\":1,\"devices\":2,\"device_name\":\"NVIDIA H100\","
-                                           "\"total_bytes\":85899345920,\"argv\":[\"train.py\",\"--batch\",\"64\"],"
-                                           "\"watched\":true}");
+  g_autoptr(GmlProbeMessage) m =
+      parse_ok ("{\"v\":1,\"type\":\"hello\",\"pid\":4242,\"torch\":\"2.5.1+cu124\","
+                "\"device\":1,\"devices\":2,\"device_name\":\"NVIDIA H100\","
+                "\"total_bytes\":85899345920,\"argv\":[\"train.py\",\"--batch\",\"64\"],"
+                "\"watched\":true}");
 
   g_assert_cmpint (m->type, ==, GML_PROBE_HELLO);
   g_assert_cmpint (m->pid, ==, 4242);
@@ -128,13 +129,17 @@ test_state (void)
   g_assert_true (s->expandable);
   g_assert_cmpuint (s->stream, ==, 7);
   g_assert_cmpuint (s->first_block, ==, 2);
-  g_assert_cmpint (g_array_index (m->state_blocks, GmlProbeBlock, 0).state, ==, GML_SNAP_BLOCK_ALLOCATED);
-  g_assert_cmpint (g_array_index (m->state_blocks, GmlProbeBlock, 2).state, ==, GML_SNAP_BLOCK_PENDING_FREE);
-  g_assert_cmpint (g_array_index (m->state_blocks, GmlProbeBlock, 3).state, ==, GML_SNAP_BLOCK_INACTIVE);
+  g_assert_cmpint (g_array_index (m->state_blocks, GmlProbeBlock, 0).state, ==,
+                   GML_SNAP_BLOCK_ALLOCATED);
+  g_assert_cmpint (g_array_index (m->state_blocks, GmlProbeBlock, 2).state, ==,
+                   GML_SNAP_BLOCK_PENDING_FREE);
+  g_assert_cmpint (g_array_index (m->state_blocks, GmlProbeBlock, 3).state, ==,
+                   GML_SNAP_BLOCK_INACTIVE);
 
   {
-    g_autoptr(GmlProbeMessage) omitted = parse_ok ("{\"v\":1,\"type\":\"state\",\"device\":0,\"trace_entries\":9,"
-                                                   "\"omitted\":true}");
+    g_autoptr(GmlProbeMessage) omitted =
+        parse_ok ("{\"v\":1,\"type\":\"state\",\"device\":0,\"trace_entries\":9,"
+                  "\"omitted\":true}");
 
     g_assert_true (omitted->omitted);
     g_assert_cmpuint (omitted->state_segments->len, ==, 0);
@@ -148,12 +153,16 @@ test_other_types (void)
                                              "\"size\":103079215104,\"device_free\":84825604096,"
                                              "\"device_total\":85899345920,\"allocated_bytes\":3145728,"
                                              "\"reserved_bytes\":1073741824,\"snapshot\":null}");
-  g_autoptr(GmlProbeMessage) error = parse_ok ("{\"v\":1,\"type\":\"error\",\"message\":\"RuntimeError: x\"}");
+  g_autoptr(GmlProbeMessage) error =
+      parse_ok ("{\"v\":1,\"type\":\"error\",\"message\":\"RuntimeError: x\"}");
   g_autoptr(GmlProbeMessage) bye = parse_ok ("{\"v\":1,\"type\":\"bye\"}");
-  g_autoptr(GmlProbeMessage) begin = parse_ok ("{\"v\":1,\"type\":\"dump-begin\",\"id\":3,\"bytes\":5}");
-  g_autoptr(GmlProbeMessage) data = parse_ok ("{\"v\":1,\"type\":\"dump-data\",\"id\":3,\"data\":\"aGVsbG8=\"}");
+  g_autoptr(GmlProbeMessage) begin =
+      parse_ok ("{\"v\":1,\"type\":\"dump-begin\",\"id\":3,\"bytes\":5}");
+  g_autoptr(GmlProbeMessage) data =
+      parse_ok ("{\"v\":1,\"type\":\"dump-data\",\"id\":3,\"data\":\"aGVsbG8=\"}");
   g_autoptr(GmlProbeMessage) end = parse_ok ("{\"v\":1,\"type\":\"dump-end\",\"id\":3}");
-  g_autoptr(GmlProbeMessage) failed = parse_ok ("{\"v\":1,\"type\":\"dump-failed\",\"id\":3,\"message\":\"no\"}");
+  g_autoptr(GmlProbeMessage) failed =
+      parse_ok ("{\"v\":1,\"type\":\"dump-failed\",\"id\":3,\"message\":\"no\"}");
 
   g_assert_cmpint (oom->type, ==, GML_PROBE_OOM);
   g_assert_cmpuint (oom->size, ==, G_GUINT64_CONSTANT (103079215104));
@@ -182,7 +191,8 @@ static const Hostile hostile[] = {
   { "{\"v\": 1}", GML_PROBE_ERROR_TYPE, "“type”" },
   { "{\"v\": 1, \"type\": 7}", GML_PROBE_ERROR_TYPE, "“type”" },
   { "{\"v\": 1, \"type\": \"martian\"}", GML_PROBE_ERROR_TYPE, "martian" },
-  { "{\"v\": 1, \"type\": \"update\", \"allocated_bytes\": \"x\"}", GML_PROBE_ERROR_MEMBER, "whole number" },
+  { "{\"v\": 1, \"type\": \"update\", \"allocated_bytes\": \"x\"}", GML_PROBE_ERROR_MEMBER,
+    "whole number" },
   { "{\"v\":1,\"type\":\"update\",\"time\":0,\"device\":0,\"allocated_bytes\":-1,\"reserved_bytes\":0,"
     "\"active_bytes\":0,\"segments\":0,\"allocations\":0,\"trace_entries\":0}", GML_PROBE_ERROR_MEMBER,
     "allocated_bytes" },
@@ -190,9 +200,11 @@ static const Hostile hostile[] = {
     "\"active_bytes\":0,\"segments\":0,\"allocations\":0,\"trace_entries\":0}", GML_PROBE_ERROR_MEMBER,
     "allocated_bytes" },
   { "{\"v\":1,\"type\":\"update\",\"time\":\"now\",\"device\":0,\"allocated_bytes\":0,\"reserved_bytes\":0,"
-    "\"active_bytes\":0,\"segments\":0,\"allocations\":0,\"trace_entries\":0}", GML_PROBE_ERROR_MEMBER, "time" },
+    "\"active_bytes\":0,\"segments\":0,\"allocations\":0,\"trace_entries\":0}",
+    GML_PROBE_ERROR_MEMBER, "time" },
   { "{\"v\":1,\"type\":\"update\",\"time\":0,\"device\":99999,\"allocated_bytes\":0,\"reserved_bytes\":0,"
-    "\"active_bytes\":0,\"segments\":0,\"allocations\":0,\"trace_entries\":0}", GML_PROBE_ERROR_MEMBER, "device" },
+    "\"active_bytes\":0,\"segments\":0,\"allocations\":0,\"trace_entries\":0}",
+    GML_PROBE_ERROR_MEMBER, "device" },
   { "{\"v\":1,\"type\":\"update\",\"time\":0,\"device\":0,\"allocated_bytes\":0,\"reserved_bytes\":0,"
     "\"active_bytes\":0,\"segments\":0,\"allocations\":0,\"trace_entries\":0,\"entries\":[[\"alloc\",1,2,3]]}",
     GML_PROBE_ERROR_MEMBER, "trace entry 1" },
@@ -206,12 +218,14 @@ static const Hostile hostile[] = {
   { "{\"v\":1,\"type\":\"state\",\"device\":0,\"trace_entries\":1,\"segments\":"
     "[[0,4096,0,\"small\",false,[[2048,0,\"a\"]]]]}", GML_PROBE_ERROR_MEMBER, "add up" },
   { "{\"v\":1,\"type\":\"state\",\"device\":0,\"trace_entries\":1,\"segments\":"
-    "[[0,4096,0,\"small\",false,[[4096,0,\"a\"],[1,0,\"i\"]]]]}", GML_PROBE_ERROR_MEMBER, "add up" },
+    "[[0,4096,0,\"small\",false,[[4096,0,\"a\"],[1,0,\"i\"]]]]}", GML_PROBE_ERROR_MEMBER,
+    "add up" },
   { "{\"v\":1,\"type\":\"state\",\"device\":0,\"trace_entries\":1,\"segments\":"
     "[[8192,4096,0,\"small\",false,[[4096,0,\"a\"]]],[4096,8192,0,\"small\",false,[[8192,0,\"a\"]]]]}",
     GML_PROBE_ERROR_MEMBER, "overlap" },
   { "{\"v\":1,\"type\":\"state\",\"device\":0,\"trace_entries\":1,\"segments\":"
-    "[[18446744073709551000,4096,0,\"small\",false,[[4096,0,\"a\"]]]]}", GML_PROBE_ERROR_MEMBER, "segment" },
+    "[[18446744073709551000,4096,0,\"small\",false,[[4096,0,\"a\"]]]]}", GML_PROBE_ERROR_MEMBER,
+    "segment" },
   { "{\"v\":1,\"type\":\"state\",\"device\":0,\"trace_entries\":1,\"segments\":"
     "[[0,0,0,\"small\",false,[[0,0,\"a\"]]]]}", GML_PROBE_ERROR_MEMBER, "no size" },
   { "{\"v\":1,\"type\":\"state\",\"device\":0,\"trace_entries\":1,\"segments\":"
@@ -221,8 +235,10 @@ static const Hostile hostile[] = {
   { "{\"v\":1,\"type\":\"state\",\"device\":0,\"trace_entries\":1,\"segments\":"
     "[[0,4096,0,\"small\",false,[]]]}", GML_PROBE_ERROR_MEMBER, "no blocks" },
   { "{\"v\":1,\"type\":\"oom\",\"device\":0}", GML_PROBE_ERROR_MEMBER, "out-of-memory" },
-  { "{\"v\":1,\"type\":\"dump-begin\",\"id\":1,\"bytes\":99999999999999}", GML_PROBE_ERROR_TOO_LARGE, "larger" },
-  { "{\"v\":1,\"type\":\"dump-data\",\"id\":1,\"data\":\"<script>\"}", GML_PROBE_ERROR_MEMBER, "base64" },
+  { "{\"v\":1,\"type\":\"dump-begin\",\"id\":1,\"bytes\":99999999999999}",
+    GML_PROBE_ERROR_TOO_LARGE, "larger" },
+  { "{\"v\":1,\"type\":\"dump-data\",\"id\":1,\"data\":\"<script>\"}", GML_PROBE_ERROR_MEMBER,
+    "base64" },
   { "{\"v\":1,\"type\":\"dump-data\",\"id\":1,\"data\":7}", GML_PROBE_ERROR_MEMBER, "base64" },
   { "{\"v\":1,\"type\":\"dump-end\"}", GML_PROBE_ERROR_MEMBER, "“id”" },
   { "{\"v\":1,\"type\":\"hello\",\"argv\":\"train.py\"}", GML_PROBE_ERROR_MEMBER, "argv" },
@@ -241,7 +257,8 @@ test_hostile (void)
       g_autoptr(GError) error = parse_bad (hostile[i].line, strlen (hostile[i].line));
 
       if (error->code != hostile[i].code || strstr (error->message, hostile[i].words) == NULL)
-        g_error ("%s: error %d “%s”, expected %d with “%s”", hostile[i].line, error->code, error->message,
+        g_error ("%s: error %d “%s”, expected %d with “%s”", hostile[i].line, error->code,
+                 error->message,
                  hostile[i].code, hostile[i].words);
     }
   gml_i18n_set_language (NULL);
@@ -296,7 +313,8 @@ test_hostile_sizes (void)
   /* A string longer than any name. */
   {
     g_autofree char *name = g_strnfill (GML_PROBE_MAX_STRING + 1, 'x');
-    g_autofree char *line = g_strdup_printf ("{\"v\":1,\"type\":\"hello\",\"device_name\":\"%s\"}", name);
+    g_autofree char *line = g_strdup_printf ("{\"v\":1,\"type\":\"hello\",\"device_name\":\"%s\"}",
+                                             name);
     g_autoptr(GError) error = parse_bad (line, strlen (line));
 
     g_assert_cmpint (error->code, ==, GML_PROBE_ERROR_MEMBER);
@@ -399,9 +417,10 @@ test_record_snapshot (void)
                                               "[\"free_completed\",%" G_GUINT64_FORMAT ",1000,0,13]",
                                               SEG, SEG + 3145728, SEG + 3145728, SEG + 3145728);
   g_autofree char *update = update_line (4, entries, TRUE);
-  g_autofree char *state = g_strdup_printf ("{\"v\":1,\"type\":\"state\",\"device\":0,\"trace_entries\":4,"
-                                            "\"segments\":[[%" G_GUINT64_FORMAT ",1073741824,0,\"large\",false,"
-                                            "[[3145728,3145728,\"a\"],[1070596096,0,\"i\"]]]]}", SEG);
+  g_autofree char *state =
+      g_strdup_printf ("{\"v\":1,\"type\":\"state\",\"device\":0,\"trace_entries\":4,"
+                       "\"segments\":[[%" G_GUINT64_FORMAT ",1073741824,0,\"large\",false,"
+                       "[[3145728,3145728,\"a\"],[1070596096,0,\"i\"]]]]}", SEG);
   g_autoptr(GmlSnapshot) snapshot = NULL;
   g_autoptr(GmlSnapshotTimeline) timeline = NULL;
   g_autoptr(GError) error = NULL;
@@ -438,7 +457,8 @@ test_record_alignment (void)
   g_autoptr(GmlLiveRecord) record = gml_live_record_new (1000);
   g_autofree char *u1 = update_line (2, "[\"alloc\",4096,512,0,1],[\"alloc\",4608,512,0,2]", TRUE);
   g_autofree char *u2 = update_line (3, "[\"free_requested\",4096,512,0,3]", FALSE);
-  const char *state_at_2 = "{\"v\":1,\"type\":\"state\",\"device\":0,\"trace_entries\":2,\"segments\":"
+  const char *state_at_2 =
+      "{\"v\":1,\"type\":\"state\",\"device\":0,\"trace_entries\":2,\"segments\":"
                            "[[4096,2097152,0,\"small\",false,[[512,512,\"a\"],[512,512,\"a\"],[2096128,0,\"i\"]]]]}";
 
   add (record, u1, FALSE);
@@ -475,7 +495,8 @@ test_record_bounds (void)
   add (record, update, FALSE);
   /* The newest are kept, like PyTorch's ring buffer. */
   g_assert_cmpuint (gml_live_record_get_n_entries (record), <=, 8);
-  g_assert_cmpuint (gml_live_record_get_dropped (record) + gml_live_record_get_n_entries (record), ==, 20);
+  g_assert_cmpuint (gml_live_record_get_dropped (record) + gml_live_record_get_n_entries (record),
+                    ==, 20);
   /* A gap: what came before is let go. */
   gap = update_line (21, "[\"alloc\",999424,512,0,99]", TRUE);
   add (record, gap, FALSE);

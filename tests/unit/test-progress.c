@@ -218,9 +218,11 @@ test_guesses (Fixture      *f,
     "{\"answers\": [], \"guesses\": 5}",
     "{\"answers\": [], \"guesses\": [7]}",
     "{\"answers\": [], \"guesses\": [{\"config\": \"--batch 8\"}]}",
-    "{\"answers\": [], \"guesses\": [{\"config\": \"x\", \"time\": \"yesterday\", \"guess_fits\": true, "
+    "{\"answers\": [], \"guesses\": [{\"config\": \"x\", \"time\": \"yesterday\", \"guess_fits\": "
+    "true, "
       "\"guess_peak_bytes\": 1, \"fits\": true, \"peak_bytes\": 2}]}",
-    "{\"answers\": [], \"guesses\": [{\"config\": \"x\", \"time\": \"2025-11-29T07:06:40Z\", \"guess_fits\": true, "
+    "{\"answers\": [], \"guesses\": [{\"config\": \"x\", \"time\": \"2025-11-29T07:06:40Z\", "
+    "\"guess_fits\": true, "
       "\"guess_peak_bytes\": -1, \"fits\": true, \"peak_bytes\": 2}]}",
   };
 
@@ -432,17 +434,28 @@ main (int    argc,
   gml_i18n_init ();
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add ("/core/progress/missing", Fixture, NULL, fixture_set_up, test_missing_is_empty, fixture_tear_down);
-  g_test_add ("/core/progress/round-trip", Fixture, NULL, fixture_set_up, test_round_trip, fixture_tear_down);
-  g_test_add ("/core/progress/corrupt", Fixture, NULL, fixture_set_up, test_corrupt_set_aside, fixture_tear_down);
-  g_test_add ("/core/progress/atomic", Fixture, NULL, fixture_set_up, test_atomic_save, fixture_tear_down);
-  g_test_add ("/core/progress/stale-temporaries", Fixture, NULL, fixture_set_up, test_stale_temporaries_removed, fixture_tear_down);
-  g_test_add ("/core/progress/save-failure", Fixture, NULL, fixture_set_up, test_save_failure_reported, fixture_tear_down);
-  g_test_add ("/core/progress/guesses", Fixture, NULL, fixture_set_up, test_guesses, fixture_tear_down);
-  g_test_add ("/core/progress/background/coalesced", Fixture, NULL, fixture_set_up, test_background_coalesced, fixture_tear_down);
-  g_test_add ("/core/progress/background/flush", Fixture, NULL, fixture_set_up, test_background_flush, fixture_tear_down);
-  g_test_add ("/core/progress/background/reset", Fixture, NULL, fixture_set_up, test_background_reset, fixture_tear_down);
-  g_test_add ("/core/progress/background/failure", Fixture, NULL, fixture_set_up, test_background_failure, fixture_tear_down);
+  g_test_add ("/core/progress/missing", Fixture, NULL, fixture_set_up, test_missing_is_empty,
+              fixture_tear_down);
+  g_test_add ("/core/progress/round-trip", Fixture, NULL, fixture_set_up, test_round_trip,
+              fixture_tear_down);
+  g_test_add ("/core/progress/corrupt", Fixture, NULL, fixture_set_up, test_corrupt_set_aside,
+              fixture_tear_down);
+  g_test_add ("/core/progress/atomic", Fixture, NULL, fixture_set_up, test_atomic_save,
+              fixture_tear_down);
+  g_test_add ("/core/progress/stale-temporaries", Fixture, NULL, fixture_set_up,
+              test_stale_temporaries_removed, fixture_tear_down);
+  g_test_add ("/core/progress/save-failure", Fixture, NULL, fixture_set_up,
+              test_save_failure_reported, fixture_tear_down);
+  g_test_add ("/core/progress/guesses", Fixture, NULL, fixture_set_up, test_guesses,
+              fixture_tear_down);
+  g_test_add ("/core/progress/background/coalesced", Fixture, NULL, fixture_set_up,
+              test_background_coalesced, fixture_tear_down);
+  g_test_add ("/core/progress/background/flush", Fixture, NULL, fixture_set_up,
+              test_background_flush, fixture_tear_down);
+  g_test_add ("/core/progress/background/reset", Fixture, NULL, fixture_set_up,
+              test_background_reset, fixture_tear_down);
+  g_test_add ("/core/progress/background/failure", Fixture, NULL, fixture_set_up,
+              test_background_failure, fixture_tear_down);
 
   return g_test_run ();
 }

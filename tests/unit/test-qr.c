@@ -37,7 +37,8 @@ decode (const guint8 *modules,
       for (guint px = 0; px < side; px++)
         {
           int x = (int) (px / PIXELS) - MARGIN, y = (int) (py / PIXELS) - MARGIN;
-          gboolean dark = x >= 0 && y >= 0 && x < (int) size && y < (int) size && modules[y * size + x];
+          gboolean dark = x >= 0 && y >= 0 && x < (int) size && y < (int) size &&
+          modules[y * size + x];
 
           g_string_append_c (pbm, dark ? '1' : '0');
         }
@@ -46,8 +47,8 @@ decode (const guint8 *modules,
   g_assert_true (g_file_set_contents (path, pbm->str, (gssize) pbm->len, NULL));
   g_string_free (pbm, TRUE);
   if (!g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err, &status, NULL))
-    g_error ("zbarimg (Debian's zbar-tools) is needed to read the codes back; build-aux/install-deps.sh "
-             "installs it");
+    g_error ("zbarimg (Debian's zbar-tools) is needed to read the codes back; "
+             "build-aux/install-deps.sh installs it");
   g_unlink (path);
   g_rmdir (dir);
   if (!g_spawn_check_wait_status (status, NULL))
@@ -83,7 +84,8 @@ test_read_back (void)
       versions_seen |= 1u << ((size - 17) / 4);
       read = decode (modules, size);
       if (g_strcmp0 (read, texts[i]) != 0)
-        g_error ("version %u: wrote “%s”, read “%s”", (size - 17) / 4, texts[i], read ? read : "(nothing)");
+        g_error ("version %u: wrote “%s”, read “%s”", (size - 17) / 4, texts[i],
+                 read ? read : "(nothing)");
     }
   g_assert_cmpuint (versions_seen & 0x7e, ==, 0x7e);
 }

@@ -57,7 +57,8 @@ test_load_good (void)
   g_autoptr(GError) error = NULL;
   const GmlQuestion *q;
 
-  g_assert_true (gml_question_bank_load_data (bank, good_bank, strlen (good_bank), "good.json", FALSE, &error));
+  g_assert_true (gml_question_bank_load_data (bank, good_bank, strlen (good_bank), "good.json",
+                                              FALSE, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (gml_question_bank_get_n_questions (bank), ==, 2);
   q = gml_question_bank_lookup (bank, "q2");
@@ -94,11 +95,14 @@ static const InvalidCase invalid_cases[] = {
     "\"explanation\":\"y\",\"options\":[" OPTION ("a", "false") "," OPTION ("b", "false") ","
     OPTION ("c", "false") "," OPTION ("d", "false") "]}]}",
     { "q5", "options", "0", NULL } },
-  { "difficulty-4", "{\"questions\":[" QUESTION ("q6", ",\"difficulty\":4") "]}", { "q6", "difficulty", NULL } },
-  { "difficulty-string", "{\"questions\":[" QUESTION ("q6b", ",\"difficulty\":\"2\"") "]}", { "q6b", "difficulty", NULL } },
+  { "difficulty-4", "{\"questions\":[" QUESTION ("q6", ",\"difficulty\":4") "]}",
+    { "q6", "difficulty", NULL } },
+  { "difficulty-string", "{\"questions\":[" QUESTION ("q6b", ",\"difficulty\":\"2\"") "]}",
+    { "q6b", "difficulty", NULL } },
   { "unknown-scenario", "{\"questions\":[" QUESTION ("q7", ",\"scenario\":\"lasers\"") "]}",
     { "q7", "scenario", "lasers", NULL } },
-  { "empty-text", "{\"questions\":[" QUESTION ("q8", ",\"text\":\"   \"") "]}", { "q8", "text", NULL } },
+  { "empty-text", "{\"questions\":[" QUESTION ("q8", ",\"text\":\"   \"") "]}",
+    { "q8", "text", NULL } },
   { "missing-explanation", "{\"questions\":[" QUESTION ("q9", ",\"explanation\":null") "]}",
     { "q9", "explanation", NULL } },
   { "duplicate-id", "{\"questions\":[" QUESTION ("dup", "") "," QUESTION ("dup", "") "]}",
@@ -112,24 +116,34 @@ static const InvalidCase invalid_cases[] = {
     { "q11", "options[0]", NULL } },
   { "sources-not-list", "{\"questions\":[" QUESTION ("q20", ",\"sources\":\"see the docs\"") "]}",
     { "q20", "sources", NULL } },
-  { "sources-empty", "{\"questions\":[" QUESTION ("q21", ",\"sources\":[]") "]}", { "q21", "sources", NULL } },
+  { "sources-empty", "{\"questions\":[" QUESTION ("q21", ",\"sources\":[]") "]}",
+    { "q21", "sources", NULL } },
   { "source-not-object", "{\"questions\":[" QUESTION ("q22", ",\"sources\":[1]") "]}",
     { "q22", "sources[0]", NULL } },
-  { "source-no-title", "{\"questions\":[" QUESTION ("q23", ",\"sources\":[{\"url\":\"https://docs.pytorch.org/\"}]") "]}",
+  { "source-no-title",
+    "{\"questions\":[" QUESTION ("q23",
+                                 ",\"sources\":[{\"url\":\"https://docs.pytorch.org/\"}]") "]}",
     { "q23", "sources[0].title", NULL } },
-  { "source-http", "{\"questions\":[" QUESTION ("q24", ",\"sources\":[" SOURCE ("http://example.org/") "]") "]}",
+  { "source-http",
+    "{\"questions\":[" QUESTION ("q24", ",\"sources\":[" SOURCE ("http://example.org/") "]") "]}",
     { "q24", "sources[0].url", "http://example.org/", NULL } },
   { "source-javascript", "{\"questions\":[" QUESTION ("q25", ",\"sources\":[" SOURCE ("https://docs.pytorch.org/") "," SOURCE ("javascript:alert(1)") "]") "]}",
     { "q25", "sources[1].url", "javascript", NULL } },
-  { "source-bad-arxiv", "{\"questions\":[" QUESTION ("q26", ",\"sources\":[" SOURCE ("arXiv:19.1") "]") "]}",
+  { "source-bad-arxiv",
+    "{\"questions\":[" QUESTION ("q26", ",\"sources\":[" SOURCE ("arXiv:19.1") "]") "]}",
     { "q26", "sources[0].url", NULL } },
   { "source-dot-dot", "{\"questions\":[" QUESTION ("q27", ",\"sources\":[" SOURCE ("pytorch/pytorch/../../etc/passwd") "]") "]}",
     { "q27", "sources[0].url", NULL } },
-  { "source-user", "{\"questions\":[" QUESTION ("q28", ",\"sources\":[" SOURCE ("https://user@example.org/") "]") "]}",
+  { "source-user",
+    "{\"questions\":[" QUESTION ("q28",
+                                 ",\"sources\":[" SOURCE ("https://user@example.org/") "]") "]}",
     { "q28", "sources[0].url", NULL } },
-  { "source-space", "{\"questions\":[" QUESTION ("q29", ",\"sources\":[" SOURCE ("https://example.org/a b") "]") "]}",
+  { "source-space",
+    "{\"questions\":[" QUESTION ("q29",
+                                 ",\"sources\":[" SOURCE ("https://example.org/a b") "]") "]}",
     { "q29", "sources[0].url", NULL } },
-  { "source-no-host", "{\"questions\":[" QUESTION ("q30", ",\"sources\":[" SOURCE ("https:///etc/passwd") "]") "]}",
+  { "source-no-host",
+    "{\"questions\":[" QUESTION ("q30", ",\"sources\":[" SOURCE ("https:///etc/passwd") "]") "]}",
     { "q30", "sources[0].url", NULL } },
   { "empty-feedback",
     "{\"questions\":[{\"id\":\"q12\",\"topic\":\"T\",\"difficulty\":1,\"scenario\":\"oom\",\"text\":\"x\","
@@ -137,7 +151,8 @@ static const InvalidCase invalid_cases[] = {
     OPTION ("c", "false") ",{\"id\":\"d\",\"text\":\"t\",\"feedback\":\"\",\"correct\":false}]}]}",
     { "q12", "options[3].feedback", NULL } },
   /* The experiment beside a question: its kind and every parameter are checked. */
-  { "experiment-not-object", "{\"questions\":[" QUESTION ("e1", ",\"experiment\":\"rounding\"") "]}",
+  { "experiment-not-object",
+    "{\"questions\":[" QUESTION ("e1", ",\"experiment\":\"rounding\"") "]}",
     { "bad.json", "e1", "experiment", NULL } },
   { "experiment-bad-kind",
     "{\"questions\":[" QUESTION ("e2", ",\"experiment\":{\"kind\":\"lasers\"}") "]}",
@@ -149,19 +164,25 @@ static const InvalidCase invalid_cases[] = {
     "{\"questions\":[" QUESTION ("e4", ",\"experiment\":{\"kind\":\"rounding\"}") "]}",
     { "e4", "experiment.request", NULL } },
   { "experiment-size-wrong-type",
-    "{\"questions\":[" QUESTION ("e5", ",\"experiment\":{\"kind\":\"rounding\",\"request\":true}") "]}",
+    "{\"questions\":[" QUESTION ("e5",
+                                 ",\"experiment\":{\"kind\":\"rounding\",\"request\":true}") "]}",
     { "e5", "experiment.request", "3 MiB", NULL } },
   { "experiment-size-bad-unit",
-    "{\"questions\":[" QUESTION ("e6", ",\"experiment\":{\"kind\":\"rounding\",\"request\":\"3 parsecs\"}") "]}",
+    "{\"questions\":[" QUESTION ("e6",
+                                 ",\"experiment\":{\"kind\":\"rounding\",\"request\":\"3 "
+                                 "parsecs\"}") "]}",
     { "e6", "experiment.request", NULL } },
   { "experiment-size-negative",
-    "{\"questions\":[" QUESTION ("e7", ",\"experiment\":{\"kind\":\"segment-size\",\"request\":\"-3 MiB\"}") "]}",
+    "{\"questions\":[" QUESTION ("e7",
+                                 ",\"experiment\":{\"kind\":\"segment-size\",\"request\":\"-3 "
+                                 "MiB\"}") "]}",
     { "e7", "experiment.request", NULL } },
   { "experiment-size-too-large",
     "{\"questions\":[" QUESTION ("e8", ",\"experiment\":{\"kind\":\"rounding\",\"request\":\"900 GiB\"}") "]}",
     { "e8", "experiment.request", "256 MiB", NULL } },
   { "experiment-count-not-whole",
-    "{\"questions\":[" QUESTION ("e9", ",\"experiment\":{\"kind\":\"batch-size\",\"from\":\"32\"}") "]}",
+    "{\"questions\":[" QUESTION ("e9",
+                                 ",\"experiment\":{\"kind\":\"batch-size\",\"from\":\"32\"}") "]}",
     { "e9", "experiment.from", NULL } },
   { "experiment-count-out-of-range",
     "{\"questions\":[" QUESTION ("e10", ",\"experiment\":{\"kind\":\"zero\",\"gpus\":1}") "]}",
@@ -176,10 +197,14 @@ static const InvalidCase invalid_cases[] = {
     "{\"questions\":[" QUESTION ("e13", ",\"experiment\":{\"kind\":\"max-split\",\"compare\":\"yes\"}") "]}",
     { "e13", "experiment.compare", NULL } },
   { "experiment-rule-between-parameters",
-    "{\"questions\":[" QUESTION ("e14", ",\"experiment\":{\"kind\":\"new-segment\",\"first\":\"9 MiB\",\"second\":\"12 MiB\"}") "]}",
+    "{\"questions\":[" QUESTION ("e14",
+                                 ",\"experiment\":{\"kind\":\"new-segment\",\"first\":\"9 "
+                                 "MiB\",\"second\":\"12 MiB\"}") "]}",
     { "e14", "experiment.second", NULL } },
   { "experiment-max-split-not-whole-mib",
-    "{\"questions\":[" QUESTION ("e15", ",\"experiment\":{\"kind\":\"max-split\",\"max_split\":\"64.5 MiB\"}") "]}",
+    "{\"questions\":[" QUESTION ("e15",
+                                 ",\"experiment\":{\"kind\":\"max-split\",\"max_split\":\"64.5 "
+                                 "MiB\"}") "]}",
     { "e15", "experiment.max_split", NULL } },
 };
 
@@ -202,7 +227,8 @@ test_experiment_field (void)
   g_autofree char *bytes = NULL;
   g_autofree char *decimal = NULL;
 
-  g_assert_true (gml_question_bank_load_data (bank, bank_json, strlen (bank_json), "e.json", FALSE, &error));
+  g_assert_true (gml_question_bank_load_data (bank, bank_json, strlen (bank_json), "e.json", FALSE,
+                                              &error));
   g_assert_no_error (error);
   plain = gml_experiment_to_string (gml_question_bank_lookup (bank, "plain")->experiment);
   sized = gml_experiment_to_string (gml_question_bank_lookup (bank, "sized")->experiment);
@@ -219,7 +245,8 @@ test_experiment_field (void)
 static void
 test_parse_size (void)
 {
-  static const struct { const char *text; guint64 bytes; gboolean ok; gboolean decimal; } cases[] = {
+  static const struct { const char *text; guint64 bytes; gboolean ok; gboolean decimal; } cases[] =
+      {
     { "3 MiB", 3145728, TRUE, FALSE }, { "20.00 MiB", 20971520, TRUE, FALSE },
     { "1.5 GiB", 1610612736, TRUE, FALSE }, { "6 GB", 6000000000, TRUE, TRUE },
     { "1000", 1000, TRUE, FALSE }, { "1000 B", 1000, TRUE, FALSE }, { " 512 bytes ", 512, TRUE, FALSE },
@@ -234,7 +261,8 @@ test_parse_size (void)
       guint64 bytes = 0;
       gboolean decimal = FALSE;
 
-      g_assert_cmpint (gml_parse_size (cases[i].text, GML_SIZE_UNITS, &bytes, &decimal), ==, cases[i].ok);
+      g_assert_cmpint (gml_parse_size (cases[i].text, GML_SIZE_UNITS, &bytes, &decimal), ==,
+                       cases[i].ok);
       if (cases[i].ok)
         {
           g_assert_cmpuint (bytes, ==, cases[i].bytes);
@@ -250,7 +278,8 @@ test_invalid (gconstpointer data)
   g_autoptr(GmlQuestionBank) bank = gml_question_bank_new ();
   g_autoptr(GError) error = NULL;
 
-  g_assert_false (gml_question_bank_load_data (bank, c->json, strlen (c->json), "bad.json", FALSE, &error));
+  g_assert_false (gml_question_bank_load_data (bank, c->json, strlen (c->json), "bad.json", FALSE,
+                                               &error));
   g_assert_nonnull (error);
   g_assert_true (error->domain == GML_BANK_ERROR);
   for (guint i = 0; i < G_N_ELEMENTS (c->expected) && c->expected[i] != NULL; i++)
@@ -286,7 +315,8 @@ test_sources (void)
     "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAllocator.cpp",
   };
 
-  g_assert_true (gml_question_bank_load_data (bank, json, strlen (json), "user.json", FALSE, &error));
+  g_assert_true (gml_question_bank_load_data (bank, json, strlen (json), "user.json", FALSE,
+                                              &error));
   g_assert_no_error (error);
   q = gml_question_bank_lookup (bank, "s1");
   g_assert_cmpuint (q->n_sources, ==, G_N_ELEMENTS (links));
@@ -319,7 +349,8 @@ test_builtin_needs_sources (void)
   g_autoptr(GmlQuestionBank) bank = gml_question_bank_new ();
   g_autoptr(GError) error = NULL;
 
-  g_assert_false (gml_question_bank_load_data (bank, json, strlen (json), "builtin.json", TRUE, &error));
+  g_assert_false (gml_question_bank_load_data (bank, json, strlen (json), "builtin.json", TRUE,
+                                               &error));
   g_assert_error (error, GML_BANK_ERROR, GML_BANK_ERROR_INVALID);
   g_assert_nonnull (strstr (error->message, "b1"));
   g_assert_nonnull (strstr (error->message, "sources"));
@@ -332,7 +363,8 @@ test_invalid_utf8 (void)
   g_autoptr(GError) error = NULL;
   const char data[] = "{\"questions\":[\"\xff\xfe\"]}";
 
-  g_assert_false (gml_question_bank_load_data (bank, data, sizeof data - 1, "bad.json", FALSE, &error));
+  g_assert_false (gml_question_bank_load_data (bank, data, sizeof data - 1, "bad.json", FALSE,
+                                               &error));
   g_assert_error (error, GML_BANK_ERROR, GML_BANK_ERROR_PARSE);
 }
 
@@ -397,7 +429,8 @@ test_placeholders_follow_letters (void)
   g_autofree char *plain = NULL;
   g_autofree char *shuffled = NULL;
 
-  g_assert_true (gml_question_bank_load_data (bank, good_bank, strlen (good_bank), "good.json", FALSE, NULL));
+  g_assert_true (gml_question_bank_load_data (bank, good_bank, strlen (good_bank), "good.json",
+                                              FALSE, NULL));
   q = gml_question_bank_get (bank, 0);
 
   gml_question_identity_order (identity);
@@ -424,7 +457,8 @@ test_filter (void)
 
   hard = gml_question_bank_filter (bank, NULL, 2);
   for (guint i = 0; i < hard->len; i++)
-    g_assert_cmpint (gml_question_bank_get (bank, g_array_index (hard, guint, i))->difficulty, ==, 2);
+    g_assert_cmpint (gml_question_bank_get (bank, g_array_index (hard, guint, i))->difficulty, ==,
+                     2);
   g_assert_cmpuint (hard->len, <, all->len);
 
   topics = gml_question_bank_dup_topics (bank);

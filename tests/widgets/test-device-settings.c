@@ -76,13 +76,15 @@ test_debounced (void)
   run_for (GML_DEVICE_SETTLE_MS + 200);
   g_assert_cmpuint (counter.n_changed, ==, 1);
   /* The device opened is the last setting's. */
-  g_assert_cmpuint (total_of (gml_application_get_device (app, NULL)), ==, G_GUINT64_CONSTANT (2304) << 20);
+  g_assert_cmpuint (total_of (gml_application_get_device (app, NULL)), ==,
+                    G_GUINT64_CONSTANT (2304) << 20);
 
   /* Settled: a later change is a change of its own. */
   g_settings_set_int (settings, "sim-capacity-mib", 512);
   run_for (GML_DEVICE_SETTLE_MS + 200);
   g_assert_cmpuint (counter.n_changed, ==, 2);
-  g_assert_cmpuint (total_of (gml_application_get_device (app, NULL)), ==, G_GUINT64_CONSTANT (512) << 20);
+  g_assert_cmpuint (total_of (gml_application_get_device (app, NULL)), ==,
+                    G_GUINT64_CONSTANT (512) << 20);
 
   g_assert_finalize_object (app);
 }

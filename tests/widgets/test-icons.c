@@ -47,8 +47,9 @@ test_pre_rendered (void)
       for (guint j = 0; j < G_N_ELEMENTS (sizes); j++)
         {
           g_autofree char *uri = icon_uri (theme, icons[i], sizes[j], 1);
-          g_autofree char *expected = g_strdup_printf ("resource://" RESOURCE_BASE "/icons/%dx%d/actions/%s.symbolic.png",
-                                                       sizes[j], sizes[j], icons[i]);
+          g_autofree char *expected =
+              g_strdup_printf ("resource://" RESOURCE_BASE "/icons/%dx%d/actions/%s.symbolic.png",
+                               sizes[j], sizes[j], icons[i]);
 
           g_assert_cmpstr (uri, ==, expected);
         }
@@ -67,7 +68,8 @@ test_drawn (void)
 {
   for (guint i = 0; i < G_N_ELEMENTS (icons); i++)
     {
-      g_autofree char *path = g_strdup_printf (RESOURCE_BASE "/icons/16x16/actions/%s.symbolic.png", icons[i]);
+      g_autofree char *path = g_strdup_printf (RESOURCE_BASE "/icons/16x16/actions/%s.symbolic.png",
+                                               icons[i]);
       g_autoptr(GdkTexture) texture = gdk_texture_new_from_resource (path);
       g_autofree guchar *pixels = NULL;
       gsize ink = 0;

@@ -38,7 +38,8 @@ wait_for_run (GmlLabPage *page,
           !gml_lab_config_equal (gml_lab_run_get_config (gml_lab_page_get_run (page)), &want)))
     g_main_context_iteration (NULL, TRUE);
   g_assert_nonnull (gml_lab_page_get_run (page));
-  g_assert_true (gml_lab_config_equal (gml_lab_run_get_config (gml_lab_page_get_run (page)), &want));
+  g_assert_true (gml_lab_config_equal (gml_lab_run_get_config (gml_lab_page_get_run (page)),
+                                       &want));
   gml_lab_config_clear (&want);
 }
 

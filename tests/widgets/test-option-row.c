@@ -58,7 +58,8 @@ test_option (void)
   gml_option_row_set_option (row, q, order, 2, FALSE);
   g_assert_cmpstr (gml_option_row_get_letter (row), ==, "c");
   g_assert_cmpstr (gml_option_row_get_text (row), ==, expected_text);
-  g_assert_cmpstr (gtk_label_get_label (label_with_class (GTK_WIDGET (row), "option-letter")), ==, "c");
+  g_assert_cmpstr (gtk_label_get_label (label_with_class (GTK_WIDGET (row), "option-letter")), ==,
+                   "c");
   g_assert_cmpstr (gtk_label_get_label (label_with_class (GTK_WIDGET (row), "option-text")), ==,
                    expected_text);
   g_assert_false (gtk_label_get_use_underline (label_with_class (GTK_WIDGET (row), "option-text")));
@@ -68,7 +69,8 @@ test_option (void)
   gtk_test_accessible_assert_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                        expected_name);
   /* Not bilingual: no second line. */
-  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (label_with_class (GTK_WIDGET (row), "option-other"))));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (label_with_class (GTK_WIDGET (row),
+                                                                        "option-other"))));
 
   g_assert_finalize_object (row);
 }
@@ -98,7 +100,8 @@ test_states (void)
   gml_option_row_set_text (row, "Not yet answered");
   g_assert_cmpuint (notified, ==, 2);
   g_assert_false (gtk_widget_has_css_class (widget, "revealed"));
-  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, "");
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                       "");
 
   /* The right option, once the answer is known. */
   gml_option_row_set_state (row, TRUE, TRUE, FALSE);
@@ -124,7 +127,8 @@ test_states (void)
   gml_option_row_set_state (row, TRUE, FALSE, FALSE);
   g_assert_true (gtk_widget_has_css_class (widget, "not-correct"));
   g_assert_false (gtk_widget_has_css_class (widget, "wrong"));
-  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, "");
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                       "");
 
   /* Back to a new question: no state left over. */
   notified = 0;
@@ -132,7 +136,8 @@ test_states (void)
   g_assert_cmpuint (notified, ==, 1);
   for (guint i = 0; i < 4; i++)
     g_assert_false (gtk_widget_has_css_class (widget, (const char *[]) { "revealed", "correct",
-                                                                          "not-correct", "wrong" }[i]));
+                                                                          "not-correct",
+                                                                          "wrong" }[i]));
   /* Setting the same state again says nothing. */
   notified = 0;
   gml_option_row_set_state (row, FALSE, FALSE, FALSE);

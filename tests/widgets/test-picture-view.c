@@ -115,7 +115,8 @@ render (GtkWidget *widget)
   node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
   if (node == NULL)
     return NULL;
-  return gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
+  return gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)),
+                                      node,
                                       &GRAPHENE_RECT_INIT (0, 0, width, height));
 }
 
@@ -246,6 +247,7 @@ main (int    argc,
 
   g_test_add ("/widgets/picture-view/describe", Fixture, NULL, fixture_set_up, test_describe,
               fixture_tear_down);
-  g_test_add ("/widgets/picture-view/draw", Fixture, NULL, fixture_set_up, test_draw, fixture_tear_down);
+  g_test_add ("/widgets/picture-view/draw", Fixture, NULL, fixture_set_up, test_draw,
+              fixture_tear_down);
   return g_test_run ();
 }

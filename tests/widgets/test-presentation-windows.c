@@ -89,7 +89,8 @@ find_button (GtkWidget  *root,
     {
       GtkButton *found;
 
-      if (GTK_IS_BUTTON (child) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (child)), label) == 0)
+      if (GTK_IS_BUTTON (child) &&
+          g_strcmp0 (gtk_button_get_label (GTK_BUTTON (child)), label) == 0)
         return GTK_BUTTON (child);
       if ((found = find_button (child, label)) != NULL)
         return found;
@@ -182,7 +183,8 @@ fixture_tear_down (Fixture       *f,
   /* Both windows are gone with the lecture: nothing but the test holds them. */
   g_assert_true (gml_presentation_get_ended (f->model));
   g_assert_null (g_list_find (gtk_application_get_windows (GTK_APPLICATION (f->app)), f->audience));
-  g_assert_null (g_list_find (gtk_application_get_windows (GTK_APPLICATION (f->app)), f->presenter));
+  g_assert_null (g_list_find (gtk_application_get_windows (GTK_APPLICATION (f->app)),
+                              f->presenter));
   /* A picture's run still under way holds the window until it ends: it
    * cannot be stopped in the middle, and its result is dropped. */
   g_assert_true (wait_for (f, only_the_test_holds_the_audience, 30));
@@ -333,11 +335,14 @@ main (int    argc,
   g_assert_true (g_application_register (G_APPLICATION (the_app), NULL, &error));
   g_assert_no_error (error);
 
-  g_test_add ("/presentation/windows/views", Fixture, NULL, fixture_set_up, test_views, fixture_tear_down);
+  g_test_add ("/presentation/windows/views", Fixture, NULL, fixture_set_up, test_views,
+              fixture_tear_down);
   g_test_add ("/presentation/windows/pictures", Fixture, GINT_TO_POINTER (TRUE), fixture_set_up,
               test_pictures, fixture_tear_down);
-  g_test_add ("/presentation/windows/leave", Fixture, NULL, fixture_set_up, test_leave, fixture_tear_down);
-  g_test_add ("/presentation/windows/close-audience", Fixture, NULL, fixture_set_up, test_close_audience,
+  g_test_add ("/presentation/windows/leave", Fixture, NULL, fixture_set_up, test_leave,
+              fixture_tear_down);
+  g_test_add ("/presentation/windows/close-audience", Fixture, NULL, fixture_set_up,
+              test_close_audience,
               fixture_tear_down);
   status = g_test_run ();
   g_clear_object (&the_app);

@@ -30,7 +30,8 @@ notify_cb (GObject    *object,
   const char *name = g_param_spec_get_name (pspec);
 
   g_hash_table_insert (notes->counts, (gpointer) name,
-                       GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (notes->counts, name)) + 1));
+                       GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (notes->counts,
+                                                                                name)) + 1));
 }
 
 static guint
@@ -116,7 +117,8 @@ test_construct (Fixture       *fixture,
   g_assert_false (ended);
   g_assert_cmpint (left, ==, -1);
   g_assert_cmpfloat (gml_presentation_get_zoom (model), ==, 1.0);
-  g_assert_true (gml_presentation_get_question (model, 1) == gml_question_bank_get (fixture->bank, 1));
+  g_assert_true (gml_presentation_get_question (model, 1) == gml_question_bank_get (fixture->bank,
+                                                                                    1));
   g_assert_cmpuint (gml_presentation_get_slide (model, 2)->order[0], ==, 3);
   g_assert_null (gml_presentation_get_slide (model, N_SLIDES));
   g_assert_null (gml_presentation_get_question (model, N_SLIDES));

@@ -146,7 +146,8 @@ static guint
 count_labels (GtkWidget  *widget,
               const char *text)
 {
-  guint n = GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_label (GTK_LABEL (widget)), text) == 0;
+  guint n = GTK_IS_LABEL (widget) &&
+  g_strcmp0 (gtk_label_get_label (GTK_LABEL (widget)), text) == 0;
 
   for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
        child = gtk_widget_get_next_sibling (child))
@@ -221,7 +222,8 @@ main (int    argc,
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
 
-  g_test_add ("/widgets/quiz-page/round", Fixture, NULL, fixture_set_up, test_round, fixture_tear_down);
+  g_test_add ("/widgets/quiz-page/round", Fixture, NULL, fixture_set_up, test_round,
+              fixture_tear_down);
   g_test_add ("/widgets/quiz-page/save-restore", Fixture, NULL, fixture_set_up, test_save_restore,
               fixture_tear_down);
   g_test_add ("/widgets/quiz-page/end-pages", Fixture, NULL, fixture_set_up, test_end_pages,

@@ -25,7 +25,8 @@ test_names (void)
   /* GPUs, one of them through Mesa's LLVM-compiled radeonsi, which is no software. */
   g_assert_false (gml_renderer_is_software_gl ("NVIDIA H200/PCIe/SSE2"));
   g_assert_false (gml_renderer_is_software_gl ("Mesa Intel(R) UHD Graphics 620 (KBL GT2)"));
-  g_assert_false (gml_renderer_is_software_gl ("AMD Radeon RX 6800 XT (navi21, LLVM 15.0.6, DRM 3.49, 6.1.0-13-amd64)"));
+  g_assert_false (gml_renderer_is_software_gl ("AMD Radeon RX 6800 XT (navi21, LLVM 15.0.6, DRM "
+                                               "3.49, 6.1.0-13-amd64)"));
   g_assert_true (gml_renderer_is_software_gl ("swrast"));
   g_assert_true (gml_renderer_is_software_gl ("kms_swrast"));
   g_assert_false (gml_renderer_is_software_gl ("iris"));

@@ -52,7 +52,9 @@ expected_description (const GmlQuestion *q,
   g_assert_no_error (error);
   picture = gml_picture_new (sc);
   gml_picture_set_pointing (picture, pointing);
-  gml_picture_set_step (picture, pointing ? gml_scenario_get_focus_step (sc) : gml_scenario_get_setup_step (sc));
+  gml_picture_set_step (picture,
+                        pointing ? gml_scenario_get_focus_step (sc)
+                                 : gml_scenario_get_setup_step (sc));
   view = pointing ? gml_scenario_get_focus_view (sc) : gml_scenario_get_setup_view (sc);
   if (!gml_picture_offers_view (picture, view))
     view = gml_scenario_get_focus_view (sc);

@@ -41,7 +41,8 @@ test_open (void)
   gml_snapshot_page_open (page, file);
   g_assert_null (gml_snapshot_page_get_document (page));
   wait_for_document (page);
-  g_assert_cmpuint (gml_snapshot_document_get_n_entries (gml_snapshot_page_get_document (page)), >, 0);
+  g_assert_cmpuint (gml_snapshot_document_get_n_entries (gml_snapshot_page_get_document (page)), >,
+                    0);
   g_assert_finalize_object (page);
 }
 
@@ -87,7 +88,8 @@ main (int    argc,
   {
     const char *cmd[] = { python, argv[1], "cases", dir, NULL };
 
-    g_spawn_sync (NULL, (char **) cmd, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error);
+    g_spawn_sync (NULL, (char **) cmd, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status,
+                  &error);
     g_assert_no_error (error);
     g_assert_true (g_spawn_check_wait_status (status, NULL));
   }

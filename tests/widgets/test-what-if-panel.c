@@ -62,7 +62,8 @@ test_rows (void)
 {
   g_autoptr(GmlSnapshotDocument) document = load (fragmentation_path);
   GmlWhatIfPanel *panel = g_object_ref_sink (GML_WHAT_IF_PANEL (gml_what_if_panel_new ()));
-  g_autoptr(GmlWhatIf) direct = gml_what_if_new (gml_snapshot_document_get_timeline (document), NULL);
+  g_autoptr(GmlWhatIf) direct = gml_what_if_new (gml_snapshot_document_get_timeline (document),
+                                                 NULL);
   const GmlWhatIfRun *recorded, *expandable;
   GmlWhatIfRun want;
   GmlAllocConf conf;
@@ -88,7 +89,8 @@ test_rows (void)
   g_assert_cmpstr (expandable->alloc_conf, ==, "expandable_segments:True");
   gml_alloc_conf_init (&conf);
   conf.expandable_segments = TRUE;
-  g_assert_true (gml_what_if_run (direct, &conf, "expandable_segments:True", 100u << 20, FALSE, &want,
+  g_assert_true (gml_what_if_run (direct, &conf, "expandable_segments:True", 100u << 20, FALSE,
+                                  &want,
                                   NULL, NULL));
   g_assert_cmpuint (expandable->ooms, ==, 0);
   g_assert_cmpuint (expandable->peak_reserved, ==, want.peak_reserved);
@@ -203,15 +205,17 @@ main (int    argc,
   dir = g_dir_make_tmp ("gml-what-if-XXXXXX", &error);
   g_assert_no_error (error);
   /* make_snapshots.py's cases, and the what-if test's fragmentation trace. */
-  script = g_strdup_printf ("import sys; sys.path.insert(0, %s); sys.path.insert(0, %s + '/../common');"
-                            "import make_snapshots as mk, test_whatif as t, os;"
-                            "mk.cases(%s); p, _ = t.fragmentation_case(%s); t.empty_cache_case(%s)",
-                            "sys.argv[1]", "sys.argv[1]", "sys.argv[2]", "sys.argv[2]", "sys.argv[2]");
+  script =
+      g_strdup_printf ("import sys; sys.path.insert(0, %s); sys.path.insert(0, %s + '/../common');"
+                       "import make_snapshots as mk, test_whatif as t, os;"
+                       "mk.cases(%s); p, _ = t.fragmentation_case(%s); t.empty_cache_case(%s)",
+                       "sys.argv[1]", "sys.argv[1]", "sys.argv[2]", "sys.argv[2]", "sys.argv[2]");
   {
     g_autofree char *folder = g_path_get_dirname (argv[1]);
     const char *cmd[] = { python, "-c", script, folder, dir, NULL };
 
-    g_spawn_sync (NULL, (char **) cmd, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error);
+    g_spawn_sync (NULL, (char **) cmd, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status,
+                  &error);
     g_assert_no_error (error);
     g_assert_true (g_spawn_check_wait_status (status, NULL));
   }
