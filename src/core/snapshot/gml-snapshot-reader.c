@@ -2326,7 +2326,7 @@ run (Reader  *r,
 
         case '1':    /* POP_MARK */
           {
-            gsize mark;
+            gsize mark = 0;
 
             if (!pop_mark (r, &mark, error))
               return FALSE;
@@ -2591,7 +2591,7 @@ run (Reader  *r,
         case 'd':    /* DICT */
         case 0x91:   /* FROZENSET */
           {
-            gsize first, n;
+            gsize first = 0, n;
             Value v;
             Obj *o;
             ObjKind kind = op == 'l' ? KIND_LIST : op == 'd' ? KIND_DICT :
@@ -2629,7 +2629,7 @@ run (Reader  *r,
         case 'e':    /* APPENDS */
         case 0x90:   /* ADDITEMS */
           {
-            gsize first;
+            gsize first = 0;
             Obj *list;
 
             if (op == 'a')
@@ -2675,7 +2675,7 @@ run (Reader  *r,
         case 's':    /* SETITEM */
         case 'u':    /* SETITEMS */
           {
-            gsize first;
+            gsize first = 0;
             Obj *dict;
 
             if (op == 's')
