@@ -653,12 +653,49 @@ load_timeline (const char   *path,
                                             error);
 }
 
+/* Opens @path for @command ("snapshot", "render") and picks the device:
+ * the file's default where @device is negative. On failure it says why and
+ * sets @status to the exit status: 1 for a file that cannot be read, 2 for a
+ * device the file does not have. */
+static GmlSnapshot *
+open_on_device (const char *command,
+                const char *path,
+                gint64     *device,
+                int        *status)
+{
+  g_autoptr(GmlSnapshot) snap = NULL;
+  g_autoptr(GError) error = NULL;
+
+  snap = gml_snapshot_load (path, NULL, NULL, NULL, &error);
+  if (snap == NULL)
+    {
+      g_autofree char *display = g_filename_display_name (path);
+
+      g_printerr ("gpu-memory-lab %s: %s: %s\n", command, display, error->message);
+      *status = 1;
+      return NULL;
+    }
+  if (*device < 0)
+    *device = gml_snapshot_get_default_device (snap);
+  else if (*device >= gml_snapshot_get_n_devices (snap))
+    {
+      /* Translators: %lld is the device asked for, %u how many the file has. */
+      g_printerr (_("gpu-memory-lab snapshot: there is no device %lld in this snapshot (it has "
+                    "%u)\n"),
+                  (long long) *device, gml_snapshot_get_n_devices (snap));
+      *status = 2;
+      return NULL;
+    }
+  return g_steal_pointer (&snap);
+}
+
 int
 gml_snapshot_main (int    argc,
                    char **argv)
 {
   g_autofree char *lang = NULL;
   gint64 device = -1;
+  int status = 0;
   gint64 at = -1;
   gboolean json = FALSE;
   gboolean check = FALSE;
@@ -737,24 +774,9 @@ gml_snapshot_main (int    argc,
       return 2;
     }
 
-  snap = gml_snapshot_load (files[0], NULL, NULL, NULL, &error);
+  snap = open_on_device ("snapshot", files[0], &device, &status);
   if (snap == NULL)
-    {
-      g_autofree char *display = g_filename_display_name (files[0]);
-
-      g_printerr ("gpu-memory-lab snapshot: %s: %s\n", display, error->message);
-      return 1;
-    }
-  if (device < 0)
-    device = gml_snapshot_get_default_device (snap);
-  else if (device >= gml_snapshot_get_n_devices (snap))
-    {
-      /* Translators: %lld is the device asked for, %u how many the file has. */
-      g_printerr (_("gpu-memory-lab snapshot: there is no device %lld in this snapshot (it has "
-                    "%u)\n"),
-                  (long long) device, gml_snapshot_get_n_devices (snap));
-      return 2;
-    }
+    return status;
 
   tl = gml_snapshot_timeline_new_summary (snap, (guint) device, NULL, &error);
   if (tl == NULL)
@@ -864,6 +886,7 @@ gml_render_snapshot_main (int    argc,
   g_autofree char *output = NULL;
   g_autofree char *theme_name = NULL;
   gint64 at = -1, device = -1;
+  int status = 0;
   gint width = 960, height = 600;
   gboolean describe = FALSE;
   g_auto(GStrv) files = NULL;
@@ -954,23 +977,9 @@ gml_render_snapshot_main (int    argc,
       return 2;
     }
 
-  snap = gml_snapshot_load (files[0], NULL, NULL, NULL, &error);
+  snap = open_on_device ("render", files[0], &device, &status);
   if (snap == NULL)
-    {
-      g_autofree char *display = g_filename_display_name (files[0]);
-
-      g_printerr ("gpu-memory-lab render: %s: %s\n", display, error->message);
-      return 1;
-    }
-  if (device < 0)
-    device = gml_snapshot_get_default_device (snap);
-  else if (device >= gml_snapshot_get_n_devices (snap))
-    {
-      g_printerr (_("gpu-memory-lab snapshot: there is no device %lld in this snapshot (it has "
-                    "%u)\n"),
-                  (long long) device, gml_snapshot_get_n_devices (snap));
-      return 2;
-    }
+    return status;
   tl = gml_snapshot_timeline_new (snap, (guint) device, NULL, &error);
   if (tl == NULL)
     {

@@ -248,6 +248,7 @@ def test_cases(exe, tmp):
     make_snapshots.cases(outdir)
     with open(os.path.join(outdir, 'manifest.json')) as f:
         manifest = json.load(f)
+    asked_device = False
     for name, expect in manifest.items():
         path = os.path.join(outdir, name + '.pickle')
         if 'error' in expect:
@@ -256,6 +257,17 @@ def test_cases(exe, tmp):
             check(out.returncode == 1 and expect['error'] in out.stderr,
                   f'{name}: refused with “{expect["error"]}”: {out.returncode} {out.stderr}')
             continue
+        if not asked_device:
+            # A device the file does not have: both commands refuse it, with status 2.
+            asked_device = True
+            png = os.path.join(tmp, 'no-device.png')
+            for args in (['snapshot', path, '--device', '99'],
+                         ['render', path, '--device', '99', '-o', png]):
+                out = subprocess.run([exe] + args, capture_output=True, text=True,
+                                     env=dict(os.environ, LANGUAGE='en', LC_ALL='C.UTF-8'))
+                check(out.returncode == 2 and 'there is no device 99' in out.stderr
+                      and not os.path.exists(png),
+                      f'{args[0]} --device 99: {out.returncode} {out.stderr}')
         end = run_snapshot(exe, path)
         for key in ('device', 'devices'):
             if key in expect:
