@@ -39,295 +39,12 @@
 #include "gml-i18n.h"
 #include <glib/gstdio.h>
 
-#include "gml-snapshot-private.h"
+#include "gml-snapshot-reader-private.h"
 
-/* ------------------------------------------------------------------------- */
-/* Values                                                                    */
 
-typedef enum
-{
-  VT_INVALID,     /* an empty memo slot */
-  VT_NONE,
-  VT_BOOL,
-  VT_INT,
-  VT_FLOAT,
-  VT_STR,         /* h: string id */
-  VT_BYTES,
-  VT_OBJ,         /* h: object index, v.o.gen: its generation, v.o.memo: memo slot + 1 */
-  VT_FRAME,       /* a frame dict already read: h = frame id */
-  VT_FRAMES,      /* a frame list already read: h = frame list id */
-  VT_CONSUMED,    /* a container already turned into records */
-} ValueType;
 
-#define INT_U64 1   /* v.u holds a value of 2^63 or more */
-#define INT_BIG 2   /* the value does not fit in 64 bits */
 
-typedef struct
-{
-  guint8  type;
-  guint8  flags;
-  guint32 h;
-  union
-  {
-    gint64  i;
-    guint64 u;
-    double  f;
-    struct
-    {
-      guint32 gen;
-      guint32 memo;   /* the memo slot this reference was stored in, + 1; 0 = none */
-    } o;
-  } v;
-} Value;
 
-typedef enum
-{
-  KIND_LIST,
-  KIND_DICT,
-  KIND_TUPLE,
-  KIND_SET,
-  KIND_FORWARD,   /* read into records: stands for its typed value (fwd_*) */
-} ObjKind;
-
-/* Where a container sits in a snapshot. */
-typedef enum
-{
-  CTX_UNKNOWN,
-  CTX_ROOT,
-  CTX_SEGMENTS,
-  CTX_SEGMENT,
-  CTX_BLOCKS,
-  CTX_BLOCK,
-  CTX_HISTORY,
-  CTX_HISTORY_ITEM,
-  CTX_FRAMES,
-  CTX_FRAME,
-  CTX_DEVICE_TRACES,
-  CTX_TRACE,
-  CTX_ENTRY,
-  CTX_SETTINGS,
-  CTX_ANNOTATIONS,
-  CTX_ANNOTATION,
-} Ctx;
-
-typedef struct
-{
-  Value   *items;
-  gpointer typed;       /* records already taken out of its items (by ctx) */
-  guint64  offset;      /* where the instruction that made it starts */
-  guint32  len;
-  guint32  cap;
-  guint32  gen;
-  guint32  memo;        /* the last memo slot that holds it, G_MAXUINT32 = none */
-  guint32  fwd_id;      /* KIND_FORWARD: the frame or frame list it became */
-  guint32  frames_first; /* a frame list: its frame ids so far, in the snapshot's frame_items */
-  guint32  frames_count;
-  GArray  *frames_own;  /* … or here, once another list was read after it (guint32) */
-  guint8   fwd_type;
-  guint8   kind;
-  guint8   ctx;
-  guint8   live;
-  guint8   busy;        /* being read or filled: cannot be taken apart now */
-} Obj;
-
-/* A block read from a segment before its segment is complete. */
-typedef struct
-{
-  GmlSnapshotBlock block;
-  gboolean         has_address;
-} PendingBlock;
-
-/* One entry of a PyTorch 2.0 block's history. */
-typedef struct
-{
-  guint64 addr;
-  guint64 real_size;
-  guint32 frames;
-} HistoryItem;
-
-typedef struct
-{
-  GmlSnapshotSegment segment;
-  GArray            *blocks;   /* PendingBlock */
-} PendingSegment;
-
-/* ------------------------------------------------------------------------- */
-/* The reader                                                                */
-
-#define N_ITEM_CLASSES 5      /* free lists of item arrays of 4, 8, 16, 32, 64 values */
-#define ITEM_POOL_SIZE 4096   /* arrays kept per class */
-#define READ_CHUNK     ((gsize) 4 << 20)
-#define MEMO_CHUNK_BITS 19
-#define MEMO_CHUNK     ((gsize) 1 << MEMO_CHUNK_BITS)   /* 2 MiB of cells */
-
-/* The memo holds one 32-bit cell per slot: most of what a snapshot memoizes
- * is a string, a frame, a frame list, a list or dict being read or a trace
- * entry already read, and a cell says which in its low three bits and gives
- * its id above them. A container's cell names the object; it still holds it
- * while the object is live and was last memoized there (o->memo), which is
- * what the generation in a value says. Any other value (a number a foreign
- * pickle memoized) lives in the overflow, a slot the cell points to, given
- * back when the cell is written again: a 4 million-entry trace memoizes some
- * 12 million things, and 16-byte slots were 190 MB of pages to touch. */
-enum
-{
-  CELL_INVALID,       /* never stored */
-  CELL_STR,
-  CELL_FRAME,
-  CELL_FRAMES,
-  CELL_CONSUMED,
-  CELL_NONE,
-  CELL_OVERFLOW,      /* payload: an index into memo_overflow */
-  CELL_OBJ,           /* payload: an index into objs */
-};
-#define CELL_BITS        3
-#define CELL_MASK        ((1u << CELL_BITS) - 1)
-#define CELL_MAX_PAYLOAD ((guint32) (G_MAXUINT32 >> CELL_BITS))
-#define HUGE_FILE      ((guint64) 32 << 20)   /* from here, big arrays ask for huge pages */
-#define PROGRESS_EVERY ((guint64) 4 << 20)
-
-typedef enum
-{
-  K_SEGMENTS, K_DEVICE_TRACES, K_ALLOCATOR_SETTINGS, K_EXTERNAL_ANNOTATIONS,
-  K_DEVICE, K_ADDRESS, K_TOTAL_SIZE, K_ALLOCATED_SIZE, K_ACTIVE_SIZE, K_REQUESTED_SIZE,
-  K_STREAM, K_SEGMENT_TYPE, K_SEGMENT_POOL_ID, K_IS_EXPANDABLE, K_FRAMES, K_BLOCKS,
-  K_SIZE, K_STATE, K_HISTORY, K_ADDR, K_REAL_SIZE, K_ACTION, K_TIME_US, K_COMPILE_CONTEXT,
-  K_USER_METADATA, K_DEVICE_FREE, K_FILENAME, K_LINE, K_NAME, K_STAGE,
-  K_CONF, K_MAX_SPLIT_SIZE, K_GC_THRESHOLD, K_EXPANDABLE_SEGMENTS, K_ROUNDUP,
-  K_SMALL, K_LARGE,
-  K_ACTIVE_ALLOCATED, K_INACTIVE, K_ACTIVE_PENDING_FREE, K_ACTIVE_AWAITING_FREE,
-  K_A_ALLOC, K_A_FREE_REQUESTED, K_A_FREE_COMPLETED, K_A_SEGMENT_ALLOC, K_A_SEGMENT_FREE,
-  K_A_SEGMENT_MAP, K_A_SEGMENT_UNMAP, K_A_SNAPSHOT, K_A_OOM,
-  K_CONF_NEW,
-  N_KEYS
-} Key;
-
-static const char * const key_names[N_KEYS] = {
-  "segments", "device_traces", "allocator_settings", "external_annotations",
-  "device", "address", "total_size", "allocated_size", "active_size", "requested_size",
-  "stream", "segment_type", "segment_pool_id", "is_expandable", "frames", "blocks",
-  "size", "state", "history", "addr", "real_size", "action", "time_us", "compile_context",
-  "user_metadata", "device_free", "filename", "line", "name", "stage",
-  "PYTORCH_CUDA_ALLOC_CONF", "max_split_size", "garbage_collection_threshold",
-  "expandable_segments", "roundup_power2_divisions",
-  "small", "large",
-  "active_allocated", "inactive", "active_pending_free", "active_awaiting_free",
-  "alloc", "free_requested", "free_completed", "segment_alloc", "segment_free",
-  "segment_map", "segment_unmap", "snapshot", "oom",
-  /* The settings' newer name, in case a newer PyTorch writes it there too. */
-  "PYTORCH_ALLOC_CONF",
-};
-
-typedef struct
-{
-  GmlSnapshot  *snap;
-
-  /* Input: a window on the file (or the whole buffer given). */
-  int           fd;
-  guint8       *buf;
-  gsize         buf_size;
-  gsize         len;          /* valid bytes in buf */
-  gsize         pos;          /* next byte in buf */
-  guint64       base;         /* file offset of buf[0] */
-  guint64       total;        /* file size */
-  gboolean      owns_buf;
-  guint64       op_offset;    /* where the current instruction starts */
-
-  GmlSnapshotProgressFunc progress;
-  gpointer      progress_data;
-  GCancellable *cancellable;
-  guint64       next_progress;
-
-  /* The machine. */
-  Value        *stack;
-  gsize         sp;
-  gsize         stack_cap;
-  gsize        *marks;
-  gsize         n_marks;
-  gsize         marks_cap;
-  guint32     **memo_chunks;  /* the memo, MEMO_CHUNK cells a chunk: it never moves */
-  gsize         n_memo_chunks;
-  gsize         memo_len;
-  GArray       *memo_overflow;     /* Value: what a cell cannot hold */
-  guint32      *overflow_free;     /* overflow slots given back */
-  gsize         n_overflow_free;
-  gsize         overflow_free_cap;
-
-  GArray       *objs;         /* Obj */
-  guint32      *free_objs;    /* indices of objs given back */
-  gsize         n_free_objs;
-  gsize         free_objs_cap;
-  Value       **item_pool[N_ITEM_CLASSES];   /* ITEM_POOL_SIZE each */
-  guint         n_pooled[N_ITEM_CLASSES];
-  gsize         n_items;      /* live generic values, for the cap */
-
-  /* Caps, from the file's size. */
-  gsize         max_stack;
-  gsize         max_memo;
-  gsize         max_items;
-  gsize         max_objs;
-
-  guint32       keys[N_KEYS];
-  guint8        key_by_id[N_KEYS + 1];   /* string id → Key (the keys are interned first) */
-  guint32       n_key_ids;
-  gboolean      stopped;
-  gboolean      trace_reserved;   /* a trace's records were reserved room */
-  Value         result;
-} Reader;
-
-static inline guint32 *
-memo_cell (Reader *r,
-           gsize   index)
-{
-  return &r->memo_chunks[index >> MEMO_CHUNK_BITS][index & (MEMO_CHUNK - 1)];
-}
-
-static const guint8 cell_types[] = {
-  [CELL_INVALID] = VT_INVALID, [CELL_STR] = VT_STR, [CELL_FRAME] = VT_FRAME,
-  [CELL_FRAMES] = VT_FRAMES, [CELL_CONSUMED] = VT_CONSUMED, [CELL_NONE] = VT_NONE,
-  [CELL_OBJ] = VT_OBJ,
-};
-
-/* The value in memo slot @index (below memo_len). */
-static inline void
-memo_load (Reader *r,
-           gsize   index,
-           Value  *out)
-{
-  guint32 cell = *memo_cell (r, index);
-  guint32 h = cell >> CELL_BITS;
-
-  switch (cell & CELL_MASK)
-    {
-    case CELL_OVERFLOW:
-      *out = g_array_index (r->memo_overflow, Value, h);
-      return;
-    case CELL_OBJ:
-      {
-        const Obj *o = &g_array_index (r->objs, Obj, h);
-
-        /* Another generation than the object's, once it is not held here. */
-        *out = (Value) { VT_OBJ, 0, h, { 0 } };
-        out->v.o.gen = o->live && o->memo == index ? o->gen : o->gen + 1;
-        out->v.o.memo = (guint32) MIN (index + 1, G_MAXUINT32);
-      }
-      return;
-    default:
-      *out = (Value) { cell_types[cell & CELL_MASK], 0, h, { 0 } };
-      return;
-    }
-}
-
-static inline guint8
-memo_type (Reader *r,
-           gsize   index)
-{
-  guint32 cell = *memo_cell (r, index);
-
-  if ((cell & CELL_MASK) == CELL_OVERFLOW)
-    return g_array_index (r->memo_overflow, Value, cell >> CELL_BITS).type;
-  return cell_types[cell & CELL_MASK];
-}
 
 /* Stores @v in memo slot @index (below memo_len). FALSE only when the
  * overflow would need more slots than a cell can name, which a file within
@@ -390,52 +107,6 @@ memo_store (Reader      *r,
   g_array_index (r->memo_overflow, Value, slot) = *v;
   *cell = (slot << CELL_BITS) | CELL_OVERFLOW;
   return TRUE;
-}
-
-static const char *
-describe_ctx (Ctx ctx)
-{
-  switch (ctx)
-    {
-    case CTX_SEGMENTS:      return "segments";
-    case CTX_SEGMENT:       return _("a segment");
-    case CTX_BLOCKS:        return "blocks";
-    case CTX_BLOCK:         return _("a block");
-    case CTX_HISTORY:       return "history";
-    case CTX_HISTORY_ITEM:  return _("a block’s history");
-    case CTX_FRAMES:        return "frames";
-    case CTX_FRAME:         return _("a stack frame");
-    case CTX_DEVICE_TRACES: return "device_traces";
-    case CTX_TRACE:         return _("a device’s trace");
-    case CTX_ENTRY:         return _("a trace entry");
-    case CTX_SETTINGS:      return "allocator_settings";
-    case CTX_ANNOTATIONS:   return "external_annotations";
-    case CTX_ANNOTATION:    return _("an annotation");
-    case CTX_ROOT:          return _("the snapshot");
-    case CTX_UNKNOWN:
-    default:                return _("a value");
-    }
-}
-
-G_GNUC_PRINTF (4, 5)
-static gboolean
-fail_at (GError    **error,
-         int         code,
-         guint64     offset,
-         const char *format,
-         ...)
-{
-  g_autofree char *message = NULL;
-  char where[32];
-  va_list args;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_snprintf (where, sizeof where, "%" G_GUINT64_FORMAT, offset);
-  /* Translators: the first %s is a byte offset in the file, the second says what is wrong there. */
-  g_set_error (error, GML_SNAPSHOT_ERROR, code, _("Byte %s: %s"), where, message);
-  return FALSE;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -557,29 +228,8 @@ items_alloc (Reader *r,
   return g_new (Value, cap);
 }
 
-static const Value consumed_value = { VT_CONSUMED, 0, 0, { 0 } };
 
-static inline Obj *
-obj_at (Reader *r,
-        guint32 index)
-{
-  return &g_array_index (r->objs, Obj, index);
-}
 
-/* The live object a value refers to, or NULL. */
-static inline Obj *
-obj_get (Reader      *r,
-         const Value *v)
-{
-  Obj *o;
-
-  if (v->type != VT_OBJ || v->h >= r->objs->len)
-    return NULL;
-  o = obj_at (r, v->h);
-  if (!o->live || o->gen != v->v.o.gen)
-    return NULL;
-  return o;
-}
 
 static void free_typed (Obj *o);
 
@@ -628,10 +278,10 @@ obj_new (Reader  *r,
 
 /* Gives the object back; the memo slot that held it now holds @replacement
  * (the records it became, or VT_CONSUMED). */
-static void
-obj_release (Reader      *r,
-             Obj         *o,
-             const Value *replacement)
+void
+_gml_reader_obj_release (Reader      *r,
+                         Obj         *o,
+                         const Value *replacement)
 {
   guint32 index = (guint32) (o - (Obj *) r->objs->data);
 
@@ -661,10 +311,10 @@ obj_release (Reader      *r,
 
 /* Keeps the object as a stand-in for @replacement: for generic containers,
  * which other generic containers may still hold. */
-static void
-obj_forward (Reader      *r,
-             Obj         *o,
-             const Value *replacement)
+void
+_gml_reader_obj_forward (Reader      *r,
+                         Obj         *o,
+                         const Value *replacement)
 {
   guint32 index = (guint32) (o - (Obj *) r->objs->data);
 
@@ -688,43 +338,15 @@ obj_forward (Reader      *r,
   o->fwd_id = replacement->h;
 }
 
-/* A value with containers already read replaced by what they became: a
- * forwarded container by its typed value, a recycled one by what its memo
- * slot now holds (every reference to a container made after it was
- * memoized knows the slot). */
-static inline const Value *
-resolve (Reader      *r,
-         const Value *v,
-         Value       *tmp)
-{
-  Obj *o;
-
-  if (v->type != VT_OBJ)
-    return v;
-  o = obj_get (r, v);
-  if (o != NULL)
-    {
-      if (o->kind != KIND_FORWARD)
-        return v;
-      *tmp = (Value) { o->fwd_type, 0, o->fwd_id, { 0 } };
-      return tmp;
-    }
-  if (v->v.o.memo > 0 && v->v.o.memo - 1 < r->memo_len && memo_type (r, v->v.o.memo - 1) != VT_OBJ)
-    {
-      memo_load (r, v->v.o.memo - 1, tmp);
-      return tmp;
-    }
-  return &consumed_value;
-}
 
 /* Marks @o as being read. A pickle can make a list or dict that holds itself
  * (a block whose "frames" is the list of blocks it is in); a snapshot never
  * does, and reading such a container while it is read or filled would take it
  * apart under the reader's feet. */
-static gboolean
-obj_claim (Reader  *r,
-           Obj     *o,
-           GError **error)
+gboolean
+_gml_reader_obj_claim (Reader  *r,
+                       Obj     *o,
+                       GError **error)
 {
   if (o->busy)
     return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, o->offset,
@@ -733,11 +355,11 @@ obj_claim (Reader  *r,
   return TRUE;
 }
 
-static gboolean
-obj_append_slow (Reader      *r,
-                 Obj         *o,
-                 const Value *v,
-                 GError     **error)
+gboolean
+_gml_reader_obj_append_slow (Reader      *r,
+                             Obj         *o,
+                             const Value *v,
+                             GError     **error)
 {
   if (o->len == o->cap)
     {
@@ -762,20 +384,6 @@ obj_append_slow (Reader      *r,
   return TRUE;
 }
 
-static inline gboolean
-obj_append (Reader      *r,
-            Obj         *o,
-            const Value *v,
-            GError     **error)
-{
-  if (G_LIKELY (o->len < o->cap && r->n_items < r->max_items))
-    {
-      o->items[o->len++] = *v;
-      r->n_items++;
-      return TRUE;
-    }
-  return obj_append_slow (r, o, v, error);
-}
 
 /* ------------------------------------------------------------------------- */
 /* Typed payloads                                                            */
@@ -787,23 +395,23 @@ free_typed (Obj *o)
   g_clear_pointer (&o->frames_own, g_array_unref);
 }
 
-static void
-clear_pending_segment (gpointer data)
+void
+_gml_reader_clear_pending_segment (gpointer data)
 {
   PendingSegment *ps = data;
 
   g_clear_pointer (&ps->blocks, g_array_unref);
 }
 
-static void
-clear_array_pointer (gpointer data)
+void
+_gml_reader_clear_array_pointer (gpointer data)
 {
   g_clear_pointer ((GArray **) data, g_array_unref);
 }
 
-static GArray *
-records_new (gsize          record_size,
-             GDestroyNotify clear)
+GArray *
+_gml_reader_records_new (gsize          record_size,
+                         GDestroyNotify clear)
 {
   GArray *array = g_array_new (FALSE, FALSE, record_size);
 
@@ -815,10 +423,10 @@ records_new (gsize          record_size,
 /* ------------------------------------------------------------------------- */
 /* Strings                                                                   */
 
-static gboolean
-push_slow (Reader      *r,
-           const Value *v,
-           GError     **error)
+gboolean
+_gml_reader_push_slow (Reader      *r,
+                       const Value *v,
+                       GError     **error)
 {
   if (r->stack_cap >= r->max_stack)
     return fail_at (error, GML_SNAPSHOT_ERROR_TOO_LARGE, r->op_offset,
@@ -829,18 +437,6 @@ push_slow (Reader      *r,
   return TRUE;
 }
 
-static inline gboolean
-push (Reader      *r,
-      const Value *v,
-      GError     **error)
-{
-  if (G_LIKELY (r->sp < r->stack_cap))
-    {
-      r->stack[r->sp++] = *v;
-      return TRUE;
-    }
-  return push_slow (r, v, error);
-}
 
 static gboolean
 push_string (Reader  *r,
@@ -860,743 +456,6 @@ push_string (Reader  *r,
   v.h = gml_snapshot_intern (r->snap, text, length);
   r->pos += length;
   return push (r, &v, error);
-}
-
-/* ------------------------------------------------------------------------- */
-/* Reading values of records                                                 */
-
-typedef struct
-{
-  Reader *r;
-  Obj    *dict;
-  Ctx     ctx;
-} Rec;
-
-static gboolean
-wrong_type (Rec        *rec,
-            Key         key,
-            const char *expected,
-            GError    **error)
-{
-  /* Translators: "In a trace entry, “addr” should be a whole number of 0 or more." */
-  return fail_at (error, GML_SNAPSHOT_ERROR_WRONG_TYPE, rec->dict->offset,
-                  _("In %s, “%s” should be %s."), describe_ctx (rec->ctx), key_names[key],
-                  expected);
-}
-
-static gboolean
-get_u64 (Rec         *rec,
-         Key          key,
-         const Value *v,
-         guint64     *out,
-         GError     **error)
-{
-  if (v->type == VT_INT && !(v->flags & INT_BIG) && ((v->flags & INT_U64) || v->v.i >= 0))
-    {
-      *out = v->v.u;
-      return TRUE;
-    }
-  if (v->type == VT_BOOL)
-    {
-      *out = v->v.u;
-      return TRUE;
-    }
-  return wrong_type (rec, key, _("a whole number of 0 or more"), error);
-}
-
-/* Any 64-bit integer, as its bits (cudaStream_t values, time stamps). */
-static gboolean
-get_bits (Rec         *rec,
-          Key          key,
-          const Value *v,
-          guint64     *out,
-          GError     **error)
-{
-  if (v->type == VT_INT && !(v->flags & INT_BIG))
-    {
-      *out = v->v.u;
-      return TRUE;
-    }
-  if (v->type == VT_NONE)
-    {
-      *out = 0;
-      return TRUE;
-    }
-  return wrong_type (rec, key, _("a whole number"), error);
-}
-
-static gboolean
-get_i64 (Rec         *rec,
-         Key          key,
-         const Value *v,
-         gint64      *out,
-         GError     **error)
-{
-  if ((v->type == VT_INT && !(v->flags & (INT_BIG | INT_U64))) || v->type == VT_BOOL)
-    {
-      *out = v->v.i;
-      return TRUE;
-    }
-  return wrong_type (rec, key, _("a whole number"), error);
-}
-
-static gboolean
-get_str (Rec         *rec,
-         Key          key,
-         const Value *v,
-         guint32     *out,
-         GError     **error)
-{
-  if (v->type == VT_STR)
-    {
-      *out = v->h;
-      return TRUE;
-    }
-  if (v->type == VT_NONE)
-    {
-      *out = 0;
-      return TRUE;
-    }
-  return wrong_type (rec, key, _("text"), error);
-}
-
-static gboolean
-get_bool (Rec         *rec,
-          Key          key,
-          const Value *v,
-          gboolean    *out,
-          GError     **error)
-{
-  if (v->type == VT_BOOL || v->type == VT_INT)
-    {
-      *out = v->v.i != 0;
-      return TRUE;
-    }
-  return wrong_type (rec, key, _("true or false"), error);
-}
-
-static gboolean frames_from_value (Reader *r, const Value *v, guint32 *id, GError **error);
-
-/* The dict behind @v for a record of @ctx, or an error. */
-static Obj *
-record_dict (Reader      *r,
-             const Value *v,
-             Ctx          ctx,
-             GError     **error)
-{
-  Value tmp;
-  Obj *o = obj_get (r, resolve (r, v, &tmp));
-
-  if (o == NULL || o->kind != KIND_DICT)
-    {
-      /* Translators: %s is what was expected ("a trace entry"). */
-      fail_at (error, GML_SNAPSHOT_ERROR_WRONG_TYPE, o ? o->offset : r->op_offset,
-               _("%s should be a dict."), describe_ctx (ctx));
-      return NULL;
-    }
-  if (!obj_claim (r, o, error))
-    return NULL;
-  return o;
-}
-
-/* Calls @func on each (key, value) of @o whose key is text. */
-#define FOREACH_PAIR(o, key_id, value)                                        \
-  for (guint32 _i = 0; _i + 1 < (o)->len; _i += 2)                             \
-    for (guint32 key_id = (o)->items[_i].type == VT_STR ? (o)->items[_i].h : 0, \
-         _once = 1; _once; _once = 0)                                          \
-      for (const Value *value = &(o)->items[_i + 1]; _once; _once = 0)
-
-static inline Key
-key_of (Reader *r,
-        guint32 id,
-        Key     first,
-        Key     last)
-{
-  Key k = id < r->n_key_ids ? r->key_by_id[id] : N_KEYS;
-
-  return k >= first && k <= last ? k : N_KEYS;
-}
-
-static gboolean
-read_frame (Reader      *r,
-            const Value *v,
-            guint32     *frame_id,
-            GError     **error)
-{
-  GmlSnapshotFrame frame = { 0, 0, 0 };
-  Value replacement = { VT_FRAME, 0, 0, { 0 } };
-  Rec rec = { r, NULL, CTX_FRAME };
-  Value tmp;
-  gboolean generic;
-  Obj *o;
-
-  v = resolve (r, v, &tmp);
-  if (v->type == VT_FRAME)
-    {
-      *frame_id = v->h;
-      return TRUE;
-    }
-  if ((o = record_dict (r, v, CTX_FRAME, error)) == NULL)
-    return FALSE;
-  rec.dict = o;
-  FOREACH_PAIR (o, id, value)
-    {
-      gint64 line = 0;
-
-      if (id == r->keys[K_FILENAME])
-        {
-          if (!get_str (&rec, K_FILENAME, value, &frame.filename, error))
-            return FALSE;
-        }
-      else if (id == r->keys[K_NAME])
-        {
-          if (!get_str (&rec, K_NAME, value, &frame.name, error))
-            return FALSE;
-        }
-      else if (id == r->keys[K_LINE])
-        {
-          if (!get_i64 (&rec, K_LINE, value, &line, error))
-            return FALSE;
-          frame.line = (gint32) CLAMP (line, G_MININT32, G_MAXINT32);
-        }
-    }
-  *frame_id = r->snap->frames->len;
-  g_array_append_val (r->snap->frames, frame);
-  replacement.h = *frame_id;
-  /* A frame dict read as it completes is referenced only by the memo from
-   * then on; one read later, inside a generic list, may be shared. */
-  generic = o->ctx != CTX_FRAME;
-  if (generic)
-    obj_forward (r, o, &replacement);
-  else
-    obj_release (r, o, &replacement);
-  return TRUE;
-}
-
-/* Appends @frame to the frame list being read into @o. Its ids stay
- * together at the end of the snapshot's frame_items while no other list is
- * read in between (always, in files PyTorch writes); a list that another one
- * followed moves, once, into an array of its own, so that lists read in
- * turns cost no more than lists read one after the other. */
-static inline void
-frames_append (Reader *r,
-               Obj    *o,
-               guint32 frame)
-{
-  GmlSnapshot *snap = r->snap;
-
-  if (G_UNLIKELY (o->frames_own != NULL))
-    g_array_append_val (o->frames_own, frame);
-  else if (o->frames_count == 0)
-    {
-      o->frames_first = (guint32) snap->n_frame_items;
-      gml_snapshot_append_frame_item (snap, frame);
-    }
-  else if (G_LIKELY ((gsize) o->frames_first + o->frames_count == snap->n_frame_items))
-    gml_snapshot_append_frame_item (snap, frame);
-  else
-    {
-      o->frames_own = g_array_sized_new (FALSE, FALSE, sizeof (guint32), o->frames_count * 2);
-      g_array_append_vals (o->frames_own, &snap->frame_items[o->frames_first], o->frames_count);
-      g_array_append_val (o->frames_own, frame);
-    }
-  o->frames_count++;
-}
-
-/* A frame list: already read (VT_FRAMES), streamed (CTX_FRAMES with its frame
- * ids in typed), or a generic list of frame dicts. */
-static gboolean
-frames_from_value (Reader      *r,
-                   const Value *v,
-                   guint32     *id,
-                   GError     **error)
-{
-  Value replacement = { VT_FRAMES, 0, 0, { 0 } };
-  Value tmp;
-  Obj *o;
-
-  v = resolve (r, v, &tmp);
-  if (v->type == VT_FRAMES)
-    {
-      *id = v->h;
-      return TRUE;
-    }
-  if (v->type == VT_NONE)
-    {
-      *id = 0;
-      return TRUE;
-    }
-  o = obj_get (r, v);
-  if (o == NULL || (o->kind != KIND_LIST && o->kind != KIND_TUPLE))
-    return fail_at (error, GML_SNAPSHOT_ERROR_WRONG_TYPE, o ? o->offset : r->op_offset,
-                    _("“frames” should be a list of stack frames."));
-  if (!obj_claim (r, o, error))
-    return FALSE;
-  /* Streamed frames first, then any items read generically. */
-  for (guint32 i = 0; i < o->len; i++)
-    {
-      guint32 frame;
-
-      if (!read_frame (r, &o->items[i], &frame, error))
-        return FALSE;
-      frames_append (r, o, frame);
-    }
-  if (o->frames_own != NULL)
-    {
-      GmlSnapshot *snap = r->snap;
-
-      gml_snapshot_reserve_frame_items (snap, o->frames_count);
-      o->frames_first = (guint32) snap->n_frame_items;
-      memcpy (&snap->frame_items[snap->n_frame_items], o->frames_own->data,
-              o->frames_count * sizeof (guint32));
-      snap->n_frame_items += o->frames_count;
-      g_clear_pointer (&o->frames_own, g_array_unref);
-    }
-  *id = gml_snapshot_add_frame_list (r->snap, o->frames_first, o->frames_count);
-  replacement.h = *id;
-  if (o->ctx == CTX_FRAMES)
-    obj_release (r, o, &replacement);
-  else
-    obj_forward (r, o, &replacement);
-  return TRUE;
-}
-
-
-static gboolean
-read_history_item (Reader      *r,
-                   const Value *v,
-                   GArray      *out,
-                   GError     **error)
-{
-  HistoryItem item = { 0, 0, 0 };
-  Rec rec = { r, NULL, CTX_HISTORY_ITEM };
-  Obj *o;
-
-  if ((o = record_dict (r, v, CTX_HISTORY_ITEM, error)) == NULL)
-    return FALSE;
-  rec.dict = o;
-  FOREACH_PAIR (o, id, value)
-    {
-      if (id == r->keys[K_ADDR])
-        {
-          if (!get_u64 (&rec, K_ADDR, value, &item.addr, error))
-            return FALSE;
-        }
-      else if (id == r->keys[K_REAL_SIZE])
-        {
-          if (!get_u64 (&rec, K_REAL_SIZE, value, &item.real_size, error))
-            return FALSE;
-        }
-      else if (id == r->keys[K_FRAMES])
-        {
-          if (!frames_from_value (r, value, &item.frames, error))
-            return FALSE;
-        }
-    }
-  g_array_append_val (out, item);
-  obj_release (r, o, &consumed_value);
-  return TRUE;
-}
-
-/* Reads every item of a generic list with @func. */
-typedef gboolean (*ItemFunc) (Reader *r, const Value *v, GArray *out, GError **error);
-
-static gboolean
-list_records (Reader        *r,
-              const Value   *v,
-              Ctx            ctx,
-              gsize          record_size,
-              GDestroyNotify clear,
-              ItemFunc       func,
-              GArray       **out,
-              GError       **error)
-{
-  Value tmp;
-  Obj *o;
-
-  v = resolve (r, v, &tmp);
-  o = obj_get (r, v);
-
-  if (v->type == VT_NONE)
-    {
-      *out = records_new (record_size, clear);
-      return TRUE;
-    }
-  if (o == NULL || (o->kind != KIND_LIST && o->kind != KIND_TUPLE))
-    {
-      /* Translators: %s is a key of the snapshot ("blocks", "segments"). */
-      return fail_at (error, GML_SNAPSHOT_ERROR_WRONG_TYPE, o ? o->offset : r->op_offset,
-                      _("“%s” should be a list."), describe_ctx (ctx));
-    }
-  if (!obj_claim (r, o, error))
-    return FALSE;
-  if (o->ctx == ctx && o->typed != NULL)
-    {
-      /* Streamed: take the records, then read what came after them generically. */
-      *out = g_steal_pointer ((GArray **) &o->typed);
-    }
-  else
-    *out = records_new (record_size, clear);
-  for (guint32 i = 0; i < o->len; i++)
-    if (!func (r, &o->items[i], *out, error))
-      {
-        g_clear_pointer (out, g_array_unref);
-        return FALSE;
-      }
-  obj_release (r, o, &consumed_value);
-  return TRUE;
-}
-
-static gboolean
-read_block (Reader      *r,
-            const Value *v,
-            GArray      *out,
-            GError     **error)
-{
-  PendingBlock pb = { { 0, 0, 0, 0, GML_SNAP_BLOCK_UNKNOWN }, FALSE };
-  Rec rec = { r, NULL, CTX_BLOCK };
-  g_autoptr(GArray) history = NULL;
-  Obj *o;
-
-  if ((o = record_dict (r, v, CTX_BLOCK, error)) == NULL)
-    return FALSE;
-  rec.dict = o;
-  FOREACH_PAIR (o, id, value)
-    {
-      Key k = key_of (r, id, K_ADDRESS, K_HISTORY);
-
-      switch (k)
-        {
-        case K_ADDRESS:
-          if (!get_u64 (&rec, k, value, &pb.block.address, error))
-            return FALSE;
-          pb.has_address = TRUE;
-          break;
-        case K_SIZE:
-          if (!get_u64 (&rec, k, value, &pb.block.size, error))
-            return FALSE;
-          break;
-        case K_REQUESTED_SIZE:
-          if (!get_u64 (&rec, k, value, &pb.block.requested_size, error))
-            return FALSE;
-          break;
-        case K_FRAMES:
-          if (!frames_from_value (r, value, &pb.block.frames, error))
-            return FALSE;
-          break;
-        case K_STATE:
-          {
-            guint32 s = 0;
-
-            if (!get_str (&rec, k, value, &s, error))
-              return FALSE;
-            if (s == r->keys[K_ACTIVE_ALLOCATED])
-              pb.block.state = GML_SNAP_BLOCK_ALLOCATED;
-            else if (s == r->keys[K_INACTIVE])
-              pb.block.state = GML_SNAP_BLOCK_INACTIVE;
-            else if (s == r->keys[K_ACTIVE_PENDING_FREE] || s == r->keys[K_ACTIVE_AWAITING_FREE])
-              pb.block.state = GML_SNAP_BLOCK_PENDING_FREE;
-            else
-              pb.block.state = GML_SNAP_BLOCK_UNKNOWN;
-          }
-          break;
-        case K_HISTORY:
-          g_clear_pointer (&history, g_array_unref);
-          if (!list_records (r, value, CTX_HISTORY, sizeof (HistoryItem), NULL, read_history_item,
-                             &history, error))
-            return FALSE;
-          r->snap->seen |= GML_SNAP_SEEN_BLOCK_HISTORY;
-          break;
-        default:
-          break;
-        }
-    }
-  /* PyTorch 2.0: the stack of the last allocation is in the history. */
-  if (history != NULL && history->len > 0 && pb.block.frames == 0)
-    pb.block.frames = g_array_index (history, HistoryItem, history->len - 1).frames;
-  if (pb.has_address)
-    r->snap->seen |= GML_SNAP_SEEN_BLOCK_ADDRESS;
-  g_array_append_val (out, pb);
-  obj_release (r, o, &consumed_value);
-  return TRUE;
-}
-
-static gboolean
-read_segment (Reader      *r,
-              const Value *v,
-              GArray      *out,
-              GError     **error)
-{
-  PendingSegment ps;
-  Rec rec = { r, NULL, CTX_SEGMENT };
-  gboolean has_type = FALSE;
-  Obj *o;
-
-  memset (&ps, 0, sizeof ps);
-  if ((o = record_dict (r, v, CTX_SEGMENT, error)) == NULL)
-    return FALSE;
-  rec.dict = o;
-  FOREACH_PAIR (o, id, value)
-    {
-      Key k = key_of (r, id, K_DEVICE, K_BLOCKS);
-      guint64 raw = 0;
-
-      switch (k)
-        {
-        case K_DEVICE:
-          {
-            gint64 device = 0;
-
-            if (!get_i64 (&rec, k, value, &device, error))
-              goto fail;
-            if (device < 0 || device > 1023)
-              {
-                fail_at (error, GML_SNAPSHOT_ERROR_WRONG_TYPE, o->offset,
-                         _("a segment names device %lld, which cannot be."), (long long) device);
-                goto fail;
-              }
-            ps.segment.device = (gint32) device;
-          }
-          break;
-        case K_ADDRESS:
-          if (!get_u64 (&rec, k, value, &ps.segment.address, error))
-            goto fail;
-          break;
-        case K_TOTAL_SIZE:
-          if (!get_u64 (&rec, k, value, &ps.segment.total_size, error))
-            goto fail;
-          break;
-        case K_ALLOCATED_SIZE:
-          if (!get_u64 (&rec, k, value, &ps.segment.allocated_size, error))
-            goto fail;
-          break;
-        case K_ACTIVE_SIZE:
-          if (!get_u64 (&rec, k, value, &ps.segment.active_size, error))
-            goto fail;
-          break;
-        case K_REQUESTED_SIZE:
-          if (!get_u64 (&rec, k, value, &ps.segment.requested_size, error))
-            goto fail;
-          break;
-        case K_STREAM:
-          if (!get_bits (&rec, k, value, &raw, error))
-            goto fail;
-          ps.segment.stream = gml_snapshot_stream_index (r->snap, raw);
-          break;
-        case K_SEGMENT_TYPE:
-          {
-            guint32 s = 0;
-
-            if (!get_str (&rec, k, value, &s, error))
-              goto fail;
-            ps.segment.small = s == r->keys[K_SMALL];
-            has_type = TRUE;
-          }
-          break;
-        case K_SEGMENT_POOL_ID:
-          {
-            Value tmp;
-            Obj *t = obj_get (r, resolve (r, value, &tmp));
-
-            if (t != NULL && (t->kind == KIND_TUPLE || t->kind == KIND_LIST) && t->len == 2)
-              {
-                for (guint i = 0; i < 2; i++)
-                  if (!get_i64 (&rec, k, &t->items[i], &ps.segment.pool_id[i], error))
-                    goto fail;
-              }
-            else if (value->type != VT_NONE && value->type != VT_CONSUMED)
-              {
-                wrong_type (&rec, k, _("a pair of whole numbers"), error);
-                goto fail;
-              }
-          }
-          break;
-        case K_IS_EXPANDABLE:
-          {
-            gboolean b = 0;
-
-            if (!get_bool (&rec, k, value, &b, error))
-              goto fail;
-            ps.segment.expandable = b;
-            r->snap->seen |= GML_SNAP_SEEN_SEGMENT_FRAMES;
-          }
-          break;
-        case K_FRAMES:
-          if (!frames_from_value (r, value, &ps.segment.frames, error))
-            goto fail;
-          r->snap->seen |= GML_SNAP_SEEN_SEGMENT_FRAMES;
-          break;
-        case K_BLOCKS:
-          g_clear_pointer (&ps.blocks, g_array_unref);
-          if (!list_records (r, value, CTX_BLOCKS, sizeof (PendingBlock), NULL, read_block,
-                             &ps.blocks, error))
-            goto fail;
-          break;
-        default:
-          break;
-        }
-    }
-  if (!has_type)
-    ps.segment.small = ps.segment.total_size == (G_GUINT64_CONSTANT (2) << 20);
-  if (ps.blocks == NULL)
-    ps.blocks = g_array_new (FALSE, FALSE, sizeof (PendingBlock));
-  g_array_append_val (out, ps);
-  obj_release (r, o, &consumed_value);
-  return TRUE;
-
-fail:
-  g_clear_pointer (&ps.blocks, g_array_unref);
-  return FALSE;
-}
-
-static gboolean
-read_entry (Reader      *r,
-            const Value *v,
-            GArray      *out,
-            GError     **error)
-{
-  GmlSnapshotEntry e;
-  Rec rec = { r, NULL, CTX_ENTRY };
-  gboolean has_action = FALSE;
-  guint32 name = 0, compile_context = 0;
-  Obj *o;
-
-  memset (&e, 0, sizeof e);
-  if ((o = record_dict (r, v, CTX_ENTRY, error)) == NULL)
-    return FALSE;
-  rec.dict = o;
-  FOREACH_PAIR (o, id, value)
-    {
-      Key k = key_of (r, id, K_STREAM, K_DEVICE_FREE);
-      guint64 raw = 0;
-
-      switch (k)
-        {
-        case K_ACTION:
-          if (value->type != VT_STR)
-            return wrong_type (&rec, k, _("text"), error);
-          name = value->h;
-          {
-            Key a = key_of (r, value->h, K_A_ALLOC, K_A_OOM);
-
-            e.action = a == N_KEYS ? GML_SNAP_OTHER : (guint8) (GML_SNAP_ALLOC + (a - K_A_ALLOC));
-          }
-          has_action = TRUE;
-          break;
-        case K_ADDR:
-        case K_DEVICE_FREE:
-          if (!get_bits (&rec, k, value, &e.addr, error))
-            return FALSE;
-          break;
-        case K_SIZE:
-          if (!get_u64 (&rec, k, value, &e.size, error))
-            return FALSE;
-          break;
-        case K_STREAM:
-          if (!get_bits (&rec, k, value, &raw, error))
-            return FALSE;
-          {
-            guint32 stream = gml_snapshot_stream_index (r->snap, raw);
-
-            if (stream >= GML_SNAPSHOT_MAX_STREAMS)
-              return fail_at (error, GML_SNAPSHOT_ERROR_TOO_LARGE, o->offset,
-                              _("more than 65536 CUDA streams, which no snapshot has."));
-            e.stream = (guint16) stream;
-          }
-          break;
-        case K_TIME_US:
-          if (!get_i64 (&rec, k, value, &e.time_us, error))
-            return FALSE;
-          r->snap->seen |= GML_SNAP_SEEN_TIME_US;
-          break;
-        case K_FRAMES:
-          if (!frames_from_value (r, value, &e.frames, error))
-            return FALSE;
-          break;
-        case K_COMPILE_CONTEXT:
-          if (!get_str (&rec, k, value, &compile_context, error))
-            return FALSE;
-          r->snap->seen |= GML_SNAP_SEEN_COMPILE_CONTEXT;
-          break;
-        case K_USER_METADATA:
-          if (!get_str (&rec, k, value, &e.user_metadata, error))
-            return FALSE;
-          r->snap->seen |= GML_SNAP_SEEN_USER_METADATA;
-          break;
-        default:
-          break;
-        }
-    }
-  if (!has_action)
-    return fail_at (error, GML_SNAPSHOT_ERROR_WRONG_TYPE, o->offset,
-                    _("a trace entry without an “action”."));
-  /* An action this reader does not know keeps its name where the
-   * compile_context of the others goes. */
-  if (e.action == GML_SNAP_OTHER)
-    e.name = name;
-  else
-    e.compile_context = compile_context;
-  g_array_append_val (out, e);
-  obj_release (r, o, &consumed_value);
-  return TRUE;
-}
-
-static gboolean
-read_trace (Reader      *r,
-            const Value *v,
-            GArray      *out,
-            GError     **error)
-{
-  GArray *entries = NULL;
-
-  if (!list_records (r, v, CTX_TRACE, sizeof (GmlSnapshotEntry), NULL, read_entry, &entries, error))
-    return FALSE;
-  g_array_append_val (out, entries);
-  return TRUE;
-}
-
-static gboolean
-read_annotation (Reader      *r,
-                 const Value *v,
-                 GArray      *out,
-                 GError     **error)
-{
-  GmlSnapshotAnnotation a = { 0, 0, 0, 0 };
-  Rec rec = { r, NULL, CTX_ANNOTATION };
-  Obj *o;
-
-  if ((o = record_dict (r, v, CTX_ANNOTATION, error)) == NULL)
-    return FALSE;
-  rec.dict = o;
-  FOREACH_PAIR (o, id, value)
-    {
-      gint64 n = 0;
-
-      if (id == r->keys[K_NAME])
-        {
-          if (!get_str (&rec, K_NAME, value, &a.name, error))
-            return FALSE;
-        }
-      else if (id == r->keys[K_STAGE])
-        {
-          if (!get_str (&rec, K_STAGE, value, &a.stage, error))
-            return FALSE;
-        }
-      else if (id == r->keys[K_DEVICE])
-        {
-          if (!get_i64 (&rec, K_DEVICE, value, &n, error))
-            return FALSE;
-          a.device = (gint32) CLAMP (n, -1, G_MAXINT32);
-        }
-      else if (id == r->keys[K_TIME_US])
-        {
-          if (!get_i64 (&rec, K_TIME_US, value, &a.time_us, error))
-            return FALSE;
-        }
-    }
-  g_array_append_val (out, a);
-  obj_release (r, o, &consumed_value);
-  return TRUE;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1755,11 +614,11 @@ trace_records_new (Reader *r)
   guint64 room;
 
   if (r->trace_reserved)
-    return records_new (sizeof (GmlSnapshotEntry), NULL);
+    return _gml_reader_records_new (sizeof (GmlSnapshotEntry), NULL);
   r->trace_reserved = TRUE;
   room = (r->total - MIN (r->total, r->op_offset)) / 48;
   if (room < 65536 || room > G_MAXUINT / 2)
-    return records_new (sizeof (GmlSnapshotEntry), NULL);
+    return _gml_reader_records_new (sizeof (GmlSnapshotEntry), NULL);
   entries = g_array_sized_new (FALSE, FALSE, sizeof (GmlSnapshotEntry), (guint) room);
   return entries;
 }
@@ -1776,37 +635,38 @@ list_add (Reader      *r,
     {
     case CTX_SEGMENTS:
       if (o->typed == NULL)
-        o->typed = records_new (sizeof (PendingSegment), clear_pending_segment);
-      return read_segment (r, v, o->typed, error);
+        o->typed = _gml_reader_records_new (sizeof (PendingSegment),
+                                            _gml_reader_clear_pending_segment);
+      return _gml_reader_read_segment (r, v, o->typed, error);
     case CTX_BLOCKS:
       if (o->typed == NULL)
-        o->typed = records_new (sizeof (PendingBlock), NULL);
-      return read_block (r, v, o->typed, error);
+        o->typed = _gml_reader_records_new (sizeof (PendingBlock), NULL);
+      return _gml_reader_read_block (r, v, o->typed, error);
     case CTX_HISTORY:
       if (o->typed == NULL)
-        o->typed = records_new (sizeof (HistoryItem), NULL);
-      return read_history_item (r, v, o->typed, error);
+        o->typed = _gml_reader_records_new (sizeof (HistoryItem), NULL);
+      return _gml_reader_read_history_item (r, v, o->typed, error);
     case CTX_TRACE:
       if (o->typed == NULL)
         o->typed = trace_records_new (r);
-      return read_entry (r, v, o->typed, error);
+      return _gml_reader_read_entry (r, v, o->typed, error);
     case CTX_ANNOTATIONS:
       if (o->typed == NULL)
-        o->typed = records_new (sizeof (GmlSnapshotAnnotation), NULL);
-      return read_annotation (r, v, o->typed, error);
+        o->typed = _gml_reader_records_new (sizeof (GmlSnapshotAnnotation), NULL);
+      return _gml_reader_read_annotation (r, v, o->typed, error);
     case CTX_FRAMES:
       {
         guint32 frame;
 
-        if (!read_frame (r, v, &frame, error))
+        if (!_gml_reader_read_frame (r, v, &frame, error))
           return FALSE;
         frames_append (r, o, frame);
         return TRUE;
       }
     case CTX_DEVICE_TRACES:
       if (o->typed == NULL)
-        o->typed = records_new (sizeof (GArray *), clear_array_pointer);
-      return read_trace (r, v, o->typed, error);
+        o->typed = _gml_reader_records_new (sizeof (GArray *), _gml_reader_clear_array_pointer);
+      return _gml_reader_read_trace (r, v, o->typed, error);
     default:
       {
         Value tmp;
@@ -1837,201 +697,11 @@ dict_set (Reader      *r,
     {
       Value frames = { VT_FRAMES, 0, 0, { 0 } };
 
-      if (!frames_from_value (r, value, &frames.h, error))
+      if (!_gml_reader_frames_from_value (r, value, &frames.h, error))
         return FALSE;
       return obj_append (r, o, key, error) && obj_append (r, o, &frames, error);
     }
   return obj_append (r, o, key, error) && obj_append (r, o, value, error);
-}
-
-/* ------------------------------------------------------------------------- */
-/* The root                                                                  */
-
-static gboolean
-read_settings (Reader      *r,
-               const Value *v,
-               GError     **error)
-{
-  GmlSnapshotSettings *s = &r->snap->settings;
-  Rec rec = { r, NULL, CTX_SETTINGS };
-  Value tmp;
-  Obj *o = obj_get (r, resolve (r, v, &tmp));
-
-  if (o == NULL || o->kind != KIND_DICT)
-    return fail_at (error, GML_SNAPSHOT_ERROR_WRONG_TYPE, o ? o->offset : r->op_offset,
-                    _("“allocator_settings” should be a dict."));
-  rec.dict = o;
-  s->present = TRUE;
-  r->snap->seen |= GML_SNAP_SEEN_SETTINGS;
-  FOREACH_PAIR (o, id, value)
-    {
-      if (id == r->keys[K_CONF] || id == r->keys[K_CONF_NEW])
-        {
-          guint32 str = 0;
-
-          if (!get_str (&rec, id == r->keys[K_CONF] ? K_CONF : K_CONF_NEW, value, &str, error))
-            return FALSE;
-          g_free (s->alloc_conf);
-          s->alloc_conf = g_strdup (gml_snapshot_get_string (r->snap, str));
-        }
-      else if (id == r->keys[K_MAX_SPLIT_SIZE])
-        {
-          if (value->type == VT_INT && (value->flags & INT_U64))
-            s->max_split_size = -1;   /* SIZE_MAX written as unsigned */
-          else if (!get_i64 (&rec, K_MAX_SPLIT_SIZE, value, &s->max_split_size, error))
-            return FALSE;
-        }
-      else if (id == r->keys[K_GC_THRESHOLD])
-        {
-          if (value->type == VT_FLOAT)
-            s->garbage_collection_threshold = value->v.f;
-          else if (value->type == VT_INT && !(value->flags & (INT_BIG | INT_U64)))
-            s->garbage_collection_threshold = (double) value->v.i;
-          else
-            return wrong_type (&rec, K_GC_THRESHOLD, _("a number"), error);
-        }
-      else if (id == r->keys[K_EXPANDABLE_SEGMENTS])
-        {
-          if (!get_bool (&rec, K_EXPANDABLE_SEGMENTS, value, &s->expandable_segments, error))
-            return FALSE;
-        }
-      else if (id == r->keys[K_ROUNDUP])
-        {
-          Value dtmp;
-          Obj *d = obj_get (r, resolve (r, value, &dtmp));
-
-          if (d == NULL || d->kind != KIND_DICT)
-            return wrong_type (&rec, K_ROUNDUP, _("a dict"), error);
-          s->has_roundup = TRUE;
-          FOREACH_PAIR (d, kid, kvalue)
-            {
-              const char *name = gml_snapshot_get_string (r->snap, kid);
-              guint64 key, divisions;
-              guint index = 0;
-
-              if (name == NULL ||
-                  !g_ascii_string_to_unsigned (name, 10, 1, G_GUINT64_CONSTANT (1) << 15,
-                                               &key, NULL))
-                continue;
-              while ((G_GUINT64_CONSTANT (1) << (index + 1)) <= key)
-                index++;
-              if (!get_u64 (&rec, K_ROUNDUP, kvalue, &divisions, error))
-                return FALSE;
-              s->roundup_power2_divisions[index] = divisions;
-            }
-        }
-    }
-  return TRUE;
-}
-
-static void
-take_segments (Reader *r,
-               GArray *segments)
-{
-  for (guint i = 0; i < segments->len; i++)
-    {
-      PendingSegment *ps = &g_array_index (segments, PendingSegment, i);
-      GmlSnapshotDevice *dev = gml_snapshot_ensure_device (r->snap, ps->segment.device);
-      guint64 next = ps->segment.address;
-
-      ps->segment.first_block = dev->blocks->len;
-      ps->segment.n_blocks = ps->blocks->len;
-      for (guint j = 0; j < ps->blocks->len; j++)
-        {
-          PendingBlock *pb = &g_array_index (ps->blocks, PendingBlock, j);
-
-          /* PyTorch 2.0 blocks have no address: they are contiguous. */
-          if (!pb->has_address)
-            pb->block.address = next;
-          next = pb->block.address + pb->block.size;
-          g_array_append_val (dev->blocks, pb->block);
-        }
-      g_array_append_val (dev->segments, ps->segment);
-    }
-}
-
-static gboolean
-read_root (Reader      *r,
-           const Value *v,
-           GError     **error)
-{
-  Value tmp;
-  Obj *o = obj_get (r, resolve (r, v, &tmp));
-  g_autoptr(GArray) segments = NULL;
-
-  if (o != NULL && (o->kind == KIND_LIST || o->kind == KIND_TUPLE))
-    {
-      /* Older tools: a bare list of segments. */
-      r->snap->seen |= GML_SNAP_SEEN_BARE_LIST;
-      if (!list_records (r, v, CTX_SEGMENTS, sizeof (PendingSegment), clear_pending_segment,
-                         read_segment, &segments, error))
-        return FALSE;
-      take_segments (r, segments);
-      return TRUE;
-    }
-  if (o == NULL || o->kind != KIND_DICT)
-    return fail_at (error, GML_SNAPSHOT_ERROR_NOT_SNAPSHOT, 0,
-                    _("the file is a pickle, but not of a memory snapshot (it holds no dict of "
-                      "segments)."));
-  if (!obj_claim (r, o, error))
-    return FALSE;
-
-  {
-    gboolean has_segments = FALSE, has_traces = FALSE;
-
-    FOREACH_PAIR (o, id, value)
-      {
-        if (id == r->keys[K_SEGMENTS])
-          {
-            g_clear_pointer (&segments, g_array_unref);
-            if (!list_records (r, value, CTX_SEGMENTS, sizeof (PendingSegment),
-                               clear_pending_segment, read_segment, &segments, error))
-              return FALSE;
-            has_segments = TRUE;
-          }
-        else if (id == r->keys[K_DEVICE_TRACES])
-          {
-            g_autoptr(GArray) traces = NULL;
-
-            if (!list_records (r, value, CTX_DEVICE_TRACES, sizeof (GArray *), clear_array_pointer,
-                               read_trace, &traces, error))
-              return FALSE;
-            if (traces->len > 1024)
-              return fail_at (error, GML_SNAPSHOT_ERROR_TOO_LARGE, o->offset,
-                              _("more than 1024 device traces."));
-            for (guint d = 0; d < traces->len; d++)
-              {
-                GmlSnapshotDevice *dev = gml_snapshot_ensure_device (r->snap, d);
-
-                g_array_unref (dev->entries);
-                dev->entries = g_steal_pointer (&g_array_index (traces, GArray *, d));
-              }
-            has_traces = TRUE;
-          }
-        else if (id == r->keys[K_ALLOCATOR_SETTINGS])
-          {
-            if (!read_settings (r, value, error))
-              return FALSE;
-          }
-        else if (id == r->keys[K_EXTERNAL_ANNOTATIONS])
-          {
-            g_autoptr(GArray) annotations = NULL;
-
-            if (!list_records (r, value, CTX_ANNOTATIONS, sizeof (GmlSnapshotAnnotation), NULL,
-                               read_annotation, &annotations, error))
-              return FALSE;
-            g_array_append_vals (r->snap->annotations, annotations->data, annotations->len);
-            r->snap->seen |= GML_SNAP_SEEN_ANNOTATIONS;
-          }
-      }
-    if (!has_segments && !has_traces)
-      return fail_at (error, GML_SNAPSHOT_ERROR_NOT_SNAPSHOT, 0,
-                      _("the file is a pickle, but not of a memory snapshot (it has neither "
-                        "“segments” nor “device_traces”)."));
-    if (segments != NULL)
-      take_segments (r, segments);
-  }
-  return TRUE;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -2723,7 +1393,7 @@ run (Reader  *r,
               {
                 Value frame = { VT_FRAME, 0, 0, { 0 } };
 
-                if (!read_frame (r, &r->stack[first - 1], &frame.h, error))
+                if (!_gml_reader_read_frame (r, &r->stack[first - 1], &frame.h, error))
                   return FALSE;
                 r->stack[first - 1] = frame;
               }
@@ -2842,7 +1512,8 @@ reader_init (Reader       *r,
   memset (r->key_by_id, N_KEYS, sizeof r->key_by_id);
   for (guint k = 0; k < N_KEYS; k++)
     {
-      r->keys[k] = gml_snapshot_intern (snap, key_names[k], strlen (key_names[k]));
+      r->keys[k] = gml_snapshot_intern (snap, _gml_reader_key_names[k],
+                                        strlen (_gml_reader_key_names[k]));
       g_assert (r->keys[k] <= N_KEYS);
       r->key_by_id[r->keys[k]] = k;
     }
@@ -2899,7 +1570,7 @@ reader_finish (Reader  *r,
       return NULL;
     }
   r->snap = snap;
-  ok = run (r, error) && read_root (r, &r->result, error);
+  ok = run (r, error) && _gml_reader_read_root (r, &r->result, error);
   r->snap = NULL;
   if (!ok)
     {
