@@ -1994,19 +1994,3 @@ _gml_lab_scenario_new (const char  *args,
   gml_lab_run_free (run);
   return sc;
 }
-
-gboolean
-_gml_lab_check_args (const char  *args,
-                     char       **reason)
-{
-  GmlLabConfig config;
-  g_autoptr(GError) error = NULL;
-  gboolean ok;
-
-  gml_lab_config_init (&config);
-  ok = gml_lab_config_parse_args (&config, args, &error) && gml_lab_config_check (&config, &error);
-  gml_lab_config_clear (&config);
-  if (!ok)
-    *reason = g_strdup (error->message);
-  return ok;
-}

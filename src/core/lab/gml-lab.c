@@ -1074,3 +1074,19 @@ out:
   gml_lab_config_clear (&probe);
   return ok;
 }
+
+gboolean
+_gml_lab_check_args (const char  *args,
+                     char       **reason)
+{
+  GmlLabConfig config;
+  g_autoptr(GError) error = NULL;
+  gboolean ok;
+
+  gml_lab_config_init (&config);
+  ok = gml_lab_config_parse_args (&config, args, &error) && gml_lab_config_check (&config, &error);
+  gml_lab_config_clear (&config);
+  if (!ok)
+    *reason = g_strdup (error->message);
+  return ok;
+}
