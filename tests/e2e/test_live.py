@@ -347,7 +347,7 @@ check(True, f'What If…: the {len(titles)} rows read, to the byte, what snapsho
 # A row ticked (a real click): its reserved memory drawn on the live timeline.
 boxes = app.find('check box', prefix=_('Draw Its Reserved Memory on the Timeline'))
 check(len(boxes) == len(titles), f'each what-if row has its box ({len(boxes)})')
-press(app, _('Timeline'))
+press(app, _('Timeline view'))
 app.click(boxes[1][1])
 parts = _('Replayed with %s: the most reserved %s.').split('%s')
 app.wait_image(lambda d: parts[0] + SETTINGS[0] + parts[1] in d, 'with the ticked replay on the timeline',
@@ -362,7 +362,7 @@ os.kill(pid, signal.SIGKILL)
 program.wait()
 app.wait_label(lambda t: goodbye in t, 'saying the program is gone', timeout=20)
 check(True, 'killed: the window says the program was killed or crashed')
-press(app, _('Timeline'))
+press(app, _('Timeline view'))
 app.wait_image(lambda n: AFTER.match(n), 'of the timeline')
 check(True, 'and it goes on working: the timeline view of what arrived')
 app.screenshot(os.path.join(shots, f'live-killed-{lang}.png'))

@@ -9,9 +9,9 @@
  * the canvas's document, at its newest entry. Pausing (Space, or moving back
  * with the keys or the scrubber) keeps the document on screen while the
  * figures and the trace go on arriving; following again (Space, End) shows
- * the newest. The keys are binding actions on the page, as on the Snapshot
- * view, so a focused button keeps Enter and Space... except Space, which the
- * canvas (where the focus goes) leaves to the page.
+ * the newest. The scrubber and its keys are the trace view's, the same as on
+ * the Snapshot view; Space is a binding on the page, which the canvas (where
+ * the focus goes) leaves to it, so a focused button keeps its own Space.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -34,7 +34,7 @@
 #include "gml-snapshot-canvas.h"
 #include "gml-what-if-panel.h"
 #include "gml-snapshot-state.h"
-#include "gml-template.h"
+#include "gml-trace-view.h"
 
 /* The program's output pane keeps its last lines only. */
 #define MAX_OUTPUT_LINES 2000
@@ -61,17 +61,8 @@ struct _GmlLivePage
   GtkLabel             *entries_label;
   GtkLabel             *status_label;
   GtkLabel             *problem_label;
-  GtkToggleButton      *view_buttons[GML_N_SNAPSHOT_VIEWS];
-  GtkStack             *canvas_stack;
-  GtkLabel             *waiting_label;
-  GmlSnapshotCanvas    *canvas;
-  GtkButton            *first_button;
-  GtkButton            *back_button;
-  GtkScale             *scale;
-  GtkAdjustment        *adjustment;
-  GtkButton            *forward_button;
-  GtkButton            *last_button;
-  GtkLabel             *entry_label;
+  GmlTraceView         *trace_view;
+  GmlSnapshotCanvas    *canvas;         /* the trace view's */
   GtkToggleButton      *output_button;
   GtkRevealer          *output_revealer;
   GtkScrolledWindow    *output_scroller;
@@ -105,7 +96,6 @@ struct _GmlLivePage
   gboolean              oom_pending;    /* an oom came; its snapshot has not been read yet */
   guint64               save_id;
   double                save_fraction;
-  gboolean              updating_scale;
 };
 
 enum {
@@ -200,39 +190,6 @@ update_figures (GmlLivePage *self)
   set_figure (self->segments_label, _("Segments"), segments != NULL ? segments : "—");
   set_figure (self->allocations_label, _("Allocations"), allocations != NULL ? allocations : "—");
   set_figure (self->entries_label, _("Trace entries"), entries != NULL ? entries : "—");
-}
-
-static void
-update_position (GmlLivePage *self)
-{
-  g_autofree char *entry = NULL;
-  gsize at = 0, n = 0;
-
-  if (self->document != NULL)
-    {
-      at = gml_snapshot_document_get_at (self->document);
-      n = gml_snapshot_document_get_n_entries (self->document);
-      entry = gml_snapshot_document_describe_entry (self->document, at);
-      if ((gsize) gtk_adjustment_get_value (self->adjustment) != at)
-        {
-          self->updating_scale = TRUE;
-          gtk_adjustment_set_value (self->adjustment, (double) at);
-          self->updating_scale = FALSE;
-        }
-    }
-  gtk_label_set_label (self->entry_label, entry != NULL ? entry : "");
-  gtk_widget_set_visible (GTK_WIDGET (self->entry_label), entry != NULL);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->scale), GTK_ACCESSIBLE_PROPERTY_VALUE_TEXT,
-                                  entry != NULL ? entry : "", -1);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.first", self->document != NULL && at > 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.back", self->document != NULL && at > 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.page-back",
-                                 self->document != NULL && at > 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.forward",
-                                 self->document != NULL && at < n);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.page-forward",
-                                 self->document != NULL && at < n);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "live.last", self->document != NULL);
 }
 
 static void
@@ -362,7 +319,7 @@ update_waiting (GmlLivePage *self)
           "draw.");
   else
     text = _("Waiting for the allocator’s first state…");
-  gtk_label_set_label (self->waiting_label, text);
+  gml_trace_view_set_waiting_text (self->trace_view, text);
 }
 
 /* Accessible names are set in code, so they are set again when the language changes. */
@@ -370,10 +327,6 @@ static void
 set_accessible_labels (GmlLivePage *self)
 {
   static const struct { gsize offset; const char *label; } buttons[] = {
-    { G_STRUCT_OFFSET (GmlLivePage, first_button), N_("Before the first entry") },
-    { G_STRUCT_OFFSET (GmlLivePage, back_button), N_("One entry back") },
-    { G_STRUCT_OFFSET (GmlLivePage, forward_button), N_("One entry forward") },
-    { G_STRUCT_OFFSET (GmlLivePage, last_button), N_("The newest entry, following the program") },
     { G_STRUCT_OFFSET (GmlLivePage, pause_button), N_("Pause") },
     { G_STRUCT_OFFSET (GmlLivePage, save_button), N_("Save snapshot…") },
     { G_STRUCT_OFFSET (GmlLivePage, stop_button), N_("Stop the program") },
@@ -382,12 +335,9 @@ set_accessible_labels (GmlLivePage *self)
     { G_STRUCT_OFFSET (GmlLivePage, what_if_button), N_("What if…") },
   };
 
-  /* The view buttons read as their visible labels. */
   for (guint i = 0; i < G_N_ELEMENTS (buttons); i++)
     gtk_accessible_update_property (G_STRUCT_MEMBER (GtkAccessible *, self, buttons[i].offset),
                                     GTK_ACCESSIBLE_PROPERTY_LABEL, _(buttons[i].label), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->scale), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Position in the trace"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->output_view), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Program output"), -1);
 }
@@ -398,7 +348,6 @@ set_accessible_labels (GmlLivePage *self)
 static void
 document_at_changed_cb (GmlLivePage *self)
 {
-  update_position (self);
   if (self->paused)
     update_status (self);
 }
@@ -440,8 +389,6 @@ static void
 show_document (GmlLivePage         *self,
                GmlSnapshotDocument *document)
 {
-  gsize n;
-
   if (document == self->document)
     return;
   /* What has arrived, for the what-if's next Replay. */
@@ -454,26 +401,13 @@ show_document (GmlLivePage         *self,
                                         0);
     }
   g_set_object (&self->document, document);
-  if (document == NULL)
+  if (document != NULL)
     {
-      gml_snapshot_canvas_set_document (self->canvas, NULL);
-      gtk_stack_set_visible_child_name (self->canvas_stack, "waiting");
-      update_position (self);
-      return;
+      g_signal_connect_object (document, "notify::at", G_CALLBACK (document_at_changed_cb), self,
+                               G_CONNECT_SWAPPED);
+      set_replay_lines (self);
     }
-  g_signal_connect_object (document, "notify::at", G_CALLBACK (document_at_changed_cb), self,
-                           G_CONNECT_SWAPPED);
-  n = gml_snapshot_document_get_n_entries (document);
-  self->updating_scale = TRUE;
-  gtk_adjustment_configure (self->adjustment, (double) gml_snapshot_document_get_at (document), 0,
-                            (double) n, 1,
-                            (double) gml_snapshot_document_get_page (document), 0);
-  self->updating_scale = FALSE;
-  gtk_widget_set_sensitive (GTK_WIDGET (self->scale), n > 0);
-  set_replay_lines (self);
-  gml_snapshot_canvas_set_document (self->canvas, document);
-  gtk_stack_set_visible_child_name (self->canvas_stack, "canvas");
-  update_position (self);
+  gml_trace_view_set_document (self->trace_view, document);
 }
 
 static void
@@ -483,6 +417,7 @@ set_paused (GmlLivePage *self,
   if (self->paused == paused)
     return;
   self->paused = paused;
+  gml_trace_view_set_follow (self->trace_view, !paused);
   if (gtk_toggle_button_get_active (self->pause_button) != paused)
     gtk_toggle_button_set_active (self->pause_button, paused);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->pause_button),
@@ -510,28 +445,11 @@ pause_toggled_cb (GmlLivePage *self)
   set_paused (self, gtk_toggle_button_get_active (self->pause_button));
 }
 
+/* End on the trace view: following again; any other move there: paused. */
 static void
-view_toggled_cb (GmlLivePage     *self,
-                 GtkToggleButton *button)
+follow_changed_cb (GmlLivePage *self)
 {
-  if (!gtk_toggle_button_get_active (button))
-    return;
-  for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
-    if (self->view_buttons[v] == button)
-      gml_snapshot_canvas_set_view (self->canvas, v);
-}
-
-static void
-scale_value_changed_cb (GmlLivePage   *self,
-                        GtkAdjustment *adjustment)
-{
-  double value = gtk_adjustment_get_value (adjustment);
-
-  if (self->updating_scale || self->document == NULL)
-    return;
-  /* Moving through the trace holds the picture still. */
-  set_paused (self, TRUE);
-  gml_snapshot_document_set_at (self->document, (gsize) MAX (value + 0.5, 0.0));
+  set_paused (self, !gml_trace_view_get_follow (self->trace_view));
 }
 
 /* ------------------------------------------------------------------------- */
@@ -872,7 +790,7 @@ set_session (GmlLivePage    *self,
   update_figures (self);
   update_status (self);
   show_state (self, "live");
-  gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+  gtk_widget_grab_focus (GTK_WIDGET (self->trace_view));
 }
 
 gboolean
@@ -1029,43 +947,6 @@ pause_action (GtkWidget  *widget,
 }
 
 static void
-scrub_action (GtkWidget  *widget,
-              const char *action_name,
-              GVariant   *parameter)
-{
-  GmlLivePage *self = GML_LIVE_PAGE (widget);
-  gsize at, n, page;
-
-  if (self->document == NULL)
-    return;
-  at = gml_snapshot_document_get_at (self->document);
-  n = gml_snapshot_document_get_n_entries (self->document);
-  page = gml_snapshot_document_get_page (self->document);
-
-  /* The newest: follow the program again. */
-  if (g_str_equal (action_name, "live.last"))
-    {
-      set_paused (self, FALSE);
-      if (self->document != NULL)
-        gml_snapshot_document_set_at (self->document,
-                                      gml_snapshot_document_get_n_entries (self->document));
-      return;
-    }
-  if (g_str_equal (action_name, "live.back"))
-    at = at > 0 ? at - 1 : 0;
-  else if (g_str_equal (action_name, "live.forward"))
-    at = MIN (at + 1, n);
-  else if (g_str_equal (action_name, "live.page-back"))
-    at = at > page ? at - page : 0;
-  else if (g_str_equal (action_name, "live.page-forward"))
-    at = MIN (at + page, n);
-  else if (g_str_equal (action_name, "live.first"))
-    at = 0;
-  set_paused (self, TRUE);
-  gml_snapshot_document_set_at (self->document, at);
-}
-
-static void
 save_response_cb (GmlLivePage          *self,
                   int                   response,
                   GtkFileChooserNative *chooser)
@@ -1194,7 +1075,6 @@ language_changed_cb (GmlLivePage *self)
   if (self->session == NULL)
     return;
   update_status (self);
-  update_position (self);
   gml_snapshot_canvas_refresh (self->canvas);
 }
 
@@ -1202,7 +1082,7 @@ static void
 map_cb (GmlLivePage *self)
 {
   if (g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "live") == 0)
-    gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+    gtk_widget_grab_focus (GTK_WIDGET (self->trace_view));
   else
     gtk_widget_grab_focus (GTK_WIDGET (self->attach_button));
 }
@@ -1291,10 +1171,6 @@ add_binding (GtkWidgetClass *widget_class,
 static void
 gml_live_page_class_init (GmlLivePageClass *klass)
 {
-  /* In the order of the view enumeration. */
-  static const char * const view_button_names[] = {
-    "map_button", "timeline_button", "active_button", "fragmentation_button", NULL
-  };
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
@@ -1327,7 +1203,7 @@ gml_live_page_class_init (GmlLivePageClass *klass)
                                  NULL, NULL,
                                  G_TYPE_NONE, 1, G_TYPE_INT);
 
-  g_type_ensure (GML_TYPE_SNAPSHOT_CANVAS);
+  g_type_ensure (GML_TYPE_TRACE_VIEW);
   g_type_ensure (GML_TYPE_WHAT_IF_PANEL);
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-live-page.ui");
@@ -1348,19 +1224,7 @@ gml_live_page_class_init (GmlLivePageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, entries_label);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, status_label);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, problem_label);
-  gml_template_bind_children (widget_class, G_STRUCT_OFFSET (GmlLivePage, view_buttons),
-                              view_button_names);
-  G_STATIC_ASSERT (G_N_ELEMENTS (view_button_names) == GML_N_SNAPSHOT_VIEWS + 1);
-  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, canvas_stack);
-  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, waiting_label);
-  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, canvas);
-  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, first_button);
-  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, back_button);
-  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, scale);
-  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, adjustment);
-  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, forward_button);
-  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, last_button);
-  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, entry_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlLivePage, trace_view);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, output_button);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, output_revealer);
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, output_scroller);
@@ -1375,12 +1239,6 @@ gml_live_page_class_init (GmlLivePageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlLivePage, open_oom_button);
 
   gtk_widget_class_install_action (widget_class, "live.pause", NULL, pause_action);
-  gtk_widget_class_install_action (widget_class, "live.first", NULL, scrub_action);
-  gtk_widget_class_install_action (widget_class, "live.back", NULL, scrub_action);
-  gtk_widget_class_install_action (widget_class, "live.page-back", NULL, scrub_action);
-  gtk_widget_class_install_action (widget_class, "live.forward", NULL, scrub_action);
-  gtk_widget_class_install_action (widget_class, "live.page-forward", NULL, scrub_action);
-  gtk_widget_class_install_action (widget_class, "live.last", NULL, scrub_action);
   gtk_widget_class_install_action (widget_class, "live.save", NULL, save_action);
   gtk_widget_class_install_action (widget_class, "live.stop", NULL, stop_action);
   gtk_widget_class_install_action (widget_class, "live.output", NULL, output_action);
@@ -1391,12 +1249,6 @@ gml_live_page_class_init (GmlLivePageClass *klass)
   gtk_widget_class_install_action (widget_class, "snapshot.go-to", "t", open_oom_action);
 
   add_binding (widget_class, GDK_KEY_space, GDK_KEY_KP_Space, "live.pause");
-  add_binding (widget_class, GDK_KEY_Left, GDK_KEY_KP_Left, "live.back");
-  add_binding (widget_class, GDK_KEY_Right, GDK_KEY_KP_Right, "live.forward");
-  add_binding (widget_class, GDK_KEY_Page_Up, GDK_KEY_KP_Page_Up, "live.page-back");
-  add_binding (widget_class, GDK_KEY_Page_Down, GDK_KEY_KP_Page_Down, "live.page-forward");
-  add_binding (widget_class, GDK_KEY_Home, GDK_KEY_KP_Home, "live.first");
-  add_binding (widget_class, GDK_KEY_End, GDK_KEY_KP_End, "live.last");
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "livepage");
@@ -1409,18 +1261,16 @@ gml_live_page_init (GmlLivePage *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
-    g_signal_connect_object (self->view_buttons[v], "toggled", G_CALLBACK (view_toggled_cb), self,
-                             G_CONNECT_SWAPPED);
+  self->canvas = gml_trace_view_get_canvas (self->trace_view);
+  /* Scrubbing back stops following the program; End follows it again. */
+  gml_trace_view_set_follow (self->trace_view, TRUE);
+  g_signal_connect_object (self->trace_view, "notify::follow", G_CALLBACK (follow_changed_cb), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->pause_button, "toggled", G_CALLBACK (pause_toggled_cb), self,
                            G_CONNECT_SWAPPED);
   /* The program's output, folded away under the pictures until asked for. */
   g_object_bind_property (self->output_button, "active", self->output_revealer, "reveal-child",
                           G_BINDING_SYNC_CREATE);
-  gml_scrub_keys_route_page_keys (self->scale, "live.page-back", "live.page-forward");
-  g_signal_connect_object (self->adjustment, "value-changed", G_CALLBACK (scale_value_changed_cb),
-                           self,
-                           G_CONNECT_SWAPPED);
   g_signal_connect (self, "map", G_CALLBACK (map_cb), NULL);
 
   /* Ctrl+S saves while the view is shown (a hidden page's shortcuts do not run). */
@@ -1432,10 +1282,7 @@ gml_live_page_init (GmlLivePage *self)
   gml_scrub_keys_add_shortcut (shortcuts, "<Control><Shift>w", "live.what-if");
   gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
 
-  for (const char * const *name = (const char * const[]) { "live.first", "live.back",
-                                                           "live.page-back",
-                                                           "live.forward", "live.page-forward",
-                                                           "live.last", "live.save", "live.stop",
+  for (const char * const *name = (const char * const[]) { "live.save", "live.stop",
                                                            "live.disconnect",
                                                            "live.open-oom", "snapshot.go-to",
                                                            NULL };

@@ -6,11 +6,10 @@
  * and walks its trace), error (what is wrong with the file, in the reader's
  * words) and loaded (the pictures, the scrubber, the explainer).
  *
- * The position in the trace is the document's "at" property; the scale, the
- * canvas and the line under them follow it. The keys that move it are
- * binding actions on this page (←/→ one entry, Page Up/Down 1 %, Home/End,
- * Ctrl+K to the peak), so a focused button inside it still gets Enter and
- * Space.
+ * The position in the trace is the document's "at" property. The pictures and
+ * the scrubber are a GmlTraceView, whose keys move it (←/→ one entry, Page
+ * Up/Down 1 %, Home/End); Ctrl+K, to the peak, and a row's Show are this
+ * page's binding actions.
  *
  * Beside the pictures: the out-of-memory errors, the run replayed under
  * other allocator settings (what if: its verdicts go into the errors' cards,
@@ -39,10 +38,10 @@
 #include "gml-scenario.h"
 #include "gml-scrub-keys.h"
 #include "gml-snapshot-canvas.h"
+#include "gml-trace-view.h"
 #include "gml-snapshot-page.h"
 #include "gml-weak-ref.h"
 #include "gml-what-if-panel.h"
-#include "gml-template.h"
 
 /* More cards than this would make the side panel a list nobody reads; the
  * timeline marks every out-of-memory error anyway. */
@@ -61,15 +60,8 @@ struct _GmlSnapshotPage
   GtkLabel             *source_label;
   GtkDropDown          *device_dropdown;
   GtkButton            *export_button;
-  GtkToggleButton      *view_buttons[GML_N_SNAPSHOT_VIEWS];
-  GmlSnapshotCanvas    *canvas;
-  GtkButton            *first_button;
-  GtkButton            *back_button;
-  GtkScale             *scale;
-  GtkAdjustment        *adjustment;
-  GtkButton            *forward_button;
-  GtkButton            *last_button;
-  GtkLabel             *entry_label;
+  GmlTraceView         *trace_view;
+  GmlSnapshotCanvas    *canvas;         /* the trace view's */
   GtkLabel             *no_oom_label;
   GtkBox               *oom_box;
   GmlWhatIfPanel       *what_if_panel;
@@ -156,33 +148,6 @@ show_state (GmlSnapshotPage *self,
 
 /* ------------------------------------------------------------------------- */
 /* Words that depend on the position or the language                        */
-
-static void
-update_position (GmlSnapshotPage *self)
-{
-  g_autofree char *entry = NULL;
-  gsize at, n;
-
-  if (self->document == NULL)
-    return;
-  at = gml_snapshot_document_get_at (self->document);
-  n = gml_snapshot_document_get_n_entries (self->document);
-
-  if ((gsize) gtk_adjustment_get_value (self->adjustment) != at)
-    gtk_adjustment_set_value (self->adjustment, (double) at);
-  entry = gml_snapshot_document_describe_entry (self->document, at);
-  gtk_label_set_label (self->entry_label, entry);
-  update_block (self);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->scale),
-                                  GTK_ACCESSIBLE_PROPERTY_VALUE_TEXT, entry, -1);
-
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.first", at > 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.back", at > 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.page-back", at > 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.forward", at < n);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.page-forward", at < n);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.last", at < n);
-}
 
 static void
 update_about (GmlSnapshotPage *self)
@@ -534,7 +499,7 @@ update_replay_lines (GmlSnapshotPage *self)
   }
   /* A line just ticked is seen where it is drawn. */
   if (n > self->n_replays_drawn)
-    gtk_toggle_button_set_active (self->view_buttons[GML_SNAPSHOT_VIEW_TIMELINE], TRUE);
+    gml_trace_view_set_view (self->trace_view, GML_SNAPSHOT_VIEW_TIMELINE);
   self->n_replays_drawn = n;
   gml_snapshot_canvas_refresh (self->canvas);
 }
@@ -598,25 +563,8 @@ update_header (GmlSnapshotPage *self)
 static void
 set_accessible_labels (GmlSnapshotPage *self)
 {
-  static const char *view_labels[GML_N_SNAPSHOT_VIEWS] = {
-    N_("Memory map view"), N_("Timeline view"), N_("Active memory view"), N_("Fragmentation view"),
-  };
-  static const struct { gsize offset; const char *label; } buttons[] = {
-    { G_STRUCT_OFFSET (GmlSnapshotPage, first_button), N_("Before the first entry") },
-    { G_STRUCT_OFFSET (GmlSnapshotPage, back_button), N_("One entry back") },
-    { G_STRUCT_OFFSET (GmlSnapshotPage, forward_button), N_("One entry forward") },
-    { G_STRUCT_OFFSET (GmlSnapshotPage, last_button), N_("The end of the trace") },
-    { G_STRUCT_OFFSET (GmlSnapshotPage, export_button), N_("Export picture…") },
-  };
-
-  for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
-    gtk_accessible_update_property (GTK_ACCESSIBLE (self->view_buttons[v]),
-                                    GTK_ACCESSIBLE_PROPERTY_LABEL, _(view_labels[v]), -1);
-  for (guint i = 0; i < G_N_ELEMENTS (buttons); i++)
-    gtk_accessible_update_property (G_STRUCT_MEMBER (GtkAccessible *, self, buttons[i].offset),
-                                    GTK_ACCESSIBLE_PROPERTY_LABEL, _(buttons[i].label), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->scale), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Position in the trace"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->export_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Export picture…"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->device_dropdown),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Device"), -1);
@@ -882,7 +830,7 @@ compare_done_cb (GObject      *source,
   gml_snapshot_document_set_compare (self->document, other);
   update_compare (self);
   /* The two timelines over one another say it first. */
-  gtk_toggle_button_set_active (self->view_buttons[GML_SNAPSHOT_VIEW_TIMELINE], TRUE);
+  gml_trace_view_set_view (self->trace_view, GML_SNAPSHOT_VIEW_TIMELINE);
   gml_snapshot_canvas_refresh (self->canvas);
 }
 
@@ -934,7 +882,7 @@ device_selected_cb (GmlSnapshotPage *self)
 static void
 document_at_changed_cb (GmlSnapshotPage *self)
 {
-  update_position (self);
+  update_block (self);
 }
 
 /* The device chooser: each GPU with its trace entries and its errors. */
@@ -962,7 +910,6 @@ static void
 set_document (GmlSnapshotPage     *self,
               GmlSnapshotDocument *document)
 {
-  gsize n = gml_snapshot_document_get_n_entries (document);
   g_autoptr(GmlSnapshotDocument) compare = NULL;
 
   /* Another device of the same file keeps the run it was compared with. */
@@ -982,88 +929,45 @@ set_document (GmlSnapshotPage     *self,
   g_signal_connect_object (document, "notify::at", G_CALLBACK (document_at_changed_cb), self,
                            G_CONNECT_SWAPPED);
 
-  gtk_adjustment_configure (self->adjustment, (double) gml_snapshot_document_get_at (document),
-                            0, (double) n, 1, (double) gml_snapshot_document_get_page (document),
-                            0);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->scale), n > 0);
-
   update_devices (self);
 
-  gml_snapshot_canvas_set_document (self->canvas, document);
+  gml_trace_view_set_document (self->trace_view, document);
   self->selected_block = 0;
   update_header (self);
   update_ooms (self);
   update_peak (self);
   update_compare (self);
   update_about (self);
-  update_position (self);
+  update_block (self);
   /* Replays the run at once, in a worker: the verdicts and rows follow. */
   gml_what_if_panel_set_document (self->what_if_panel, document);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.export", TRUE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.what-if", TRUE);
 
   show_state (self, "loaded");
-  gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+  gtk_widget_grab_focus (GTK_WIDGET (self->trace_view));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
-}
-
-static void
-view_toggled_cb (GmlSnapshotPage *self,
-                 GtkToggleButton *button)
-{
-  if (!gtk_toggle_button_get_active (button))
-    return;
-  for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
-    if (self->view_buttons[v] == button)
-      gml_snapshot_canvas_set_view (self->canvas, v);
-}
-
-static void
-scale_value_changed_cb (GmlSnapshotPage *self,
-                        GtkAdjustment   *adjustment)
-{
-  double value = gtk_adjustment_get_value (adjustment);
-
-  if (self->document != NULL)
-    gml_snapshot_document_set_at (self->document, (gsize) MAX (value + 0.5, 0.0));
 }
 
 /* ------------------------------------------------------------------------- */
 /* Actions                                                                   */
 
+/* A row's "Show": the position it names, with the focus on the picture. */
 static void
-scrub_action (GtkWidget  *widget,
+go_to_action (GtkWidget  *widget,
               const char *action_name,
               GVariant   *parameter)
 {
   GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
-  gsize at, n, page;
+  gsize n;
 
   if (self->document == NULL || !g_str_equal (gtk_stack_get_visible_child_name (self->stack),
                                               "loaded"))
     return;
-  at = gml_snapshot_document_get_at (self->document);
   n = gml_snapshot_document_get_n_entries (self->document);
-  page = gml_snapshot_document_get_page (self->document);
-
-  if (g_str_equal (action_name, "snapshot.back"))
-    at = at > 0 ? at - 1 : 0;
-  else if (g_str_equal (action_name, "snapshot.forward"))
-    at = MIN (at + 1, n);
-  else if (g_str_equal (action_name, "snapshot.page-back"))
-    at = at > page ? at - page : 0;
-  else if (g_str_equal (action_name, "snapshot.page-forward"))
-    at = MIN (at + page, n);
-  else if (g_str_equal (action_name, "snapshot.first"))
-    at = 0;
-  else if (g_str_equal (action_name, "snapshot.last"))
-    at = n;
-  else if (g_str_equal (action_name, "snapshot.go-to"))
-    {
-      at = (gsize) MIN (g_variant_get_uint64 (parameter), (guint64) n);
-      gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
-    }
-  gml_snapshot_document_set_at (self->document, at);
+  gml_snapshot_document_set_at (self->document,
+                                (gsize) MIN (g_variant_get_uint64 (parameter), (guint64) n));
+  gtk_widget_grab_focus (GTK_WIDGET (self->trace_view));
 }
 
 static void
@@ -1078,7 +982,7 @@ peak_action (GtkWidget  *widget,
     return;
   gml_snapshot_document_set_at (self->document,
                                 gml_snapshot_document_get_peak (self->document)->index);
-  gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+  gtk_widget_grab_focus (GTK_WIDGET (self->trace_view));
 }
 
 static void
@@ -1096,7 +1000,7 @@ stop_compare_action (GtkWidget  *widget,
   gml_snapshot_document_set_compare (self->document, NULL);
   update_compare (self);
   gml_snapshot_canvas_refresh (self->canvas);
-  gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+  gtk_widget_grab_focus (GTK_WIDGET (self->trace_view));
 }
 
 /* Ctrl+Shift+W: into the what-if rows (the side panel scrolls to them). */
@@ -1125,7 +1029,7 @@ back_to_document_action (GtkWidget  *widget,
     return;
   g_clear_object (&self->error_file);
   show_state (self, "loaded");
-  gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+  gtk_widget_grab_focus (GTK_WIDGET (self->trace_view));
 }
 
 static void
@@ -1232,7 +1136,7 @@ map_cb (GmlSnapshotPage *self)
   const char *name = gtk_stack_get_visible_child_name (self->stack);
 
   if (g_strcmp0 (name, "loaded") == 0)
-    gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+    gtk_widget_grab_focus (GTK_WIDGET (self->trace_view));
   else if (g_strcmp0 (name, "loading") == 0)
     gtk_widget_grab_focus (GTK_WIDGET (self->cancel_button));
   else if (g_strcmp0 (name, "error") == 0)
@@ -1270,7 +1174,7 @@ language_changed_cb (GmlSnapshotPage *self)
   update_peak (self);
   update_compare (self);
   update_about (self);
-  update_position (self);
+  update_block (self);
   gml_snapshot_canvas_refresh (self->canvas);
 }
 
@@ -1361,22 +1265,8 @@ gml_snapshot_page_finalize (GObject *object)
 }
 
 static void
-add_binding (GtkWidgetClass *widget_class,
-             guint           keyval,
-             guint           keypad,
-             const char     *action)
-{
-  gtk_widget_class_add_binding_action (widget_class, keyval, 0, action, NULL);
-  gtk_widget_class_add_binding_action (widget_class, keypad, 0, action, NULL);
-}
-
-static void
 gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
 {
-  /* In the order of the view enumeration. */
-  static const char * const view_button_names[] = {
-    "map_button", "timeline_button", "active_button", "fragmentation_button", NULL
-  };
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
@@ -1404,7 +1294,7 @@ gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
   signals[MESSAGE] = g_signal_new ("message", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                    0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 
-  g_type_ensure (GML_TYPE_SNAPSHOT_CANVAS);
+  g_type_ensure (GML_TYPE_TRACE_VIEW);
   g_type_ensure (GML_TYPE_WHAT_IF_PANEL);
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_BASE "/gml-snapshot-page.ui");
@@ -1416,17 +1306,7 @@ gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, source_label);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, device_dropdown);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, export_button);
-  gml_template_bind_children (widget_class, G_STRUCT_OFFSET (GmlSnapshotPage, view_buttons),
-                              view_button_names);
-  G_STATIC_ASSERT (G_N_ELEMENTS (view_button_names) == GML_N_SNAPSHOT_VIEWS + 1);
-  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, canvas);
-  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, first_button);
-  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, back_button);
-  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, scale);
-  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, adjustment);
-  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, forward_button);
-  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, last_button);
-  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, entry_label);
+  gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, trace_view);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, no_oom_label);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, oom_box);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, what_if_panel);
@@ -1450,13 +1330,7 @@ gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, error_back_button);
   gtk_widget_class_bind_template_child (widget_class, GmlSnapshotPage, cancel_button);
 
-  gtk_widget_class_install_action (widget_class, "snapshot.first", NULL, scrub_action);
-  gtk_widget_class_install_action (widget_class, "snapshot.back", NULL, scrub_action);
-  gtk_widget_class_install_action (widget_class, "snapshot.page-back", NULL, scrub_action);
-  gtk_widget_class_install_action (widget_class, "snapshot.forward", NULL, scrub_action);
-  gtk_widget_class_install_action (widget_class, "snapshot.page-forward", NULL, scrub_action);
-  gtk_widget_class_install_action (widget_class, "snapshot.last", NULL, scrub_action);
-  gtk_widget_class_install_action (widget_class, "snapshot.go-to", "t", scrub_action);
+  gtk_widget_class_install_action (widget_class, "snapshot.go-to", "t", go_to_action);
   gtk_widget_class_install_action (widget_class, "snapshot.cancel", NULL, cancel_action);
   gtk_widget_class_install_action (widget_class, "snapshot.export", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "snapshot.peak", NULL, peak_action);
@@ -1466,14 +1340,7 @@ gml_snapshot_page_class_init (GmlSnapshotPageClass *klass)
   gtk_widget_class_install_action (widget_class, "snapshot.back-to-document", NULL,
                                    back_to_document_action);
 
-  /* Keys while the focus is anywhere on the page; the focused widget sees
-   * them first (a scale moves itself, a button keeps Enter and Space). */
-  add_binding (widget_class, GDK_KEY_Left, GDK_KEY_KP_Left, "snapshot.back");
-  add_binding (widget_class, GDK_KEY_Right, GDK_KEY_KP_Right, "snapshot.forward");
-  add_binding (widget_class, GDK_KEY_Page_Up, GDK_KEY_KP_Page_Up, "snapshot.page-back");
-  add_binding (widget_class, GDK_KEY_Page_Down, GDK_KEY_KP_Page_Down, "snapshot.page-forward");
-  add_binding (widget_class, GDK_KEY_Home, GDK_KEY_KP_Home, "snapshot.first");
-  add_binding (widget_class, GDK_KEY_End, GDK_KEY_KP_End, "snapshot.last");
+  /* The trace's own keys (arrows, Page Up/Down, Home, End) are the trace view's. */
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "snapshot.cancel", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_k, GDK_CONTROL_MASK, "snapshot.peak",
                                        NULL);
@@ -1493,13 +1360,7 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
 
   gml_accessible_name_buttons (GTK_WIDGET (self));
 
-  for (guint v = 0; v < GML_N_SNAPSHOT_VIEWS; v++)
-    g_signal_connect_object (self->view_buttons[v], "toggled", G_CALLBACK (view_toggled_cb), self,
-                             G_CONNECT_SWAPPED);
-  gml_scrub_keys_route_page_keys (self->scale, "snapshot.page-back", "snapshot.page-forward");
-  g_signal_connect_object (self->adjustment, "value-changed", G_CALLBACK (scale_value_changed_cb),
-                           self,
-                           G_CONNECT_SWAPPED);
+  self->canvas = gml_trace_view_get_canvas (self->trace_view);
   g_signal_connect_object (self->device_dropdown, "notify::selected",
                            G_CALLBACK (device_selected_cb), self,
                            G_CONNECT_SWAPPED);
@@ -1518,11 +1379,7 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
   gml_scrub_keys_add_shortcut (shortcuts, "<Control><Shift>w", "snapshot.what-if");
   gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
 
-  for (const char * const *name = (const char * const[]) { "snapshot.first", "snapshot.back",
-                                                           "snapshot.page-back",
-                                                           "snapshot.forward",
-                                                           "snapshot.page-forward",
-                                                           "snapshot.last", "snapshot.export",
+  for (const char * const *name = (const char * const[]) { "snapshot.export",
                                                            "snapshot.peak", "snapshot.what-if",
                                                            NULL };
        *name != NULL; name++)
