@@ -1066,6 +1066,7 @@ static void
 language_changed_cb (GmlLivePage *self)
 {
   set_accessible_labels (self);
+  gml_trace_view_refresh (self->trace_view);
   gml_what_if_panel_refresh (self->what_if_panel);
   update_listen_label (self);
   update_figures (self);

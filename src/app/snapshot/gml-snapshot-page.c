@@ -1155,6 +1155,7 @@ static void
 language_changed_cb (GmlSnapshotPage *self)
 {
   set_accessible_labels (self);
+  gml_trace_view_refresh (self->trace_view);
   set_error_title (self);
   gml_what_if_panel_refresh (self->what_if_panel);
   /* The reader's message was made in the old language: read the file again for

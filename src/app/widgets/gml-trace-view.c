@@ -23,7 +23,6 @@
 
 #include "gml-i18n.h"
 
-#include "gml-application.h"
 #include "gml-language.h"
 #include "gml-scrub-keys.h"
 #include "gml-template.h"
@@ -98,7 +97,7 @@ update_position (GmlTraceView *self)
 }
 
 /* Accessible names are not properties the templates' translation reaches: they
- * are set here, and again when the language changes. */
+ * are set here, and again in gml_trace_view_refresh() when the language changes. */
 static void
 set_accessible_labels (GmlTraceView *self)
 {
@@ -125,12 +124,6 @@ set_accessible_labels (GmlTraceView *self)
                                   _("Position in the trace"), -1);
 }
 
-static void
-language_changed_cb (GmlTraceView *self)
-{
-  set_accessible_labels (self);
-  update_position (self);
-}
 
 static void
 document_at_changed_cb (GmlTraceView *self)
@@ -265,6 +258,17 @@ gml_trace_view_set_follow (GmlTraceView *self,
     return;
   self->follow = follow;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FOLLOW]);
+}
+
+/* The language changed: what the code wrote (accessible names, the entry line)
+ * is written again; the template's own strings follow by themselves. */
+void
+gml_trace_view_refresh (GmlTraceView *self)
+{
+  g_return_if_fail (GML_IS_TRACE_VIEW (self));
+
+  set_accessible_labels (self);
+  update_position (self);
 }
 
 GmlSnapshotCanvas *
@@ -470,7 +474,4 @@ gml_trace_view_init (GmlTraceView *self)
   gml_scrub_keys_route_page_keys (self->scale, "trace.page-back", "trace.page-forward");
   g_signal_connect_object (self->adjustment, "value-changed", G_CALLBACK (scale_value_changed_cb),
                            self, G_CONNECT_SWAPPED);
-  if (GML_IS_APPLICATION (g_application_get_default ()))
-    g_signal_connect_object (g_application_get_default (), "language-changed",
-                             G_CALLBACK (language_changed_cb), self, G_CONNECT_SWAPPED);
 }

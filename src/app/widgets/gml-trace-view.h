@@ -28,5 +28,6 @@ void                 gml_trace_view_set_view         (GmlTraceView        *self,
                                                       GmlSnapshotView      view);
 void                 gml_trace_view_set_waiting_text (GmlTraceView        *self,
                                                       const char          *text);
+void                 gml_trace_view_refresh          (GmlTraceView        *self);
 
 G_END_DECLS
