@@ -16,6 +16,7 @@
 
 #include "gml-attach-dialog.h"
 #include "gml-probe-socket.h"
+#include "gml-weak-ref.h"
 
 struct _GmlAttachDialog
 {
@@ -104,10 +105,16 @@ connected_cb (GObject      *source,
               GAsyncResult *result,
               gpointer      user_data)
 {
-  GmlAttachDialog *self = GML_ATTACH_DIALOG (source);
+  g_autoptr(GmlAttachDialog) self = gml_weak_ref_steal (user_data);
   g_autoptr(GError) error = NULL;
   Connected *c = g_task_propagate_pointer (G_TASK (result), &error);
 
+  /* Closed while connecting: the program is not attached (the socket closes). */
+  if (self == NULL)
+    {
+      g_clear_pointer (&c, connected_free);
+      return;
+    }
   if (c == NULL)
     {
       g_autofree char *text = NULL;
@@ -132,7 +139,9 @@ attach_clicked_cb (GtkButton       *button,
                    GmlAttachDialog *self)
 {
   const char *path = g_object_get_data (G_OBJECT (button), "gml-path");
-  g_autoptr(GTask) task = g_task_new (self, self->cancellable, connected_cb, NULL);
+  /* The dialog is held weakly, so closing it disposes it (and cancels) at once. */
+  g_autoptr(GTask) task = g_task_new (NULL, self->cancellable, connected_cb,
+                                      gml_weak_ref_new (self));
 
   gtk_widget_set_sensitive (GTK_WIDGET (self->list), FALSE);
   g_task_set_task_data (task, g_strdup (path), g_free);
@@ -216,13 +225,13 @@ listed_cb (GObject      *source,
            GAsyncResult *result,
            gpointer      user_data)
 {
-  GmlAttachDialog *self = GML_ATTACH_DIALOG (source);
+  g_autoptr(GmlAttachDialog) self = gml_weak_ref_steal (user_data);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) waiting = g_task_propagate_pointer (G_TASK (result), &error);
   GtkWidget *child;
   guint stale = 0, shown = 0;
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  if (self == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   gtk_spinner_stop (self->spinner);
   gtk_widget_set_sensitive (GTK_WIDGET (self->refresh_button), TRUE);
@@ -273,7 +282,7 @@ look (GmlAttachDialog *self)
   gtk_spinner_start (self->spinner);
   if (gtk_widget_get_first_child (GTK_WIDGET (self->list)) == NULL)
     gtk_stack_set_visible_child_name (self->stack, "looking");
-  task = g_task_new (self, self->cancellable, listed_cb, NULL);
+  task = g_task_new (NULL, self->cancellable, listed_cb, gml_weak_ref_new (self));
   g_task_run_in_thread (task, list_thread);
 }
 
