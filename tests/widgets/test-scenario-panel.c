@@ -1,6 +1,7 @@
 /* test-scenario-panel.c — the picture beside a question: its experiment runs in a
  * worker, not in the call that shows the question; an answer given before it
- * comes is pointed at once it does; a scenario that has run is shown at once.
+ * comes is pointed at once it does; a scenario that has run is shown at once; and
+ * a panel closed while its picture runs goes at once.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -179,6 +180,49 @@ test_worker (void)
   g_assert_finalize_object (panel);
 }
 
+/* Closed while its picture is still running: the panel goes at once (the run
+ * holds it weakly and is cancelled in its dispose), and the run, on its own copy
+ * of the experiment, outlives the question bank without touching it. */
+static void
+test_closed_while_running (void)
+{
+  GmlQuestionBank *bank = gml_question_bank_new ();
+  g_autoptr(GError) error = NULL;
+  const GmlQuestion *q = NULL;
+  GmlScenarioPanel *panel;
+  GmlPictureView *view;
+
+  g_assert_true (gml_question_bank_load_builtin (bank, &error));
+  g_assert_no_error (error);
+  /* The lab's questions have the longest runs. */
+  for (guint i = 0; i < gml_question_bank_get_n_questions (bank) && q == NULL; i++)
+    {
+      const GmlQuestion *candidate = gml_question_bank_get (bank, i);
+      g_autofree char *key = gml_experiment_to_string (candidate->experiment);
+
+      if (g_str_has_prefix (key, "lab"))
+        q = candidate;
+    }
+  if (q == NULL)
+    q = gml_question_bank_get (bank, 0);
+
+  panel = GML_SCENARIO_PANEL (g_object_ref_sink (gml_scenario_panel_new ()));
+  view = GML_PICTURE_VIEW (find_widget (GTK_WIDGET (panel), GML_TYPE_PICTURE_VIEW));
+  gml_scenario_panel_set_question (panel, q);
+  g_assert_null (gml_picture_view_get_description (view));
+  g_assert_finalize_object (panel);
+  gml_question_bank_free (bank);
+
+  /* The run ends, or finds itself cancelled, and its answer comes to nobody. */
+  for (gint64 until = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+       g_get_monotonic_time () < until;)
+    {
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_usleep (10000);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -189,5 +233,6 @@ main (int    argc,
   adw_init ();
 
   g_test_add_func ("/widgets/scenario-panel/worker", test_worker);
+  g_test_add_func ("/widgets/scenario-panel/closed-while-running", test_closed_while_running);
   return g_test_run ();
 }

@@ -27,6 +27,7 @@
 #include "gml-picture-view.h"
 #include "gml-presentation-window.h"
 #include "gml-presenter-window.h"
+#include "gml-weak-ref.h"
 #include "gml-window.h"
 
 struct _GmlPresentationWindow
@@ -167,8 +168,8 @@ run_done_cb (GObject      *source,
              GAsyncResult *result,
              gpointer      user_data)
 {
-  GmlPresentationWindow *self = GML_PRESENTATION_WINDOW (source);
-  g_autofree char *key = user_data;
+  g_autoptr(GmlPresentationWindow) self = gml_weak_ref_steal (user_data);
+  g_autofree char *key = NULL;
   g_autofree char *why = NULL;
   g_autoptr(GmlDevice) fallback = NULL;
   g_autoptr(GError) error = NULL;
@@ -176,13 +177,14 @@ run_done_cb (GObject      *source,
   guint position;
 
   /* Another slide, device or language since, or the window is gone. */
-  if (g_task_get_cancellable (G_TASK (result)) != self->run_cancellable || self->model == NULL)
+  if (self == NULL || g_task_get_cancellable (G_TASK (result)) != self->run_cancellable ||
+      self->model == NULL)
     {
       g_clear_pointer (&sc, gml_scenario_free);
       return;
     }
   g_clear_object (&self->run_cancellable);
-  g_clear_pointer (&self->running_key, g_free);
+  key = g_steal_pointer (&self->running_key);
 
   if (self->fallback == NULL && fallback != NULL)
     {
@@ -236,8 +238,9 @@ scenario_for (GmlPresentationWindow *self,
   g_debug ("gml-presentation-run %s", key);
   self->run_cancellable = g_cancellable_new ();
   self->running_key = g_strdup (key);
-  gml_scenario_new_experiment_async (self, q->experiment, device, self->fallback,
-                                     self->run_cancellable, run_done_cb, g_steal_pointer (&key));
+  /* Held weakly: closing the window cancels the run in its dispose. */
+  gml_scenario_new_experiment_async (NULL, q->experiment, device, self->fallback,
+                                     self->run_cancellable, run_done_cb, gml_weak_ref_new (self));
   return NULL;
 }
 

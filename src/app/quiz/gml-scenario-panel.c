@@ -23,6 +23,7 @@
 #include "gml-scenario-panel.h"
 #include "gml-scrub-keys.h"
 #include "gml-template.h"
+#include "gml-weak-ref.h"
 
 /* Any experiment plays in about this long at 1×, whatever its number of steps. */
 #define PLAY_DURATION_MS 15000.0
@@ -209,22 +210,22 @@ run_done_cb (GObject      *source,
              GAsyncResult *result,
              gpointer      user_data)
 {
-  GmlScenarioPanel *self = GML_SCENARIO_PANEL (source);
-  g_autofree char *key = user_data;
+  g_autoptr(GmlScenarioPanel) self = gml_weak_ref_steal (user_data);
+  g_autofree char *key = NULL;
   g_autofree char *why = NULL;
   g_autoptr(GmlDevice) fallback = NULL;
   g_autoptr(GError) error = NULL;
   GmlScenario *sc = gml_scenario_new_experiment_finish (result, &fallback, &why, &error);
 
-  /* Reloaded (another device, another language) or gone since it started. */
-  if (g_task_get_cancellable (G_TASK (result)) != self->run_cancellable ||
+  /* Gone, or reloaded (another device, another language), since it started. */
+  if (self == NULL || g_task_get_cancellable (G_TASK (result)) != self->run_cancellable ||
       self->picture_view == NULL)
     {
       g_clear_pointer (&sc, gml_scenario_free);
       return;
     }
   g_clear_object (&self->run_cancellable);
-  g_clear_pointer (&self->running_key, g_free);
+  key = g_steal_pointer (&self->running_key);
 
   if (self->fallback == NULL && fallback != NULL)
     {
@@ -279,8 +280,9 @@ get_scenario (GmlScenarioPanel  *self,
   g_debug ("gml-experiment-run %s", key);
   self->run_cancellable = g_cancellable_new ();
   self->running_key = g_strdup (key);
-  gml_scenario_new_experiment_async (self, q->experiment, device, self->fallback,
-                                     self->run_cancellable, run_done_cb, g_strdup (key));
+  /* Held weakly: a panel that goes away cancels the run in its dispose. */
+  gml_scenario_new_experiment_async (NULL, q->experiment, device, self->fallback,
+                                     self->run_cancellable, run_done_cb, gml_weak_ref_new (self));
   return NULL;
 }
 

@@ -550,11 +550,11 @@ gml_scenario_new_experiment_or_simulate (const GmlExperiment  *self,
   return sc;
 }
 
-/* The run in a worker. The experiment is the caller's, which keeps it alive
- * until the callback (the question banks outlive every run). */
+/* The run in a worker, on its own copy of the experiment: the caller may let
+ * go of the question (and of itself) while the run goes on. */
 typedef struct
 {
-  const GmlExperiment *experiment;
+  GmlExperiment       *experiment;
   GmlDevice           *device;
   GmlDevice           *fallback;       /* in: the caller's; out: a new one after a failure */
   char                *why;
@@ -565,6 +565,7 @@ experiment_run_free (gpointer data)
 {
   ExperimentRun *run = data;
 
+  g_clear_pointer (&run->experiment, gml_experiment_free);
   g_clear_pointer (&run->device, gml_device_unref);
   g_clear_pointer (&run->fallback, gml_device_unref);
   g_free (run->why);
@@ -581,6 +582,9 @@ experiment_run_thread (GTask        *task,
   GError *error = NULL;
   GmlScenario *sc;
 
+  /* Superseded while it waited for the device (runs come one after another). */
+  if (g_task_return_error_if_cancelled (task))
+    return;
   sc = gml_scenario_new_experiment_or_simulate (run->experiment, run->device, &run->fallback,
                                                 &run->why, &error);
   if (sc == NULL)
@@ -605,7 +609,7 @@ gml_scenario_new_experiment_async (gpointer              source_object,
   g_return_if_fail (device != NULL || fallback != NULL);
 
   run = g_new0 (ExperimentRun, 1);
-  run->experiment = self;
+  run->experiment = gml_experiment_copy (self);
   run->device = device != NULL ? gml_device_ref (device) : NULL;
   run->fallback = fallback != NULL ? gml_device_ref (fallback) : NULL;
   task = g_task_new (source_object, cancellable, callback, user_data);

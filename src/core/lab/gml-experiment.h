@@ -69,7 +69,8 @@ GmlScenario        *gml_scenario_new_experiment_or_simulate (const GmlExperiment
 /* gml_scenario_new_experiment_or_simulate() in a worker thread. @device may
  * be NULL when @fallback is given. The device is held for the whole run
  * (gml_device_begin_run()), so runs on one device come one after another.
- * @self must outlive the run. */
+ * The run works on a copy of @self; once @cancellable is cancelled, a run that
+ * has not started yet does not start. */
 void                gml_scenario_new_experiment_async  (gpointer              source_object,
                                                         const GmlExperiment  *self,
                                                         GmlDevice            *device,
