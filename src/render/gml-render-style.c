@@ -22,6 +22,57 @@ hex (guint32 rgb)
   return c;
 }
 
+/* The neutrals are GNOME's, so the pictures sit well beside libadwaita's
+ * widgets. The seven category colours were chosen to stay apart under
+ * simulated deuteranopia, protanopia and tritanopia (Machado, Oliveira and
+ * Fernandes 2009) as well as in normal vision; tests/render/test-palette.c
+ * measures it. Black or white text is chosen per fill (_gml_ink_on). The
+ * question's mark is the foreground colour, never the colour of failure.
+ *
+ * One row a colour; the columns are the themes in GmlTheme's order: light,
+ * dark, high contrast, high contrast dark. High contrast dark is white on
+ * black, as libadwaita's own under a dark scheme: the neutrals at their
+ * extremes, the categories lighter than the dark style's so that each stands
+ * off the black ground. Every member of GmlPalette has its row (checked
+ * below). */
+#define C(field) G_STRUCT_OFFSET (GmlPalette, field)
+
+static const struct
+{
+  gsize   offset;
+  guint32 rgb[GML_N_THEMES];
+} colours[] = {
+  { C (background),                             { 0xffffff, 0x242424, 0xffffff, 0x000000 } },
+  { C (foreground),                             { 0x241f31, 0xffffff, 0x000000, 0xffffff } },
+  { C (dim),                                    { 0x5e5c64, 0xc0bfbc, 0x000000, 0xffffff } },
+  { C (grid),                                   { 0xdeddda, 0x4a4a4a, 0x767676, 0x8a8a8a } },
+  { C (segment_border),                         { 0x77767b, 0x9a9996, 0x000000, 0xffffff } },
+  { C (free_fill),                              { 0xf6f5f4, 0x303030, 0xffffff, 0x000000 } },
+  { C (hatch),                                  { 0x9a9996, 0x8a8a8a, 0x555555, 0xb0b0b0 } },
+  { C (inactive),                               { 0x3d3846, 0xdeddda, 0x000000, 0xffffff } },
+  { C (waste),                                  { 0xf0e442, 0xe5d94a, 0xfff000, 0xfff000 } },
+  { C (category[GML_CATEGORY_NONE]),            { 0xb6b6b6, 0xc0c0c0, 0xc4c4c4, 0xc4c4c4 } },
+  { C (category[GML_CATEGORY_WEIGHTS]),         { 0x3552c1, 0x5570dd, 0x2a44a8, 0x6f8cff } },
+  { C (category[GML_CATEGORY_ACTIVATIONS]),     { 0x009270, 0x1aa882, 0x00664e, 0x19b38a } },
+  { C (category[GML_CATEGORY_GRADIENTS]),       { 0x9980a4, 0xb38ab5, 0xa58bb0, 0xb38ab5 } },
+  { C (category[GML_CATEGORY_OPTIMIZER_STATE]), { 0xdf7f0e, 0xe58a1f, 0xe8891a, 0xf0962a } },
+  { C (category[GML_CATEGORY_TEMPORARY]),       { 0x7ecafd, 0x9ad8ff, 0x8fd3ff, 0x9ad8ff } },
+  { C (category[GML_CATEGORY_KV_CACHE]),        { 0x996fff, 0x934b0c, 0x729378, 0xb07a3a } },
+  { C (other_processes),                        { 0x5e5c64, 0x5e5c64, 0x404040, 0x9a9996 } },
+  { C (allocated),                              { 0xbbaa77, 0xffdd99, 0x330044, 0x114499 } },
+  { C (reserved),                               { 0x241f31, 0xffffff, 0x000000, 0xffffff } },
+  { C (oom),                                    { 0xc01c28, 0xfe426e, 0xb00000, 0xff5c7a } },
+  { C (empty_cache),                            { 0x26a269, 0x8ff0a4, 0x006b00, 0x8ff0a4 } },
+  { C (device_free),                            { 0x665566, 0x776688, 0x776688, 0x664433 } },
+  { C (pinned),                                 { 0x331100, 0x667755, 0x444455, 0x666677 } },
+  { C (cursor),                                 { 0x241f31, 0xffffff, 0x000000, 0xffffff } },
+  { C (highlight),                              { 0x241f31, 0xffffff, 0x000000, 0xffffff } },
+};
+
+#undef C
+
+G_STATIC_ASSERT (G_N_ELEMENTS (colours) * sizeof (GmlColor) == sizeof (GmlPalette));
+
 void
 gml_render_style_init (GmlRenderStyle *style,
                        GmlTheme        theme)
@@ -32,133 +83,13 @@ gml_render_style_init (GmlRenderStyle *style,
   style->font_family = "Cantarell, Noto Sans, DejaVu Sans, Sans";
   style->font_size = 12.0;
   style->line_width = theme == GML_THEME_HIGH_CONTRAST ||
-  theme == GML_THEME_HIGH_CONTRAST_DARK ? 2.0 : 1.0;
+                      theme == GML_THEME_HIGH_CONTRAST_DARK ? 2.0 : 1.0;
   style->label_log = NULL;
 
-  /* The neutrals are GNOME's, so the pictures sit well beside libadwaita's
-   * widgets. The seven category colours were chosen to stay apart under
-   * simulated deuteranopia, protanopia and tritanopia (Machado, Oliveira and
-   * Fernandes 2009) as well as in normal vision; tests/render/test-palette.c
-   * measures it. Black or white text is chosen per fill (_gml_ink_on). The
-   * question's mark is the foreground colour, never the colour of failure. */
-  switch (theme)
-    {
-    case GML_THEME_DARK:
-      p->background = hex (0x242424);
-      p->foreground = hex (0xffffff);
-      p->dim = hex (0xc0bfbc);
-      p->grid = hex (0x4a4a4a);
-      p->segment_border = hex (0x9a9996);
-      p->free_fill = hex (0x303030);
-      p->hatch = hex (0x8a8a8a);
-      p->inactive = hex (0xdeddda);
-      p->waste = hex (0xe5d94a);
-      p->category[GML_CATEGORY_NONE] = hex (0xc0c0c0);
-      p->category[GML_CATEGORY_WEIGHTS] = hex (0x5570dd);
-      p->category[GML_CATEGORY_ACTIVATIONS] = hex (0x1aa882);
-      p->category[GML_CATEGORY_GRADIENTS] = hex (0xb38ab5);
-      p->category[GML_CATEGORY_OPTIMIZER_STATE] = hex (0xe58a1f);
-      p->category[GML_CATEGORY_TEMPORARY] = hex (0x9ad8ff);
-      p->category[GML_CATEGORY_KV_CACHE] = hex (0x934b0c);
-      p->other_processes = hex (0x5e5c64);
-      p->allocated = hex (0xffdd99);
-      p->reserved = hex (0xffffff);
-      p->oom = hex (0xfe426e);
-      p->empty_cache = hex (0x8ff0a4);
-      p->device_free = hex (0x776688);
-      p->pinned = hex (0x667755);
-      p->cursor = hex (0xffffff);
-      p->highlight = hex (0xffffff);
-      break;
-
-    case GML_THEME_HIGH_CONTRAST:
-      p->background = hex (0xffffff);
-      p->foreground = hex (0x000000);
-      p->dim = hex (0x000000);
-      p->grid = hex (0x767676);
-      p->segment_border = hex (0x000000);
-      p->free_fill = hex (0xffffff);
-      p->hatch = hex (0x555555);
-      p->inactive = hex (0x000000);
-      p->waste = hex (0xfff000);
-      p->category[GML_CATEGORY_NONE] = hex (0xc4c4c4);
-      p->category[GML_CATEGORY_WEIGHTS] = hex (0x2a44a8);
-      p->category[GML_CATEGORY_ACTIVATIONS] = hex (0x00664e);
-      p->category[GML_CATEGORY_GRADIENTS] = hex (0xa58bb0);
-      p->category[GML_CATEGORY_OPTIMIZER_STATE] = hex (0xe8891a);
-      p->category[GML_CATEGORY_TEMPORARY] = hex (0x8fd3ff);
-      p->category[GML_CATEGORY_KV_CACHE] = hex (0x729378);
-      p->other_processes = hex (0x404040);
-      p->allocated = hex (0x330044);
-      p->reserved = hex (0x000000);
-      p->oom = hex (0xb00000);
-      p->empty_cache = hex (0x006b00);
-      p->device_free = hex (0x776688);
-      p->pinned = hex (0x444455);
-      p->cursor = hex (0x000000);
-      p->highlight = hex (0x000000);
-      break;
-
-    /* White on black, as libadwaita's own high contrast under a dark scheme:
-     * the neutrals at their extremes, the categories lighter than the dark
-     * style's so that each stands off the black ground. */
-    case GML_THEME_HIGH_CONTRAST_DARK:
-      p->background = hex (0x000000);
-      p->foreground = hex (0xffffff);
-      p->dim = hex (0xffffff);
-      p->grid = hex (0x8a8a8a);
-      p->segment_border = hex (0xffffff);
-      p->free_fill = hex (0x000000);
-      p->hatch = hex (0xb0b0b0);
-      p->inactive = hex (0xffffff);
-      p->waste = hex (0xfff000);
-      p->category[GML_CATEGORY_NONE] = hex (0xc4c4c4);
-      p->category[GML_CATEGORY_WEIGHTS] = hex (0x6f8cff);
-      p->category[GML_CATEGORY_ACTIVATIONS] = hex (0x19b38a);
-      p->category[GML_CATEGORY_GRADIENTS] = hex (0xb38ab5);
-      p->category[GML_CATEGORY_OPTIMIZER_STATE] = hex (0xf0962a);
-      p->category[GML_CATEGORY_TEMPORARY] = hex (0x9ad8ff);
-      p->category[GML_CATEGORY_KV_CACHE] = hex (0xb07a3a);
-      p->other_processes = hex (0x9a9996);
-      p->allocated = hex (0x114499);
-      p->reserved = hex (0xffffff);
-      p->oom = hex (0xff5c7a);
-      p->empty_cache = hex (0x8ff0a4);
-      p->device_free = hex (0x664433);
-      p->pinned = hex (0x666677);
-      p->cursor = hex (0xffffff);
-      p->highlight = hex (0xffffff);
-      break;
-
-    case GML_THEME_LIGHT:
-    default:
-      p->background = hex (0xffffff);
-      p->foreground = hex (0x241f31);
-      p->dim = hex (0x5e5c64);
-      p->grid = hex (0xdeddda);
-      p->segment_border = hex (0x77767b);
-      p->free_fill = hex (0xf6f5f4);
-      p->hatch = hex (0x9a9996);
-      p->inactive = hex (0x3d3846);
-      p->waste = hex (0xf0e442);
-      p->category[GML_CATEGORY_NONE] = hex (0xb6b6b6);
-      p->category[GML_CATEGORY_WEIGHTS] = hex (0x3552c1);
-      p->category[GML_CATEGORY_ACTIVATIONS] = hex (0x009270);
-      p->category[GML_CATEGORY_GRADIENTS] = hex (0x9980a4);
-      p->category[GML_CATEGORY_OPTIMIZER_STATE] = hex (0xdf7f0e);
-      p->category[GML_CATEGORY_TEMPORARY] = hex (0x7ecafd);
-      p->category[GML_CATEGORY_KV_CACHE] = hex (0x996fff);
-      p->other_processes = hex (0x5e5c64);
-      p->allocated = hex (0xbbaa77);
-      p->reserved = hex (0x241f31);
-      p->oom = hex (0xc01c28);
-      p->empty_cache = hex (0x26a269);
-      p->device_free = hex (0x665566);
-      p->pinned = hex (0x331100);
-      p->cursor = hex (0x241f31);
-      p->highlight = hex (0x241f31);
-      break;
-    }
+  if ((guint) theme >= GML_N_THEMES)
+    theme = GML_THEME_LIGHT;
+  for (guint i = 0; i < G_N_ELEMENTS (colours); i++)
+    *(GmlColor *) ((char *) p + colours[i].offset) = hex (colours[i].rgb[theme]);
 }
 
 GmlTheme
