@@ -685,6 +685,48 @@ test_oom_message (void)
     }
 }
 
+/* Labels by id: interning gives one id a name, looking does not add one, and an
+ * allocation by id is recorded under that name, as one by name is. */
+static void
+test_labels_by_id (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
+  g_autoptr(GmlAllocator) a = gml_allocator_new (device, NULL);
+  GmlTrace *trace = gml_allocator_get_trace (a);
+  g_autoptr(GError) error = NULL;
+  guint32 id = 99, again = 0;
+  gint32 block = -1;
+  guint n_labels;
+
+  g_assert_false (gml_trace_find_label (trace, "h.0 q", &id));
+  g_assert_cmpuint (id, ==, 99);
+  g_assert_true (gml_trace_find_label (trace, "", &id));
+  g_assert_cmpuint (id, ==, 0);
+
+  id = gml_trace_intern_label (trace, "h.0 q");
+  g_assert_cmpuint (id, >, 0);
+  n_labels = gml_trace_get_labels (trace)->len;
+  g_assert_true (gml_trace_find_label (trace, "h.0 q", &again));
+  g_assert_cmpuint (again, ==, id);
+  g_assert_false (gml_trace_find_label (trace, "h.0 k", &again));
+  g_assert_cmpuint (gml_trace_get_labels (trace)->len, ==, n_labels);
+
+  g_assert_true (gml_allocator_malloc_labelled (a, MiB, 0, id, GML_CATEGORY_TEMPORARY, &block,
+                                                &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (block, >=, 0);
+  g_assert_cmpstr (gml_trace_get_label (trace, gml_trace_get_event (trace, 1)->label), ==,
+                   "h.0 q");
+  g_assert_cmpuint (gml_trace_get_labels (trace)->len, ==, n_labels);
+
+  /* An id the trace never gave is refused. */
+  g_test_expect_message ("gml-allocator", G_LOG_LEVEL_CRITICAL, "*label*");
+  g_assert_false (gml_allocator_malloc_labelled (a, MiB, 0, n_labels + 5, GML_CATEGORY_TEMPORARY,
+                                                 &block, NULL));
+  g_test_assert_expected_messages ();
+  assert_consistent (a);
+}
+
 /* Best fit: the smallest free block on the stream, the lowest address on ties. */
 static void
 test_best_fit (void)
@@ -1223,6 +1265,7 @@ main (int   argc,
   g_test_add_func ("/engine/allocator/expandable-segments-fragmentation",
                    test_expandable_segments_fragmentation);
   g_test_add_func ("/engine/device/backend-kind", test_backend_kind);
+  g_test_add_func ("/engine/allocator/labels-by-id", test_labels_by_id);
 
   return g_test_run ();
 }

@@ -1271,6 +1271,22 @@ gml_allocator_malloc (GmlAllocator *self,
                       gint32       *block_id,
                       GError      **error)
 {
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return gml_allocator_malloc_labelled (self, orig_size, stream,
+                                        gml_trace_intern_label (self->trace, label), category,
+                                        block_id, error);
+}
+
+gboolean
+gml_allocator_malloc_labelled (GmlAllocator *self,
+                               guint64       orig_size,
+                               guint32       stream,
+                               guint32       label,
+                               GmlCategory   category,
+                               gint32       *block_id,
+                               GError      **error)
+{
   GError *device_error = NULL;
   GmlTraceEvent ev = { 0 };
   guint64 size, alloc_size, remaining;
@@ -1281,6 +1297,7 @@ gml_allocator_malloc (GmlAllocator *self,
 
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (category < GML_N_CATEGORIES, FALSE);
+  g_return_val_if_fail (label < gml_trace_get_labels (self->trace)->len, FALSE);
 
   if (block_id)
     *block_id = -1;
@@ -1348,7 +1365,7 @@ gml_allocator_malloc (GmlAllocator *self,
       ev.category = category;
       ev.stream = stream;
       ev.block = -1;
-      ev.label = gml_trace_intern_label (self->trace, label);
+      ev.label = label;
       ev.address = device_free;
       ev.size = alloc_size;
       ev.requested_size = orig_size;
@@ -1380,7 +1397,7 @@ gml_allocator_malloc (GmlAllocator *self,
   ev.category = category;
   ev.stream = stream;
   ev.block = slot;
-  ev.label = gml_trace_intern_label (self->trace, label);
+  ev.label = label;
   ev.address = b->address;
   ev.size = split ? size : b->size;
   ev.requested_size = orig_size;

@@ -72,6 +72,15 @@ gboolean       gml_allocator_malloc      (GmlAllocator       *self,
                                           GmlCategory         category,
                                           gint32             *block_id,
                                           GError            **error);
+/* The same, with @label already interned in the allocator's trace
+ * (gml_trace_intern_label()): for scripts that allocate millions of times. */
+gboolean       gml_allocator_malloc_labelled (GmlAllocator   *self,
+                                              guint64         size,
+                                              guint32         stream,
+                                              guint32         label,
+                                              GmlCategory     category,
+                                              gint32         *block_id,
+                                              GError        **error);
 /* free(): back to the pool at once, or, for a block used on other streams
  * (gml_allocator_record_stream()), pending until they are done. */
 gboolean       gml_allocator_free        (GmlAllocator       *self,

@@ -190,6 +190,25 @@ gml_trace_intern_label (GmlTrace   *self,
   return self->labels->len - 1;
 }
 
+/* The id of @label if it was interned, else FALSE: looking does not add it. */
+gboolean
+gml_trace_find_label (GmlTrace   *self,
+                      const char *label,
+                      guint32    *id)
+{
+  gpointer value;
+
+  if (label == NULL || *label == '\0')
+    {
+      *id = 0;
+      return TRUE;
+    }
+  if (!g_hash_table_lookup_extended (self->label_ids, label, NULL, &value))
+    return FALSE;
+  *id = GPOINTER_TO_UINT (value);
+  return TRUE;
+}
+
 const char *
 gml_trace_get_label (GmlTrace *self,
                      guint32   id)

@@ -249,6 +249,9 @@ void               gml_trace_free                 (GmlTrace          *self);
 GPtrArray         *gml_trace_get_labels           (GmlTrace          *self);
 guint32            gml_trace_intern_label         (GmlTrace          *self,
                                                    const char        *label);
+gboolean           gml_trace_find_label           (GmlTrace          *self,
+                                                   const char        *label,
+                                                   guint32           *id);
 const char        *gml_trace_get_label            (GmlTrace          *self,
                                                    guint32            id);
 void               gml_trace_append               (GmlTrace            *self,

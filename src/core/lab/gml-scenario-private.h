@@ -21,7 +21,7 @@ typedef struct
   GmlAllocator *allocator;       /* holds no device memory once the script has run */
   guint64       capacity;
   guint64       other_in_use;
-  GHashTable   *live;            /* while the script runs: label -> block id + 1 */
+  GArray       *live;            /* while the script runs: by label id, block id + 1 (0: none) */
 } GmlScenarioRun;
 
 struct _GmlScenario
@@ -59,7 +59,7 @@ typedef struct
 {
   GmlScenario    *sc;
   GmlScenarioRun *run;           /* the current run */
-  GHashTable     *live;          /* the current run's live tensors: label -> block id + 1 */
+  GArray         *live;          /* the current run's live tensors: by label id, block id + 1 */
   GError         *fatal;         /* a device failure other than out of memory */
   guint64         last_request;
   gboolean        oom;
@@ -115,6 +115,25 @@ gboolean        _gml_script_is_live     (GmlScript          *r,
                                          const char         *label);
 void            _gml_script_free        (GmlScript          *r,
                                          const char         *label);
+gboolean        _gml_script_free_info   (GmlScript          *r,
+                                         const char         *label,
+                                         GmlBlockInfo       *info);
+/* The same by the label's id in the current run's trace, for scripts that name
+ * millions of tensors: formatting and hashing each name would cost more than
+ * the allocator. The id stays valid for the whole run. */
+guint32         _gml_script_label_id    (GmlScript          *r,
+                                         const char         *label);
+gboolean        _gml_script_find_label  (GmlScript          *r,
+                                         const char         *label,
+                                         guint32            *id);
+gboolean        _gml_script_alloc_labelled (GmlScript       *r,
+                                            guint32          stream,
+                                            guint32          label_id,
+                                            GmlCategory      category,
+                                            guint64          size);
+gboolean        _gml_script_free_labelled (GmlScript        *r,
+                                           guint32          label_id,
+                                           GmlBlockInfo    *info);
 void            _gml_script_record_stream (GmlScript        *r,
                                            const char       *label,
                                            guint32           stream);

@@ -146,7 +146,7 @@ run_free_func (gpointer data)
 {
   GmlScenarioRun *run = data;
 
-  g_clear_pointer (&run->live, g_hash_table_unref);
+  g_clear_pointer (&run->live, g_array_unref);
   g_clear_pointer (&run->allocator, gml_allocator_destroy);
   g_clear_pointer (&run->arena, gml_device_destroy);
   g_free (run->name);
@@ -158,15 +158,12 @@ run_free_func (gpointer data)
 static void
 release_run (GmlScenarioRun *run)
 {
-  GHashTableIter iter;
-  gpointer value;
-
   if (run == NULL || run->live == NULL)
     return;
-  g_hash_table_iter_init (&iter, run->live);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    gml_allocator_free (run->allocator, GPOINTER_TO_INT (value) - 1, NULL);
-  g_clear_pointer (&run->live, g_hash_table_unref);
+  for (guint i = 0; i < run->live->len; i++)
+    if (g_array_index (run->live, gint32, i) > 0)
+      gml_allocator_free (run->allocator, g_array_index (run->live, gint32, i) - 1, NULL);
+  g_clear_pointer (&run->live, g_array_unref);
   gml_allocator_empty_cache (run->allocator);
 }
 
@@ -206,7 +203,7 @@ _gml_script_begin_run (GmlScript          *r,
       run->other_in_use = device->other_in_use;
     }
   run->allocator = gml_allocator_new (device, conf);
-  run->live = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  run->live = g_array_new (FALSE, TRUE, sizeof (gint32));
   g_ptr_array_add (sc->runs, run);
   r->run = run;
   r->live = run->live;
@@ -227,7 +224,7 @@ _gml_script_begin_sim_run (GmlScript          *r,
   run->arena = gml_device_sim_new (capacity, 0);
   run->capacity = capacity;
   run->allocator = gml_allocator_new (run->arena, conf);
-  run->live = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  run->live = g_array_new (FALSE, TRUE, sizeof (gint32));
   g_ptr_array_add (r->sc->runs, run);
   r->run = run;
   r->live = run->live;
@@ -263,6 +260,19 @@ _gml_script_device_free (GmlScript *r)
   return free_bytes;
 }
 
+/* The block the live tensor @label is in, or -1: one look-up, by the label's
+ * id in the run's trace. */
+static gint32
+live_block (GmlScript  *r,
+            const char *label)
+{
+  guint32 id;
+
+  if (!_gml_script_find_label (r, label, &id) || id >= r->live->len)
+    return -1;
+  return g_array_index (r->live, gint32, id) - 1;
+}
+
 /* Allocates a named tensor. FALSE when it did not fit (the step records the
  * out of memory) or when the device failed otherwise (r->fatal). */
 gboolean
@@ -272,6 +282,38 @@ _gml_script_alloc_on (GmlScript   *r,
                       GmlCategory  category,
                       guint64      size)
 {
+  if (r->fatal != NULL)
+    return FALSE;
+  return _gml_script_alloc_labelled (r, stream,
+                                     _gml_script_label_id (r, label), category, size);
+}
+
+/* The id of @label in the current run's trace, interned if it was not. */
+guint32
+_gml_script_label_id (GmlScript  *r,
+                      const char *label)
+{
+  return gml_trace_intern_label (gml_allocator_get_trace (r->run->allocator), label);
+}
+
+/* The id of @label in the current run's trace, without interning it: FALSE
+ * when no tensor was ever given that name. */
+gboolean
+_gml_script_find_label (GmlScript  *r,
+                        const char *label,
+                        guint32    *id)
+{
+  return gml_trace_find_label (gml_allocator_get_trace (r->run->allocator), label, id);
+}
+
+/* _gml_script_alloc_on() with the label's id (_gml_script_label_id()). */
+gboolean
+_gml_script_alloc_labelled (GmlScript   *r,
+                            guint32      stream,
+                            guint32      label_id,
+                            GmlCategory  category,
+                            guint64      size)
+{
   g_autoptr(GError) error = NULL;
   gint32 id = -1;
 
@@ -279,7 +321,8 @@ _gml_script_alloc_on (GmlScript   *r,
     return FALSE;
 
   r->last_request = size;
-  if (!gml_allocator_malloc (r->run->allocator, size, stream, label, category, &id, &error))
+  if (!gml_allocator_malloc_labelled (r->run->allocator, size, stream, label_id, category, &id,
+                                      &error))
     {
       if (g_error_matches (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_OUT_OF_MEMORY))
         {
@@ -292,7 +335,11 @@ _gml_script_alloc_on (GmlScript   *r,
       return FALSE;
     }
 
-  g_hash_table_replace (r->live, g_strdup (label), GINT_TO_POINTER (id + 1));
+  /* A label allocated again while live names the new tensor, as before; the
+   * old one stays allocated, unnamed. */
+  if (label_id >= r->live->len)
+    g_array_set_size (r->live, MAX (label_id + 1, 2 * r->live->len));
+  g_array_index (r->live, gint32, label_id) = id + 1;
   r->peak = MAX (r->peak, (guint64) _gml_script_stats (r)->allocated_bytes[GML_STAT_ALL].current);
   return TRUE;
 }
@@ -310,21 +357,48 @@ gboolean
 _gml_script_is_live (GmlScript  *r,
                      const char *label)
 {
-  return g_hash_table_contains (r->live, label);
+  return live_block (r, label) >= 0;
+}
+
+/* Frees the live tensor @label; with @info, what it was first. FALSE when no
+ * tensor of that name is live (nothing done). */
+gboolean
+_gml_script_free_info (GmlScript    *r,
+                       const char   *label,
+                       GmlBlockInfo *info)
+{
+  guint32 id;
+
+  if (r->fatal != NULL || !_gml_script_find_label (r, label, &id))
+    return FALSE;
+  return _gml_script_free_labelled (r, id, info);
+}
+
+/* _gml_script_free_info() with the label's id. */
+gboolean
+_gml_script_free_labelled (GmlScript    *r,
+                           guint32       id,
+                           GmlBlockInfo *info)
+{
+  g_autoptr(GError) error = NULL;
+  gint32 block;
+
+  if (r->fatal != NULL || id >= r->live->len || g_array_index (r->live, gint32, id) == 0)
+    return FALSE;
+  block = g_array_index (r->live, gint32, id) - 1;
+  g_array_index (r->live, gint32, id) = 0;
+  if (info != NULL && !gml_mem_state_get_block_info (_gml_script_state (r), block, info))
+    memset (info, 0, sizeof *info);
+  if (!gml_allocator_free (r->run->allocator, block, &error))
+    r->fatal = g_steal_pointer (&error);
+  return TRUE;
 }
 
 void
 _gml_script_free (GmlScript  *r,
                   const char *label)
 {
-  gpointer value;
-  g_autoptr(GError) error = NULL;
-
-  if (r->fatal != NULL || !g_hash_table_lookup_extended (r->live, label, NULL, &value))
-    return;
-  if (!gml_allocator_free (r->run->allocator, GPOINTER_TO_INT (value) - 1, &error))
-    r->fatal = g_steal_pointer (&error);
-  g_hash_table_remove (r->live, label);
+  _gml_script_free_info (r, label, NULL);
 }
 
 /* tensor.record_stream(): the live tensor @label is used on @stream too, so
@@ -334,12 +408,12 @@ _gml_script_record_stream (GmlScript  *r,
                            const char *label,
                            guint32     stream)
 {
-  gpointer value;
   g_autoptr(GError) error = NULL;
+  gint32 block;
 
-  if (r->fatal != NULL || !g_hash_table_lookup_extended (r->live, label, NULL, &value))
+  if (r->fatal != NULL || (block = live_block (r, label)) < 0)
     return;
-  if (!gml_allocator_record_stream (r->run->allocator, GPOINTER_TO_INT (value) - 1, stream, &error))
+  if (!gml_allocator_record_stream (r->run->allocator, block, stream, &error))
     r->fatal = g_steal_pointer (&error);
 }
 
@@ -368,11 +442,11 @@ _gml_script_block (GmlScript    *r,
                    const char   *label,
                    GmlBlockInfo *info)
 {
-  gpointer value;
+  gint32 block = live_block (r, label);
 
-  if (!g_hash_table_lookup_extended (r->live, label, NULL, &value))
+  if (block < 0)
     return FALSE;
-  return gml_mem_state_get_block_info (_gml_script_state (r), GPOINTER_TO_INT (value) - 1, info);
+  return gml_mem_state_get_block_info (_gml_script_state (r), block, info);
 }
 
 guint64
