@@ -727,6 +727,72 @@ test_labels_by_id (void)
   assert_consistent (a);
 }
 
+/* A trace of more events than one chunk of its storage holds (2 MiB, 52,428
+ * events): every event reads back as it was appended, across the chunks, and
+ * the state rebuilt at any index is the one the allocator had there. */
+static void
+test_trace_many_events (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
+  g_autoptr(GmlAllocator) a = gml_allocator_new (device, NULL);
+  GmlTrace *trace = gml_allocator_get_trace (a);
+  const guint rounds = 40000;
+  guint64 allocated_at[3] = { 0 };
+  const gsize marks[3] = { 52427, 52429, 120001 };
+  gsize n;
+
+  for (guint i = 0; i < rounds; i++)
+    {
+      gint32 keep = -1, tmp = -1;
+
+      g_assert_true (gml_allocator_malloc (a, (1 + i % 7) * KiB, 0, "keep", GML_CATEGORY_NONE,
+                                           &keep, NULL));
+      g_assert_true (gml_allocator_malloc (a, 3 * MiB, 0, NULL, GML_CATEGORY_NONE, &tmp, NULL));
+      g_assert_true (gml_allocator_free (a, tmp, NULL));
+      g_assert_true (gml_allocator_free (a, keep, NULL));
+      if (i % 1000 == 0)
+        gml_allocator_empty_cache (a);
+      n = gml_trace_get_n_events (trace);
+      for (guint m = 0; m < G_N_ELEMENTS (marks); m++)
+        if (n >= marks[m] && allocated_at[m] == 0)
+          {
+            g_autoptr(GmlMemState) state = gml_trace_state_at (trace, marks[m]);
+
+            allocated_at[m] = gml_mem_state_get_stats (state)->allocated_bytes[GML_STAT_ALL].current
+                              + 1;
+          }
+    }
+  n = gml_trace_get_n_events (trace);
+  g_assert_cmpuint (n, >, 3 * 52428);
+  for (gsize i = 0; i < n; i++)
+    {
+      const GmlTraceEvent *ev = gml_trace_get_event (trace, i);
+
+      g_assert_nonnull (ev);
+      g_assert_cmpint (ev->kind, <, GML_N_EVENT_KINDS);
+      if (ev->kind == GML_EVENT_ALLOC)
+        g_assert_true (ev->requested_size == 3 * MiB || ev->requested_size <= 7 * KiB);
+    }
+  /* Rebuilt long after: the same as seen when the trace was that long. */
+  for (guint m = 0; m < G_N_ELEMENTS (marks); m++)
+    {
+      g_autoptr(GmlMemState) state = gml_trace_state_at (trace, marks[m]);
+
+      g_assert_cmpuint (allocated_at[m], >, 0);
+      g_assert_cmpuint (gml_mem_state_get_stats (state)->allocated_bytes[GML_STAT_ALL].current + 1,
+                        ==, allocated_at[m]);
+    }
+  {
+    g_autoptr(GmlMemState) state = gml_trace_state_at (trace, n);
+
+    g_assert_cmpuint (gml_mem_state_get_stats (state)->allocated_bytes[GML_STAT_ALL].current, ==,
+                      stat (a, "allocated_bytes.all.current"));
+    g_assert_cmpuint (gml_mem_state_get_stats (state)->num_alloc_retries, ==,
+                      stat (a, "num_alloc_retries"));
+  }
+  assert_consistent (a);
+}
+
 /* Best fit: the smallest free block on the stream, the lowest address on ties. */
 static void
 test_best_fit (void)
@@ -1266,6 +1332,7 @@ main (int   argc,
                    test_expandable_segments_fragmentation);
   g_test_add_func ("/engine/device/backend-kind", test_backend_kind);
   g_test_add_func ("/engine/allocator/labels-by-id", test_labels_by_id);
+  g_test_add_func ("/engine/trace/many-events", test_trace_many_events);
 
   return g_test_run ();
 }

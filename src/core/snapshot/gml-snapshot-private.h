@@ -136,12 +136,6 @@ gml_snapshot_append_frame_item (GmlSnapshot *self,
   self->frame_items[self->n_frame_items++] = frame;
 }
 
-/* Asks for the whole 2 MiB pages of a large array being filled to be huge
- * pages: one page fault per 2 MiB instead of one per 4 KiB, which is much of
- * the time to read a large snapshot. Only advice: without transparent huge
- * pages nothing changes. */
-void         gml_snapshot_advise_huge      (gpointer      data,
-                                            gsize         size);
 GmlSnapshotDevice *gml_snapshot_ensure_device (GmlSnapshot *self,
                                                guint        device);
 /* Sorts each device's segments by address and lays their blocks out behind

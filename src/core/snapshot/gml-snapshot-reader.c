@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "gml-i18n.h"
+#include "gml-memory.h"
 #include <glib/gstdio.h>
 
 #include "gml-snapshot-reader-private.h"
@@ -762,7 +763,7 @@ memo_put (Reader  *r,
                                                               huge ? MEMO_CHUNK * sizeof (guint32)
                                                                    : 64);
           if (huge)
-            gml_snapshot_advise_huge (r->memo_chunks[r->n_memo_chunks],
+            gml_advise_huge_pages (r->memo_chunks[r->n_memo_chunks],
                                       MEMO_CHUNK * sizeof (guint32));
           r->n_memo_chunks++;
         }

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "gml-i18n.h"
+#include "gml-memory.h"
 
 #include "gml-snapshot-private.h"
 #include "gml-snapshot-state.h"
@@ -1325,14 +1326,14 @@ timeline_new (GmlSnapshot   *snapshot,
     {
       tl->allocated = g_new (guint64, n + 1);
       tl->reserved = g_new (guint64, n + 1);
-      gml_snapshot_advise_huge (tl->allocated, (n + 1) * sizeof (guint64));
-      gml_snapshot_advise_huge (tl->reserved, (n + 1) * sizeof (guint64));
+      gml_advise_huge_pages (tl->allocated, (n + 1) * sizeof (guint64));
+      gml_advise_huge_pages (tl->reserved, (n + 1) * sizeof (guint64));
     }
   tl->block_size = g_new0 (guint64, MAX (n, 1));
   tl->kinds = g_new0 (guint8, MAX (n, 1));
   tl->n_streams = gml_snapshot_get_n_streams (snapshot);
   tl->stream_peak = g_new0 (guint64, MAX (tl->n_streams, 1));
-  gml_snapshot_advise_huge (tl->block_size, MAX (n, 1) * sizeof (guint64));
+  gml_advise_huge_pages (tl->block_size, MAX (n, 1) * sizeof (guint64));
   tl->ooms = g_array_new (FALSE, TRUE, sizeof (GmlSnapshotOom));
   tl->checkpoints = g_ptr_array_new_with_free_func (checkpoint_free);
   tl->labels = g_ptr_array_new_with_free_func (g_free);

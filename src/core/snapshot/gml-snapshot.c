@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <string.h>
-#include <sys/mman.h>
 
 #include "gml-i18n.h"
 
@@ -88,26 +87,6 @@ gml_snapshot_free (GmlSnapshot *self)
   g_free (self->list_flags);
   g_free (self->settings.alloc_conf);
   g_free (self);
-}
-
-/* ------------------------------------------------------------------------- */
-/* Large arrays                                                              */
-
-#define HUGE_PAGE ((gsize) 2 << 20)
-
-void
-gml_snapshot_advise_huge (gpointer data,
-                          gsize    size)
-{
-#ifdef MADV_HUGEPAGE
-  guintptr start = ((guintptr) data + HUGE_PAGE - 1) & ~(guintptr) (HUGE_PAGE - 1);
-  guintptr end = ((guintptr) data + size) & ~(guintptr) (HUGE_PAGE - 1);
-
-  /* An array without a whole aligned 2 MiB in it stays as it is; a refusal
-   * is not an error. */
-  if (data != NULL && end > start)
-    madvise ((void *) start, end - start, MADV_HUGEPAGE);
-#endif
 }
 
 /* ------------------------------------------------------------------------- */
