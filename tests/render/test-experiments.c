@@ -277,6 +277,57 @@ test_tiny_device (void)
     }
 }
 
+/* A question's picture run in a worker stops when its cancellable is: the
+ * script looks at the thread's current cancellable inside its allocation
+ * loops, gives the device everything back and says it was cancelled (it does
+ * not fall back to a simulation). A script with fewer than a thousand
+ * allocations finishes before it looks. */
+static void
+test_cancelled (void)
+{
+  g_autoptr(GmlQuestionBank) bank = gml_test_load_bank_file ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  guint stopped = 0;
+
+  g_cancellable_cancel (cancellable);
+  for (guint i = 0; i < gml_question_bank_get_n_questions (bank); i++)
+    {
+      g_autoptr(GmlDevice) device = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GmlScenario) sc = NULL;
+
+      g_cancellable_push_current (cancellable);
+      sc = gml_scenario_new_experiment (gml_question_bank_get (bank, i)->experiment, device,
+                                        &error);
+      g_cancellable_pop_current (cancellable);
+      if (sc == NULL)
+        {
+          g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+          stopped++;
+        }
+      else
+        g_assert_no_error (error);
+      g_assert_cmpuint (device->in_use, ==, 0);
+      g_assert_cmpuint (device->n_live, ==, 0);
+    }
+  /* The lab's questions make thousands of allocations: they at least stop. */
+  g_assert_cmpuint (stopped, >=, 5);
+
+  /* Not cancelled, the same runs finish. */
+  {
+    g_autoptr(GCancellable) fresh = g_cancellable_new ();
+
+    for (guint i = 0; i < gml_question_bank_get_n_questions (bank); i++)
+      {
+        g_autoptr(GmlScenario) sc = NULL;
+
+        g_cancellable_push_current (fresh);
+        sc = run_on (gml_question_bank_get (bank, i)->experiment, GML_SCENARIO_SIM_CAPACITY);
+        g_cancellable_pop_current (fresh);
+      }
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -289,6 +340,7 @@ main (int    argc,
   g_test_add_func ("/experiment/scale", test_scale);
   g_test_add_func ("/experiment/defaults", test_defaults);
   g_test_add_func ("/experiment/tiny-device", test_tiny_device);
+  g_test_add_func ("/experiment/cancelled", test_cancelled);
 
   return g_test_run ();
 }

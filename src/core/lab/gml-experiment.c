@@ -585,8 +585,12 @@ experiment_run_thread (GTask        *task,
   /* Superseded while it waited for the device (runs come one after another). */
   if (g_task_return_error_if_cancelled (task))
     return;
+  if (cancellable != NULL)
+    g_cancellable_push_current (cancellable);
   sc = gml_scenario_new_experiment_or_simulate (run->experiment, run->device, &run->fallback,
                                                 &run->why, &error);
+  if (cancellable != NULL)
+    g_cancellable_pop_current (cancellable);
   if (sc == NULL)
     g_task_return_error (task, error);
   else

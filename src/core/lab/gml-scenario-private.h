@@ -9,6 +9,8 @@
 
 #pragma once
 
+#include <gio/gio.h>
+
 #include "gml-scenario.h"
 
 G_BEGIN_DECLS
@@ -67,6 +69,8 @@ typedef struct
   gboolean        emptied;
   int             strategy;
   guint64         peak;          /* allocated peak since the last reset */
+  GCancellable   *cancellable;   /* the thread's current one when the script began, or NULL */
+  guint           since_check;   /* allocations since it was last looked at */
 } GmlScript;
 
 /* A scenario with nothing run yet; @r is set up to run its script. */

@@ -319,6 +319,12 @@ _gml_script_alloc_labelled (GmlScript   *r,
 
   if (r->fatal != NULL)
     return FALSE;
+  if (r->cancellable != NULL && ++r->since_check >= 1024)
+    {
+      r->since_check = 0;
+      if (g_cancellable_set_error_if_cancelled (r->cancellable, &r->fatal))
+        return FALSE;
+    }
 
   r->last_request = size;
   if (!gml_allocator_malloc_labelled (r->run->allocator, size, stream, label_id, category, &id,
@@ -1312,6 +1318,10 @@ _gml_scenario_create (const char *name,
 
   memset (r, 0, sizeof *r);
   r->sc = sc;
+  /* A worker that runs a script pushes its task's cancellable (see
+   * gml_scenario_new_experiment_async()): a cancelled script stops within a
+   * thousand allocations, wherever in its loops it is. */
+  r->cancellable = g_cancellable_get_current ();
   r->strategy = -1;
   return sc;
 }
@@ -1328,6 +1338,12 @@ _gml_scenario_finish (GmlScenario  *sc,
   r->live = NULL;
   g_free (r->oom_message);
 
+  if (g_error_matches (r->fatal, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_propagate_error (error, r->fatal);
+      gml_scenario_free (sc);
+      return NULL;
+    }
   if (r->fatal != NULL)
     {
       g_set_error (error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_DEVICE, "%s", r->fatal->message);
