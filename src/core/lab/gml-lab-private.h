@@ -57,4 +57,16 @@ GmlScenario *_gml_lab_scenario_new  (const char         *args,
 gboolean     _gml_lab_check_args    (const char         *args,
                                      char              **reason);
 
+/* One step of @c through the engine on @device, every tensor divided by @scale
+ * (live runs; else 1); @quick: no picture steps, as the search runs it. Fills
+ * @result (_gml_lab_result_clear() it) and returns the picture. */
+GmlScenario *_gml_lab_run_step      (const GmlLabConfig *c,
+                                     GmlDevice          *device,
+                                     gboolean            quick,
+                                     guint64             scale,
+                                     GCancellable       *cancellable,
+                                     GmlLabResult       *result,
+                                     GError            **error);
+void         _gml_lab_result_clear  (GmlLabResult       *res);
+
 G_END_DECLS
