@@ -1867,8 +1867,9 @@ gml_lab_run_new_cancellable (const GmlLabConfig *config,
   g_atomic_ref_count_init (&self->ref_count);
   gml_lab_config_copy (&self->config, config);
   self->device = gml_device_sim_new (config->gpu_memory, 0);
-  self->scenario = _gml_lab_run_step (&self->config, self->device, (flags & GML_LAB_RUN_QUICK) != 0, 1,
-                             cancellable, &self->result, &local);
+  self->scenario = _gml_lab_run_step (&self->config, self->device,
+                                      (flags & GML_LAB_RUN_QUICK) != 0, 1, cancellable,
+                                      &self->result, &local);
   if (self->scenario == NULL)
     {
       if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
