@@ -422,15 +422,16 @@ gml_picture_describe_full (GmlPicture *self,
   return g_strdup_printf ("%s %s", caption, picture);
 }
 
+/* Draws @draw at @width × @height into @path as @format: the one place that
+ * knows how each format's surface is made and written. */
 gboolean
-gml_picture_export (GmlPicture            *self,
-                    GmlView                view,
-                    const GmlRenderStyle  *style,
-                    const char            *path,
-                    GmlExportFormat        format,
-                    int                    width,
-                    int                    height,
-                    GError               **error)
+_gml_render_export (GmlExportDrawFunc  draw,
+                    gconstpointer      data,
+                    const char        *path,
+                    GmlExportFormat    format,
+                    int                width,
+                    int                height,
+                    GError           **error)
 {
   cairo_surface_t *surface;
   cairo_t *cr;
@@ -450,7 +451,7 @@ gml_picture_export (GmlPicture            *self,
       break;
     }
   cr = cairo_create (surface);
-  gml_render_picture (cr, self, view, style, width, height);
+  draw (cr, data, width, height);
   status = cairo_status (cr);
   cairo_destroy (cr);
   if (status == CAIRO_STATUS_SUCCESS && format == GML_EXPORT_PNG)
@@ -468,6 +469,39 @@ gml_picture_export (GmlPicture            *self,
       return FALSE;
     }
   return TRUE;
+}
+
+typedef struct
+{
+  GmlPicture           *picture;
+  GmlView               view;
+  const GmlRenderStyle *style;
+} PictureExport;
+
+static void
+draw_picture (cairo_t       *cr,
+              gconstpointer  data,
+              int            width,
+              int            height)
+{
+  const PictureExport *e = data;
+
+  gml_render_picture (cr, e->picture, e->view, e->style, width, height);
+}
+
+gboolean
+gml_picture_export (GmlPicture            *self,
+                    GmlView                view,
+                    const GmlRenderStyle  *style,
+                    const char            *path,
+                    GmlExportFormat        format,
+                    int                    width,
+                    int                    height,
+                    GError               **error)
+{
+  PictureExport e = { self, view, style };
+
+  return _gml_render_export (draw_picture, &e, path, format, width, height, error);
 }
 
 gboolean

@@ -167,4 +167,17 @@ gboolean _gml_rects_overlap (const GmlRect        *a,
                              const GmlRect        *b,
                              double                slack);
 
+/* Exporting a picture: @draw draws it at the file's size. */
+typedef void (*GmlExportDrawFunc) (cairo_t       *cr,
+                                   gconstpointer  data,
+                                   int            width,
+                                   int            height);
+gboolean _gml_render_export (GmlExportDrawFunc  draw,
+                             gconstpointer      data,
+                             const char        *path,
+                             GmlExportFormat    format,
+                             int                width,
+                             int                height,
+                             GError           **error);
+
 G_END_DECLS

@@ -19,8 +19,6 @@
 #include <math.h>
 #include <string.h>
 
-#include <cairo-pdf.h>
-#include <cairo-svg.h>
 #include "gml-i18n.h"
 
 #include "gml-render-private.h"
@@ -1140,6 +1138,24 @@ gml_snapshot_picture_describe (GmlSnapshotPicture *self,
   return g_string_free (out, FALSE);
 }
 
+typedef struct
+{
+  GmlSnapshotPicture   *picture;
+  GmlSnapshotView       view;
+  const GmlRenderStyle *style;
+} SnapshotExport;
+
+static void
+draw_snapshot (cairo_t       *cr,
+               gconstpointer  data,
+               int            width,
+               int            height)
+{
+  const SnapshotExport *e = data;
+
+  gml_render_snapshot (cr, e->picture, e->view, e->style, width, height);
+}
+
 gboolean
 gml_snapshot_picture_export (GmlSnapshotPicture   *self,
                              GmlSnapshotView       view,
@@ -1150,41 +1166,9 @@ gml_snapshot_picture_export (GmlSnapshotPicture   *self,
                              int                   height,
                              GError              **error)
 {
-  cairo_surface_t *surface;
-  cairo_t *cr;
-  cairo_status_t status;
+  SnapshotExport e = { self, view, style };
 
-  switch (format)
-    {
-    case GML_EXPORT_SVG:
-      surface = cairo_svg_surface_create (path, width, height);
-      break;
-    case GML_EXPORT_PDF:
-      surface = cairo_pdf_surface_create (path, width, height);
-      break;
-    case GML_EXPORT_PNG:
-    default:
-      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
-      break;
-    }
-  cr = cairo_create (surface);
-  gml_render_snapshot (cr, self, view, style, width, height);
-  status = cairo_status (cr);
-  cairo_destroy (cr);
-  if (status == CAIRO_STATUS_SUCCESS && format == GML_EXPORT_PNG)
-    status = cairo_surface_write_to_png (surface, path);
-  cairo_surface_finish (surface);
-  if (status == CAIRO_STATUS_SUCCESS)
-    status = cairo_surface_status (surface);
-  cairo_surface_destroy (surface);
-  if (status != CAIRO_STATUS_SUCCESS)
-    {
-      /* Translators: %s is the file, the second %s cairo's reason. */
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not write “%s”: %s"), path,
-                   cairo_status_to_string (status));
-      return FALSE;
-    }
-  return TRUE;
+  return _gml_render_export (draw_snapshot, &e, path, format, width, height, error);
 }
 
 const GmlSnapshotLayoutBlock *
