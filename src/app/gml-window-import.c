@@ -3,6 +3,8 @@
  *
  *   win.import-questions    choose a file and import it      Ctrl+Shift+I
  *
+ * The import itself (read, check, write, read back) runs in a worker.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -12,6 +14,7 @@
 
 #include "gml-i18n.h"
 #include "gml-moodle.h"
+#include "gml-weak-ref.h"
 #include "gml-window-private.h"
 
 /* A bank that cannot be imported: why, in a dialog the error can be read in
@@ -29,31 +32,84 @@ show_import_error (GmlWindow  *self,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+/* What the worker hands back: the file written, its questions (read into a bank
+ * of their own, unless they replace an earlier import) and how many there are. */
+typedef struct
+{
+  char            *target;
+  GmlQuestionBank *bank;
+  guint            n;
+  gboolean         replaced;
+} Imported;
+
 static void
-import_file (GmlWindow *self,
-             GFile     *file)
+imported_free (Imported *imported)
+{
+  g_free (imported->target);
+  gml_question_bank_free (imported->bank);
+  g_free (imported);
+}
+
+/* Reading, checking against every other bank and writing the result can take a
+ * while for a big file: all of it runs here, off the main loop. */
+static void
+import_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *path = g_file_get_path (file);
-  g_autofree char *target = NULL;
-  g_autofree char *name = g_file_get_basename (file);
-  g_autofree char *display = g_filename_display_name (name);
-  g_autofree char *message = NULL;
-  gboolean replaced = FALSE;
-  guint n = 0;
+  Imported *imported = g_new0 (Imported, 1);
 
-  if (path == NULL)
+  imported->target = gml_moodle_import_to_user_dir (task_data, &imported->n,
+                                                    &imported->replaced, &error);
+  if (imported->target != NULL && !imported->replaced)
     {
-      show_import_error (self, _("The file is not on this computer's file system."));
+      g_autoptr(GFile) bank = g_file_new_for_path (imported->target);
+
+      imported->bank = gml_question_bank_new ();
+      if (!gml_question_bank_load_file (imported->bank, bank, FALSE, &error))
+        g_clear_pointer (&imported->target, g_free);
+    }
+  if (imported->target == NULL)
+    {
+      imported_free (imported);
+      g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  target = gml_moodle_import_to_user_dir (path, &n, &replaced, &error);
-  if (target == NULL)
+  g_task_return_pointer (task, imported, (GDestroyNotify) imported_free);
+}
+
+static void
+imported_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GmlWindow) self = gml_weak_ref_steal (user_data);
+  g_autoptr(GError) error = NULL;
+  Imported *imported = g_task_propagate_pointer (G_TASK (result), &error);
+  g_autofree char *name = NULL;
+  g_autofree char *display = NULL;
+  g_autofree char *message = NULL;
+
+  if (source != NULL)
+    g_application_release (G_APPLICATION (source));
+  /* A window closed meanwhile has nothing to show it in; the file is written and
+   * the next start reads it. */
+  if (self == NULL)
+    {
+      g_clear_pointer (&imported, imported_free);
+      return;
+    }
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.import-questions", TRUE);
+  if (imported == NULL)
     {
       show_import_error (self, error->message);
       return;
     }
-  if (replaced)
+  name = g_path_get_basename (g_task_get_task_data (G_TASK (result)));
+  display = g_filename_display_name (name);
+  if (imported->replaced)
     {
       /* The bank in memory has the earlier import's ids: it is read again at the
        * next start, as the banks are. */
@@ -62,28 +118,52 @@ import_file (GmlWindow *self,
           g_strdup_printf (ngettext ("%u question imported from %s. It replaces the earlier import "
                                      "of that file the next time GPU Memory Lab starts.",
                                      "%u questions imported from %s. They replace the earlier "
-                                     "import of that file the next time GPU Memory Lab starts.", n),
-                           n, display);
+                                     "import of that file the next time GPU Memory Lab starts.",
+                                     imported->n),
+                           imported->n, display);
+    }
+  else if (!gml_question_bank_take_all (self->bank, imported->bank, &error))
+    {
+      imported_free (imported);
+      show_import_error (self, error->message);
+      return;
     }
   else
     {
-      g_autoptr(GFile) bank = g_file_new_for_path (target);
-
-      if (!gml_question_bank_load_file (self->bank, bank, FALSE, &error))
-        {
-          show_import_error (self, error->message);
-          return;
-        }
       _gml_window_refresh_topics (self);
       /* Translators: %u is a number of questions, %s a file name. */
       message =
           g_strdup_printf (ngettext ("%u question imported from %s: its topic is in the topic "
                                      "list.",
                                      "%u questions imported from %s: their topic is in the "
-                                     "topic list.", n),
-                           n, display);
+                                     "topic list.", imported->n),
+                           imported->n, display);
     }
+  imported_free (imported);
   _gml_window_toast (self, message);
+}
+
+static void
+import_file (GmlWindow *self,
+             GFile     *file)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  g_autoptr(GTask) task = NULL;
+  char *path = g_file_get_path (file);
+
+  if (path == NULL)
+    {
+      show_import_error (self, _("The file is not on this computer's file system."));
+      return;
+    }
+  /* One import at a time; the application stays up until the file is written. */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.import-questions", FALSE);
+  if (app != NULL)
+    g_application_hold (G_APPLICATION (app));
+  task = g_task_new (app, NULL, imported_cb, gml_weak_ref_new (self));
+  g_task_set_source_tag (task, import_file);
+  g_task_set_task_data (task, path, g_free);
+  g_task_run_in_thread (task, import_thread);
 }
 
 static void

@@ -69,6 +69,44 @@ test_load_good (void)
   g_assert_null (gml_question_bank_lookup (bank, "nope"));
 }
 
+/* An import read in a worker joins the window's bank: every question moves, or,
+ * when one id is taken, none does and both banks stay whole. */
+static void
+test_take_all (void)
+{
+  static const char *more = "{\"questions\":[" QUESTION ("q3", "") "," QUESTION ("q4", "") "]}";
+  static const char *clash = "{\"questions\":[" QUESTION ("q5", "") "," QUESTION ("q1", "") "]}";
+  g_autoptr(GmlQuestionBank) bank = gml_question_bank_new ();
+  g_autoptr(GmlQuestionBank) imported = gml_question_bank_new ();
+  g_autoptr(GmlQuestionBank) clashing = gml_question_bank_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (gml_question_bank_load_data (bank, good_bank, strlen (good_bank), "good.json",
+                                              FALSE, &error));
+  g_assert_true (gml_question_bank_load_data (imported, more, strlen (more), "more.json", FALSE,
+                                              &error));
+  g_assert_true (gml_question_bank_load_data (clashing, clash, strlen (clash), "clash.json",
+                                              FALSE, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (gml_question_bank_take_all (bank, imported, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (gml_question_bank_get_n_questions (bank), ==, 4);
+  g_assert_cmpuint (gml_question_bank_get_n_questions (imported), ==, 0);
+  g_assert_null (gml_question_bank_lookup (imported, "q3"));
+  g_assert_cmpint (gml_question_bank_index_of (bank, "q4"), ==, 3);
+  g_assert_cmpstr (gml_question_bank_lookup (bank, "q3")->origin, ==, "more.json");
+
+  g_assert_false (gml_question_bank_take_all (bank, clashing, &error));
+  g_assert_error (error, GML_BANK_ERROR, GML_BANK_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "clash.json"));
+  g_assert_nonnull (strstr (error->message, "q1"));
+  g_assert_cmpuint (gml_question_bank_get_n_questions (bank), ==, 4);
+  g_assert_null (gml_question_bank_lookup (bank, "q5"));
+  g_assert_cmpuint (gml_question_bank_get_n_questions (clashing), ==, 2);
+  g_assert_nonnull (gml_question_bank_lookup (clashing, "q5"));
+}
+
 typedef struct
 {
   const char *name;
@@ -504,6 +542,7 @@ main (int    argc,
 
   g_test_add_func ("/core/bank/load-builtin-file", test_load_builtin_file);
   g_test_add_func ("/core/bank/load-good", test_load_good);
+  g_test_add_func ("/core/bank/take-all", test_take_all);
   for (guint i = 0; i < G_N_ELEMENTS (invalid_cases); i++)
     {
       g_autofree char *name = g_strdup_printf ("/core/bank/invalid/%s", invalid_cases[i].name);

@@ -656,6 +656,41 @@ gml_question_bank_load_file (GmlQuestionBank *self,
   return gml_question_bank_load_data (self, contents, length, origin, builtin, error);
 }
 
+/* Moves every question of @other into @self, all or none: a question whose id
+ * @self already has keeps both banks as they were. A bank read in a worker (an
+ * import) joins the window's bank this way, without being parsed again. */
+gboolean
+gml_question_bank_take_all (GmlQuestionBank *self,
+                            GmlQuestionBank *other,
+                            GError         **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (other != NULL && other != self, FALSE);
+
+  for (guint i = 0; i < other->questions->len; i++)
+    {
+      const GmlQuestion *q = g_ptr_array_index (other->questions, i);
+
+      if (g_hash_table_contains (self->by_id, q->id))
+        {
+          invalid (error, q->origin, q->id, "id", "%s", _("another question already has this id"));
+          return FALSE;
+        }
+    }
+  for (guint i = 0; i < other->questions->len; i++)
+    {
+      GmlQuestion *q = g_ptr_array_index (other->questions, i);
+
+      g_ptr_array_add (self->questions, q);
+      g_hash_table_insert (self->by_id, q->id, GUINT_TO_POINTER (self->questions->len));
+    }
+  g_hash_table_remove_all (other->by_id);
+  g_ptr_array_set_free_func (other->questions, NULL);
+  g_ptr_array_set_size (other->questions, 0);
+  g_ptr_array_set_free_func (other->questions, (GDestroyNotify) gml_question_free);
+  return TRUE;
+}
+
 gboolean
 gml_question_bank_load_builtin (GmlQuestionBank *self,
                                 GError         **error)

@@ -74,6 +74,9 @@ gboolean           gml_question_bank_load_file     (GmlQuestionBank    *self,
                                                     GFile              *file,
                                                     gboolean            builtin,
                                                     GError            **error);
+gboolean           gml_question_bank_take_all      (GmlQuestionBank    *self,
+                                                    GmlQuestionBank    *other,
+                                                    GError            **error);
 gboolean           gml_question_bank_load_builtin  (GmlQuestionBank    *self,
                                                     GError            **error);
 guint              gml_question_bank_load_user_dir (GmlQuestionBank    *self,
