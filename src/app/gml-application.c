@@ -26,6 +26,8 @@ struct _GmlApplication
   GmlDevice       *device;             /* a reference, opened on first use; scenarios hold their own
                                         */
   char            *device_reason;      /* why it is simulated, or NULL */
+  guint            language_generation; /* one more at each change: a re-worded reason is
+                                         * kept only if none came since it was asked */
   GThread         *opening_thread;     /* opens the device at start-up, off the main loop */
   struct _DeviceOpening *opening;      /* its result, until taken */
   gboolean         device_awaited;     /* someone asked while it was opening: say when it is open */
@@ -330,27 +332,62 @@ apply_language (GmlApplication *self)
 }
 
 /* Why the GPU is simulated is the CUDA backend's sentence, written when the device
- * was opened: ask the driver again, in the language now in effect. The simulated
- * device itself stays (scenarios hold it); a driver that answers now is closed again
- * at once, and the backend settings decide when to switch. */
+ * was opened: ask the driver again, in the language now in effect. That is a dlopen
+ * and a cuInit (hundreds of milliseconds on a broken driver), so it runs in a
+ * worker; the windows have switched language already and get the new sentence
+ * with GmlApplication::device-changed. The simulated device itself stays
+ * (scenarios hold it); a driver that answers now is closed again at once, and the
+ * backend settings decide when to switch. */
 static void
-refresh_device_reason (GmlApplication *self)
+reprobe_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
 {
   g_autoptr(GError) error = NULL;
-  GmlDevice *probe;
+  guint64 budget = (guint64) GPOINTER_TO_SIZE (task_data) << 20;
+  GmlDevice *probe = gml_device_cuda_new (budget, &error);
 
-  if (self->device == NULL || self->device_reason == NULL)
-    return;
-  probe = gml_device_cuda_new ((guint64) g_settings_get_int (self->settings,
-                                                             "cuda-budget-mib") << 20,
-                               &error);
   if (probe != NULL)
     {
       gml_device_unref (probe);
+      g_task_return_pointer (task, NULL, NULL);
       return;
     }
+  g_task_return_pointer (task, g_strdup (error->message), g_free);
+}
+
+static void
+reprobed_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  GmlApplication *self = GML_APPLICATION (source);
+  g_autofree char *reason = g_task_propagate_pointer (G_TASK (result), NULL);
+
+  /* Asked in a language that has changed again since, or the device went: the
+   * later question answers. */
+  if (GPOINTER_TO_UINT (user_data) != self->language_generation || reason == NULL ||
+      self->device == NULL || self->device_reason == NULL ||
+      g_str_equal (reason, self->device_reason))
+    return;
   g_free (self->device_reason);
-  self->device_reason = g_strdup (error->message);
+  self->device_reason = g_steal_pointer (&reason);
+  g_signal_emit (self, signals[DEVICE_CHANGED], 0);
+}
+
+static void
+refresh_device_reason (GmlApplication *self)
+{
+  g_autoptr(GTask) task = NULL;
+  int budget_mib = g_settings_get_int (self->settings, "cuda-budget-mib");
+
+  if (self->device == NULL || self->device_reason == NULL)
+    return;
+  task = g_task_new (self, NULL, reprobed_cb, GUINT_TO_POINTER (self->language_generation));
+  g_task_set_source_tag (task, refresh_device_reason);
+  g_task_set_task_data (task, GSIZE_TO_POINTER ((gsize) MAX (budget_mib, 0)), NULL);
+  g_task_run_in_thread (task, reprobe_thread);
 }
 
 /* A new language applies at once: open windows and pictures listen to
@@ -363,8 +400,9 @@ language_setting_changed_cb (GmlApplication *self)
   apply_language (self);
   if (g_strcmp0 (previous, gml_i18n_get_language ()) == 0)
     return;
-  refresh_device_reason (self);
+  self->language_generation++;
   g_signal_emit (self, signals[LANGUAGE_CHANGED], 0, previous);
+  refresh_device_reason (self);
 }
 
 static const GActionEntry app_actions[] = {
@@ -740,7 +778,9 @@ gml_application_class_init (GmlApplicationClass *klass)
    * has let go of the old device
    * already; whoever holds scenarios built on it drops them (the old device, with
    * all its memory, is freed with the last of them) and asks
-   * gml_application_get_device() again, which opens the new one.
+   * gml_application_get_device() again, which opens the new one. Also emitted
+   * after a language change, once the driver has been asked again why the GPU is
+   * simulated: the device is the same, its reason is in the new language.
    */
   signals[DEVICE_CHANGED] = g_signal_new ("device-changed", G_TYPE_FROM_CLASS (klass),
                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);

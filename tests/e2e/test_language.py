@@ -106,6 +106,9 @@ try:
     check(True, 'the last answer is dated in the Turkish style: “Geçen sefer: yanlış (30.11.2026)”')
     app.wait_label(lambda t: t == 'Benzetilmiş GPU', 'naming the simulated GPU in Turkish')
     check(True, 'the picture’s device line is Turkish')
+    reason_tr = app.label_description('Benzetilmiş GPU') or ''
+    check(reason_tr != '' and not reason_tr.startswith('No NVIDIA driver found'),
+          f'the reason the GPU is simulated is Turkish ({reason_tr!r})')
 
     app_action('language', "<'en'>")
     wait_for(lambda: TITLE_EN in frame_names(app), 'the English window title')
@@ -113,6 +116,10 @@ try:
     check(True, 'after Language › English the date follows: “Last time: wrong (30 November 2026)”')
     app.wait_label(lambda t: t == 'Simulated GPU', 'naming the simulated GPU in English')
     check(True, 'the picture’s device line follows: “Simulated GPU”')
+    # Why it is simulated is the driver's answer, asked again (in a worker) in the new language.
+    wait_for(lambda: (app.label_description('Simulated GPU') or '').startswith('No NVIDIA driver found'),
+             f'the device line’s reason in English ({app.label_description("Simulated GPU")!r})')
+    check(True, 'the reason the GPU is simulated is asked again and read in English')
     toolkit = toolkit_strings()
     leftovers = [t for t in shown_texts(app) if TURKISH_LETTERS.search(t) and t not in toolkit]
     check(not leftovers, f'nothing Turkish is left on screen ({leftovers})')
