@@ -422,8 +422,146 @@ gml_picture_describe_full (GmlPicture *self,
   return g_strdup_printf ("%s %s", caption, picture);
 }
 
-/* Draws @draw at @width × @height into @path as @format: the one place that
- * knows how each format's surface is made and written. */
+struct _GmlExportDrawing
+{
+  cairo_surface_t *recording;
+  int              width;
+  int              height;
+};
+
+/* Draws @draw at @width × @height once, into a recording: the drawing is taken
+ * where the picture lives (the main loop, which may change it the next moment),
+ * and written anywhere after. */
+GmlExportDrawing *
+_gml_export_drawing_new (GmlExportDrawFunc  draw,
+                         gconstpointer      data,
+                         int                width,
+                         int                height)
+{
+  GmlExportDrawing *self = g_new0 (GmlExportDrawing, 1);
+  cairo_rectangle_t extents = { 0, 0, width, height };
+  cairo_t *cr;
+
+  self->width = width;
+  self->height = height;
+  self->recording = cairo_recording_surface_create (CAIRO_CONTENT_COLOR_ALPHA, &extents);
+  cr = cairo_create (self->recording);
+  draw (cr, data, width, height);
+  cairo_destroy (cr);
+  return self;
+}
+
+void
+gml_export_drawing_free (GmlExportDrawing *self)
+{
+  if (self == NULL)
+    return;
+  cairo_surface_destroy (self->recording);
+  g_free (self);
+}
+
+/* Cairo's stream surfaces write through this: the file's GIO stream, keeping the
+ * first error (GLib's, translated) for the message. */
+typedef struct
+{
+  GOutputStream *stream;
+  GError        *error;
+} ExportSink;
+
+static cairo_status_t
+sink_write (void                *closure,
+            const unsigned char *data,
+            unsigned int         length)
+{
+  ExportSink *sink = closure;
+
+  if (sink->error != NULL)
+    return CAIRO_STATUS_WRITE_ERROR;
+  if (!g_output_stream_write_all (sink->stream, data, length, NULL, NULL, &sink->error))
+    return CAIRO_STATUS_WRITE_ERROR;
+  return CAIRO_STATUS_SUCCESS;
+}
+
+/* Writes the drawing into @path as @format: the one place that knows how each
+ * format's surface is made and written. The file is replaced whole or not at all
+ * (GIO writes a temporary file and renames it), so a failed export never leaves
+ * half a picture, nor destroys the file it was to replace. It touches nothing but
+ * the drawing, so a worker may call it (PNG compression and the disk take the
+ * time). */
+gboolean
+gml_export_drawing_write (GmlExportDrawing *self,
+                          const char       *path,
+                          GmlExportFormat   format,
+                          GError          **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileOutputStream) stream = NULL;
+  g_autoptr(GCancellable) abandon = NULL;
+  g_autoptr(GError) local_error = NULL;
+  ExportSink sink = { NULL, NULL };
+  cairo_surface_t *surface;
+  cairo_status_t status;
+  cairo_t *cr;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  /* GLib's message names the file already. */
+  stream = g_file_replace (file, NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION, NULL, error);
+  if (stream == NULL)
+    return FALSE;
+  sink.stream = G_OUTPUT_STREAM (stream);
+
+  status = cairo_surface_status (self->recording);
+  switch (format)
+    {
+    case GML_EXPORT_SVG:
+      surface = cairo_svg_surface_create_for_stream (sink_write, &sink, self->width, self->height);
+      break;
+    case GML_EXPORT_PDF:
+      surface = cairo_pdf_surface_create_for_stream (sink_write, &sink, self->width, self->height);
+      break;
+    case GML_EXPORT_PNG:
+    default:
+      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, self->width, self->height);
+      break;
+    }
+  cr = cairo_create (surface);
+  cairo_set_source_surface (cr, self->recording, 0, 0);
+  cairo_paint (cr);
+  if (status == CAIRO_STATUS_SUCCESS)
+    status = cairo_status (cr);
+  cairo_destroy (cr);
+  if (status == CAIRO_STATUS_SUCCESS && format == GML_EXPORT_PNG)
+    status = cairo_surface_write_to_png_stream (surface, sink_write, &sink);
+  cairo_surface_finish (surface);
+  if (status == CAIRO_STATUS_SUCCESS)
+    status = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+
+  if (sink.error != NULL)
+    local_error = g_steal_pointer (&sink.error);
+  else if (status != CAIRO_STATUS_SUCCESS)
+    local_error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_FAILED,
+                                       cairo_status_to_string (status));
+  else if (g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, &local_error))
+    return TRUE;
+
+  /* Closed with a cancelled cancellable, the temporary file goes and the old
+   * file, if any, stays. */
+  abandon = g_cancellable_new ();
+  g_cancellable_cancel (abandon);
+  g_output_stream_close (G_OUTPUT_STREAM (stream), abandon, NULL);
+  {
+    g_autofree char *display = g_filename_display_name (path);
+
+    /* Translators: the first %s is the file, the second the reason. */
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not write “%s”: %s"), display,
+                 local_error->message);
+  }
+  return FALSE;
+}
+
+/* Draws and writes at once (the command line's export). */
 gboolean
 _gml_render_export (GmlExportDrawFunc  draw,
                     gconstpointer      data,
@@ -433,42 +571,11 @@ _gml_render_export (GmlExportDrawFunc  draw,
                     int                height,
                     GError           **error)
 {
-  cairo_surface_t *surface;
-  cairo_t *cr;
-  cairo_status_t status;
+  GmlExportDrawing *drawing = _gml_export_drawing_new (draw, data, width, height);
+  gboolean ok = gml_export_drawing_write (drawing, path, format, error);
 
-  switch (format)
-    {
-    case GML_EXPORT_SVG:
-      surface = cairo_svg_surface_create (path, width, height);
-      break;
-    case GML_EXPORT_PDF:
-      surface = cairo_pdf_surface_create (path, width, height);
-      break;
-    case GML_EXPORT_PNG:
-    default:
-      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
-      break;
-    }
-  cr = cairo_create (surface);
-  draw (cr, data, width, height);
-  status = cairo_status (cr);
-  cairo_destroy (cr);
-  if (status == CAIRO_STATUS_SUCCESS && format == GML_EXPORT_PNG)
-    status = cairo_surface_write_to_png (surface, path);
-  cairo_surface_finish (surface);
-  if (status == CAIRO_STATUS_SUCCESS)
-    status = cairo_surface_status (surface);
-  cairo_surface_destroy (surface);
-
-  if (status != CAIRO_STATUS_SUCCESS)
-    {
-      /* Translators: %s is the file, the second %s cairo's reason. */
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not write “%s”: %s"), path,
-                   cairo_status_to_string (status));
-      return FALSE;
-    }
-  return TRUE;
+  gml_export_drawing_free (drawing);
+  return ok;
 }
 
 typedef struct
@@ -502,6 +609,18 @@ gml_picture_export (GmlPicture            *self,
   PictureExport e = { self, view, style };
 
   return _gml_render_export (draw_picture, &e, path, format, width, height, error);
+}
+
+GmlExportDrawing *
+gml_picture_draw_for_export (GmlPicture           *self,
+                             GmlView               view,
+                             const GmlRenderStyle *style,
+                             int                   width,
+                             int                   height)
+{
+  PictureExport e = { self, view, style };
+
+  return _gml_export_drawing_new (draw_picture, &e, width, height);
 }
 
 gboolean

@@ -172,6 +172,10 @@ typedef void (*GmlExportDrawFunc) (cairo_t       *cr,
                                    gconstpointer  data,
                                    int            width,
                                    int            height);
+GmlExportDrawing *_gml_export_drawing_new (GmlExportDrawFunc  draw,
+                                           gconstpointer      data,
+                                           int                width,
+                                           int                height);
 gboolean _gml_render_export (GmlExportDrawFunc  draw,
                              gconstpointer      data,
                              const char        *path,

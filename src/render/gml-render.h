@@ -421,6 +421,22 @@ const char  *gml_export_format_extension (GmlExportFormat     format);
 char        *gml_export_path_for_format (const char           *path,
                                          GmlExportFormat       chosen,
                                          GmlExportFormat      *format);
+/* A picture drawn once, to be written to a file later, in any thread: the
+ * window draws it on the main loop and writes it in a worker. */
+typedef struct _GmlExportDrawing GmlExportDrawing;
+
+GmlExportDrawing *gml_picture_draw_for_export (GmlPicture           *self,
+                                               GmlView               view,
+                                               const GmlRenderStyle *style,
+                                               int                   width,
+                                               int                   height);
+gboolean     gml_export_drawing_write   (GmlExportDrawing     *self,
+                                         const char           *path,
+                                         GmlExportFormat       format,
+                                         GError              **error);
+void         gml_export_drawing_free    (GmlExportDrawing     *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlExportDrawing, gml_export_drawing_free)
+
 /* Writes the picture to @path (PNG pixels; SVG and PDF in points). */
 gboolean     gml_picture_export         (GmlPicture           *self,
                                          GmlView               view,

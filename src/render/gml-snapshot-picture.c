@@ -1171,6 +1171,18 @@ gml_snapshot_picture_export (GmlSnapshotPicture   *self,
   return _gml_render_export (draw_snapshot, &e, path, format, width, height, error);
 }
 
+GmlExportDrawing *
+gml_snapshot_picture_draw_for_export (GmlSnapshotPicture   *self,
+                                      GmlSnapshotView       view,
+                                      const GmlRenderStyle *style,
+                                      int                   width,
+                                      int                   height)
+{
+  SnapshotExport e = { self, view, style };
+
+  return _gml_export_drawing_new (draw_snapshot, &e, width, height);
+}
+
 const GmlSnapshotLayoutBlock *
 gml_snapshot_picture_block_at (GmlSnapshotPicture   *self,
                                const GmlRenderStyle *style,

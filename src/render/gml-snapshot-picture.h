@@ -93,6 +93,11 @@ void                gml_render_snapshot               (cairo_t              *cr,
  * how many block sizes are estimated, the oom there. */
 char               *gml_snapshot_picture_describe     (GmlSnapshotPicture   *self,
                                                        GmlSnapshotView       view);
+GmlExportDrawing   *gml_snapshot_picture_draw_for_export (GmlSnapshotPicture   *self,
+                                                          GmlSnapshotView       view,
+                                                          const GmlRenderStyle *style,
+                                                          int                   width,
+                                                          int                   height);
 gboolean            gml_snapshot_picture_export       (GmlSnapshotPicture   *self,
                                                        GmlSnapshotView       view,
                                                        const GmlRenderStyle *style,

@@ -1093,6 +1093,111 @@ test_export_path (void)
   g_assert_cmpstr (gml_export_format_extension (GML_EXPORT_PNG), ==, ".png");
 }
 
+/* How many pixels of @a and @b differ (both W × H ARGB32). */
+static guint
+count_different (cairo_surface_t *a,
+                 cairo_surface_t *b)
+{
+  guint n = 0;
+
+  cairo_surface_flush (a);
+  cairo_surface_flush (b);
+  for (int y = 0; y < H; y++)
+    {
+      const guint32 *ra = (const guint32 *) (cairo_image_surface_get_data (a) +
+                                             y * cairo_image_surface_get_stride (a));
+      const guint32 *rb = (const guint32 *) (cairo_image_surface_get_data (b) +
+                                             y * cairo_image_surface_get_stride (b));
+
+      for (int x = 0; x < W; x++)
+        n += ra[x] != rb[x];
+    }
+  return n;
+}
+
+static gpointer
+write_drawing_thread (gpointer data)
+{
+  const char * const *args = data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (gml_export_drawing_write ((GmlExportDrawing *) args[0], args[1], GML_EXPORT_PNG,
+                                           &error));
+  g_assert_no_error (error);
+  return NULL;
+}
+
+/* The window draws a picture for export on the main loop and writes it in a
+ * worker: what is written is the picture as it was drawn (the step it showed,
+ * pixel for pixel what the screen's renderer draws), even when the picture has
+ * moved on before the file is written, and whichever thread writes it. */
+static void
+test_export_drawing (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gml-render-XXXXXX", NULL);
+  g_autofree char *png = g_build_filename (dir, "drawing.png", NULL);
+  g_autofree char *bad = g_build_filename (dir, "no-such-folder", "drawing.png", NULL);
+  g_autoptr(GmlExportDrawing) drawing = NULL;
+  g_autoptr(GError) error = NULL;
+  cairo_surface_t *written;
+  cairo_surface_t *later;
+  GmlRenderStyle style;
+  GThread *thread;
+  Fixture f = { 0 };
+  cairo_t *cr;
+
+  gml_render_style_init (&style, GML_THEME_LIGHT);
+  fixture_open (&f, "fragmentation", 1);
+  cr = cairo_create (f.surface);
+  gml_render_picture (cr, f.picture, GML_VIEW_MEMORY_MAP, &style, W, H);
+  cairo_destroy (cr);
+  drawing = gml_picture_draw_for_export (f.picture, GML_VIEW_MEMORY_MAP, &style, W, H);
+
+  /* The picture moves on before the file is written. */
+  gml_picture_set_step (f.picture, gml_scenario_get_n_steps (f.scenario) - 1);
+  later = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, W, H);
+  cr = cairo_create (later);
+  gml_render_picture (cr, f.picture, GML_VIEW_MEMORY_MAP, &style, W, H);
+  cairo_destroy (cr);
+
+  thread = g_thread_new ("export", write_drawing_thread, (gpointer) (const char *[]) {
+                           (const char *) drawing, png });
+  g_thread_join (thread);
+
+  written = cairo_image_surface_create_from_png (png);
+  g_assert_cmpint (cairo_surface_status (written), ==, CAIRO_STATUS_SUCCESS);
+  g_assert_cmpint (cairo_image_surface_get_width (written), ==, W);
+  g_assert_cmpint (cairo_image_surface_get_height (written), ==, H);
+  g_assert_cmpuint (count_different (written, f.surface), ==, 0);
+  g_assert_cmpuint (count_different (written, later), >, 100);
+
+  /* A file that cannot be written says so, naming it. */
+  g_assert_false (gml_export_drawing_write (drawing, bad, GML_EXPORT_PNG, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "no-such-folder"));
+
+  /* A picture that cannot be made (wider than an image may be) leaves the file it
+   * was to replace as it was: the file is replaced whole or not at all. */
+  {
+    g_autoptr(GmlExportDrawing) huge = gml_picture_draw_for_export (f.picture, GML_VIEW_MEMORY_MAP,
+                                                                     &style, 40000, 100);
+    g_autofree char *contents = NULL;
+    g_autoptr(GError) huge_error = NULL;
+
+    g_assert_true (g_file_set_contents (png, "old", -1, NULL));
+    g_assert_false (gml_export_drawing_write (huge, png, GML_EXPORT_PNG, &huge_error));
+    g_assert_error (huge_error, G_IO_ERROR, G_IO_ERROR_FAILED);
+    g_assert_true (g_file_get_contents (png, &contents, NULL, NULL));
+    g_assert_cmpstr (contents, ==, "old");
+  }
+
+  cairo_surface_destroy (written);
+  cairo_surface_destroy (later);
+  fixture_close (&f);
+  g_unlink (png);
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1121,6 +1226,7 @@ main (int    argc,
   g_test_add_func ("/render/checkpointing/layers", test_checkpointing_layers);
   g_test_add_func ("/render/descriptions", test_descriptions);
   g_test_add_func ("/render/export/path", test_export_path);
+  g_test_add_func ("/render/export/drawing", test_export_drawing);
   g_test_add_func ("/render/cli/files", test_cli_files);
   g_test_add_func ("/render/cli/errors", test_cli_errors);
 

@@ -545,12 +545,18 @@ step_scale_changed_cb (GmlScenarioPanel *self,
 }
 
 static void
+export_failed (GtkWidget  *owner,
+               const char *message)
+{
+  g_signal_emit (owner, signals[MESSAGE], 0, message);
+}
+
+static void
 export_response_cb (GmlScenarioPanel     *self,
                     int                   response,
                     GtkFileChooserNative *chooser)
 {
   g_autofree char *path = NULL;
-  g_autoptr(GError) error = NULL;
   GmlRenderStyle style;
   GmlExportFormat format;
   gboolean confirmed = FALSE;
@@ -566,16 +572,14 @@ export_response_cb (GmlScenarioPanel     *self,
   if (path != NULL)
     {
       gml_picture_view_get_style (self->picture_view, &style);
-      /* Slides are wider than the side panel: a fixed 1280×800 picture. */
-      if (!gml_picture_export (self->picture, gml_picture_view_get_view (self->picture_view),
-                               &style,
-                               path, format, 1280, 800, &error))
-        {
-          g_autofree char *message = g_strdup_printf (_("The picture could not be exported: %s"),
-                                                      error->message);
-
-          g_signal_emit (self, signals[MESSAGE], 0, message);
-        }
+      /* Slides are wider than the side panel: a fixed 1280×800 picture, drawn
+       * now (the picture is the main loop's) and written in a worker. */
+      gml_export_chooser_write (GTK_WIDGET (self),
+                                gml_picture_draw_for_export (self->picture,
+                                                             gml_picture_view_get_view (
+                                                                 self->picture_view),
+                                                             &style, 1280, 800),
+                                path, format, export_failed);
     }
   g_clear_object (&self->chooser);
 }

@@ -1067,12 +1067,18 @@ cancel_action (GtkWidget  *widget,
 }
 
 static void
+export_failed (GtkWidget  *owner,
+               const char *message)
+{
+  g_signal_emit (owner, signals[MESSAGE], 0, message);
+}
+
+static void
 export_response_cb (GmlSnapshotPage      *self,
                     int                   response,
                     GtkFileChooserNative *chooser)
 {
   g_autofree char *path = NULL;
-  g_autoptr(GError) error = NULL;
   GmlRenderStyle style;
   GmlExportFormat format;
   gboolean confirmed = FALSE;
@@ -1088,16 +1094,13 @@ export_response_cb (GmlSnapshotPage      *self,
   if (path != NULL)
     {
       gml_snapshot_canvas_get_style (self->canvas, &style);
-      /* Slides: a fixed 1280×800 picture, whatever the window's size. */
-      if (!gml_snapshot_picture_export (gml_snapshot_document_get_picture (self->document),
-                                        gml_snapshot_canvas_get_view (self->canvas), &style,
-                                        path, format, 1280, 800, &error))
-        {
-          g_autofree char *message = g_strdup_printf (_("The picture could not be exported: %s"),
-                                                      error->message);
-
-          g_signal_emit (self, signals[MESSAGE], 0, message);
-        }
+      /* Slides: a fixed 1280×800 picture, whatever the window's size; drawn now
+       * (the picture is the main loop's) and written in a worker. */
+      gml_export_chooser_write (GTK_WIDGET (self),
+                                gml_snapshot_picture_draw_for_export (
+                                    gml_snapshot_document_get_picture (self->document),
+                                    gml_snapshot_canvas_get_view (self->canvas), &style, 1280, 800),
+                                path, format, export_failed);
     }
   g_clear_object (&self->chooser);
 }

@@ -16,6 +16,7 @@
 #include "gml-i18n.h"
 
 #include "gml-export-chooser.h"
+#include "gml-weak-ref.h"
 
 static const struct {
   GmlExportFormat  format;
@@ -105,4 +106,82 @@ gml_export_chooser_get_path (GtkFileChooserNative *chooser,
     gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), basename);
   }
   return written;
+}
+
+typedef struct
+{
+  GmlExportDrawing   *drawing;
+  char               *path;
+  GmlExportFormat     format;
+  GmlExportFailedFunc failed;
+} ExportJob;
+
+static void
+export_job_free (ExportJob *job)
+{
+  gml_export_drawing_free (job->drawing);
+  g_free (job->path);
+  g_free (job);
+}
+
+static void
+write_thread (GTask        *task,
+              gpointer      source_object,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  ExportJob *job = task_data;
+  GError *error = NULL;
+
+  if (gml_export_drawing_write (job->drawing, job->path, job->format, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+written_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GtkWidget) owner = gml_weak_ref_steal (user_data);
+  g_autoptr(GError) error = NULL;
+  ExportJob *job = g_task_get_task_data (G_TASK (result));
+
+  if (source != NULL)
+    g_application_release (G_APPLICATION (source));
+  if (!g_task_propagate_boolean (G_TASK (result), &error) && owner != NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("The picture could not be exported: %s"),
+                                                  error->message);
+
+      job->failed (owner, message);
+    }
+}
+
+/* Writes @drawing (drawn on the main loop, taken) to @path in a worker: PNG
+ * compression and a slow disk do not hold the window. The application stays up
+ * until the file is written; @failed is called with a translated sentence if it
+ * could not be, unless @owner has gone by then. */
+void
+gml_export_chooser_write (GtkWidget          *owner,
+                          GmlExportDrawing   *drawing,
+                          const char         *path,
+                          GmlExportFormat     format,
+                          GmlExportFailedFunc failed)
+{
+  GApplication *app = g_application_get_default ();
+  ExportJob *job = g_new0 (ExportJob, 1);
+  g_autoptr(GTask) task = NULL;
+
+  job->drawing = drawing;
+  job->path = g_strdup (path);
+  job->format = format;
+  job->failed = failed;
+  if (app != NULL)
+    g_application_hold (app);
+  task = g_task_new (app, NULL, written_cb, gml_weak_ref_new (owner));
+  g_task_set_source_tag (task, gml_export_chooser_write);
+  g_task_set_task_data (task, job, (GDestroyNotify) export_job_free);
+  g_task_run_in_thread (task, write_thread);
 }

@@ -18,4 +18,14 @@ char                 *gml_export_chooser_get_path (GtkFileChooserNative *chooser
                                                    GmlExportFormat      *format,
                                                    gboolean             *confirmed);
 
+/* @message is translated: "The picture could not be exported: …". */
+typedef void (*GmlExportFailedFunc) (GtkWidget  *owner,
+                                     const char *message);
+
+void                  gml_export_chooser_write    (GtkWidget            *owner,
+                                                   GmlExportDrawing     *drawing,
+                                                   const char           *path,
+                                                   GmlExportFormat       format,
+                                                   GmlExportFailedFunc   failed);
+
 G_END_DECLS
