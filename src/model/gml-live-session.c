@@ -22,7 +22,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -76,6 +75,8 @@ struct _GmlLiveSession
   int                  child_status;
   int                  child_signal;
   GSocketService      *service;          /* for the program the session started */
+  GByteArray          *outgoing;         /* requests the socket has not taken yet */
+  GSource             *out_source;       /* says when it has room for them */
   char                *socket_path;
   GCancellable        *cancellable;
   GMainContext        *context;
@@ -634,35 +635,85 @@ read_thread (gpointer data)
 /* ------------------------------------------------------------------------- */
 /* Starting                                                                  */
 
+/* Sends what is queued, as far as the socket takes it now; the rest goes when
+ * there is room (a program busy in a long step reads its requests late). Never
+ * waits: this runs on the main loop. */
+static gboolean flush_outgoing (GmlLiveSession *self);
+
+static gboolean
+socket_writable_cb (GSocket      *socket,
+                    GIOCondition  condition,
+                    gpointer      user_data)
+{
+  GmlLiveSession *self = user_data;
+
+  g_clear_pointer (&self->out_source, g_source_unref);
+  if (condition & (G_IO_ERR | G_IO_HUP | G_IO_NVAL))
+    {
+      /* The reader sees the connection end and says so. */
+      g_byte_array_set_size (self->outgoing, 0);
+      return G_SOURCE_REMOVE;
+    }
+  flush_outgoing (self);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+flush_outgoing (GmlLiveSession *self)
+{
+  gboolean ok = TRUE;
+  int fd;
+
+  g_mutex_lock (&self->lock);
+  fd = self->socket != NULL && !g_socket_is_closed (self->socket)
+           ? g_socket_get_fd (self->socket) : -1;
+  g_mutex_unlock (&self->lock);
+
+  while (fd >= 0 && self->outgoing->len > 0)
+    {
+      ssize_t n = send (fd, self->outgoing->data, self->outgoing->len,
+                        MSG_NOSIGNAL | MSG_DONTWAIT);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        {
+          if (self->out_source == NULL)
+            {
+              self->out_source = g_socket_create_source (self->socket, G_IO_OUT, NULL);
+              g_source_set_callback (self->out_source, G_SOURCE_FUNC (socket_writable_cb), self,
+                                     NULL);
+              g_source_attach (self->out_source, self->context);
+            }
+          return TRUE;
+        }
+      if (n <= 0)
+        {
+          ok = FALSE;
+          break;
+        }
+      g_byte_array_remove_range (self->outgoing, 0, (guint) n);
+    }
+  if (fd < 0)
+    ok = FALSE;
+  if (!ok)
+    g_byte_array_set_size (self->outgoing, 0);
+  return ok;
+}
+
+/* Queues @line for the probe and sends what the socket takes now. FALSE when
+ * there is no connection, it broke, or the probe has not read the requests
+ * already queued (GML_LIVE_MAX_OUTGOING bytes of them). */
 static gboolean
 send_line (GmlLiveSession *self,
            const char     *line)
 {
-  gsize length = strlen (line), sent = 0;
-  int fd;
+  gsize length = strlen (line);
 
-  g_mutex_lock (&self->lock);
-  fd = self->socket != NULL ? g_socket_get_fd (self->socket) : -1;
-  while (fd >= 0 && sent < length)
-    {
-      ssize_t n = send (fd, line + sent, length - sent, MSG_NOSIGNAL);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      /* GSocket keeps its descriptor non-blocking: wait a little for room. */
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-        {
-          struct pollfd pfd = { fd, POLLOUT, 0 };
-
-          if (poll (&pfd, 1, 1000) > 0)
-            continue;
-        }
-      if (n <= 0)
-        break;
-      sent += (gsize) n;
-    }
-  g_mutex_unlock (&self->lock);
-  return sent == length;
+  if (self->outgoing->len + length > GML_LIVE_MAX_OUTGOING)
+    return FALSE;
+  g_byte_array_append (self->outgoing, (const guint8 *) line, (guint) length);
+  return flush_outgoing (self);
 }
 
 static void
@@ -696,6 +747,7 @@ static void
 gml_live_session_init (GmlLiveSession *self)
 {
   g_mutex_init (&self->lock);
+  self->outgoing = g_byte_array_new ();
   self->transfers = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, transfer_free);
   self->cancellable = g_cancellable_new ();
   self->context = g_main_context_ref_thread_default ();
@@ -1062,6 +1114,11 @@ gml_live_session_close (GmlLiveSession *self)
   g_cancellable_cancel (self->cancellable);
   gml_probe_unlisten (self->service, self->socket_path);
   g_clear_object (&self->service);
+  if (self->out_source != NULL)
+    {
+      g_source_destroy (self->out_source);
+      g_clear_pointer (&self->out_source, g_source_unref);
+    }
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1091,6 +1148,7 @@ gml_live_session_finalize (GObject *object)
   GmlLiveSession *self = GML_LIVE_SESSION (object);
 
   g_clear_object (&self->socket);
+  g_clear_pointer (&self->outgoing, g_byte_array_unref);
   g_clear_pointer (&self->transfers, g_hash_table_unref);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->context, g_main_context_unref);

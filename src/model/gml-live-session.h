@@ -54,6 +54,8 @@ typedef struct
 
 /* The entries the live trace keeps, like PyTorch's ring buffer (max_entries). */
 #define GML_LIVE_MAX_ENTRIES 200000
+/* Requests to the probe not yet taken by its socket (each is a short line). */
+#define GML_LIVE_MAX_OUTGOING (64 * 1024)
 
 GmlLiveSession      *gml_live_session_new_for_command    (const char * const *argv,
                                                           double              interval,
