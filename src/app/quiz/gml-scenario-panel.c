@@ -551,37 +551,30 @@ export_failed (GtkWidget  *owner,
   g_signal_emit (owner, signals[MESSAGE], 0, message);
 }
 
+/* The picture as shown, at the export's size. */
+static GmlExportDrawing *
+draw_for_export (GtkWidget *owner,
+                 int        width,
+                 int        height)
+{
+  GmlScenarioPanel *self = GML_SCENARIO_PANEL (owner);
+  GmlRenderStyle style;
+
+  if (self->picture == NULL)
+    return NULL;
+  gml_picture_view_get_style (self->picture_view, &style);
+  return gml_picture_draw_for_export (self->picture, gml_picture_view_get_view (self->picture_view),
+                                      &style, width, height);
+}
+
 static void
 export_response_cb (GmlScenarioPanel     *self,
                     int                   response,
                     GtkFileChooserNative *chooser)
 {
-  g_autofree char *path = NULL;
-  GmlRenderStyle style;
-  GmlExportFormat format;
-  gboolean confirmed = FALSE;
-
-  if (response == GTK_RESPONSE_ACCEPT && self->picture != NULL)
-    path = gml_export_chooser_get_path (chooser, &format, &confirmed);
-  if (path != NULL && !confirmed)
-    {
-      /* The name the format completed exists: the dialog asks before replacing it. */
-      gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
-      return;
-    }
-  if (path != NULL)
-    {
-      gml_picture_view_get_style (self->picture_view, &style);
-      /* Slides are wider than the side panel: a fixed 1280×800 picture, drawn
-       * now (the picture is the main loop's) and written in a worker. */
-      gml_export_chooser_write (GTK_WIDGET (self),
-                                gml_picture_draw_for_export (self->picture,
-                                                             gml_picture_view_get_view (
-                                                                 self->picture_view),
-                                                             &style, 1280, 800),
-                                path, format, export_failed);
-    }
-  g_clear_object (&self->chooser);
+  if (gml_export_chooser_respond (chooser, response, GTK_WIDGET (self), draw_for_export,
+                                  export_failed))
+    g_clear_object (&self->chooser);
 }
 
 static void

@@ -1073,36 +1073,31 @@ export_failed (GtkWidget  *owner,
   g_signal_emit (owner, signals[MESSAGE], 0, message);
 }
 
+/* The picture as shown, at the export's size. */
+static GmlExportDrawing *
+draw_for_export (GtkWidget *owner,
+                 int        width,
+                 int        height)
+{
+  GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (owner);
+  GmlRenderStyle style;
+
+  if (self->document == NULL)
+    return NULL;
+  gml_snapshot_canvas_get_style (self->canvas, &style);
+  return gml_snapshot_picture_draw_for_export (gml_snapshot_document_get_picture (self->document),
+                                               gml_snapshot_canvas_get_view (self->canvas), &style,
+                                               width, height);
+}
+
 static void
 export_response_cb (GmlSnapshotPage      *self,
                     int                   response,
                     GtkFileChooserNative *chooser)
 {
-  g_autofree char *path = NULL;
-  GmlRenderStyle style;
-  GmlExportFormat format;
-  gboolean confirmed = FALSE;
-
-  if (response == GTK_RESPONSE_ACCEPT && self->document != NULL)
-    path = gml_export_chooser_get_path (chooser, &format, &confirmed);
-  if (path != NULL && !confirmed)
-    {
-      /* The name the format completed exists: the dialog asks before replacing it. */
-      gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
-      return;
-    }
-  if (path != NULL)
-    {
-      gml_snapshot_canvas_get_style (self->canvas, &style);
-      /* Slides: a fixed 1280×800 picture, whatever the window's size; drawn now
-       * (the picture is the main loop's) and written in a worker. */
-      gml_export_chooser_write (GTK_WIDGET (self),
-                                gml_snapshot_picture_draw_for_export (
-                                    gml_snapshot_document_get_picture (self->document),
-                                    gml_snapshot_canvas_get_view (self->canvas), &style, 1280, 800),
-                                path, format, export_failed);
-    }
-  g_clear_object (&self->chooser);
+  if (gml_export_chooser_respond (chooser, response, GTK_WIDGET (self), draw_for_export,
+                                  export_failed))
+    g_clear_object (&self->chooser);
 }
 
 static void

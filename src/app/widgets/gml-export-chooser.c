@@ -73,10 +73,10 @@ gml_export_chooser_new (GtkWidget  *parent,
 /* After the dialog was accepted: the file to write and its format. When the
  * name needed an extension and a file of that name exists, *confirmed is FALSE
  * and the dialog now offers that name: show it again and wait for its answer. */
-char *
-gml_export_chooser_get_path (GtkFileChooserNative *chooser,
-                             GmlExportFormat      *format,
-                             gboolean             *confirmed)
+static char *
+chosen_path (GtkFileChooserNative *chooser,
+             GmlExportFormat      *format,
+             gboolean             *confirmed)
 {
   g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
   GtkFileFilter *filter = gtk_file_chooser_get_filter (GTK_FILE_CHOOSER (chooser));
@@ -163,7 +163,7 @@ written_cb (GObject      *source,
  * compression and a slow disk do not hold the window. The application stays up
  * until the file is written; @failed is called with a translated sentence if it
  * could not be, unless @owner has gone by then. */
-void
+static void
 gml_export_chooser_write (GtkWidget          *owner,
                           GmlExportDrawing   *drawing,
                           const char         *path,
@@ -184,4 +184,34 @@ gml_export_chooser_write (GtkWidget          *owner,
   g_task_set_source_tag (task, gml_export_chooser_write);
   g_task_set_task_data (task, job, (GDestroyNotify) export_job_free);
   g_task_run_in_thread (task, write_thread);
+}
+
+/* The dialog's answer: on Export, the owner's picture drawn now by @draw (on the
+ * main loop, where the picture lives; slides are a fixed 1280×800, whatever the
+ * window's size) and written in a worker. TRUE when the dialog is done with;
+ * FALSE when it is shown again, to ask before replacing the file the format's
+ * extension named. */
+gboolean
+gml_export_chooser_respond (GtkFileChooserNative *chooser,
+                            int                   response,
+                            GtkWidget            *owner,
+                            GmlExportDrawForFunc  draw,
+                            GmlExportFailedFunc   failed)
+{
+  g_autofree char *path = NULL;
+  GmlExportDrawing *drawing;
+  GmlExportFormat format;
+  gboolean confirmed = FALSE;
+
+  if (response != GTK_RESPONSE_ACCEPT)
+    return TRUE;
+  path = chosen_path (chooser, &format, &confirmed);
+  if (path != NULL && !confirmed)
+    {
+      gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+      return FALSE;
+    }
+  if (path != NULL && (drawing = draw (owner, 1280, 800)) != NULL)
+    gml_export_chooser_write (owner, drawing, path, format, failed);
+  return TRUE;
 }

@@ -14,18 +14,20 @@ G_BEGIN_DECLS
 
 GtkFileChooserNative *gml_export_chooser_new      (GtkWidget            *parent,
                                                    const char           *stem);
-char                 *gml_export_chooser_get_path (GtkFileChooserNative *chooser,
-                                                   GmlExportFormat      *format,
-                                                   gboolean             *confirmed);
 
 /* @message is translated: "The picture could not be exported: …". */
 typedef void (*GmlExportFailedFunc) (GtkWidget  *owner,
                                      const char *message);
 
-void                  gml_export_chooser_write    (GtkWidget            *owner,
-                                                   GmlExportDrawing     *drawing,
-                                                   const char           *path,
-                                                   GmlExportFormat       format,
+/* The owner's picture as it is shown, at @width × @height, or NULL if it has none. */
+typedef GmlExportDrawing *(*GmlExportDrawForFunc) (GtkWidget *owner,
+                                                   int        width,
+                                                   int        height);
+
+gboolean              gml_export_chooser_respond  (GtkFileChooserNative *chooser,
+                                                   int                   response,
+                                                   GtkWidget            *owner,
+                                                   GmlExportDrawForFunc  draw,
                                                    GmlExportFailedFunc   failed);
 
 G_END_DECLS
