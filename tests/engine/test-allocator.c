@@ -793,6 +793,69 @@ test_trace_many_events (void)
   assert_consistent (a);
 }
 
+/* A run of @rounds allocations of @size and small ones, and their frees. */
+static GmlAllocator *
+run_rounds (GmlDevice *device,
+            guint      rounds,
+            guint64    size)
+{
+  GmlAllocator *a = gml_allocator_new (device, NULL);
+
+  for (guint i = 0; i < rounds; i++)
+    {
+      gint32 keep = -1, tmp = -1;
+
+      g_assert_true (gml_allocator_malloc (a, 1 * KiB, 0, "keep", GML_CATEGORY_NONE, &keep, NULL));
+      g_assert_true (gml_allocator_malloc (a, size, 0, NULL, GML_CATEGORY_NONE, &tmp, NULL));
+      g_assert_true (gml_allocator_free (a, tmp, NULL));
+      g_assert_true (gml_allocator_free (a, keep, NULL));
+    }
+  return a;
+}
+
+/* A freed trace's chunks go to the next trace instead of back to the kernel
+ * (which would zero them again): the next trace takes them, and reads back only
+ * its own events, none of the earlier trace's. */
+static void
+test_trace_chunks_reused (void)
+{
+  g_autoptr(GmlDevice) device = gml_device_sim_new (0, 0);
+  GmlAllocator *first = run_rounds (device, 40000, 3 * MiB);
+  g_autoptr(GmlAllocator) second = NULL;
+  gsize n_first = gml_trace_get_n_events (gml_allocator_get_trace (first));
+  guint spare_before = _gml_trace_n_spare_chunks ();
+  guint spare_after;
+  GmlTrace *trace;
+  gsize n;
+
+  g_assert_cmpuint (n_first, >, 3 * 52428);
+  gml_allocator_destroy (first);
+  spare_after = _gml_trace_n_spare_chunks ();
+  /* The first chunk is an ordinary array; the three or more after it are kept. */
+  g_assert_cmpuint (spare_after, >=, MIN (spare_before + 3, 40));
+
+  second = run_rounds (device, 30000, 5 * MiB);
+  trace = gml_allocator_get_trace (second);
+  n = gml_trace_get_n_events (trace);
+  g_assert_cmpuint (n, >, 2 * 52428);
+  g_assert_cmpuint (_gml_trace_n_spare_chunks (), <, spare_after);
+  for (gsize i = 0; i < n; i++)
+    {
+      const GmlTraceEvent *ev = gml_trace_get_event (trace, i);
+
+      g_assert_cmpint (ev->kind, <, GML_N_EVENT_KINDS);
+      if (ev->kind == GML_EVENT_ALLOC)
+        g_assert_true (ev->requested_size == 5 * MiB || ev->requested_size == 1 * KiB);
+    }
+  {
+    g_autoptr(GmlMemState) state = gml_trace_state_at (trace, n);
+
+    g_assert_cmpuint (gml_mem_state_get_stats (state)->allocated_bytes[GML_STAT_ALL].current, ==,
+                      stat (second, "allocated_bytes.all.current"));
+  }
+  assert_consistent (second);
+}
+
 /* Best fit: the smallest free block on the stream, the lowest address on ties. */
 static void
 test_best_fit (void)
@@ -1333,6 +1396,7 @@ main (int   argc,
   g_test_add_func ("/engine/device/backend-kind", test_backend_kind);
   g_test_add_func ("/engine/allocator/labels-by-id", test_labels_by_id);
   g_test_add_func ("/engine/trace/many-events", test_trace_many_events);
+  g_test_add_func ("/engine/trace/chunks-reused", test_trace_chunks_reused);
 
   return g_test_run ();
 }

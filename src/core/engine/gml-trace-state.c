@@ -49,9 +49,10 @@ static void
 copy_array (GArray       *dest,
             const GArray *src)
 {
-  g_array_set_size (dest, src->len);
-  if (src->len > 0)
-    memcpy (dest->data, src->data, (gsize) src->len * g_array_get_element_size ((GArray *) src));
+  /* Appended, not sized: a sized array clears what it adds, only for it to be
+   * overwritten (a trace copies a state every few thousand events). */
+  g_array_set_size (dest, 0);
+  g_array_append_vals (dest, src->data, src->len);
 }
 
 void

@@ -19,7 +19,7 @@
 
 /* A snapshot every this many events: rebuilding any index then costs one copy of
  * the state plus at most this many applications (each a few nanoseconds). */
-#define DEFAULT_SNAPSHOT_INTERVAL 4096
+#define DEFAULT_SNAPSHOT_INTERVAL 16384
 
 /* The events are kept in chunks of 2 MiB, each on a huge page where the kernel
  * offers them: a lab run appends millions (1.8 M for 1,024 tokens of
@@ -29,6 +29,60 @@
 #define CHUNK_EVENTS (CHUNK_BYTES / sizeof (GmlTraceEvent))
 #define EVENT(self, i) \
   (&((GmlTraceEvent *) g_ptr_array_index ((self)->chunks, (i) / CHUNK_EVENTS))[(i) % CHUNK_EVENTS])
+
+/* Chunks a freed trace gave back, for the next trace to fill: the kernel zeroes
+ * every page it hands out, and for a 1,024-token run that zeroing (72 MiB) cost as
+ * much as the allocator's own work. A lab knob change frees the run it replaces
+ * and starts another; its chunks go round. At most SPARE_CHUNKS_MAX are kept
+ * (the size of the longest default run's trace), under a lock: runs are built in
+ * workers and freed on the main loop. */
+#define SPARE_CHUNKS_MAX 40
+
+static GMutex   spare_lock;
+static gpointer spare_chunks[SPARE_CHUNKS_MAX];
+static guint    n_spare_chunks;
+
+static gpointer
+chunk_take (void)
+{
+  gpointer chunk = NULL;
+
+  g_mutex_lock (&spare_lock);
+  if (n_spare_chunks > 0)
+    chunk = spare_chunks[--n_spare_chunks];
+  g_mutex_unlock (&spare_lock);
+  if (chunk != NULL)
+    return chunk;
+  if (posix_memalign (&chunk, CHUNK_BYTES, CHUNK_BYTES) != 0)
+    g_error ("out of memory for the trace's events");
+  gml_advise_huge_pages (chunk, CHUNK_BYTES);
+  return chunk;
+}
+
+static void
+chunk_give_back (gpointer chunk)
+{
+  g_mutex_lock (&spare_lock);
+  if (n_spare_chunks < SPARE_CHUNKS_MAX)
+    {
+      spare_chunks[n_spare_chunks++] = chunk;
+      chunk = NULL;
+    }
+  g_mutex_unlock (&spare_lock);
+  free (chunk);
+}
+
+/* How many chunks wait for the next trace (for the tests). */
+guint
+_gml_trace_n_spare_chunks (void)
+{
+  guint n;
+
+  g_mutex_lock (&spare_lock);
+  n = n_spare_chunks;
+  g_mutex_unlock (&spare_lock);
+  return n;
+}
 
 struct _GmlTrace
 {
@@ -176,7 +230,7 @@ gml_trace_free (GmlTrace *self)
       if (i == 0)
         g_free (self->chunks->pdata[i]);
       else
-        free (self->chunks->pdata[i]);
+        chunk_give_back (self->chunks->pdata[i]);
     }
   g_ptr_array_unref (self->chunks);
   g_ptr_array_unref (self->snapshots);
@@ -262,12 +316,7 @@ gml_trace_append (GmlTrace            *self,
     }
   else if (n % CHUNK_EVENTS == 0)
     {
-      gpointer chunk = NULL;
-
-      if (posix_memalign (&chunk, CHUNK_BYTES, CHUNK_BYTES) != 0)
-        g_error ("out of memory for the trace's events");
-      gml_advise_huge_pages (chunk, CHUNK_BYTES);
-      g_ptr_array_add (self->chunks, chunk);
+      g_ptr_array_add (self->chunks, chunk_take ());
     }
   *EVENT (self, n) = *event;
   self->n_events = n + 1;

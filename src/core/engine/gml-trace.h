@@ -270,6 +270,9 @@ void               gml_trace_state_at_into        (GmlTrace          *self,
                                                    GmlMemState       *dest);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlMemState, gml_mem_state_free)
+/* For the tests: how many freed 2 MiB chunks of events wait for the next trace. */
+guint              _gml_trace_n_spare_chunks      (void);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlTrace, gml_trace_free)
 
 G_END_DECLS
