@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Every translatable string — code, UI, desktop and metainfo files, settings
 schema, and the question bank — has a Turkish translation in po/tr.po that is
-neither empty nor fuzzy, and keeps the bank's {a}..{d} placeholders.
+neither empty nor fuzzy, and keeps the bank's {a}..{d} placeholders; and every
+source file that marks strings for translation is in po/POTFILES.in (a file left
+out has its strings in no catalogue: they stay English in the Turkish UI).
 
     check-translations.py SOURCE_ROOT"""
 
@@ -58,6 +60,20 @@ with tempfile.TemporaryDirectory() as tmp:
     wanted = parse(pot)
 
 failures = []
+
+MARKED = re.compile(r'\b(?:N?C?_|ngettext|g_dngettext|g_dpgettext2)\s*\(\s*"|translatable="yes"')
+listed = {line.strip() for line in open(os.path.join(srcdir, 'po', 'POTFILES.in'), encoding='utf-8')
+          if line.strip() and not line.startswith('#')}
+for top in ('src', 'ui'):
+    for root, _dirs, names in os.walk(os.path.join(srcdir, top)):
+        for name in names:
+            if not name.endswith(('.c', '.h', '.ui')):
+                continue
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, srcdir)
+            if rel not in listed and MARKED.search(open(path, encoding='utf-8').read()):
+                failures.append(f'{rel} marks strings for translation but is not in po/POTFILES.in')
+
 for lang in open(os.path.join(srcdir, 'po', 'LINGUAS')).read().split():
     po = os.path.join(srcdir, 'po', lang + '.po')
     have = parse(po)

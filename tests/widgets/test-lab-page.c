@@ -1,12 +1,15 @@
 /* test-lab-page.c — the Experiment view on its own: a run of its knobs comes from
  * a worker and is the engine's own run; and a page closed while its run and its
  * largest-batch search are under way is finalized at once, its workers
- * cancelled, their results dropped when they come.
+ * cancelled, their results dropped when they come; a long run says how far it
+ * is, and the engine's progress reaches the whole.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
 #include "config.h"
+
+#include <stdio.h>
 
 #include <adwaita.h>
 
@@ -121,6 +124,86 @@ test_cancelled_run (void)
   gml_lab_config_clear (&quick);
 }
 
+/* The percentage a "Running… N %" label below @widget shows, or -1. */
+static int
+shown_percentage (GtkWidget *widget)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget))
+    {
+      const char *text = gtk_label_get_label (GTK_LABEL (widget));
+      unsigned int n;
+
+      if (g_str_has_prefix (text, "Running… ") && sscanf (text, "Running… %u %%", &n) == 1)
+        return (int) n;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      int n = shown_percentage (child);
+
+      if (n >= 0)
+        return n;
+    }
+  return -1;
+}
+
+/* A run that takes more than a moment says how far it is, going up, until its
+ * result replaces the words. */
+static void
+test_progress_shown (void)
+{
+  GmlLabPage *page = new_page ();
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  int last = -1, seen = 0;
+
+  g_assert_true (gml_lab_page_open_config (page, SLOW, NULL));
+  while (g_get_monotonic_time () < deadline && gml_lab_page_get_run (page) == NULL)
+    {
+      int n;
+
+      g_main_context_iteration (NULL, TRUE);
+      n = shown_percentage (GTK_WIDGET (page));
+      if (n < 0)
+        continue;
+      g_assert_cmpint (n, >, 0);
+      g_assert_cmpint (n, <, 100);
+      g_assert_cmpint (n, >=, last);
+      last = n;
+      seen++;
+    }
+  g_assert_nonnull (gml_lab_page_get_run (page));
+  g_assert_cmpint (seen, >, 0);
+  g_assert_cmpint (shown_percentage (GTK_WIDGET (page)), ==, -1);
+  g_assert_finalize_object (page);
+}
+
+/* What the window reads: an inference run's progress reaches 1000 per mille; a
+ * training step's says nothing. */
+static void
+test_progress_reaches_whole (void)
+{
+  static const char *inference = "--model gpt2 --mode inference --seq 64 --tokens 32 --gpu-memory 8G";
+  g_autoptr(GmlLabRun) run = NULL;
+  g_autoptr(GmlLabRun) train = NULL;
+  GmlLabConfig config;
+  gint progress = 0;
+
+  gml_lab_config_init (&config);
+  g_assert_true (gml_lab_config_parse_args (&config, inference, NULL));
+  run = gml_lab_run_new_full (&config, GML_LAB_RUN_DEFAULT, NULL, &progress, NULL);
+  g_assert_nonnull (run);
+  g_assert_cmpint (progress, ==, 1000);
+  gml_lab_config_clear (&config);
+
+  progress = 0;
+  gml_lab_config_init (&config);
+  g_assert_true (gml_lab_config_parse_args (&config, QUICK, NULL));
+  train = gml_lab_run_new_full (&config, GML_LAB_RUN_DEFAULT, NULL, &progress, NULL);
+  g_assert_nonnull (train);
+  g_assert_cmpint (progress, ==, 0);
+  gml_lab_config_clear (&config);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -134,5 +217,7 @@ main (int    argc,
   g_test_add_func ("/lab-page/run", test_run);
   g_test_add_func ("/lab-page/closed-while-running", test_closed_while_running);
   g_test_add_func ("/lab-page/cancelled-run", test_cancelled_run);
+  g_test_add_func ("/lab-page/progress-shown", test_progress_shown);
+  g_test_add_func ("/lab-page/progress-reaches-whole", test_progress_reaches_whole);
   return g_test_run ();
 }

@@ -154,6 +154,7 @@ struct _GmlLabPage
   guint            run_source;
   gboolean         first_run_pending; /* the step runs when the view is first shown */
   guint            spinner_source;
+  gint            *run_progress;     /* the newest run's, per mille (g_rc_box) */
   guint            generation;
   gboolean         updating;
   gboolean         guess_pending;   /* predict mode: a guess waits for this run */
@@ -640,15 +641,25 @@ judge_guess (GmlLabPage *self)
     show_status (self, error->message);
 }
 
+/* A run past SPINNER_DELAY_MS: the spinner, and how far it is, every tenth of
+ * a second, once the run says (a long inference: one step per token). */
 static gboolean
 show_spinner_cb (gpointer user_data)
 {
   GmlLabPage *self = user_data;
+  guint per_mille = self->run_progress != NULL ? (guint) g_atomic_int_get (self->run_progress) : 0;
 
-  self->spinner_source = 0;
   gtk_spinner_start (self->spinner);
-  show_status (self, _("Running…"));
-  return G_SOURCE_REMOVE;
+  if (per_mille > 0 && per_mille < 1000)
+    {
+      /* Translators: how far a long run is, e.g. "Running… 40 %". */
+      g_autofree char *text = g_strdup_printf (_("Running… %u %%"), per_mille / 10);
+
+      show_status (self, text);
+    }
+  else
+    show_status (self, _("Running…"));
+  return G_SOURCE_CONTINUE;
 }
 
 static void
@@ -686,6 +697,7 @@ typedef struct
 {
   GmlLabConfig config;
   guint        generation;
+  gint        *progress;     /* per mille, shared with the page (g_rc_box) */
 } RunData;
 
 static void
@@ -694,6 +706,7 @@ run_data_free (gpointer data)
   RunData *d = data;
 
   gml_lab_config_clear (&d->config);
+  g_rc_box_release (d->progress);
   g_free (d);
 }
 
@@ -705,8 +718,8 @@ run_thread (GTask        *task,
 {
   RunData *d = task_data;
   GError *error = NULL;
-  GmlLabRun *run = gml_lab_run_new_cancellable (&d->config, GML_LAB_RUN_DEFAULT, cancellable,
-                                                &error);
+  GmlLabRun *run = gml_lab_run_new_full (&d->config, GML_LAB_RUN_DEFAULT, cancellable,
+                                         d->progress, &error);
 
   if (run == NULL)
     g_task_return_error (task, error);
@@ -760,6 +773,7 @@ start_run (GmlLabPage *self)
   self->run_source = 0;
   if (!gml_lab_config_check (&self->config, &error))
     {
+      stop_spinner (self);
       show_status (self, error->message);
       return;
     }
@@ -771,6 +785,9 @@ start_run (GmlLabPage *self)
   d = g_new0 (RunData, 1);
   gml_lab_config_copy (&d->config, &self->config);
   d->generation = ++self->generation;
+  d->progress = g_rc_box_new0 (gint);
+  g_clear_pointer (&self->run_progress, g_rc_box_release);
+  self->run_progress = g_rc_box_acquire (d->progress);
   task = page_task_new (self, self->cancellable, run_done_cb);
   g_task_set_task_data (task, d, run_data_free);
   g_task_set_source_tag (task, start_run);
@@ -1326,6 +1343,7 @@ gml_lab_page_finalize (GObject *object)
   g_clear_pointer (&self->picture, gml_picture_free);
   g_clear_pointer (&self->run, gml_lab_run_free);
   g_clear_pointer (&self->pinned, gml_lab_run_free);
+  g_clear_pointer (&self->run_progress, g_rc_box_release);
   g_clear_pointer (&self->subtitle, g_free);
   gml_lab_config_clear (&self->config);
 

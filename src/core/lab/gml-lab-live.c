@@ -95,7 +95,7 @@ gml_lab_run_live (const GmlLabConfig *config,
   /* On the GPU: a share of it, so what does not fit there is the scaled
    * step's out of memory, as on a GPU of that size. */
   arena = gml_device_arena_new (device, live->capacity, 0);
-  sc = _gml_lab_run_step (config, arena, TRUE, live->scale, NULL, &res, &local);
+  sc = _gml_lab_run_step (config, arena, TRUE, live->scale, NULL, NULL, &res, &local);
   ran = sc != NULL;
   g_clear_pointer (&sc, gml_scenario_free);
   gml_device_end_run ();
@@ -117,7 +117,7 @@ gml_lab_run_live (const GmlLabConfig *config,
 
   /* The same scaled step on the simulator. */
   sim = gml_device_sim_new (live->capacity, 0);
-  sc = _gml_lab_run_step (config, sim, TRUE, live->scale, NULL, &sim_res, &local);
+  sc = _gml_lab_run_step (config, sim, TRUE, live->scale, NULL, NULL, &sim_res, &local);
   if (sc == NULL)
     {
       g_set_error (error, GML_LAB_ERROR, GML_LAB_ERROR_DEVICE, "%s", local->message);

@@ -59,12 +59,15 @@ gboolean     _gml_lab_check_args    (const char         *args,
 
 /* One step of @c through the engine on @device, every tensor divided by @scale
  * (live runs; else 1); @quick: no picture steps, as the search runs it. Fills
- * @result (_gml_lab_result_clear() it) and returns the picture. */
+ * @result (_gml_lab_result_clear() it) and returns the picture. @progress (or
+ * NULL) is raised, never lowered, towards 1000 as the run goes (per mille,
+ * atomically: another thread reads it). */
 GmlScenario *_gml_lab_run_step      (const GmlLabConfig *c,
                                      GmlDevice          *device,
                                      gboolean            quick,
                                      guint64             scale,
                                      GCancellable       *cancellable,
+                                     gint               *progress,
                                      GmlLabResult       *result,
                                      GError            **error);
 void         _gml_lab_result_clear  (GmlLabResult       *res);

@@ -255,6 +255,15 @@ GmlLabRun          *gml_lab_run_new_cancellable (const GmlLabConfig *config,
                                                  GmlLabRunFlags      flags,
                                                  GCancellable       *cancellable,
                                                  GError            **error);
+/* The same, saying how far it is: *@progress (or NULL) goes up towards 1000,
+ * per mille, as an inference run's tokens are generated, and can be read from
+ * another thread with g_atomic_int_get() while it runs (the window's "Running…
+ * 40 %"). Training steps take milliseconds and say nothing until they end. */
+GmlLabRun          *gml_lab_run_new_full       (const GmlLabConfig *config,
+                                                GmlLabRunFlags      flags,
+                                                GCancellable       *cancellable,
+                                                gint               *progress,
+                                                GError            **error);
 /* A run is immutable once made and reference-counted: _free() drops a reference. */
 GmlLabRun          *gml_lab_run_ref            (GmlLabRun          *self);
 void                gml_lab_run_free           (GmlLabRun          *self);
