@@ -19,7 +19,7 @@
 #include "gml-i18n.h"
 
 #include "gml-audience-server.h"
-#include "gml-qr.h"
+#include "gml-audience-view.h"
 
 #include "gml-language.h"
 #include "gml-lecture-keys.h"
@@ -57,11 +57,7 @@ struct _GmlPresentationWindow
   GtkLabel        *end_summary_label;
   GtkFlowBox      *end_list_box;
   GtkToggleButton *audience_button;
-  GtkWidget       *audience_box;
-  GtkLabel        *audience_url_label;
-  GtkLabel        *audience_counts_label;
-  GtkWidget       *audience_bars;
-  GtkWidget       *audience_qr;
+  GmlAudienceView *audience_view;
   GtkWidget       *end_room_box;
 
   GmlOptionRow    *option_rows[GML_N_OPTIONS];
@@ -77,9 +73,6 @@ struct _GmlPresentationWindow
   GmlDevice       *fallback;        /* the simulator, after the GPU failed */
   GmlAudienceServer *audience;      /* audience mode, once asked for */
   char            *audience_error;  /* why it could not start, or NULL */
-  guint8          *qr;              /* the address as a QR code, qr_size² modules */
-  guint            qr_size;
-  char            *qr_text;         /* what it encodes */
 
   /* Borrowed: the application outlives every window. */
   GmlApplication  *app;
@@ -634,181 +627,24 @@ slide_changed_cb (GmlPresentationWindow *self)
 
 /* ---- audience mode ------------------------------------------------------------ */
 
-/* The bars of the room's split: one per option, the right one (once revealed) in the
- * accent colour with a hatch, so that it tells without colour too. */
-static void
-draw_audience_bars (GtkDrawingArea *area,
-                    cairo_t        *cr,
-                    int             width,
-                    int             height,
-                    gpointer        user_data)
-{
-  GmlPresentationWindow *self = user_data;
-  GmlAudienceRoom *room = self->audience != NULL ? gml_audience_server_get_room (self->audience)
-                                                 : NULL;
-  GmlAudienceResult result;
-  PangoLayout *layout;
-  GdkRGBA fg;
-  guint most = 1;
-  double row, label_w;
-
-  if (room == NULL ||
-      !gml_audience_room_get_result (room, gml_audience_room_get_question (room), &result))
-    return;
-  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
-  for (guint i = 0; i < GML_AUDIENCE_N_OPTIONS; i++)
-    most = MAX (most, result.counts[i]);
-  row = height / (double) GML_AUDIENCE_N_OPTIONS;
-  label_w = MIN (width * 0.25, row * 4);
-  layout = gtk_widget_create_pango_layout (GTK_WIDGET (area), NULL);
-  for (guint i = 0; i < GML_AUDIENCE_N_OPTIONS; i++)
-    {
-      gboolean right = result.revealed && result.right == i;
-      double y = i * row + row * 0.15, h = row * 0.7;
-      double w = (width - label_w - 8) * result.counts[i] / (double) most;
-      g_autofree char *text = g_strdup_printf ("%c  %u%s", g_ascii_toupper (gml_option_letter (i)),
-                                               result.counts[i], right ? "  ✓" : "");
-      PangoFontDescription *font = pango_font_description_new ();
-
-      pango_font_description_set_absolute_size (font, h * 0.7 * PANGO_SCALE);
-      pango_font_description_set_weight (font, right ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
-      pango_layout_set_font_description (layout, font);
-      pango_font_description_free (font);
-      pango_layout_set_text (layout, text, -1);
-      gdk_cairo_set_source_rgba (cr, &fg);
-      cairo_move_to (cr, 0, y);
-      pango_cairo_show_layout (cr, layout);
-
-      cairo_rectangle (cr, label_w, y, MAX (w, 2), h);
-      if (right)
-        cairo_set_source_rgb (cr, 0.15, 0.64, 0.41);
-      else
-        cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.45);
-      cairo_fill_preserve (cr);
-      if (right)
-        {
-          cairo_save (cr);
-          cairo_clip (cr);
-          cairo_set_source_rgba (cr, 1, 1, 1, 0.5);
-          cairo_set_line_width (cr, 3);
-          for (double x = label_w - h; x < label_w + w; x += 12)
-            {
-              cairo_move_to (cr, x, y + h);
-              cairo_line_to (cr, x + h, y);
-            }
-          cairo_stroke (cr);
-          cairo_restore (cr);
-        }
-      cairo_new_path (cr);
-    }
-  g_object_unref (layout);
-}
-
-/* The address as a QR code, dark on light whatever the style (readers want it so),
- * with the four-module light margin. */
-static void
-draw_audience_qr (GtkDrawingArea *area,
-                  cairo_t        *cr,
-                  int             width,
-                  int             height,
-                  gpointer        user_data)
-{
-  GmlPresentationWindow *self = user_data;
-  guint n = self->qr_size + 8;
-  double module, x0, y0;
-
-  if (self->qr == NULL)
-    return;
-  module = floor (MIN (width, height) / (double) n);
-  if (module < 1)
-    return;
-  x0 = floor ((width - module * n) / 2);
-  y0 = floor ((height - module * n) / 2);
-  cairo_set_source_rgb (cr, 1, 1, 1);
-  cairo_rectangle (cr, x0, y0, module * n, module * n);
-  cairo_fill (cr);
-  cairo_set_source_rgb (cr, 0, 0, 0);
-  for (guint y = 0; y < self->qr_size; y++)
-    for (guint x = 0; x < self->qr_size; x++)
-      if (self->qr[y * self->qr_size + x])
-        cairo_rectangle (cr, x0 + (x + 4) * module, y0 + (y + 4) * module, module, module);
-  cairo_fill (cr);
-}
-
-static void
-update_audience_qr (GmlPresentationWindow *self,
-                    const char            *url)
-{
-  if (g_strcmp0 (url, self->qr_text) == 0)
-    return;
-  g_clear_pointer (&self->qr, g_free);
-  g_free (self->qr_text);
-  self->qr_text = g_strdup (url);
-  self->qr_size = 0;
-  if (url != NULL)
-    self->qr = gml_qr_encode (url, strlen (url), &self->qr_size);
-  gtk_widget_set_visible (self->audience_qr, self->qr != NULL);
-  if (self->qr != NULL)
-    gtk_accessible_update_property (GTK_ACCESSIBLE (self->audience_qr),
-                                    GTK_ACCESSIBLE_PROPERTY_LABEL, _("QR code of the address"),
-                                    GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, url, -1);
-  gtk_widget_queue_draw (self->audience_qr);
-}
-
 static void
 update_audience (GmlPresentationWindow *self)
 {
   gboolean running = self->audience != NULL && gml_audience_server_is_running (self->audience);
-  GmlAudienceRoom *room = self->audience != NULL ? gml_audience_server_get_room (self->audience)
-                                                 : NULL;
-  GmlAudienceResult result = { 0 };
 
   gtk_toggle_button_set_active (self->audience_button, running);
-  gtk_widget_set_visible (self->audience_box, running || self->audience_error != NULL);
-  if (!running)
-    {
-      gtk_widget_set_visible (self->audience_bars, FALSE);
-      update_audience_qr (self, NULL);
-      if (self->audience_error != NULL)
-        {
-          gtk_label_set_label (self->audience_url_label, self->audience_error);
-          gtk_label_set_label (self->audience_counts_label, "");
-        }
-      return;
-    }
-  gtk_label_set_label (self->audience_url_label, gml_audience_server_get_url (self->audience));
-  update_audience_qr (self, gml_audience_server_get_url (self->audience));
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->audience_url_label),
-                               _("Open this address on a phone in the room, on the same network"));
-  gml_audience_room_get_result (room, gml_audience_room_get_question (room), &result);
-  {
-    guint joined = gml_audience_room_get_joined (room);
-    /* Translators: how many phones have opened the page. */
-    g_autofree char *j = g_strdup_printf (ngettext ("%u joined", "%u joined", joined), joined);
-    /* Translators: how many of them have answered the question shown. */
-    g_autofree char *a = g_strdup_printf (ngettext ("%u answered", "%u answered", result.answered),
-                                          result.answered);
-    /* Translators: "12 joined · 9 answered". */
-    g_autofree char *line = g_strdup_printf (_("%s · %s"), j, a);
-
-    gtk_label_set_label (self->audience_counts_label, line);
-    /* For bench/audience: when the projector learnt of each count (CLOCK_MONOTONIC). */
-    if (debugging ())
-      g_debug ("gml-audience joined=%u answered=%u at=%" G_GINT64_FORMAT, joined, result.answered,
-               g_get_monotonic_time ());
-  }
   /* The bars belong to the question's slide, not to the round's end. */
-  if (gml_presentation_get_at_end (self->model))
-    result.revealed = FALSE;
-  gtk_widget_set_visible (self->audience_bars, result.revealed);
-  if (result.revealed)
+  gml_audience_view_show (self->audience_view, self->audience, self->audience_error,
+                          gml_presentation_get_at_end (self->model));
+  /* For bench/audience: when the projector learnt of each count (CLOCK_MONOTONIC). */
+  if (running && debugging ())
     {
-      g_autofree char *split = gml_audience_server_describe_split (self->audience);
+      GmlAudienceRoom *room = gml_audience_server_get_room (self->audience);
+      GmlAudienceResult result = { 0 };
 
-      gtk_accessible_update_property (GTK_ACCESSIBLE (self->audience_bars),
-                                      GTK_ACCESSIBLE_PROPERTY_LABEL, _("How the room answered"),
-                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, split, -1);
-      gtk_widget_queue_draw (self->audience_bars);
+      gml_audience_room_get_result (room, gml_audience_room_get_question (room), &result);
+      g_debug ("gml-audience joined=%u answered=%u at=%" G_GINT64_FORMAT,
+               gml_audience_room_get_joined (room), result.answered, g_get_monotonic_time ());
     }
 }
 
@@ -986,8 +822,7 @@ update_scale (GmlPresentationWindow *self)
   gtk_css_provider_load_from_data (self->scale_provider, css, -1);
   /* Big enough to be read from the middle of the room: a fifth of the slide's unit
    * height, 216 px on a 1080p projector. */
-  gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (self->audience_qr), MAX (120, unit / 5));
-  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (self->audience_qr), MAX (120, unit / 5));
+  gml_audience_view_set_qr_size (self->audience_view, MAX (120, unit / 5));
   /* 1.5 times the desk size on a 1080 px high projector, so the picture's 12 px labels
    * are 18 px there; fitting shrinks the text, never the picture. */
   self->picture_scale = self->scaled_for * zoom / 720.0;
@@ -1111,8 +946,6 @@ gml_presentation_window_dispose (GObject *object)
     gml_audience_server_stop (self->audience);
   g_clear_object (&self->audience);
   g_clear_pointer (&self->audience_error, g_free);
-  g_clear_pointer (&self->qr, g_free);
-  g_clear_pointer (&self->qr_text, g_free);
   g_clear_object (&self->model);
   if (self->main_window != NULL)
     g_object_remove_weak_pointer (G_OBJECT (self->main_window), (gpointer *) &self->main_window);
@@ -1185,11 +1018,7 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_list_box);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, end_room_box);
   gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_button);
-  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_box);
-  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_url_label);
-  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_counts_label);
-  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_bars);
-  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_qr);
+  gtk_widget_class_bind_template_child (widget_class, GmlPresentationWindow, audience_view);
   gtk_widget_class_install_action (widget_class, "lecture.audience", NULL, audience_action_cb);
   gtk_widget_class_install_action (widget_class, "lecture.review-hardest", NULL,
                                    review_hardest_action_cb);
@@ -1199,6 +1028,7 @@ gml_presentation_window_class_init (GmlPresentationWindowClass *klass)
                                          G_STRUCT_OFFSET (GmlPresentationWindow, option_rows));
 
   g_type_ensure (GML_TYPE_PICTURE_VIEW);
+  g_type_ensure (GML_TYPE_AUDIENCE_VIEW);
   g_type_ensure (GML_TYPE_OPTION_ROW);
 }
 
@@ -1211,10 +1041,6 @@ gml_presentation_window_init (GmlPresentationWindow *self)
   gml_language_localize_widget (GTK_WIDGET (self), NULL);
 
   gml_accessible_name_buttons (GTK_WIDGET (self));
-  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->audience_bars), draw_audience_bars, self,
-                                  NULL);
-  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->audience_qr), draw_audience_qr, self,
-                                  NULL);
   self->picture_scale = 1.0;
   self->fit = 1.0;
   gtk_widget_set_layout_manager (self->picture_holder,
