@@ -122,11 +122,10 @@ build_row (GmlPreferencesWindow *self,
 }
 
 static void
-language_changed_cb (GmlPreferencesWindow *self,
-                     const char           *previous,
-                     GmlApplication       *app)
+language_changed_cb (GtkWidget *widget)
 {
-  gml_language_retranslate_widget (GTK_WIDGET (self));
+  GmlPreferencesWindow *self = GML_PREFERENCES_WINDOW (widget);
+
   for (guint choice = 0; choice < N_CHOICES; choice++)
     build_row (self, choice);
 }
@@ -208,7 +207,6 @@ gml_preferences_window_new (GmlApplication *app,
                      G_SETTINGS_BIND_DEFAULT);
   for (guint choice = 0; choice < N_CHOICES; choice++)
     build_row (self, choice);
-  g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
-                           G_CONNECT_SWAPPED);
+  gml_language_follow (GTK_WIDGET (self), language_changed_cb);
   return self;
 }

@@ -77,13 +77,6 @@ subtitle_changed_cb (GmlWindow *self)
   _gml_window_update_title (self);
 }
 
-void
-_gml_window_lab_retranslate (GmlWindow *self)
-{
-  /* View stack pages are no widgets: the language switch does not reach them. */
-  adw_view_stack_page_set_title (self->lab_stack_page, _("Experiment"));
-}
-
 /* The Experiment view, built the first time it is shown or a question opens
  * its configuration in it. */
 GmlLabPage *
@@ -117,7 +110,6 @@ _gml_window_lab_setup (GmlWindow      *self,
 void
 _gml_window_lab_class_init (GtkWidgetClass *widget_class)
 {
-  gtk_widget_class_bind_template_child (widget_class, GmlWindow, lab_stack_page);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, lab_bin);
   gtk_widget_class_install_action (widget_class, "win.open-lab", "s", win_open_lab_action);
 }

@@ -23,10 +23,6 @@ struct _GmlWindow
   AdwViewSwitcherTitle *switcher_title;
   AdwViewSwitcherBar   *switcher_bar;
   AdwViewStack         *view_stack;
-  AdwViewStackPage     *quiz_stack_page;
-  AdwViewStackPage     *snapshot_stack_page;
-  AdwViewStackPage     *lab_stack_page;
-  AdwViewStackPage     *live_stack_page;
   GtkMenuButton        *filter_button;
   GtkMenuButton        *menu_button;
   GtkButton            *present_button;
@@ -110,7 +106,6 @@ void _gml_window_lab_setup            (GmlWindow      *self,
                                        GmlApplication *app);
 gboolean _gml_window_showing_lab      (GmlWindow      *self);
 void _gml_window_present_lab          (GmlWindow      *self);
-void _gml_window_lab_retranslate      (GmlWindow      *self);
 GmlLabPage *_gml_window_ensure_lab_page (GmlWindow      *self);
 /* gml-window-live.c */
 void _gml_window_live_class_init      (GtkWidgetClass *widget_class);

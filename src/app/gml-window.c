@@ -542,17 +542,13 @@ update_accessible_labels (GmlWindow *self)
 /* The language changed: template strings are looked up again (see gml-language.c),
  * and what this window formatted itself is formatted again. */
 static void
-language_changed_cb (GmlWindow      *self,
-                     const char     *previous,
-                     GmlApplication *app)
+language_changed_cb (GtkWidget *widget)
 {
-  gml_language_retranslate_widget (GTK_WIDGET (self));
+  GmlWindow *self = GML_WINDOW (widget);
+
   update_accessible_labels (self);
-  /* View stack pages are no widgets: the walk above does not reach their titles. */
-  adw_view_stack_page_set_title (self->quiz_stack_page, _("Quiz"));
-  adw_view_stack_page_set_title (self->snapshot_stack_page, _("Snapshot"));
-  _gml_window_lab_retranslate (self);
-  adw_view_stack_page_set_title (self->live_stack_page, _("Live"));
+  /* The view stack's page titles come from the template: the walk that
+   * gml_language_follow() runs has translated them already. */
   _gml_window_snapshot_retranslate (self);
   if (gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (self)) != NULL)
     {
@@ -681,8 +677,7 @@ gml_window_setup (GmlWindow      *self,
 
   gml_quiz_page_set_sources (self->quiz_page, self->bank, gml_application_get_progress (app),
                              self->settings);
-  g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
-                           G_CONNECT_SWAPPED);
+  gml_language_follow (GTK_WIDGET (self), language_changed_cb);
   g_signal_connect_object (app, "message", G_CALLBACK (_gml_window_toast), self, G_CONNECT_SWAPPED);
   populate_filters (self);
   start_filtered_round (self);
@@ -788,9 +783,6 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, switcher_title);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, switcher_bar);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, view_stack);
-  gtk_widget_class_bind_template_child (widget_class, GmlWindow, quiz_stack_page);
-  gtk_widget_class_bind_template_child (widget_class, GmlWindow, snapshot_stack_page);
-  gtk_widget_class_bind_template_child (widget_class, GmlWindow, live_stack_page);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, open_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, filter_button);
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, menu_button);

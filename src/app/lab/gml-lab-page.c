@@ -22,6 +22,7 @@
 #include <math.h>
 #include "gml-accessible.h"
 #include "gml-combo-row.h"
+#include "gml-language.h"
 #include "gml-weak-ref.h"
 #include "gml-i18n.h"
 
@@ -1283,8 +1284,10 @@ set_accessible_labels (GmlLabPage *self)
 }
 
 static void
-language_changed_cb (GmlLabPage *self)
+language_changed_cb (GtkWidget *widget)
 {
+  GmlLabPage *self = GML_LAB_PAGE (widget);
+
   fill_choices (self);
   sync_widgets (self);
   set_accessible_labels (self);
@@ -1573,9 +1576,7 @@ gml_lab_page_init (GmlLabPage *self)
   set_accessible_labels (self);
   sync_widgets (self);
 
-  if (GML_IS_APPLICATION (g_application_get_default ()))
-    g_signal_connect_object (g_application_get_default (), "language-changed",
-                             G_CALLBACK (language_changed_cb), self, G_CONNECT_SWAPPED);
+  gml_language_follow (GTK_WIDGET (self), language_changed_cb);
   /* Nothing runs while the view is not shown: the window starts with the quiz,
    * and a whole training step on the other core would slow its first frame. */
   self->first_run_pending = TRUE;

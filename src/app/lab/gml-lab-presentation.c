@@ -263,10 +263,9 @@ start_run (GmlLabPresentation *self)
 }
 
 static void
-language_changed_cb (GmlLabPresentation *self)
+language_changed_cb (GtkWidget *widget)
 {
-  gml_language_retranslate_widget (GTK_WIDGET (self));
-  start_run (self);
+  start_run (GML_LAB_PRESENTATION (widget));
 }
 
 GtkWindow *
@@ -282,9 +281,7 @@ gml_lab_presentation_new (GtkWindow *parent,
   self = g_object_new (GML_TYPE_LAB_PRESENTATION, "transient-for", parent, "application", app,
                        NULL);
   gml_lab_config_copy (&self->config, gml_lab_run_get_config (run));
-  if (app != NULL && g_signal_lookup ("language-changed", G_OBJECT_TYPE (app)) != 0)
-    g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
-                             G_CONNECT_SWAPPED);
+  gml_language_follow (GTK_WIDGET (self), language_changed_cb);
   /* The Experiment view's own run, shared: nothing runs again until the language
    * changes (the run's sentences are in the language it was made in). */
   self->run = gml_lab_run_ref (run);

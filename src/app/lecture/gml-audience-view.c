@@ -277,9 +277,10 @@ gml_audience_view_class_init (GmlAudienceViewClass *klass)
 static void
 gml_audience_view_init (GmlAudienceView *self)
 {
+  GtkLayoutManager *layout = gtk_widget_get_layout_manager (GTK_WIDGET (self));
+
   gtk_widget_init_template (GTK_WIDGET (self));
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
-                                  GTK_ORIENTATION_VERTICAL);
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->bars_area), draw_bars, self, NULL);
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->qr_area), draw_qr, self, NULL);
 }

@@ -884,11 +884,10 @@ gml_presentation_window_size_allocate (GtkWidget *widget,
 }
 
 static void
-language_changed_cb (GmlPresentationWindow *self,
-                     const char            *previous,
-                     GmlApplication        *app)
+language_changed_cb (GtkWidget *widget)
 {
-  gml_language_retranslate_widget (GTK_WIDGET (self));
+  GmlPresentationWindow *self = GML_PRESENTATION_WINDOW (widget);
+
   /* The pictures' labels and captions are translated when the scenario runs. */
   drop_picture (self);
   show_current (self);
@@ -1067,8 +1066,7 @@ gml_presentation_window_new (GmlApplication  *app,
   self->app = app;
   self->model = g_object_ref (model);
 
-  g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
-                           G_CONNECT_SWAPPED);
+  gml_language_follow (GTK_WIDGET (self), language_changed_cb);
   g_signal_connect_object (app, "device-changed", G_CALLBACK (device_changed_cb), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_swapped (model, "notify::position", G_CALLBACK (slide_changed_cb), self);

@@ -205,12 +205,9 @@ leave_clicked_cb (GmlPresenterWindow *self)
 }
 
 static void
-language_changed_cb (GmlPresenterWindow *self,
-                     const char         *previous,
-                     GmlApplication     *app)
+language_changed_cb (GtkWidget *widget)
 {
-  gml_language_retranslate_widget (GTK_WIDGET (self));
-  update (self);
+  update (GML_PRESENTER_WINDOW (widget));
 }
 
 /* The lecture is over (Esc in either window, or the other window closed). */
@@ -362,8 +359,7 @@ gml_presenter_window_new (GmlApplication  *app,
   g_signal_connect_swapped (model, "notify::seconds-left", G_CALLBACK (update_timer), self);
   g_signal_connect_swapped (model, "notify::ended", G_CALLBACK (ended_cb), self);
   g_signal_connect_swapped (model, "notify::audience", G_CALLBACK (audience_changed_cb), self);
-  g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
-                           G_CONNECT_SWAPPED);
+  gml_language_follow (GTK_WIDGET (self), language_changed_cb);
   self->clock_id = g_timeout_add_seconds (1, clock_cb, self);
   update (self);
   audience_changed_cb (self);

@@ -25,6 +25,7 @@
 #include <gio/gunixsocketaddress.h>
 
 #include "gml-application.h"
+#include "gml-language.h"
 #include "gml-live-page.h"
 #include "gml-weak-ref.h"
 #include "gml-oom-row.h"
@@ -1063,8 +1064,10 @@ open_oom_action (GtkWidget  *widget,
 /* Language                                                                  */
 
 static void
-language_changed_cb (GmlLivePage *self)
+language_changed_cb (GtkWidget *widget)
 {
+  GmlLivePage *self = GML_LIVE_PAGE (widget);
+
   set_accessible_labels (self);
   gml_trace_view_refresh (self->trace_view);
   gml_what_if_panel_refresh (self->what_if_panel);
@@ -1302,7 +1305,5 @@ gml_live_page_init (GmlLivePage *self)
   update_waiting (self);
   update_listen_label (self);
   show_state (self, "idle");
-  if (GML_IS_APPLICATION (g_application_get_default ()))
-    g_signal_connect_object (g_application_get_default (), "language-changed",
-                             G_CALLBACK (language_changed_cb), self, G_CONNECT_SWAPPED);
+  gml_language_follow (GTK_WIDGET (self), language_changed_cb);
 }

@@ -759,8 +759,10 @@ set_accessible_labels (GmlScenarioPanel *self)
 /* Captions, titles and the pictures' own text are translated when they are made:
  * rebuild the experiment (its steps are cheap to replay) and draw again. */
 static void
-language_changed_cb (GmlScenarioPanel *self)
+language_changed_cb (GtkWidget *widget)
 {
+  GmlScenarioPanel *self = GML_SCENARIO_PANEL (widget);
+
   set_accessible_labels (self);
   gml_scenario_panel_reload (self);
 }
@@ -819,10 +821,9 @@ gml_scenario_panel_init (GmlScenarioPanel *self)
   set_accessible_labels (self);
 
   /* The application exists when the panel is built inside its window. */
+  gml_language_follow (GTK_WIDGET (self), language_changed_cb);
   if (GML_IS_APPLICATION (g_application_get_default ()))
     {
-      g_signal_connect_object (g_application_get_default (), "language-changed",
-                               G_CALLBACK (language_changed_cb), self, G_CONNECT_SWAPPED);
       /* Another backend in the preferences: the experiments run again on it. */
       g_signal_connect_object (g_application_get_default (), "device-changed",
                                G_CALLBACK (gml_scenario_panel_reload), self, G_CONNECT_SWAPPED);

@@ -1150,8 +1150,10 @@ map_cb (GmlSnapshotPage *self)
  * this page formatted itself is formatted again here, and the file the error
  * page is about read again for the reader's own message. */
 static void
-language_changed_cb (GmlSnapshotPage *self)
+language_changed_cb (GtkWidget *widget)
 {
+  GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
+
   set_accessible_labels (self);
   gml_trace_view_refresh (self->trace_view);
   set_error_title (self);
@@ -1386,7 +1388,5 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
 
   set_accessible_labels (self);
   show_state (self, "empty");
-  if (GML_IS_APPLICATION (g_application_get_default ()))
-    g_signal_connect_object (g_application_get_default (), "language-changed",
-                             G_CALLBACK (language_changed_cb), self, G_CONNECT_SWAPPED);
+  gml_language_follow (GTK_WIDGET (self), language_changed_cb);
 }

@@ -7,8 +7,9 @@
  * the current language. When the language changes, gml_language_retranslate_widget()
  * looks every remembered key up again; nothing is ever mapped back from a translated
  * text (two source strings may share one translation). A property the code has set to
- * something else since is the code's: it is left alone, and that code sets it again on
- * GmlApplication::language-changed.
+ * something else since is the code's: it is left alone, and that code sets it again in
+ * the refresh function it gave gml_language_follow(), the one way a window or page
+ * follows GmlApplication::language-changed.
  *
  * Menus from templates are copied with each label's key as an extra attribute;
  * AdwViewStack and GtkStack pages, which are no widgets, are walked too.
@@ -262,6 +263,44 @@ gml_language_retranslate_widget (GtkWidget *root)
 {
   g_return_if_fail (GTK_IS_WIDGET (root));
   walk (root, NULL, FALSE);
+}
+
+static GQuark
+refresh_quark (void)
+{
+  return g_quark_from_static_string ("gml-language-refresh");
+}
+
+static void
+follow_cb (GtkWidget    *root,
+           const char   *previous,
+           GApplication *app)
+{
+  GmlLanguageRefreshFunc refresh = g_object_get_qdata (G_OBJECT (root), refresh_quark ());
+
+  gml_language_retranslate_widget (root);
+  if (refresh != NULL)
+    refresh (root);
+}
+
+/* The one way a window or page keeps its language: on the application's
+ * language-changed, every template string below @root is translated again, then
+ * @refresh (or NULL) sets what the code set (accessible names, figures, sentences
+ * built with numbers). Call once, after gml_language_localize_widget(); it lasts
+ * as long as @root. Outside the application (a widget test) it does nothing. */
+void
+gml_language_follow (GtkWidget              *root,
+                     GmlLanguageRefreshFunc  refresh)
+{
+  GApplication *app = g_application_get_default ();
+
+  g_return_if_fail (GTK_IS_WIDGET (root));
+
+  if (app == NULL || g_signal_lookup ("language-changed", G_OBJECT_TYPE (app)) == 0)
+    return;
+  g_object_set_qdata (G_OBJECT (root), refresh_quark (), (gpointer) refresh);
+  g_signal_connect_object (app, "language-changed", G_CALLBACK (follow_cb), root,
+                           G_CONNECT_SWAPPED);
 }
 
 /* A question's string as the other language of a bilingual class has it: the bank

@@ -15,6 +15,12 @@ const char *gml_language_other              (void);
 void        gml_language_localize_widget    (GtkWidget         *root,
                                              const char        *context);
 void        gml_language_retranslate_widget (GtkWidget         *root);
+
+/* What a window or page sets again itself after a language change. */
+typedef void (*GmlLanguageRefreshFunc) (GtkWidget *root);
+
+void        gml_language_follow             (GtkWidget              *root,
+                                             GmlLanguageRefreshFunc  refresh);
 GMenuModel *gml_language_localize_menu      (GMenuModel        *model,
                                              const char        *context);
 GMenuModel *gml_language_retranslate_menu   (GMenuModel        *model);
