@@ -126,7 +126,7 @@ for what, table in (('to the mapped window', mapped), ('to the first painted fra
     lab = statistics.median(table['GPU Memory Lab'])
     ratios = [f'{lab / statistics.median(table[name]):.2f}x {name}' for name, _, _ in programs[:-1]]
     print('  the lab: ' + ', '.join(ratios) +
-          ('' if 'CPU' in what else ' (target: at most 1.2x the first)'))
+          ('' if 'CPU' in what else ' (target: at most 1.1x the first, issue 30)'))
 print('GPU Memory Lab, split (medians of each part):')
 for name, what in PARTS:
     if parts[name]:
