@@ -20,6 +20,11 @@
 #define QUICK "--model gpt2 --seq 128 --batch 2 --precision fp32 --optimizer adamw --gpu-memory 8G"
 /* About 1.8 million allocator events: a second or more in a debug build. */
 #define SLOW "--model llama-2-7b --mode inference --seq 1024 --tokens 1024 --gpu-memory 80G"
+/* About four times as many: two seconds or more in a debug build, so that the
+ * page's tenth-of-a-second progress ticks land inside its decode steps however
+ * fast the machine (1,024 tokens took under 0.2 s on one CI machine, and no tick
+ * saw the decode under way). */
+#define LONG "--model llama-2-7b --mode inference --seq 128 --tokens 3968 --gpu-memory 80G"
 
 static GmlLabPage *
 new_page (void)
@@ -156,7 +161,7 @@ test_progress_shown (void)
   gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
   int last = -1, seen = 0;
 
-  g_assert_true (gml_lab_page_open_config (page, SLOW, NULL));
+  g_assert_true (gml_lab_page_open_config (page, LONG, NULL));
   while (g_get_monotonic_time () < deadline && gml_lab_page_get_run (page) == NULL)
     {
       int n;
