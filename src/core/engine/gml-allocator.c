@@ -31,6 +31,7 @@
 
 #include "gml-allocator.h"
 #include "gml-allocator-private.h"
+#include "gml-trace-private.h"
 
 /* One entry of a pool's ordered set of free blocks. The order is PyTorch's
  * BlockComparatorSize: stream, then size, then address. */
@@ -371,7 +372,7 @@ emit (GmlAllocator  *self,
   if (self->keep_trace)
     gml_trace_append (self->trace, self->state, ev);
   self->n_events++;
-  return gml_mem_state_apply (self->state, ev);
+  return _gml_mem_state_apply_accepted (self->state, ev);
 }
 
 void
@@ -389,7 +390,7 @@ static inline const GmlBlock *
 block_at (GmlAllocator *self,
           gint32        slot)
 {
-  return gml_mem_state_get_block (self->state, slot);
+  return _gml_mem_state_block (self->state, slot);
 }
 
 static inline gboolean
@@ -1435,7 +1436,8 @@ gml_allocator_free_requested (GmlAllocator *self,
   /* A caller that frees in two halves says itself when the block is back:
    * the streams it was recorded on do not hold it (gml_allocator_free() took
    * them before). */
-  g_hash_table_remove (self->stream_uses, GINT_TO_POINTER (block_id));
+  if (g_hash_table_size (self->stream_uses) > 0)
+    g_hash_table_remove (self->stream_uses, GINT_TO_POINTER (block_id));
 
   ev.kind = GML_EVENT_FREE_REQUESTED;
   ev.pool = b->pool;
@@ -1520,7 +1522,9 @@ gml_allocator_free (GmlAllocator *self,
 
   g_return_val_if_fail (self != NULL, FALSE);
 
-  g_hash_table_steal_extended (self->stream_uses, key, NULL, (gpointer *) &streams);
+  /* Most runs record no stream use: no hash look-up on every free for them. */
+  if (g_hash_table_size (self->stream_uses) > 0)
+    g_hash_table_steal_extended (self->stream_uses, key, NULL, (gpointer *) &streams);
   if (!gml_allocator_free_requested (self, block_id, error))
     {
       if (streams != NULL)

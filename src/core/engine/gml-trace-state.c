@@ -12,24 +12,12 @@
 #include <string.h>
 
 #include "gml-trace.h"
+#include "gml-trace-private.h"
 
-struct _GmlMemState
-{
-  GArray    *blocks;              /* GmlBlock, indexed by slot */
-  GArray    *segments;            /* GmlSegment, indexed by slot */
-  GArray    *free_block_slots;    /* gint32 stack of unused block slots */
-  GArray    *free_segment_slots;  /* gint32 stack of unused segment slots */
-  GPtrArray *labels;              /* shared with the trace, append-only */
-  guint      n_blocks;
-  guint      n_segments;
-  GmlStats   stats;
-};
 
 /* ------------------------------------------------------------------------- */
 /* The memory state                                                          */
 
-#define BLOCKS(s)   ((GmlBlock *) (s)->blocks->data)
-#define SEGMENTS(s) ((GmlSegment *) (s)->segments->data)
 
 GmlMemState *
 gml_mem_state_new (GPtrArray *labels)
@@ -126,9 +114,10 @@ take_slot (GArray *free_slots,
 {
   if (free_slots->len > 0)
     {
-      gint32 slot = g_array_index (free_slots, gint32, free_slots->len - 1);
-      g_array_set_size (free_slots, free_slots->len - 1);
-      return slot;
+      /* A pop: shrinking a GArray needs no call into GLib (the slot stack has no
+       * clear function, and its room is kept for the next push). */
+      free_slots->len--;
+      return g_array_index (free_slots, gint32, free_slots->len);
     }
 
   g_array_set_size (array, array->len + 1);
@@ -458,11 +447,20 @@ gint32
 gml_mem_state_apply (GmlMemState         *self,
                      const GmlTraceEvent *ev)
 {
-  GmlStats *st = &self->stats;
-  GmlBlock *b;
-
   if (!gml_mem_state_accepts (self, ev))
     return GML_MEM_STATE_REFUSED;
+  return _gml_mem_state_apply_accepted (self, ev);
+}
+
+/* gml_mem_state_apply() for an event gml_mem_state_accepts() has passed: the
+ * allocator checks each event before it writes it to the trace, and a second
+ * check here cost a twentieth of a long lab run. */
+gint32
+_gml_mem_state_apply_accepted (GmlMemState         *self,
+                               const GmlTraceEvent *ev)
+{
+  GmlStats *st = &self->stats;
+  GmlBlock *b;
 
   switch ((GmlTraceEventKind) ev->kind)
     {
