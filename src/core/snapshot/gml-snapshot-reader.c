@@ -277,15 +277,14 @@ obj_new (Reader  *r,
   return TRUE;
 }
 
-/* Gives the object back; the memo slot that held it now holds @replacement
- * (the records it became, or VT_CONSUMED). */
-void
-_gml_reader_obj_release (Reader      *r,
-                         Obj         *o,
-                         const Value *replacement)
+/* What giving an object back and keeping it as a stand-in share: the memo slot
+ * that held it now holds @replacement, and its items are freed. */
+static void
+obj_empty (Reader      *r,
+           Obj         *o,
+           guint32      index,
+           const Value *replacement)
 {
-  guint32 index = (guint32) (o - (Obj *) r->objs->data);
-
   if (o->memo != G_MAXUINT32 && o->memo < r->memo_len)
     {
       Value m;
@@ -300,6 +299,18 @@ _gml_reader_obj_release (Reader      *r,
   free_typed (o);
   o->items = NULL;
   o->len = o->cap = 0;
+}
+
+/* Gives the object back; the memo slot that held it now holds @replacement
+ * (the records it became, or VT_CONSUMED). */
+void
+_gml_reader_obj_release (Reader      *r,
+                         Obj         *o,
+                         const Value *replacement)
+{
+  guint32 index = (guint32) (o - (Obj *) r->objs->data);
+
+  obj_empty (r, o, index, replacement);
   o->live = FALSE;
   /* Never more free than made: objs->len, within max_objs. */
   if (G_UNLIKELY (r->n_free_objs == r->free_objs_cap))
@@ -317,22 +328,7 @@ _gml_reader_obj_forward (Reader      *r,
                          Obj         *o,
                          const Value *replacement)
 {
-  guint32 index = (guint32) (o - (Obj *) r->objs->data);
-
-  if (o->memo != G_MAXUINT32 && o->memo < r->memo_len)
-    {
-      Value m;
-
-      memo_load (r, o->memo, &m);
-      /* The replacement reuses the overflow slot the object had: no failure. */
-      if (m.type == VT_OBJ && m.h == index && m.v.o.gen == o->gen)
-        memo_store (r, o->memo, replacement);
-    }
-  r->n_items -= o->len;
-  items_free (r, o->items, o->cap);
-  free_typed (o);
-  o->items = NULL;
-  o->len = o->cap = 0;
+  obj_empty (r, o, (guint32) (o - (Obj *) r->objs->data), replacement);
   o->kind = KIND_FORWARD;
   o->busy = FALSE;
   o->fwd_type = replacement->type;
