@@ -238,6 +238,29 @@ print_question_json (const GmlQuestion *q,
   g_print ("%s\n", text);
 }
 
+/* The options a question's and a scenario's picture share: the theme's name
+ * into @theme, and a size the renderer accepts. FALSE, said, otherwise. */
+static gboolean
+check_look (const char *theme_name,
+            GmlTheme   *theme,
+            int         width,
+            int         height)
+{
+  if (theme_name != NULL && !gml_theme_from_string (theme_name, theme))
+    {
+      g_printerr (_("gpu-memory-lab render: unknown theme “%s” (use light, dark, high-contrast or "
+                    "high-contrast-dark)\n"),
+                  theme_name);
+      return FALSE;
+    }
+  if (width < 64 || width > 8192 || height < 64 || height > 8192)
+    {
+      g_printerr (_("gpu-memory-lab render: width and height must be between 64 and 8192\n"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* `render --question ID`: the question's own experiment, pointing at what the
  * question is about (or, with --before, its setup as shown before answering). */
 static int
@@ -284,18 +307,8 @@ render_question (const char *id,
                     "lists them)\n"), id);
       return 2;
     }
-  if (theme_name != NULL && !gml_theme_from_string (theme_name, &theme))
-    {
-      g_printerr (_("gpu-memory-lab render: unknown theme “%s” (use light, dark, high-contrast or "
-                    "high-contrast-dark)\n"),
-                  theme_name);
-      return 2;
-    }
-  if (width < 64 || width > 8192 || height < 64 || height > 8192)
-    {
-      g_printerr (_("gpu-memory-lab render: width and height must be between 64 and 8192\n"));
-      return 2;
-    }
+  if (!check_look (theme_name, &theme, width, height))
+    return 2;
   if (output == NULL && !describe && !json)
     {
       g_printerr (_("gpu-memory-lab render: say where to write the picture with --output "
@@ -470,18 +483,8 @@ gml_render_main (int    argc,
                     "timeline or checkpointing)\n"), view_name);
       return 2;
     }
-  if (theme_name != NULL && !gml_theme_from_string (theme_name, &theme))
-    {
-      g_printerr (_("gpu-memory-lab render: unknown theme “%s” (use light, dark, high-contrast or "
-                    "high-contrast-dark)\n"),
-                  theme_name);
-      return 2;
-    }
-  if (width < 64 || width > 8192 || height < 64 || height > 8192)
-    {
-      g_printerr (_("gpu-memory-lab render: width and height must be between 64 and 8192\n"));
-      return 2;
-    }
+  if (!check_look (theme_name, &theme, width, height))
+    return 2;
   if (output == NULL && !describe)
     {
       g_printerr (_("gpu-memory-lab render: say where to write the picture with --output "
