@@ -393,6 +393,30 @@ block_at (GmlAllocator *self,
   return _gml_mem_state_block (self->state, slot);
 }
 
+/* The block a caller names, if the allocator is sane and the block is in
+ * @state; NULL with an error otherwise (a replayed trace can name any id). */
+static const GmlBlock *
+caller_block (GmlAllocator   *self,
+              gint32          block_id,
+              GmlBlockState   state,
+              GError        **error)
+{
+  const GmlBlock *b;
+
+  if (!check_sane (self, error))
+    return NULL;
+  b = block_id >= 0 ? block_at (self, block_id) : NULL;
+  if (b != NULL && b->state == state)
+    return b;
+  if (state == GML_BLOCK_ALLOCATED)
+    g_set_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_INVALID_BLOCK,
+                 _("Block %d is not allocated."), block_id);
+  else
+    g_set_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_INVALID_BLOCK,
+                 _("Block %d is not waiting to be freed."), block_id);
+  return NULL;
+}
+
 static inline gboolean
 is_whole_segment (const GmlBlock *b)
 {
@@ -1423,15 +1447,9 @@ gml_allocator_free_requested (GmlAllocator *self,
 
   g_return_val_if_fail (self != NULL, FALSE);
 
-  if (!check_sane (self, error))
+  b = caller_block (self, block_id, GML_BLOCK_ALLOCATED, error);
+  if (b == NULL)
     return FALSE;
-  b = block_id >= 0 ? block_at (self, block_id) : NULL;
-  if (b == NULL || b->state != GML_BLOCK_ALLOCATED)
-    {
-      g_set_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_INVALID_BLOCK,
-                   _("Block %d is not allocated."), block_id);
-      return FALSE;
-    }
 
   /* A caller that frees in two halves says itself when the block is back:
    * the streams it was recorded on do not hold it (gml_allocator_free() took
@@ -1499,15 +1517,9 @@ gml_allocator_free_completed (GmlAllocator *self,
 
   g_return_val_if_fail (self != NULL, FALSE);
 
-  if (!check_sane (self, error))
+  b = caller_block (self, block_id, GML_BLOCK_PENDING_FREE, error);
+  if (b == NULL)
     return FALSE;
-  b = block_id >= 0 ? block_at (self, block_id) : NULL;
-  if (b == NULL || b->state != GML_BLOCK_PENDING_FREE)
-    {
-      g_set_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_INVALID_BLOCK,
-                   _("Block %d is not waiting to be freed."), block_id);
-      return FALSE;
-    }
   free_block_now (self, block_id);
   return check_sane (self, error);
 }
@@ -1559,15 +1571,9 @@ gml_allocator_record_stream (GmlAllocator *self,
 
   g_return_val_if_fail (self != NULL, FALSE);
 
-  if (!check_sane (self, error))
+  b = caller_block (self, block_id, GML_BLOCK_ALLOCATED, error);
+  if (b == NULL)
     return FALSE;
-  b = block_id >= 0 ? block_at (self, block_id) : NULL;
-  if (b == NULL || b->state != GML_BLOCK_ALLOCATED)
-    {
-      g_set_error (error, GML_ALLOCATOR_ERROR, GML_ALLOCATOR_ERROR_INVALID_BLOCK,
-                   _("Block %d is not allocated."), block_id);
-      return FALSE;
-    }
   /* recordStream(): "ignore uses on the allocation stream, since those don't
    * require any special synchronization". stream_uses is a set. */
   if (stream == b->stream)
