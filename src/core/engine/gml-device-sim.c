@@ -58,6 +58,30 @@ find_range (GmlDeviceSim *self,
   return lo;
 }
 
+/* Whether @bytes more fit beside what this process and the others use; the
+ * error says how much is asked and how much is in use otherwise. */
+static gboolean
+has_room (GmlDeviceSim  *self,
+          guint64        bytes,
+          GError       **error)
+{
+  guint64 used = self->parent.in_use + self->parent.other_in_use;
+  g_autofree char *want = NULL;
+  g_autofree char *have = NULL;
+  g_autofree char *total = NULL;
+
+  if (used <= self->capacity && bytes <= self->capacity - used)
+    return TRUE;
+  want = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+  have = g_format_size_full (used, G_FORMAT_SIZE_IEC_UNITS);
+  total = g_format_size_full (self->capacity, G_FORMAT_SIZE_IEC_UNITS);
+  /* Sizes go in as strings: a 64-bit printf format cannot be in a msgid. */
+  g_set_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
+               _("The simulated GPU has no room for %s more (%s of %s in use)."),
+               want, have, total);
+  return FALSE;
+}
+
 static gboolean
 sim_alloc (GmlDevice  *device,
            guint64     size,
@@ -65,7 +89,7 @@ sim_alloc (GmlDevice  *device,
            GError    **error)
 {
   GmlDeviceSim *self = (GmlDeviceSim *) device;
-  guint64 pages, used, cursor = BASE_ADDRESS;
+  guint64 pages, cursor = BASE_ADDRESS;
   Range range;
   guint pos;
 
@@ -74,19 +98,8 @@ sim_alloc (GmlDevice  *device,
   else
     pages = (size + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
 
-  used = device->in_use + device->other_in_use;
-  if (used > self->capacity || pages > self->capacity - used)
-    {
-      g_autofree char *want = g_format_size_full (pages, G_FORMAT_SIZE_IEC_UNITS);
-      g_autofree char *have = g_format_size_full (used, G_FORMAT_SIZE_IEC_UNITS);
-      g_autofree char *total = g_format_size_full (self->capacity, G_FORMAT_SIZE_IEC_UNITS);
-
-      /* Sizes go in as strings: a 64-bit printf format cannot be in a msgid. */
-      g_set_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
-                   _("The simulated GPU has no room for %s more (%s of %s in use)."),
-                   want, have, total);
-      return FALSE;
-    }
+  if (!has_room (self, pages, error))
+    return FALSE;
 
   /* First fit: the lowest gap between live ranges that holds the pages. */
   for (pos = 0; pos < self->ranges->len; pos++)
@@ -177,20 +190,8 @@ sim_map (GmlDevice  *device,
          guint64     size,
          GError    **error)
 {
-  GmlDeviceSim *self = (GmlDeviceSim *) device;
-  guint64 used = device->in_use + device->other_in_use;
-
-  if (used > self->capacity || size > self->capacity - used)
-    {
-      g_autofree char *want = g_format_size_full (size, G_FORMAT_SIZE_IEC_UNITS);
-      g_autofree char *have = g_format_size_full (used, G_FORMAT_SIZE_IEC_UNITS);
-      g_autofree char *total = g_format_size_full (self->capacity, G_FORMAT_SIZE_IEC_UNITS);
-
-      g_set_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
-                   _("The simulated GPU has no room for %s more (%s of %s in use)."),
-                   want, have, total);
-      return FALSE;
-    }
+  if (!has_room ((GmlDeviceSim *) device, size, error))
+    return FALSE;
   device->in_use += size;
   return TRUE;
 }
