@@ -93,6 +93,7 @@ struct _GmlTrace
   GPtrArray  *labels;             /* char *, index 0 is NULL (no label) */
   GHashTable *label_ids;          /* label → id, keys owned by labels */
   guint       interval;
+  gsize       next_snapshot;      /* the event count at which the next state is kept */
 };
 
 static const char * const event_names[GML_N_EVENT_KINDS] = {
@@ -301,8 +302,13 @@ gml_trace_append (GmlTrace            *self,
 {
   gsize n = self->n_events;
 
-  if (n % self->interval == 0 && n / self->interval == self->snapshots->len)
-    g_ptr_array_add (self->snapshots, gml_mem_state_copy (before));
+  /* A count to reach, not n % interval: two divisions by a variable on every
+   * event cost more than the rest of the append. */
+  if (n == self->next_snapshot)
+    {
+      g_ptr_array_add (self->snapshots, gml_mem_state_copy (before));
+      self->next_snapshot += self->interval;
+    }
 
   if (n < CHUNK_EVENTS && n == self->first_room)
     {
