@@ -19,7 +19,7 @@
 
 /* A snapshot every this many events: rebuilding any index then costs one copy of
  * the state plus at most this many applications (each a few nanoseconds). */
-#define DEFAULT_SNAPSHOT_INTERVAL 16384
+#define DEFAULT_SNAPSHOT_INTERVAL 4096
 
 /* The events are kept in chunks of 2 MiB, each on a huge page where the kernel
  * offers them: a lab run appends millions (1.8 M for 1,024 tokens of
