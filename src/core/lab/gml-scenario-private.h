@@ -206,7 +206,8 @@ char           *_gml_script_size        (GmlScript          *r,
 /* The sentence that says the scale, or NULL at 1:1. */
 char           *_gml_script_scale_note  (GmlScript          *r);
 
-/* The six named scenarios' scripts, reused by the experiments built on them. */
+/* The six named scenarios' stories; the table of kinds in gml-experiment-scripts.c
+ * names them, for gml_scenario_new() and for the questions' experiments alike. */
 void            _gml_script_oom              (GmlScript *r);
 /* @sizes (may be NULL) receives each batch's activation bytes per layer. */
 void            _gml_script_batch_size       (GmlScript *r,

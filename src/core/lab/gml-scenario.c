@@ -7,9 +7,10 @@
  * a 1 GiB budget fails at the same step on a 512 MiB one.
  *
  * This file holds the machinery every script uses (runs, steps, bars, marks)
- * and the six named scenarios; the questions' own experiments are in
- * gml-experiment.c (parsing and checking) and gml-experiment-scripts.c (with
- * gml-experiment-training.c and gml-experiment-features.c: what each kind runs).
+ * and the stories of the six named scenarios. Which scenarios there are, with
+ * their titles and views, is one table: the kinds of experiment in
+ * gml-experiment-scripts.c, where the six are the kinds with a story;
+ * gml-experiment.c runs them (gml_scenario_new(), gml_scenario_new_experiment()).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -27,82 +28,11 @@
 
 #define MiB GML_MiB
 
-static const char * const scenario_names[] = {
-  "oom", "batch-size", "empty-cache", "precision", "checkpointing", "fragmentation", NULL
-};
-
-static void script_batch_size    (GmlScript *r);
-static void script_checkpointing (GmlScript *r);
-
-/* Everything a named scenario is, in one row; the rows follow scenario_names. */
-typedef struct
-{
-  const char *name;
-  const char *title;          /* N_() */
-  GmlView     focus_view;
-  guint       extra_views;    /* views shown besides the usual ones */
-  void      (*script) (GmlScript *r);
-} ScenarioDef;
-
-static const ScenarioDef scenario_defs[] = {
-  { "oom", N_("A training step on a small GPU: weights, gradients, optimizer state, activations"),
-    GML_VIEW_MEMORY_MAP, 0, _gml_script_oom },
-  { "batch-size", N_("Batch size: the same model at batch 32 and at batch 128"),
-    GML_VIEW_MEMORY_MAP, 0, script_batch_size },
-  { "empty-cache", N_("empty_cache(): what the caching allocator gives back, and what it cannot"),
-    GML_VIEW_TIMELINE, 1u << GML_VIEW_FRAGMENTATION, _gml_script_empty_cache_story },
-  { "precision", N_("Precision: the same tensors in fp32 and in bf16"),
-    GML_VIEW_MEMORY_MAP, 0, _gml_script_precision },
-  { "checkpointing", N_("Gradient checkpointing: stored and recomputed activations"),
-    GML_VIEW_CHECKPOINTING, 0, script_checkpointing },
-  { "fragmentation", N_("Many tensors allocated, every other one freed, then a larger request"),
-    GML_VIEW_FRAGMENTATION, 1u << GML_VIEW_FRAGMENTATION, _gml_script_fragmentation },
-};
-
-G_STATIC_ASSERT (G_N_ELEMENTS (scenario_defs) == G_N_ELEMENTS (scenario_names) - 1);
-
-static const ScenarioDef *
-scenario_def (const char *name)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (scenario_defs); i++)
-    if (g_strcmp0 (scenario_defs[i].name, name) == 0)
-      return &scenario_defs[i];
-  return NULL;
-}
-
 static const char * const view_names[GML_N_VIEWS] = {
   "memory-map", "fragmentation", "timeline", "checkpointing", "comparison"
 };
 
 G_DEFINE_QUARK (gml-scenario-error-quark, gml_scenario_error)
-
-const char * const *
-gml_scenario_names (void)
-{
-  return scenario_names;
-}
-
-gboolean
-gml_scenario_name_is_known (const char *name)
-{
-  return name != NULL && g_strv_contains (scenario_names, name);
-}
-
-const char *
-gml_scenario_title (const char *name)
-{
-  const ScenarioDef *def = scenario_def (name);
-
-  return def != NULL ? _(def->title) : NULL;
-}
-
-GmlView
-gml_scenario_focus_view (const char *name)
-{
-  const ScenarioDef *def = scenario_def (name);
-
-  return def != NULL ? def->focus_view : GML_VIEW_MEMORY_MAP;
-}
 
 const char *
 gml_view_to_string (GmlView view)
@@ -1362,57 +1292,6 @@ _gml_scenario_finish (GmlScenario  *sc,
     sc->views |= 1u << GML_VIEW_CHECKPOINTING;
   sc->focus_step = MIN (sc->focus_step, sc->steps->len - 1);
   sc->setup_step = MIN (sc->setup_step, sc->focus_step);
-  return sc;
-}
-
-/* The named scenarios' own arguments for the scripts the experiments share. */
-static void
-script_batch_size (GmlScript *r)
-{
-  _gml_script_batch_size (r, 32, 128, NULL);
-}
-
-static void
-script_checkpointing (GmlScript *r)
-{
-  _gml_script_checkpointing (r, 16);
-}
-
-GmlScenario *
-gml_scenario_new (const char  *name,
-                  GmlDevice   *device,
-                  GError     **error)
-{
-  const ScenarioDef *def;
-  GmlScenario *sc;
-  GmlScript r;
-
-  g_return_val_if_fail (device != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  if (!gml_scenario_name_is_known (name))
-    {
-      g_autofree char *list = g_strjoinv (", ", (char **) scenario_names);
-      /* Translators: %s is a name, the second %s the list of known names. */
-      g_set_error (error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_UNKNOWN,
-                   _("Unknown scenario “%s”. Known scenarios: %s."), name, list);
-      return NULL;
-    }
-
-  def = scenario_def (name);
-  gml_device_begin_run ();
-  sc = _gml_scenario_create (name, device, &r);
-  sc->title = g_strdup (_(def->title));
-  sc->focus_view = def->focus_view;
-  sc->views |= def->extra_views;
-  _gml_script_begin_run (&r, NULL, 0, 0, NULL, FALSE);
-
-  _gml_script_end_step (&r, g_strdup (_("Start: nothing is allocated yet.")));
-
-  def->script (&r);
-
-  sc = _gml_scenario_finish (sc, &r, error);
-  gml_device_end_run ();
   return sc;
 }
 
