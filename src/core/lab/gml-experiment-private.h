@@ -6,7 +6,7 @@
 #pragma once
 
 #include "gml-experiment.h"
-#include "gml-scenario-private.h"
+#include "gml-script-private.h"
 
 G_BEGIN_DECLS
 

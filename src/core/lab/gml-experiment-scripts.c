@@ -32,7 +32,7 @@
 /* The named scenarios                                                       */
 
 /* Their stories, as the table below names them for gml_scenario_new() and for
- * the kinds' scripts: the toolkit's (gml-scenario.c) with the kind's numbers. */
+ * the kinds' scripts: gml-scenario-stories.c's, with the kind's numbers. */
 
 static void
 story_oom (GmlScript           *r,
