@@ -6,7 +6,7 @@
 #pragma once
 
 #include "gml-experiment.h"
-#include "gml-scenario-private.h"
+#include "gml-script-private.h"
 
 G_BEGIN_DECLS
 
@@ -31,15 +31,30 @@ typedef struct
   const char   *choices;
 } GmlParamDef;
 
+/* What makes a kind one of the named scenarios ("gpu-memory-lab render oom",
+ * a question's "scenario"). Both ways of running one start from this row:
+ * gml_scenario_new() tells the story on the whole device with the kind's
+ * defaults, so every parameter of such a kind has one; the kind's script tells
+ * it in the lab's arena with the question's numbers, then points at what the
+ * question asks. All zero for the other kinds. */
+typedef struct
+{
+  const char  *title;        /* N_() */
+  GmlView      focus_view;
+  guint        extra_views;  /* 1 << GmlView for each view shown besides the usual ones */
+  void       (*story) (GmlScript *r, const GmlExperiment *e);
+} GmlScenarioDef;
+
 typedef struct _GmlKindDef GmlKindDef;
 
 struct _GmlKindDef
 {
-  const char  *name;
-  GmlParamDef  params[GML_EXPERIMENT_MAX_PARAMS];
-  void       (*script) (GmlScript *r, const GmlExperiment *e);
+  const char     *name;
+  GmlParamDef     params[GML_EXPERIMENT_MAX_PARAMS];
+  void          (*script) (GmlScript *r, const GmlExperiment *e);
   /* Rules between parameters; sets *field and *reason and returns FALSE. */
-  gboolean   (*check)  (const GmlExperiment *e, char **field, char **reason);
+  gboolean      (*check)  (const GmlExperiment *e, char **field, char **reason);
+  GmlScenarioDef  scenario;  /* story NULL: not a named scenario */
 };
 
 struct _GmlExperiment
@@ -63,7 +78,15 @@ gboolean     _gml_experiment_is     (const GmlExperiment *e,
                                      const char          *name,
                                      const char          *word);
 
-/* The scripts (gml-experiment-scripts.c). */
+/* A named scenario's first step, the same whichever way it runs: its title and
+ * views, a run of @capacity (0: the scenario's whole device), and the start
+ * with nothing allocated. @e is of a kind with a story. */
+void         _gml_experiment_begin_scenario (GmlScript           *r,
+                                             const GmlExperiment *e,
+                                             guint64              capacity);
+
+/* The kinds (gml-experiment-scripts.c); gml_scenario_names() lists the named
+ * scenarios in their order. */
 extern const GmlKindDef _gml_experiment_kind_defs[];
 extern const guint      _gml_experiment_n_kind_defs;
 

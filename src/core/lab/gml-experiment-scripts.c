@@ -29,7 +29,63 @@
 #include "gml-experiment-scripts-private.h"
 
 /* ------------------------------------------------------------------------- */
-/* The named scenarios, as experiments                                       */
+/* The named scenarios                                                       */
+
+/* Their stories, as the table below names them for gml_scenario_new() and for
+ * the kinds' scripts: gml-scenario-stories.c's, with the kind's numbers. */
+
+static void
+story_oom (GmlScript           *r,
+           const GmlExperiment *e)
+{
+  _gml_script_oom (r);
+}
+
+static void
+story_batch_size (GmlScript           *r,
+                  const GmlExperiment *e)
+{
+  _gml_script_batch_size (r, V ("from"), V ("to"), NULL);
+}
+
+static void
+story_empty_cache (GmlScript           *r,
+                   const GmlExperiment *e)
+{
+  _gml_script_empty_cache_story (r);
+}
+
+static void
+story_precision (GmlScript           *r,
+                 const GmlExperiment *e)
+{
+  _gml_script_precision (r);
+}
+
+static void
+story_checkpointing (GmlScript           *r,
+                     const GmlExperiment *e)
+{
+  _gml_script_checkpointing (r, V ("layers"));
+}
+
+static void
+story_fragmentation (GmlScript           *r,
+                     const GmlExperiment *e)
+{
+  _gml_script_fragmentation (r);
+}
+
+/* The story as a question tells it, before the question's own captions and
+ * figures: in the lab's arena, so that the window and the render verb show
+ * the same thing on every machine. */
+static void
+tell_story (GmlScript           *r,
+            const GmlExperiment *e)
+{
+  _gml_experiment_begin_scenario (r, e, GML_SCRIPT_LAB_ARENA);
+  e->kind->scenario.story (r, e);
+}
 
 static void
 script_oom (GmlScript           *r,
@@ -40,10 +96,7 @@ script_oom (GmlScript           *r,
   const GmlScenarioStep *step;
   g_autoptr(GmlMemState) state = NULL;
 
-  start (r, gml_scenario_title ("oom"), GML_VIEW_MEMORY_MAP);
-  _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
-  first_step (r);
-  _gml_script_oom (r);
+  tell_story (r, e);
   focus = _gml_script_last_step (r);
   step = step_at (r, focus);
   request = step->request;
@@ -79,14 +132,15 @@ script_batch_size (GmlScript           *r,
   guint from = V ("from"), to = V ("to");
   guint64 sizes[2] = { 0, 0 };
   guint focus, setup = 1 + 8;   /* start, weights, then the smaller batch's 8 layers */
-  g_autofree char *title = NULL;
   GmlBar *bar;
 
+  _gml_experiment_begin_scenario (r, e, GML_SCRIPT_LAB_ARENA);
+  /* The title names the question's batch sizes, not the scenario's. */
+  g_free (r->sc->title);
   /* Translators: both %u are batch sizes. */
-  title = g_strdup_printf (_("Batch size: the same model at batch %u and at batch %u"), from, to);
-  start (r, title, GML_VIEW_MEMORY_MAP);
-  _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
-  first_step (r);
+  r->sc->title = g_strdup_printf (_("Batch size: the same model at batch %u and at batch %u"),
+                                  from, to);
+  /* The story itself (story_batch_size()), for the sizes it chose. */
   _gml_script_batch_size (r, from, to, sizes);
   focus = _gml_script_last_step (r);
 
@@ -144,10 +198,10 @@ script_empty_cache (GmlScript           *r,
   guint oom_step, freed, emptied, retry, focus;
   guint64 request;
 
-  start (r, gml_scenario_title ("empty-cache"), GML_VIEW_TIMELINE);
-  _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
-  first_step (r);
-  _gml_script_empty_cache_story (r);
+  tell_story (r, e);
+  /* A question's picture offers the views it always has: the fragmentation
+   * view stays the named scenario's alone. */
+  r->sc->views &= ~(1u << GML_VIEW_FRAGMENTATION);
   /* The story's steps: weights, forward, out of memory, freed, emptied, again. */
   oom_step = 3;
   freed = 4;
@@ -225,10 +279,9 @@ script_precision (GmlScript           *r,
 {
   guint64 fp32 = 0, bf16 = 0;
 
-  start (r, gml_scenario_title ("precision"), GML_VIEW_COMPARISON);
-  _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
-  first_step (r);
-  _gml_script_precision (r);
+  tell_story (r, e);
+  /* The question is about the two bars: its picture opens on them. */
+  r->sc->focus_view = GML_VIEW_COMPARISON;
   if (r->fatal != NULL || r->sc->bars->len < 2)
     return;
   for (guint c = 0; c < GML_N_CATEGORIES; c++)
@@ -259,10 +312,7 @@ script_checkpointing (GmlScript           *r,
   GmlScenario *sc = r->sc;
   const GmlCheckpointStrategy *none, *sqrt_n;
 
-  start (r, gml_scenario_title ("checkpointing"), GML_VIEW_CHECKPOINTING);
-  _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
-  first_step (r);
-  _gml_script_checkpointing (r, V ("layers"));
+  tell_story (r, e);
   if (r->fatal != NULL || sc->strategies->len < 3)
     return;
   none = g_ptr_array_index (sc->strategies, 0);
@@ -295,11 +345,7 @@ script_fragmentation (GmlScript           *r,
   guint focus;
   guint64 request, largest, free_cached;
 
-  start (r, gml_scenario_title ("fragmentation"), GML_VIEW_FRAGMENTATION);
-  r->sc->views |= 1u << GML_VIEW_FRAGMENTATION;
-  _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
-  first_step (r);
-  _gml_script_fragmentation (r);
+  tell_story (r, e);
   if (r->fatal != NULL)
     return;
   focus = _gml_script_last_step (r);
@@ -1665,14 +1711,34 @@ script_streams (GmlScript           *r,
 /* 10^15 bytes, a petabyte: no bound a question could reach. */
 #define PB_ G_GUINT64_CONSTANT (1000000000000000)
 
+/* A named scenario's row: its title, the view it opens on, the views it offers
+ * besides the usual ones, and its story. */
+#define SCENARIO(title, focus_view, extra_views, story) { title, focus_view, extra_views, story }
+
 const GmlKindDef _gml_experiment_kind_defs[] = {
-  { "oom", { { NULL } }, script_oom, NULL },
+  /* The named scenarios, in the order gml_scenario_names() lists them. */
+  { "oom", { { NULL } }, script_oom, NULL,
+    SCENARIO (N_("A training step on a small GPU: weights, gradients, optimizer state, "
+                 "activations"),
+              GML_VIEW_MEMORY_MAP, 0, story_oom) },
   { "batch-size", { COUNT ("from", "32", 1, 4096), COUNT ("to", "128", 1, 16384) },
-    script_batch_size, NULL },
-  { "empty-cache", { POINT ("after", "after|retry|other-programs") }, script_empty_cache, NULL },
-  { "precision", { { NULL } }, script_precision, NULL },
-  { "checkpointing", { COUNT ("layers", "16", 4, 64) }, script_checkpointing, NULL },
-  { "fragmentation", { POINT ("meaning", "meaning|advice|segments") }, script_fragmentation, NULL },
+    script_batch_size, NULL,
+    SCENARIO (N_("Batch size: the same model at batch 32 and at batch 128"),
+              GML_VIEW_MEMORY_MAP, 0, story_batch_size) },
+  { "empty-cache", { POINT ("after", "after|retry|other-programs") }, script_empty_cache, NULL,
+    SCENARIO (N_("empty_cache(): what the caching allocator gives back, and what it cannot"),
+              GML_VIEW_TIMELINE, 1u << GML_VIEW_FRAGMENTATION, story_empty_cache) },
+  { "precision", { { NULL } }, script_precision, NULL,
+    SCENARIO (N_("Precision: the same tensors in fp32 and in bf16"),
+              GML_VIEW_MEMORY_MAP, 0, story_precision) },
+  { "checkpointing", { COUNT ("layers", "16", 4, 64) }, script_checkpointing, NULL,
+    SCENARIO (N_("Gradient checkpointing: stored and recomputed activations"),
+              GML_VIEW_CHECKPOINTING, 0, story_checkpointing) },
+  { "fragmentation", { POINT ("meaning", "meaning|advice|segments") }, script_fragmentation, NULL,
+    SCENARIO (N_("Many tensors allocated, every other one freed, then a larger request"),
+              GML_VIEW_FRAGMENTATION, 1u << GML_VIEW_FRAGMENTATION, story_fragmentation) },
+
+  /* The other kinds: a question's own experiment only. */
   { "free-to-cache", { POINT ("difference", "difference|del"),
                        SIZE ("size", "256 MiB", 10 * MiB, 512 * MiB),
                        SIZE ("keep", "3 MiB", 512, 8 * MiB) },

@@ -56,6 +56,75 @@ gml_experiment_kind_is_known (const char *kind)
   return find_kind (kind) != NULL;
 }
 
+/* ------------------------------------------------------------------------- */
+/* The named scenarios: the kinds with a story                               */
+
+static const GmlKindDef *
+find_scenario (const char *name)
+{
+  const GmlKindDef *kind = find_kind (name);
+
+  return kind != NULL && kind->scenario.story != NULL ? kind : NULL;
+}
+
+const char * const *
+gml_scenario_names (void)
+{
+  static gsize once = 0;
+  static const char **names = NULL;
+
+  if (g_once_init_enter (&once))
+    {
+      guint n = 0;
+
+      names = g_new0 (const char *, _gml_experiment_n_kind_defs + 1);
+      for (guint i = 0; i < _gml_experiment_n_kind_defs; i++)
+        if (_gml_experiment_kind_defs[i].scenario.story != NULL)
+          names[n++] = _gml_experiment_kind_defs[i].name;
+      g_once_init_leave (&once, 1);
+    }
+  return names;
+}
+
+gboolean
+gml_scenario_name_is_known (const char *name)
+{
+  return find_scenario (name) != NULL;
+}
+
+const char *
+gml_scenario_title (const char *name)
+{
+  const GmlKindDef *kind = find_scenario (name);
+
+  return kind != NULL ? _(kind->scenario.title) : NULL;
+}
+
+GmlView
+gml_scenario_focus_view (const char *name)
+{
+  const GmlKindDef *kind = find_scenario (name);
+
+  return kind != NULL ? kind->scenario.focus_view : GML_VIEW_MEMORY_MAP;
+}
+
+void
+_gml_experiment_begin_scenario (GmlScript           *r,
+                                const GmlExperiment *e,
+                                guint64              capacity)
+{
+  const GmlScenarioDef *def = &e->kind->scenario;
+
+  g_return_if_fail (def->story != NULL);
+
+  g_free (r->sc->title);
+  r->sc->title = g_strdup (_(def->title));
+  r->sc->focus_view = def->focus_view;
+  r->sc->views |= def->extra_views;
+  _gml_script_begin_run (r, NULL, capacity, 0, NULL, FALSE);
+  _gml_script_end_step (r, g_strdup (_("Start: nothing is allocated yet.")));
+}
+
 static guint
 n_params (const GmlKindDef *kind)
 {
@@ -494,6 +563,41 @@ gml_experiment_to_json (const GmlExperiment *self,
         }
     }
   json_builder_end_object (builder);
+}
+
+GmlScenario *
+gml_scenario_new (const char  *name,
+                  GmlDevice   *device,
+                  GError     **error)
+{
+  g_autoptr(GmlExperiment) e = NULL;
+  GmlScenario *sc;
+  GmlScript r;
+
+  g_return_val_if_fail (device != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!gml_scenario_name_is_known (name))
+    {
+      g_autofree char *list = g_strjoinv (", ", (char **) gml_scenario_names ());
+      /* Translators: %s is a name, the second %s the list of known names. */
+      g_set_error (error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_UNKNOWN,
+                   _("Unknown scenario “%s”. Known scenarios: %s."), name, list);
+      return NULL;
+    }
+
+  /* The scenario's own numbers are its kind's defaults (batch 32 and 128, 16
+   * layers): a question that names no experiment gets the same ones. */
+  e = gml_experiment_new_default (name);
+  g_assert (g_str_equal (e->kind->name, name));
+
+  gml_device_begin_run ();
+  sc = _gml_scenario_create (name, device, &r);
+  _gml_experiment_begin_scenario (&r, e, 0);
+  e->kind->scenario.story (&r, e);
+  sc = _gml_scenario_finish (sc, &r, error);
+  gml_device_end_run ();
+  return sc;
 }
 
 GmlScenario *

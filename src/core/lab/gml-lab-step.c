@@ -74,7 +74,7 @@
 #include "gml-i18n.h"
 
 #include "gml-lab-private.h"
-#include "gml-scenario-private.h"
+#include "gml-script-private.h"
 
 #define A_ GML_CATEGORY_ACTIVATIONS
 #define T_ GML_CATEGORY_TEMPORARY

@@ -128,7 +128,9 @@ typedef struct _GmlScenario GmlScenario;
 
 GQuark              gml_scenario_error_quark      (void);
 
-/* NULL-terminated list of scenario names ("oom", "batch-size", …). */
+/* NULL-terminated list of scenario names ("oom", "batch-size", …): the kinds of
+ * experiment that have a story, in the one table of gml-experiment-scripts.c.
+ * These four and gml_scenario_new() read it, in gml-experiment.c. */
 const char * const *gml_scenario_names            (void);
 gboolean            gml_scenario_name_is_known    (const char    *name);
 /* Translated one-line title and the view that shows the point best. */

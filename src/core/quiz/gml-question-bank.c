@@ -19,16 +19,13 @@ struct _GmlQuestionBank
   GHashTable *by_id;       /* id -> index + 1 */
 };
 
-static const char * const known_scenarios[] = {
-  "oom", "batch-size", "empty-cache", "precision", "checkpointing", "fragmentation", NULL
-};
-
 G_DEFINE_QUARK (gml-bank-error-quark, gml_bank_error)
 
+/* A question's "scenario" is one of the named scenarios, the lab's list of them. */
 gboolean
 gml_scenario_is_known (const char *scenario)
 {
-  return scenario != NULL && g_strv_contains (known_scenarios, scenario);
+  return gml_scenario_name_is_known (scenario);
 }
 
 static void
@@ -427,7 +424,7 @@ parse_question (JsonNode   *node,
 
   if (!gml_scenario_is_known (q->scenario))
     {
-      g_autofree char *list = g_strjoinv (", ", (char **) known_scenarios);
+      g_autofree char *list = g_strjoinv (", ", (char **) gml_scenario_names ());
       invalid (error, origin, q->id, "scenario", _("“%s” is not one of: %s"), q->scenario, list);
       return NULL;
     }
