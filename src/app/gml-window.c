@@ -810,6 +810,17 @@ gml_window_class_init (GmlWindowClass *klass)
                                        "win.next-view", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Up, GDK_CONTROL_MASK,
                                        "win.previous-view", NULL);
+  /* The window's own keys are binding actions here, not application accelerators: those
+   * are for app.* actions only, and would run before a focused control had its say. */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_question, GDK_CONTROL_MASK,
+                                       "win.show-help-overlay", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close",
+                                       NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.restart",
+                                       NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.show-filter",
+                                       NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F5, 0, "win.present", NULL);
   _gml_window_snapshot_class_init (widget_class);
   _gml_window_import_class_init (widget_class);
   _gml_window_lab_class_init (widget_class);

@@ -91,6 +91,10 @@ gml_lecture_keys_install (GtkWidgetClass   *widget_class,
       gtk_widget_class_install_action (widget_class, name, NULL, lecture_action);
     }
   gtk_widget_class_install_action (widget_class, "lecture.zoom", "i", lecture_action);
+  /* Ctrl+W closes a lecture window as it closes the main window. It needs no capture
+   * phase: no control in these windows takes it. */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close",
+                                       NULL);
 }
 
 void
