@@ -821,6 +821,13 @@ gml_window_class_init (GmlWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.show-filter",
                                        NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F5, 0, "win.present", NULL);
+  /* The review.* group is GmlReview's, inserted on this window in gml_window_setup (). */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_d, GDK_CONTROL_MASK,
+                                       "review.start-due", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_z, GDK_CONTROL_MASK, "review.undo",
+                                       NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_i, GDK_CONTROL_MASK,
+                                       "review.statistics", NULL);
   _gml_window_snapshot_class_init (widget_class);
   _gml_window_import_class_init (widget_class);
   _gml_window_lab_class_init (widget_class);
