@@ -414,8 +414,12 @@ static const GActionEntry app_actions[] = {
   { "zoom-reset", gml_application_zoom_reset_cb },
 };
 
-/* Application accelerators for app.* actions only. A window's keys are binding actions on
- * its class (GmlWindow, the lecture windows), where they run after a focused control's. */
+/* Application accelerators for app.* actions. A window's keys are binding actions on its
+ * class (GmlWindow, the lecture windows), where they run after a focused control's.
+ *
+ * One exception: GtkWindow binds Ctrl+Shift+I to the GTK Inspector, and a parent class's
+ * bindings are tried before a subclass's, so a binding action on GmlWindow would never see
+ * it. An application accelerator runs in the capture phase, before any binding. */
 static const struct
 {
   const char *action;
@@ -427,6 +431,7 @@ static const struct
   { "app.zoom-in", { "<Control>plus", "<Control>equal", NULL } },
   { "app.zoom-out", { "<Control>minus", NULL } },
   { "app.zoom-reset", { "<Control>0", NULL } },
+  { "win.import-questions", { "<Control><Shift>i", NULL } },
 };
 
 /* Whether bench/startup runs the app (it reads what the app prints). */

@@ -187,8 +187,8 @@ _gml_window_import_class_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.import-questions", NULL,
                                    win_import_questions_action);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_i, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
-                                       "win.import-questions", NULL);
+  /* Its key, Ctrl+Shift+I, is the one window key that is an application accelerator: see
+   * the table in gml-application.c. */
 }
 
 void
