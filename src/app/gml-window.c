@@ -478,7 +478,8 @@ win_show_help_overlay_action (GtkWidget  *widget,
       /* The builder's strings are the source strings: see gml-language.c. */
       gml_language_localize_widget (GTK_WIDGET (shortcuts), "shortcut window");
       gtk_window_set_title (GTK_WINDOW (shortcuts), _("Keyboard Shortcuts"));
-      /* It takes the window's accelerators from here. */
+      /* The window's help overlay: transient for it and hidden on close. Its app.* entries
+       * take their keys from the application's accelerators; the others name theirs. */
       gtk_application_window_set_help_overlay (window, shortcuts);
     }
   gtk_window_present (GTK_WINDOW (shortcuts));
