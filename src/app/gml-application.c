@@ -417,9 +417,11 @@ static const GActionEntry app_actions[] = {
 /* Application accelerators for app.* actions. A window's keys are binding actions on its
  * class (GmlWindow, the lecture windows), where they run after a focused control's.
  *
- * One exception: GtkWindow binds Ctrl+Shift+I to the GTK Inspector, and a parent class's
- * bindings are tried before a subclass's, so a binding action on GmlWindow would never see
- * it. An application accelerator runs in the capture phase, before any binding. */
+ * Two exceptions run as application accelerators, in the capture phase, before any
+ * binding: GtkWindow binds Ctrl+Shift+I to the GTK Inspector, and a parent class's bindings
+ * are tried before a subclass's, so GmlWindow's would never see it; and GtkLabel, GtkText
+ * and GtkTextView bind Ctrl+Shift+A to select nothing, so with the focus in one of them
+ * (as in the Live view after a refused connection) Attach… did not open. */
 static const struct
 {
   const char *action;
@@ -432,6 +434,7 @@ static const struct
   { "app.zoom-out", { "<Control>minus", NULL } },
   { "app.zoom-reset", { "<Control>0", NULL } },
   { "win.import-questions", { "<Control><Shift>i", NULL } },
+  { "win.attach", { "<Control><Shift>a", NULL } },
 };
 
 /* Whether bench/startup runs the app (it reads what the app prints). */
