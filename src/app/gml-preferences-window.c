@@ -164,6 +164,10 @@ gml_preferences_window_class_init (GmlPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, budget_spin);
   gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, capacity_row);
   gtk_widget_class_bind_template_child (widget_class, GmlPreferencesWindow, capacity_spin);
+
+  /* Ctrl+W closes it, as it closes the main window. */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close",
+                                       NULL);
 }
 
 static void

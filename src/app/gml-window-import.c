@@ -187,6 +187,8 @@ _gml_window_import_class_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.import-questions", NULL,
                                    win_import_questions_action);
+  /* Its key, Ctrl+Shift+I, is an application accelerator: see the table in
+   * gml-application.c. */
 }
 
 void

@@ -129,6 +129,8 @@ _gml_window_live_class_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_bind_template_child (widget_class, GmlWindow, live_bin);
   gtk_widget_class_install_action (widget_class, "win.attach", NULL, win_attach_action);
+  /* Its key, Ctrl+Shift+A, is an application accelerator: see the table in
+   * gml-application.c. */
 }
 
 /* The Live view, built the first time it is shown or a program is watched or

@@ -247,6 +247,10 @@ _gml_window_snapshot_class_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.compare-snapshot", NULL,
                                    win_compare_snapshot_action);
   gtk_widget_class_install_action (widget_class, "win.practise", "s", win_practise_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK,
+                                       "win.open-snapshot", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_c, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                       "win.compare-snapshot", NULL);
 }
 
 void

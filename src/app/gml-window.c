@@ -478,7 +478,8 @@ win_show_help_overlay_action (GtkWidget  *widget,
       /* The builder's strings are the source strings: see gml-language.c. */
       gml_language_localize_widget (GTK_WIDGET (shortcuts), "shortcut window");
       gtk_window_set_title (GTK_WINDOW (shortcuts), _("Keyboard Shortcuts"));
-      /* It takes the window's accelerators from here. */
+      /* The window's help overlay: transient for it and hidden on close. Its app.* entries
+       * take their keys from the application's accelerators; the others name theirs. */
       gtk_application_window_set_help_overlay (window, shortcuts);
     }
   gtk_window_present (GTK_WINDOW (shortcuts));
@@ -810,6 +811,24 @@ gml_window_class_init (GmlWindowClass *klass)
                                        "win.next-view", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Page_Up, GDK_CONTROL_MASK,
                                        "win.previous-view", NULL);
+  /* The window's own keys are binding actions here, not application accelerators: those
+   * are for app.* actions only, and would run before a focused control had its say. */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_question, GDK_CONTROL_MASK,
+                                       "win.show-help-overlay", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close",
+                                       NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.restart",
+                                       NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.show-filter",
+                                       NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F5, 0, "win.present", NULL);
+  /* The review.* group is GmlReview's, inserted on this window in gml_window_setup (). */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_d, GDK_CONTROL_MASK,
+                                       "review.start-due", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_z, GDK_CONTROL_MASK, "review.undo",
+                                       NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_i, GDK_CONTROL_MASK,
+                                       "review.statistics", NULL);
   _gml_window_snapshot_class_init (widget_class);
   _gml_window_import_class_init (widget_class);
   _gml_window_lab_class_init (widget_class);

@@ -165,8 +165,9 @@ class App:
         return opts
 
     def window_ids(self):
-        """The X ids of the application's windows."""
-        return subprocess.run(['xdotool', 'search', '--pid', str(self.proc.pid)],
+        """The X ids of the application's shown windows: a hidden one (the shortcuts
+        window after Escape hides it) still has its size, but takes no keys."""
+        return subprocess.run(['xdotool', 'search', '--onlyvisible', '--pid', str(self.proc.pid)],
                               capture_output=True, text=True).stdout.split()
 
     def window_id(self):

@@ -12,10 +12,13 @@ tabs that fit — in the real window, through the accessibility tree.
    "_Previous Previous"): the quiz, the round's summary, the presentation, the Snapshot
    view and the preferences.
 3. The picture's view tabs fit beside the question at the default window size and at
-   1024×768, in English and in Turkish, with every kind of view offered."""
+   1024×768, in English and in Turkish, with every kind of view offered.
+4. Ctrl+? shows the shortcuts window with a key for every entry, the window's own keys
+   among them; Ctrl+W closes the preferences, and the main window."""
 
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -324,6 +327,72 @@ try:
     prefs = wait_for(preferences_window, 'the preferences window', timeout=40)
     bad = bad_names(prefs, 'the preferences')
     check(not bad, f'every control in the preferences reads as its label ({bad})')
+
+    # Ctrl+W closes the window it is pressed in: the preferences here, the main window
+    # at the end.
+    os.system('xdotool search --name "^Preferences$" windowfocus key ctrl+w >/dev/null 2>&1')
+    wait_for(lambda: not any((app.root.getChildAtIndex(i).name or '') == 'Preferences'
+                             for i in range(app.root.childCount)), 'Ctrl+W to close the preferences')
+
+    # 4. Ctrl+? shows the shortcuts window, and it shows the window's keys: they are
+    # binding actions, not application accelerators the window could read them from.
+    app.key('ctrl+question')
+
+    def shortcuts_window():
+        return next((app.root.getChildAtIndex(i) for i in range(app.root.childCount)
+                     if (app.root.getChildAtIndex(i).name or '') == 'Keyboard Shortcuts'), None)
+    shortcuts = wait_for(shortcuts_window, 'Ctrl+? to show the shortcuts window')
+    shown_keys = {}
+    for role, name, showing, node in walk(shortcuts):
+        if role == 'filler' and name == 'GtkShortcutLabel':
+            keys = ''.join(node.getChildAtIndex(i).name or '' for i in range(node.childCount))
+            row = node.parent
+            titles = [n for i in range(row.childCount)
+                      if row.getChildAtIndex(i).name != 'GtkShortcutLabel'
+                      for r, n, _, _ in walk(row.getChildAtIndex(i)) if r == 'label' and n]
+            check(keys, f'the shortcuts window shows a key for “{titles[:1]}”')
+            if titles:
+                shown_keys[titles[0]] = keys
+    for title, keys in (('Choose topic and difficulty', 'Ctrl+F'), ('Restart the round', 'Ctrl+R'),
+                        ('Import questions from a GIFT, Moodle XML or Aiken file', 'Shift+Ctrl+I'),
+                        ('Review the questions due', 'Ctrl+D'), ('Undo the last answer', 'Ctrl+Z'),
+                        ('Statistics', 'Ctrl+I'), ('Present on the projector', 'F5'),
+                        ('Open a PyTorch memory snapshot', 'Ctrl+O'),
+                        ('Compare with another snapshot (or drop it with Ctrl held)', 'Shift+Ctrl+C'),
+                        ('Attach to a program whose probe waits', 'Shift+Ctrl+A'),
+                        ('Keyboard shortcuts', 'Ctrl+?'), ('Close the window', 'Ctrl+W'),
+                        ('Preferences', 'Ctrl+,'), ('Quit', 'Ctrl+Q')):
+        check(shown_keys.get(title) == keys,
+              f'the shortcuts window shows {keys} for “{title}” (shows {shown_keys.get(title)})')
+    # Under Xvfb no window manager gives the focus back when a window closes, and a
+    # window opened after that may lose its first key: Escape again if it did.
+    for attempt in range(3):
+        os.system('xdotool search --name "^Keyboard Shortcuts$" windowfocus key Escape >/dev/null 2>&1')
+        try:
+            wait_for(lambda: shortcuts_window() is None, 'Escape to close the shortcuts window',
+                     timeout=5)
+            break
+        except AssertionError:
+            if attempt == 2:
+                raise
 finally:
     app.quit()
+
+# Ctrl+W in the main window, the last one, ends the application. The first instance
+# left no window with the focus, and under Xvfb the new window may lose its first key.
+app = App(tempfile.mkdtemp(prefix='gml-e2e-keyboard-'), 'en',
+          env={'GML_LIBCUDA': '/nonexistent/libcuda.so.1'})
+window = app.window_id()
+try:
+    for attempt in range(3):
+        os.system(f'xdotool windowfocus --sync {window} key ctrl+w >/dev/null 2>&1')
+        try:
+            app.proc.wait(timeout=5)
+            break
+        except subprocess.TimeoutExpired:
+            pass
+    check(app.proc.poll() == 0, 'Ctrl+W in the main window ends the application')
+finally:
+    if app.proc.poll() is None:
+        app.proc.kill()
 print('all keyboard and name checks passed')

@@ -227,8 +227,10 @@ gml_lab_presentation_class_init (GmlLabPresentationClass *klass)
   CHILD (category_grid);
   CHILD (picture_area);
 #undef CHILD
-  /* Escape leaves, as it leaves the quiz's presentation. */
+  /* Escape leaves, as it leaves the quiz's presentation; Ctrl+W too, as in every window. */
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close",
+                                       NULL);
 }
 
 static void

@@ -1,4 +1,5 @@
-/* gml-lecture-keys.c — the lecture's keys, as binding actions on each window.
+/* gml-lecture-keys.c — the lecture's keys: actions on each window class, triggered from one
+ * capture-phase table of keys.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -91,6 +92,10 @@ gml_lecture_keys_install (GtkWidgetClass   *widget_class,
       gtk_widget_class_install_action (widget_class, name, NULL, lecture_action);
     }
   gtk_widget_class_install_action (widget_class, "lecture.zoom", "i", lecture_action);
+  /* Ctrl+W closes a lecture window as it closes the main window. It needs no capture
+   * phase: no control in these windows takes it. */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close",
+                                       NULL);
 }
 
 void
@@ -115,7 +120,8 @@ gml_lecture_keys_attach (GtkWidget *window)
 
   /* The capture phase, before GtkWindow's own bindings (Space activates the focus,
    * the arrows move it) and a focused button's: on a projector every key is the
-   * lecture's. */
+   * lecture's. Binding actions on the window class would run after both, in the bubble
+   * phase, so these keys stay one controller. */
   gtk_event_controller_set_propagation_phase (controller, GTK_PHASE_CAPTURE);
   add_shortcuts (shortcuts, advance, G_N_ELEMENTS (advance), 0, "lecture.advance", NULL);
   add_shortcuts (shortcuts, next, G_N_ELEMENTS (next), 0, "lecture.next", NULL);

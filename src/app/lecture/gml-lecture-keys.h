@@ -1,4 +1,5 @@
-/* gml-lecture-keys.h — the lecture's keys, as binding actions on each window.
+/* gml-lecture-keys.h — the lecture's keys: actions on each window class, triggered from one
+ * capture-phase table of keys.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

@@ -1277,7 +1277,10 @@ gml_live_page_init (GmlLivePage *self)
                           G_BINDING_SYNC_CREATE);
   g_signal_connect (self, "map", G_CALLBACK (map_cb), NULL);
 
-  /* Ctrl+S saves while the view is shown (a hidden page's shortcuts do not run). */
+  /* Ctrl+S saves while the view is shown (a hidden page's shortcuts do not run). Not a
+   * binding action: those run only with the focus inside the page, and after a click on
+   * the view switcher the focus is in the header bar. The window cannot bind them either,
+   * as it does not see the page's live.* actions. */
   shortcuts = gtk_shortcut_controller_new ();
   gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts),
                                      GTK_SHORTCUT_SCOPE_GLOBAL);

@@ -1,7 +1,8 @@
 /* gml-review.c — spaced review, statistics, undo and reset for one window.
  *
  * The window gives this object its quiz page, its "Review due (N)" button and its
- * toast overlay; everything else lives here, behind the "review" action group:
+ * toast overlay; everything else lives here, behind the "review" action group (the
+ * window's class binds the keys, as it inserts the group):
  *   review.start-due   a round of the questions whose Leitner box is due   Ctrl+D
  *   review.undo        remove the last answer from the log                 Ctrl+Z
  *   review.statistics  the statistics window                               Ctrl+I
@@ -353,11 +354,6 @@ gml_review_new (GtkWindow       *window,
                 GtkButton       *due_button,
                 AdwToastOverlay *toasts)
 {
-  static const struct { const char *action; const char *accel; } accels[] = {
-    { "review.start-due", "<Control>d" },
-    { "review.undo", "<Control>z" },
-    { "review.statistics", "<Control>i" },
-  };
   GmlReview *self = g_object_new (GML_TYPE_REVIEW, NULL);
 
   self->window = window;
@@ -370,9 +366,6 @@ gml_review_new (GtkWindow       *window,
   g_action_map_add_action_entries (G_ACTION_MAP (self->actions), review_actions,
                                    G_N_ELEMENTS (review_actions), self);
   gtk_widget_insert_action_group (GTK_WIDGET (window), "review", G_ACTION_GROUP (self->actions));
-  for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
-    gtk_application_set_accels_for_action (GTK_APPLICATION (app), accels[i].action,
-                                           (const char *[]) { accels[i].accel, NULL });
 
   g_signal_connect_object (page, "answered", G_CALLBACK (answered_cb), self, G_CONNECT_SWAPPED);
   /* The language can change while the window is open (where the app offers that). */

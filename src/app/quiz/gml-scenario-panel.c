@@ -796,11 +796,12 @@ gml_scenario_panel_init (GmlScenarioPanel *self)
   g_signal_connect_object (self->speed_dropdown, "notify::selected", G_CALLBACK (speed_changed_cb),
                            self, G_CONNECT_SWAPPED);
 
-  /* Global scope: the keys step the picture wherever the focus is, and none of
-   * them is a quiz key (1–4, a–d, Enter, Space, ←, →). The Ctrl ones in the capture
-   * phase: bubbling, they would never arrive from inside the quiz's scrolled
-   * window, whose own Ctrl+arrow and Ctrl+Home bindings scroll it. [ and ] bubble,
-   * so that a focused text field keeps them. */
+  /* Global scope: the keys step the picture wherever the focus is (a binding action
+   * on the panel would need it inside the panel, and it is usually on the quiz's
+   * options), and none of them is a quiz key (1–4, a–d, Enter, Space, ←, →). The Ctrl
+   * ones in the capture phase: bubbling, they would never arrive from inside the quiz's
+   * scrolled window, whose own Ctrl+arrow and Ctrl+Home bindings scroll it. [ and ]
+   * bubble, so that a focused text field keeps them. */
   shortcuts = gtk_shortcut_controller_new ();
   gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts),
                                      GTK_SHORTCUT_SCOPE_GLOBAL);

@@ -1372,7 +1372,9 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
                            G_CONNECT_SWAPPED);
 
   /* Global scope, like the scenario panel's: Ctrl+Shift+E exports this page's
-   * picture while the page is shown (a hidden page's shortcuts do not run). */
+   * picture while the page is shown (a hidden page's shortcuts do not run), with the
+   * focus anywhere in the window. A binding action would need the focus inside the page,
+   * and after a click on the view switcher it is in the header bar. */
   shortcuts = gtk_shortcut_controller_new ();
   gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts),
                                      GTK_SHORTCUT_SCOPE_GLOBAL);
