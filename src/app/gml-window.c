@@ -456,6 +456,22 @@ win_show_filter_action (GtkWidget  *widget,
   gtk_menu_button_popup (GML_WINDOW (widget)->filter_button);
 }
 
+/* The shortcuts window, in the language chosen now (a widget test measures it in
+ * both). The caller owns it: a toplevel, as GtkBuilder leaves it. */
+GtkShortcutsWindow *
+gml_window_new_shortcuts_window (void)
+{
+  g_autoptr(GtkBuilder) builder =
+      gtk_builder_new_from_resource (RESOURCE_BASE "/shortcuts-window.ui");
+  GtkShortcutsWindow *shortcuts =
+      GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
+
+  /* The builder's strings are the source strings: see gml-language.c. */
+  gml_language_localize_widget (GTK_WIDGET (shortcuts), "shortcut window");
+  gtk_window_set_title (GTK_WINDOW (shortcuts), _("Keyboard Shortcuts"));
+  return shortcuts;
+}
+
 /* Ctrl+?: the shortcuts window, built the first time it is asked for (nothing of
  * it before the first frame). GtkApplication would build it at start-up for every
  * window: a hidden window whose accessible GTK 4.8 never realizes, and hands out
@@ -471,13 +487,7 @@ win_show_help_overlay_action (GtkWidget  *widget,
 
   if (shortcuts == NULL)
     {
-      g_autoptr(GtkBuilder) builder =
-          gtk_builder_new_from_resource (RESOURCE_BASE "/shortcuts-window.ui");
-
-      shortcuts = GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
-      /* The builder's strings are the source strings: see gml-language.c. */
-      gml_language_localize_widget (GTK_WIDGET (shortcuts), "shortcut window");
-      gtk_window_set_title (GTK_WINDOW (shortcuts), _("Keyboard Shortcuts"));
+      shortcuts = gml_window_new_shortcuts_window ();
       /* The window's help overlay: transient for it and hidden on close. Its app.* entries
        * take their keys from the application's accelerators; the others name theirs. */
       gtk_application_window_set_help_overlay (window, shortcuts);

@@ -26,4 +26,6 @@ void       gml_window_start_review (GmlWindow  *self,
 void       gml_window_open_lab  (GmlWindow      *self,
                                  const char     *args);
 
+GtkShortcutsWindow *gml_window_new_shortcuts_window (void);
+
 G_END_DECLS

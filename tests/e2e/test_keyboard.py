@@ -354,11 +354,11 @@ try:
             if titles:
                 shown_keys[titles[0]] = keys
     for title, keys in (('Choose topic and difficulty', 'Ctrl+F'), ('Restart the round', 'Ctrl+R'),
-                        ('Import questions from a GIFT, Moodle XML or Aiken file', 'Shift+Ctrl+I'),
+                        ('Import questions', 'Shift+Ctrl+I'),
                         ('Review the questions due', 'Ctrl+D'), ('Undo the last answer', 'Ctrl+Z'),
                         ('Statistics', 'Ctrl+I'), ('Present on the projector', 'F5'),
                         ('Open a PyTorch memory snapshot', 'Ctrl+O'),
-                        ('Compare with another snapshot (or drop it with Ctrl held)', 'Shift+Ctrl+C'),
+                        ('Compare with another snapshot', 'Shift+Ctrl+C'),
                         ('Attach to a program whose probe waits', 'Shift+Ctrl+A'),
                         ('Keyboard shortcuts', 'Ctrl+?'), ('Close the window', 'Ctrl+W'),
                         ('Preferences', 'Ctrl+,'), ('Quit', 'Ctrl+Q')):
