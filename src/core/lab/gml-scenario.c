@@ -478,6 +478,7 @@ typedef struct
 {
   GmlCategory  category;
   const char  *label;
+  gboolean     requested;   /* sum the bytes asked for, not the blocks' sizes */
   guint64      sum;
 } SumData;
 
@@ -489,7 +490,7 @@ sum_category_cb (const GmlSegmentInfo *segment,
   SumData *d = user_data;
 
   if (block->state == GML_BLOCK_ALLOCATED && block->category == d->category)
-    d->sum += block->size;
+    d->sum += d->requested ? block->requested_size : block->size;
 }
 
 static void
@@ -524,29 +525,12 @@ gml_mem_state_requested_by_label (const GmlMemState *state,
   return d.sum;
 }
 
-typedef struct
-{
-  GmlCategory category;
-  guint64     sum;
-} RequestedSum;
-
-static void
-requested_cb (const GmlSegmentInfo *segment,
-              const GmlBlockInfo   *block,
-              gpointer              user_data)
-{
-  RequestedSum *d = user_data;
-
-  if (block->state == GML_BLOCK_ALLOCATED && block->category == d->category)
-    d->sum += block->requested_size;
-}
-
 guint64
 _gml_mem_state_requested_by_category (const GmlMemState *state,
                                       GmlCategory        category)
 {
-  RequestedSum d = { category, 0 };
+  SumData d = { .category = category, .requested = TRUE };
 
-  gml_mem_state_foreach_block (state, requested_cb, &d);
+  gml_mem_state_foreach_block (state, sum_category_cb, &d);
   return d.sum;
 }
