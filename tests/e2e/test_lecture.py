@@ -449,8 +449,13 @@ def run_countdown():
         check('Time is up!' not in labels(audience) and
               not any(re.fullmatch(r'\d+:\d\d', t) for t in labels(audience)),
               'once the answer is revealed the countdown is gone')
-        x_key(AUDIENCE, 'Escape')
-        wait_for(lambda: frame(app, AUDIENCE) is None, 'the presentation to close')
+        # Ctrl+W leaves the presentation as Esc does, and only the presentation: the
+        # main window comes back and the application goes on.
+        x_key(AUDIENCE, 'ctrl+w')
+        wait_for(lambda: frame(app, AUDIENCE) is None, 'the presentation to close on Ctrl+W')
+        time.sleep(1)
+        check(app.proc.poll() is None, 'Ctrl+W in the presentation did not quit the application')
+        check(frame(app, 'GPU Memory Lab') is not None, 'the main window is back after Ctrl+W')
     finally:
         app.quit()
 
