@@ -2,7 +2,10 @@
  * (with its picture's steps, as the window runs it, and quick, as the search
  * runs it) and the search for the largest batch.
  *
- *   bench-lab [REPEATS]
+ *   bench-lab [REPEATS [ONLY]]
+ *
+ * ONLY runs just the rows whose configuration contains it (e.g. "--tokens"), for
+ * a profiler.
  *
  * Not a test: run it from a release build and copy the figures into the README.
  *
@@ -13,6 +16,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gml-lab.h"
 
@@ -36,6 +40,14 @@ report (const char *what,
           extra);
 }
 
+static const char *only;
+
+static gboolean
+skipped (const char *args)
+{
+  return only != NULL && strstr (args, only) == NULL;
+}
+
 static void
 bench_run (const char     *args,
            GmlLabRunFlags  flags,
@@ -45,6 +57,11 @@ bench_run (const char     *args,
   double *ms = g_new (double, repeats);
   char extra[128] = "";
 
+  if (skipped (args))
+    {
+      g_free (ms);
+      return;
+    }
   gml_lab_config_init (&c);
   if (!gml_lab_config_parse_args (&c, args, NULL))
     g_error ("bad configuration %s", args);
@@ -77,6 +94,11 @@ bench_max_batch (const char *args,
   double *ms = g_new (double, repeats);
   char extra[128] = "";
 
+  if (skipped (args))
+    {
+      g_free (ms);
+      return;
+    }
   gml_lab_config_init (&c);
   if (!gml_lab_config_parse_args (&c, args, NULL))
     g_error ("bad configuration %s", args);
@@ -106,6 +128,7 @@ main (int    argc,
   guint repeats = argc > 1 ? (guint) atoi (argv[1]) : 9;
 
   repeats = MAX (repeats, 1);
+  only = argc > 2 ? argv[2] : NULL;
   /* One step of llama-2-7b that fits, as the window runs it and as the search does. */
   bench_run ("--model llama-2-7b --seq 4096 --batch 1 --precision amp-bf16 --zero 3 --gpus 8 "
              "--gpu-memory 80G",
