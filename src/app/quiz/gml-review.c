@@ -19,8 +19,7 @@
 
 #include "gml-leitner.h"
 #include "gml-review.h"
-#include "gml-scrub-keys.h"
-#include "gml-stats-view.h"
+#include "gml-stats-window.h"
 
 struct _GmlReview
 {
@@ -38,7 +37,6 @@ struct _GmlReview
 
   /* State */
   GtkWindow          *stats_window;   /* weak */
-  GmlStatsView       *stats_view;     /* inside stats_window */
   guint               n_due;
   guint               due_timeout;    /* the count taken again when the next comes due */
 };
@@ -135,9 +133,8 @@ gml_review_update (GmlReview *self)
                                gml_progress_get_n_answers (gml_application_get_progress (self->app))
                                > 0);
 
-  if (self->stats_view != NULL)
-    gml_stats_view_update (self->stats_view, gml_application_get_progress (self->app),
-                           gml_application_get_bank (self->app));
+  if (self->stats_window != NULL)
+    gml_stats_window_update (GML_STATS_WINDOW (self->stats_window));
 }
 
 guint
@@ -243,7 +240,6 @@ static void
 stats_window_destroyed_cb (GmlReview *self)
 {
   self->stats_window = NULL;
-  self->stats_view = NULL;
 }
 
 static void
@@ -252,49 +248,14 @@ statistics_cb (GSimpleAction *action,
                gpointer       user_data)
 {
   GmlReview *self = user_data;
-  static const char * const close_keys[] = { "Escape", "<Control>w" };
-  GtkWidget *window, *box, *header, *scrolled, *view;
-  GtkEventController *shortcuts;
 
-  if (self->stats_window != NULL)
+  if (self->stats_window == NULL)
     {
-      gtk_window_present (self->stats_window);
-      return;
+      self->stats_window = gml_stats_window_new (self->window, self->app);
+      g_signal_connect_object (self->stats_window, "destroy",
+                               G_CALLBACK (stats_window_destroyed_cb), self, G_CONNECT_SWAPPED);
     }
-
-  window = adw_window_new ();
-  gtk_window_set_title (GTK_WINDOW (window), _("Statistics"));
-  gtk_window_set_transient_for (GTK_WINDOW (window), self->window);
-  gtk_window_set_default_size (GTK_WINDOW (window), 760, 680);
-  gtk_window_set_hide_on_close (GTK_WINDOW (window), FALSE);
-
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  header = adw_header_bar_new ();
-  scrolled = gtk_scrolled_window_new ();
-  view = gml_stats_view_new ();
-  gtk_widget_set_vexpand (scrolled, TRUE);
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER,
-                                  GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), view);
-  gtk_box_append (GTK_BOX (box), header);
-  gtk_box_append (GTK_BOX (box), scrolled);
-  adw_window_set_content (ADW_WINDOW (window), box);
-
-  /* Escape and Ctrl+W close it, as in every GNOME dialog. */
-  shortcuts = gtk_shortcut_controller_new ();
-  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts),
-                                     GTK_SHORTCUT_SCOPE_MANAGED);
-  for (guint i = 0; i < G_N_ELEMENTS (close_keys); i++)
-    gml_scrub_keys_add_shortcut (shortcuts, close_keys[i], "window.close");
-  gtk_widget_add_controller (window, shortcuts);
-
-  self->stats_window = GTK_WINDOW (window);
-  self->stats_view = GML_STATS_VIEW (view);
-  g_signal_connect_object (window, "destroy", G_CALLBACK (stats_window_destroyed_cb), self,
-                           G_CONNECT_SWAPPED);
-  gml_stats_view_update (self->stats_view, gml_application_get_progress (self->app),
-                         gml_application_get_bank (self->app));
-  gtk_window_present (GTK_WINDOW (window));
+  gtk_window_present (self->stats_window);
 }
 
 static const GActionEntry review_actions[] = {
@@ -304,23 +265,12 @@ static const GActionEntry review_actions[] = {
   { "statistics", statistics_cb },
 };
 
+/* An answer was added, or the language changed (the due button's text; the
+ * Statistics window follows the language itself). */
 static void
-answered_cb (GmlReview *self)
+update_cb (GmlReview *self)
 {
   gml_review_update (self);
-}
-
-static void
-language_changed_cb (GmlReview *self)
-{
-  gml_review_update (self);
-  /* The Statistics window, if open, in the new language: its title and its chart. */
-  if (self->stats_window != NULL)
-    {
-      gtk_window_set_title (self->stats_window, _("Statistics"));
-      gml_stats_view_update (self->stats_view, gml_application_get_progress (self->app),
-                             gml_application_get_bank (self->app));
-    }
 }
 
 static void
@@ -367,10 +317,10 @@ gml_review_new (GtkWindow       *window,
                                    G_N_ELEMENTS (review_actions), self);
   gtk_widget_insert_action_group (GTK_WIDGET (window), "review", G_ACTION_GROUP (self->actions));
 
-  g_signal_connect_object (page, "answered", G_CALLBACK (answered_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (page, "answered", G_CALLBACK (update_cb), self, G_CONNECT_SWAPPED);
   /* The language can change while the window is open (where the app offers that). */
   if (g_signal_lookup ("language-changed", G_OBJECT_TYPE (app)) != 0)
-    g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
+    g_signal_connect_object (app, "language-changed", G_CALLBACK (update_cb), self,
                              G_CONNECT_SWAPPED);
 
   gml_review_update (self);
