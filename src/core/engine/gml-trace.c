@@ -89,6 +89,10 @@ struct _GmlTrace
   GPtrArray  *chunks;             /* GmlTraceEvent[CHUNK_EVENTS] each; the first g_malloc'd */
   gsize       n_events;
   gsize       first_room;         /* events the first chunk has room for */
+  /* Where the next event goes while no snapshot or new room is due: the
+   * common append is one comparison and a copy. */
+  GmlTraceEvent *cursor;
+  gsize       fast_until;         /* event count at which the slow path runs again */
   GPtrArray  *snapshots;          /* GmlMemState: state after i * interval events */
   GPtrArray  *labels;             /* char *, index 0 is NULL (no label) */
   GHashTable *label_ids;          /* label → id, keys owned by labels */
@@ -302,6 +306,13 @@ gml_trace_append (GmlTrace            *self,
 {
   gsize n = self->n_events;
 
+  if (G_LIKELY (n < self->fast_until))
+    {
+      *self->cursor++ = *event;
+      self->n_events = n + 1;
+      return;
+    }
+
   /* A count to reach, not n % interval: two divisions by a variable on every
    * event cost more than the rest of the append. */
   if (n == self->next_snapshot)
@@ -324,8 +335,13 @@ gml_trace_append (GmlTrace            *self,
     {
       g_ptr_array_add (self->chunks, chunk_take ());
     }
-  *EVENT (self, n) = *event;
+  self->cursor = EVENT (self, n);
+  *self->cursor++ = *event;
   self->n_events = n + 1;
+  /* The fast path runs up to the next snapshot or the end of the room. */
+  self->fast_until = MIN (self->next_snapshot,
+                          n < CHUNK_EVENTS ? self->first_room
+                                           : (n / CHUNK_EVENTS + 1) * CHUNK_EVENTS);
 }
 
 gsize
