@@ -17,6 +17,7 @@ struct _GmlMemState
   GArray    *blocks;              /* GmlBlock, indexed by slot */
   GArray    *segments;            /* GmlSegment, indexed by slot */
   GArray    *free_block_slots;    /* gint32 stack of unused block slots */
+  guint      free_block_room;     /* the most it held: pops keep that room */
   GArray    *free_segment_slots;  /* gint32 stack of unused segment slots */
   GPtrArray *labels;              /* shared with the trace, append-only */
   guint      n_blocks;
