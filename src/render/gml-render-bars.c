@@ -180,7 +180,7 @@ gml_render_bars (cairo_t              *cr,
   _gml_background (cr, style, width, height);
   if (data->scenario == NULL || gml_scenario_get_n_bars (data->scenario) == 0)
     {
-      _gml_text (cr, style, _("This experiment has nothing to compare."), MARGIN, MARGIN, 1.0, 0,
+      _gml_text (cr, style, _("This picture has nothing to compare."), MARGIN, MARGIN, 1.0, 0,
                  &pal->dim, 0);
       return;
     }
@@ -391,7 +391,7 @@ gml_describe_bars (const GmlBarsData *data)
   guint n;
 
   if (data->scenario == NULL || gml_scenario_get_n_bars (data->scenario) == 0)
-    return g_strdup (_("This experiment has nothing to compare."));
+    return g_strdup (_("This picture has nothing to compare."));
 
   out = g_string_new (NULL);
   n = visible_bars (data, indexes, G_N_ELEMENTS (indexes));

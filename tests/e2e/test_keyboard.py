@@ -204,7 +204,7 @@ try:
     bad = bad_names(app.root, 'the quiz after an answer')
     check(not bad, f'every button reads as its label after an answer ({bad})')
 
-    focus(app, 'Play or pause the experiment', 'the picture’s Play button')
+    focus(app, 'Play or pause the picture', 'the picture’s Play button')
     before = step_label(app)
     app.key('Return')
     wait_for(lambda: step_label(app) != before, f'the experiment to play (it stayed at “{before}”)')
@@ -212,7 +212,7 @@ try:
     app.key('space')
     check(position(app) == 1, 'Space on Play paused it, still on question 1')
 
-    focus(app, 'Step of the experiment', 'the step slider')
+    focus(app, 'Step of the picture', 'the step slider')
     app.key('Home')
     before = step_label(app)
     app.key('Right')

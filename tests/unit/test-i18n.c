@@ -123,10 +123,10 @@ test_keys (void)
 
   g_assert_cmpstr (key, ==, "shortcut window\004Next question");
   g_assert_cmpstr (gml_i18n_key_for_source ("Next Question", NULL), ==, "Next Question");
-  g_assert_cmpstr (gml_i18n_key_for_source ("Play or pause the experiment", NULL), ==,
-                   "Play or pause the experiment");
-  g_assert_cmpstr (gml_i18n_key_for_source ("Play or pause the experiment", "shortcut window"), ==,
-                   "shortcut window\004Play or pause the experiment");
+  g_assert_cmpstr (gml_i18n_key_for_source ("Play or pause the picture", NULL), ==,
+                   "Play or pause the picture");
+  g_assert_cmpstr (gml_i18n_key_for_source ("Play or pause the picture", "shortcut window"), ==,
+                   "shortcut window\004Play or pause the picture");
   g_assert_null (gml_i18n_key_for_source ("not a string of the lab", NULL));
   g_assert_null (gml_i18n_key_for_source (NULL, NULL));
 

@@ -136,7 +136,7 @@ update_source_label (GmlScenarioPanel *self)
       /* Translators: %s is the GPU's name, e.g. "NVIDIA H200 — live". */
       text = g_strdup_printf (_("%s — live"), gml_device_get_name (device));
       /* Translators: %s is a size such as "1 GiB". */
-      tip = g_strdup_printf (_("The experiments run on this GPU’s real memory, within the lab’s "
+      tip = g_strdup_printf (_("The pictures run on this GPU’s real memory, within the lab’s "
                                "budget of %s."), budget);
       gtk_label_set_label (self->source_label, text);
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->source_label), tip);
@@ -732,14 +732,14 @@ set_accessible_labels (GmlScenarioPanel *self)
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->by_size_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Pack segments by size"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->play_button),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Play or pause the experiment"),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Play or pause the picture"),
                                   -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->forward_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step forward"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->back_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step back"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->restart_button),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Restart the experiment"), -1);
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Restart the picture"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->export_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Export picture…"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->speed_dropdown),
@@ -753,7 +753,7 @@ set_accessible_labels (GmlScenarioPanel *self)
       gtk_accessible_update_property (GTK_ACCESSIBLE (child),
                                       GTK_ACCESSIBLE_PROPERTY_LABEL, _("Playback speed"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->step_scale),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step of the experiment"), -1);
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step of the picture"), -1);
 }
 
 /* Captions, titles and the pictures' own text are translated when they are made:

@@ -47,7 +47,7 @@ arena_alloc (GmlDevice  *device,
 
       /* Translators: the experiment's own GPU is full; sizes as "3 MiB". */
       g_set_error (error, GML_DEVICE_ERROR, GML_DEVICE_ERROR_OUT_OF_MEMORY,
-                   _("The experiment’s GPU has no room for %s more (%s of %s in use)."),
+                   _("The picture’s GPU has no room for %s more (%s of %s in use)."),
                    want, have, total);
       return FALSE;
     }
