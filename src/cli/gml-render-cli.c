@@ -261,6 +261,29 @@ check_look (const char *theme_name,
   return TRUE;
 }
 
+/* Draws the picture at the file's size and writes it to @output. FALSE, said,
+ * otherwise. */
+static gboolean
+write_picture (GmlPicture           *picture,
+               GmlView               view,
+               const GmlRenderStyle *style,
+               const char           *output,
+               GmlExportFormat       format,
+               int                   width,
+               int                   height)
+{
+  g_autoptr(GmlExportDrawing) drawing = NULL;
+  g_autoptr(GError) error = NULL;
+
+  drawing = gml_picture_draw_for_export (picture, view, style, width, height);
+  if (!gml_export_drawing_write (drawing, output, format, &error))
+    {
+      g_printerr ("gpu-memory-lab render: %s\n", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* `render --question ID`: the question's own experiment, pointing at what the
  * question is about (or, with --before, its setup as shown before answering). */
 static int
@@ -374,12 +397,8 @@ render_question (const char *id,
 
       g_print ("%s\n", text);
     }
-  if (output != NULL &&
-      !gml_picture_export (picture, view, &style, output, format, width, height, &error))
-    {
-      g_printerr ("gpu-memory-lab render: %s\n", error->message);
-      return 1;
-    }
+  if (output != NULL && !write_picture (picture, view, &style, output, format, width, height))
+    return 1;
   return 0;
 }
 
@@ -530,13 +549,7 @@ gml_render_main (int    argc,
 
       g_print ("%s\n", text);
     }
-  if (output == NULL)
-    return 0;
-
-  if (!gml_picture_export (picture, view, &style, output, format, width, height, &error))
-    {
-      g_printerr ("gpu-memory-lab render: %s\n", error->message);
-      return 1;
-    }
+  if (output != NULL && !write_picture (picture, view, &style, output, format, width, height))
+    return 1;
   return 0;
 }

@@ -1005,9 +1005,11 @@ gml_render_snapshot_main (int    argc,
     }
   if (output != NULL)
     {
+      g_autoptr(GmlExportDrawing) drawing = NULL;
+
       gml_render_style_init (&style, theme);
-      if (!gml_snapshot_picture_export (picture, view, &style, output, format, width, height,
-                                        &error))
+      drawing = gml_snapshot_picture_draw_for_export (picture, view, &style, width, height);
+      if (!gml_export_drawing_write (drawing, output, format, &error))
         {
           g_printerr ("gpu-memory-lab render: %s\n", error->message);
           return 1;
