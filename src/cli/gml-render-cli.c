@@ -261,6 +261,27 @@ check_look (const char *theme_name,
   return TRUE;
 }
 
+/* The picture goes to --output, whose name says its format; without it the
+ * verb must have something else to @print. FALSE, said, otherwise. */
+static gboolean
+check_output (const char      *output,
+              gboolean         print,
+              GmlExportFormat *format)
+{
+  if (output == NULL && !print)
+    {
+      g_printerr (_("gpu-memory-lab render: say where to write the picture with --output "
+                    "FILE.png, FILE.svg or FILE.pdf\n"));
+      return FALSE;
+    }
+  if (output != NULL && !gml_export_format_for_path (output, format))
+    {
+      g_printerr (_("gpu-memory-lab render: “%s” does not end in .png, .svg or .pdf\n"), output);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Draws the picture at the file's size and writes it to @output. FALSE, said,
  * otherwise. */
 static gboolean
@@ -332,17 +353,8 @@ render_question (const char *id,
     }
   if (!check_look (theme_name, &theme, width, height))
     return 2;
-  if (output == NULL && !describe && !json)
-    {
-      g_printerr (_("gpu-memory-lab render: say where to write the picture with --output "
-                    "FILE.png, FILE.svg or FILE.pdf\n"));
-      return 2;
-    }
-  if (output != NULL && !gml_export_format_for_path (output, &format))
-    {
-      g_printerr (_("gpu-memory-lab render: “%s” does not end in .png, .svg or .pdf\n"), output);
-      return 2;
-    }
+  if (!check_output (output, describe || json, &format))
+    return 2;
 
   device = open_device (backend, NULL, &error);
   if (device == NULL)
@@ -504,17 +516,8 @@ gml_render_main (int    argc,
     }
   if (!check_look (theme_name, &theme, width, height))
     return 2;
-  if (output == NULL && !describe)
-    {
-      g_printerr (_("gpu-memory-lab render: say where to write the picture with --output "
-                    "FILE.png, FILE.svg or FILE.pdf\n"));
-      return 2;
-    }
-  if (output != NULL && !gml_export_format_for_path (output, &format))
-    {
-      g_printerr (_("gpu-memory-lab render: “%s” does not end in .png, .svg or .pdf\n"), output);
-      return 2;
-    }
+  if (!check_output (output, describe, &format))
+    return 2;
 
   device = open_device (backend, NULL, &error);
   if (device == NULL)
