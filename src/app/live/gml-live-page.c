@@ -24,6 +24,7 @@
 #include <glib/gstdio.h>
 #include <gio/gunixsocketaddress.h>
 
+#include "gml-accessible.h"
 #include "gml-application.h"
 #include "gml-language.h"
 #include "gml-live-page.h"
@@ -121,21 +122,6 @@ G_DEFINE_FINAL_TYPE (GmlLivePage, gml_live_page, GTK_TYPE_WIDGET)
 
 static void set_session (GmlLivePage *self, GmlLiveSession *session);
 static void update_status (GmlLivePage *self);
-
-static void
-show_state (GmlLivePage *self,
-            const char  *name)
-{
-  GtkWidget *visible;
-
-  gtk_stack_set_visible_child_name (self->stack, name);
-  visible = gtk_stack_get_visible_child (self->stack);
-  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->stack));
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    gtk_accessible_update_state (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_STATE_HIDDEN,
-                                 child != visible, -1);
-}
 
 static void
 set_title (GmlLivePage *self,
@@ -765,7 +751,7 @@ set_session (GmlLivePage    *self,
   if (session == NULL)
     {
       set_title (self, NULL, NULL);
-      show_state (self, "idle");
+      gml_accessible_show_state (self->stack, "idle");
       return;
     }
   g_signal_connect_object (session, "changed", G_CALLBACK (session_changed_cb), self,
@@ -790,7 +776,7 @@ set_session (GmlLivePage    *self,
   update_waiting (self);
   update_figures (self);
   update_status (self);
-  show_state (self, "live");
+  gml_accessible_show_state (self->stack, "live");
   gtk_widget_grab_focus (GTK_WIDGET (self->trace_view));
 }
 
@@ -1307,6 +1293,6 @@ gml_live_page_init (GmlLivePage *self)
   update_figures (self);
   update_waiting (self);
   update_listen_label (self);
-  show_state (self, "idle");
+  gml_accessible_show_state (self->stack, "idle");
   gml_language_follow (GTK_WIDGET (self), language_changed_cb);
 }

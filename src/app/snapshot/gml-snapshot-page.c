@@ -128,24 +128,6 @@ static void update_block (GmlSnapshotPage *self);
 static void update_devices (GmlSnapshotPage *self);
 static void map_cb (GmlSnapshotPage *self);
 
-/* One of the four states. The others stay in the stack but are hidden from
- * the accessibility tree: a screen reader has no use for the loaded view's
- * hundred widgets while the page says how to make a snapshot. */
-static void
-show_state (GmlSnapshotPage *self,
-            const char      *name)
-{
-  GtkWidget *visible;
-
-  gtk_stack_set_visible_child_name (self->stack, name);
-  visible = gtk_stack_get_visible_child (self->stack);
-  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->stack));
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    gtk_accessible_update_state (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_STATE_HIDDEN,
-                                 child != visible, -1);
-}
-
 /* ------------------------------------------------------------------------- */
 /* Words that depend on the position or the language                        */
 
@@ -620,7 +602,7 @@ show_loading (GmlSnapshotPage *self,
   adw_status_page_set_description (self->loading_page, description);
   gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
   gtk_progress_bar_set_text (self->progress_bar, NULL);
-  show_state (self, "loading");
+  gml_accessible_show_state (self->stack, "loading");
   gtk_widget_grab_focus (GTK_WIDGET (self->cancel_button));
 }
 
@@ -667,7 +649,7 @@ show_error (GmlSnapshotPage *self,
   set_error_title (self);
   /* The status page's description is markup. */
   adw_status_page_set_description (self->error_page, escaped);
-  show_state (self, "error");
+  gml_accessible_show_state (self->stack, "error");
   gtk_widget_grab_focus (GTK_WIDGET (self->error_open_button));
 }
 
@@ -735,7 +717,7 @@ load_done_cb (GObject      *source,
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
-          show_state (self, self->document != NULL ? "loaded" : "empty");
+          gml_accessible_show_state (self->stack, self->document != NULL ? "loaded" : "empty");
           map_cb (self);
         }
       else
@@ -944,7 +926,7 @@ set_document (GmlSnapshotPage     *self,
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.export", TRUE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.what-if", TRUE);
 
-  show_state (self, "loaded");
+  gml_accessible_show_state (self->stack, "loaded");
   gtk_widget_grab_focus (GTK_WIDGET (self->trace_view));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
 }
@@ -1028,7 +1010,7 @@ back_to_document_action (GtkWidget  *widget,
   if (self->document == NULL)
     return;
   g_clear_object (&self->error_file);
-  show_state (self, "loaded");
+  gml_accessible_show_state (self->stack, "loaded");
   gtk_widget_grab_focus (GTK_WIDGET (self->trace_view));
 }
 
@@ -1062,7 +1044,7 @@ cancel_action (GtkWidget  *widget,
                                   gml_snapshot_document_get_device (self->document));
       g_signal_handlers_unblock_by_func (self->device_dropdown, device_selected_cb, self);
     }
-  show_state (self, self->document != NULL ? "loaded" : "empty");
+  gml_accessible_show_state (self->stack, self->document != NULL ? "loaded" : "empty");
   map_cb (self);
 }
 
@@ -1389,6 +1371,6 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
     gtk_widget_action_set_enabled (GTK_WIDGET (self), *name, FALSE);
 
   set_accessible_labels (self);
-  show_state (self, "empty");
+  gml_accessible_show_state (self->stack, "empty");
   gml_language_follow (GTK_WIDGET (self), language_changed_cb);
 }
