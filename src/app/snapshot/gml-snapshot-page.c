@@ -1048,13 +1048,6 @@ cancel_action (GtkWidget  *widget,
   map_cb (self);
 }
 
-static void
-export_failed (GtkWidget  *owner,
-               const char *message)
-{
-  g_signal_emit (owner, signals[MESSAGE], 0, message);
-}
-
 /* The picture as shown, at the export's size. */
 static GmlExportDrawing *
 draw_for_export (GtkWidget *owner,
@@ -1070,16 +1063,6 @@ draw_for_export (GtkWidget *owner,
   return gml_snapshot_picture_draw_for_export (gml_snapshot_document_get_picture (self->document),
                                                gml_snapshot_canvas_get_view (self->canvas), &style,
                                                width, height);
-}
-
-static void
-export_response_cb (GmlSnapshotPage      *self,
-                    int                   response,
-                    GtkFileChooserNative *chooser)
-{
-  if (gml_export_chooser_respond (chooser, response, GTK_WIDGET (self), draw_for_export,
-                                  export_failed))
-    g_clear_object (&self->chooser);
 }
 
 static void
@@ -1101,10 +1084,7 @@ export_action (GtkWidget  *widget,
   name = g_strdup_printf ("%s-%s-%zu", stem,
                           gml_snapshot_view_to_string (gml_snapshot_canvas_get_view (self->canvas)),
                           gml_snapshot_document_get_at (self->document));
-  self->chooser = gml_export_chooser_new (widget, name);
-  g_signal_connect_object (self->chooser, "response", G_CALLBACK (export_response_cb), self,
-                           G_CONNECT_SWAPPED);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+  gml_export_chooser_open (widget, &self->chooser, name, draw_for_export);
 }
 
 /* Shown again (the view switcher): the focus goes where the keys work, the
