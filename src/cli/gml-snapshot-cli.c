@@ -32,6 +32,18 @@ add_int (JsonBuilder *b,
   json_builder_add_int_value (b, value);
 }
 
+/* What the builder holds, indented for people. */
+static char *
+pretty_json (JsonBuilder *b)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = json_builder_get_root (b);
+
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  return json_generator_to_data (generator, NULL);
+}
+
 static void
 add_settings (JsonBuilder               *b,
               const GmlSnapshotSettings *s)
@@ -221,8 +233,6 @@ to_json (GmlSnapshot            *snap,
          const GmlSnapshotStats *st)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
   const char *version = gml_snapshot_get_version_text (snap);
   const gsize *counts = gml_snapshot_timeline_get_action_counts (tl);
   gsize n_entries = gml_snapshot_timeline_get_n_entries (tl);
@@ -330,11 +340,7 @@ to_json (GmlSnapshot            *snap,
     gml_snapshot_peak_clear (&peak);
   }
   json_builder_end_object (b);
-
-  root = json_builder_get_root (b);
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  return json_generator_to_data (generator, NULL);
+  return pretty_json (b);
 }
 
 static char *
@@ -422,8 +428,6 @@ check_to_json (const GmlSnapshotCheck *check,
                GmlSnapshotTimeline    *tl)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
   const GmlSnapshotDivergence *d = &check->first_divergence;
 
   json_builder_begin_object (b);
@@ -471,10 +475,7 @@ check_to_json (const GmlSnapshotCheck *check,
   add_int (b, "empty_caches", check->empty_caches);
   add_int (b, "resyncs", check->resyncs);
   json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  return json_generator_to_data (generator, NULL);
+  return pretty_json (b);
 }
 
 static void
@@ -560,8 +561,6 @@ static char *
 compare_to_json (const GmlSnapshotComparison *cmp)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
 
   json_builder_begin_object (b);
   add_side (b, "a", &cmp->a);
@@ -580,10 +579,7 @@ compare_to_json (const GmlSnapshotComparison *cmp)
     }
   json_builder_end_array (b);
   json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  return json_generator_to_data (generator, NULL);
+  return pretty_json (b);
 }
 
 /* A signed difference of sizes: "+1.5 GiB", "−200 MiB". */
