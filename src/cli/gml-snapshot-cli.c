@@ -637,6 +637,24 @@ compare_to_text (const GmlSnapshotComparison *cmp,
 }
 
 /* The default device's timeline of @path, for --compare. */
+/* --at N: the state after the first N trace entries, the end when not given.
+ * FALSE, said, past the end. */
+static gboolean
+resolve_at (GmlSnapshotTimeline *tl,
+            gint64              *at)
+{
+  if (*at < 0)
+    *at = gml_snapshot_timeline_get_n_entries (tl);
+  else if ((guint64) *at > gml_snapshot_timeline_get_n_entries (tl))
+    {
+      g_printerr (_("gpu-memory-lab snapshot: --at %lld is past the end of the trace (it has %zu "
+                    "entries)\n"),
+                  (long long) *at, gml_snapshot_timeline_get_n_entries (tl));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static GmlSnapshotTimeline *
 load_timeline (const char   *path,
                GmlSnapshot **snap,
@@ -815,15 +833,8 @@ gml_snapshot_main (int    argc,
       gml_snapshot_check_clear (&result);
       return 0;
     }
-  if (at < 0)
-    at = gml_snapshot_timeline_get_n_entries (tl);
-  else if ((guint64) at > gml_snapshot_timeline_get_n_entries (tl))
-    {
-      g_printerr (_("gpu-memory-lab snapshot: --at %lld is past the end of the trace (it has %zu "
-                    "entries)\n"),
-                  (long long) at, gml_snapshot_timeline_get_n_entries (tl));
-      return 2;
-    }
+  if (!resolve_at (tl, &at))
+    return 2;
   gml_snapshot_timeline_layout_at (tl, (gsize) at, layout);
   gml_snapshot_layout_get_stats (layout, &stats);
   stats.at = (gsize) at;
@@ -982,15 +993,8 @@ gml_render_snapshot_main (int    argc,
       g_printerr ("gpu-memory-lab render: %s\n", error->message);
       return 1;
     }
-  if (at < 0)
-    at = gml_snapshot_timeline_get_n_entries (tl);
-  else if ((guint64) at > gml_snapshot_timeline_get_n_entries (tl))
-    {
-      g_printerr (_("gpu-memory-lab snapshot: --at %lld is past the end of the trace (it has %zu "
-                    "entries)\n"),
-                  (long long) at, gml_snapshot_timeline_get_n_entries (tl));
-      return 2;
-    }
+  if (!resolve_at (tl, &at))
+    return 2;
   picture = gml_snapshot_picture_new (tl);
   gml_snapshot_picture_set_at (picture, (gsize) at);
   if (describe)
