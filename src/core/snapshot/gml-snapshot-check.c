@@ -1137,7 +1137,6 @@ build_engine (Replay *r,
               gsize   at)
 {
   g_autoptr(GmlSnapshotLayout) layout = gml_snapshot_layout_new ();
-  g_autoptr(GArray) specs = g_array_new (FALSE, FALSE, sizeof (GmlBlockSpec));
   g_autoptr(GArray) spaces = g_array_new (FALSE, FALSE, sizeof (Space));
   g_autoptr(GArray) taken = g_array_new (FALSE, FALSE, sizeof (Taken));
 
@@ -1160,7 +1159,6 @@ build_engine (Replay *r,
   for (guint s = 0; s < gml_snapshot_layout_get_n_segments (layout); s++)
     {
       const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (layout, s);
-      const GmlMemState *state;
       Taken t = { seg->address, seg->size, seg->expandable };
       gint32 slot;
 
@@ -1174,36 +1172,11 @@ build_engine (Replay *r,
 
           g_array_append_val (r->spaces, held);
         }
-      g_array_set_size (specs, 0);
-      for (guint i = 0; i < seg->blocks->len; i++)
-        {
-          const GmlSnapshotLayoutBlock *b = &g_array_index (seg->blocks, GmlSnapshotLayoutBlock, i);
-          GmlBlockSpec spec = { b->size, MIN (b->requested_size, b->size), GML_BLOCK_FREE, 0,
-                                GML_CATEGORY_NONE };
-
-          if (b->state == GML_SNAP_BLOCK_ALLOCATED)
-            spec.state = GML_BLOCK_ALLOCATED;
-          else if (b->state == GML_SNAP_BLOCK_PENDING_FREE)
-            spec.state = GML_BLOCK_PENDING_FREE;
-          g_array_append_val (specs, spec);
-        }
-      slot = gml_allocator_add_segment (r->allocator, seg->address, seg->stream,
-                                        seg->small ? GML_POOL_SMALL : GML_POOL_LARGE,
-                                        (GmlBlockSpec *) specs->data, specs->len);
+      slot = gml_snapshot_layout_segment_rebuild (seg, r->allocator, r->blocks);
       if (slot < 0)
         continue;
       if (seg->expandable)
         gml_allocator_mark_expandable (r->allocator, slot);
-      state = gml_allocator_get_state (r->allocator);
-      for (gint32 id = gml_mem_state_get_segment (state, slot)->first_block; id >= 0;
-           id = gml_mem_state_get_block (state, id)->next)
-        {
-          const GmlBlock *b = gml_mem_state_get_block (state, id);
-
-          if (b->state != GML_BLOCK_FREE)
-            g_hash_table_insert (r->blocks, g_memdup2 (&b->address, sizeof b->address),
-                                 GINT_TO_POINTER (id + 1));
-        }
     }
 }
 
