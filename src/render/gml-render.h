@@ -128,7 +128,6 @@ GmlTheme     gml_theme_for              (gboolean        dark,
                                          gboolean        high_contrast);
 gboolean     gml_theme_from_string      (const char     *str,
                                          GmlTheme       *theme);
-const char  *gml_category_display_name  (GmlCategory     category);
 
 /* ------------------------------------------------------------------------- */
 /* Memory map                                                                */
