@@ -934,6 +934,15 @@ set_document (GmlSnapshotPage     *self,
 /* ------------------------------------------------------------------------- */
 /* Actions                                                                   */
 
+/* The actions on a snapshot act only while it is shown, not while another
+ * one loads or an error is shown. */
+static gboolean
+showing_snapshot (GmlSnapshotPage *self)
+{
+  return self->document != NULL &&
+         g_str_equal (gtk_stack_get_visible_child_name (self->stack), "loaded");
+}
+
 /* A row's "Show": the position it names, with the focus on the picture. */
 static void
 go_to_action (GtkWidget  *widget,
@@ -943,8 +952,7 @@ go_to_action (GtkWidget  *widget,
   GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
   gsize n;
 
-  if (self->document == NULL || !g_str_equal (gtk_stack_get_visible_child_name (self->stack),
-                                              "loaded"))
+  if (!showing_snapshot (self))
     return;
   n = gml_snapshot_document_get_n_entries (self->document);
   gml_snapshot_document_set_at (self->document,
@@ -959,8 +967,7 @@ peak_action (GtkWidget  *widget,
 {
   GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
 
-  if (self->document == NULL || !g_str_equal (gtk_stack_get_visible_child_name (self->stack),
-                                              "loaded"))
+  if (!showing_snapshot (self))
     return;
   gml_snapshot_document_set_at (self->document,
                                 gml_snapshot_document_get_peak (self->document)->index);
@@ -993,8 +1000,7 @@ what_if_action (GtkWidget  *widget,
 {
   GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
 
-  if (self->document == NULL || !g_str_equal (gtk_stack_get_visible_child_name (self->stack),
-                                              "loaded"))
+  if (!showing_snapshot (self))
     return;
   gtk_widget_child_focus (GTK_WIDGET (self->what_if_panel), GTK_DIR_TAB_FORWARD);
 }
