@@ -718,12 +718,10 @@ session_dump_done_cb (GmlLivePage    *self,
     }
 }
 
+/* Closes the session, if any, and stops fetching its out-of-memory snapshot. */
 static void
-set_session (GmlLivePage    *self,
-             GmlLiveSession *session)
+drop_session (GmlLivePage *self)
 {
-  GtkWidget *child;
-
   if (self->session != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->session, self);
@@ -733,6 +731,15 @@ set_session (GmlLivePage    *self,
   if (self->oom_cancellable != NULL)
     g_cancellable_cancel (self->oom_cancellable);
   g_clear_object (&self->oom_cancellable);
+}
+
+static void
+set_session (GmlLivePage    *self,
+             GmlLiveSession *session)
+{
+  GtkWidget *child;
+
+  drop_session (self);
   self->session = session;   /* taken */
   self->save_id = 0;
   self->oom_pending = FALSE;
@@ -1107,15 +1114,7 @@ gml_live_page_dispose (GObject *object)
   GmlLivePage *self = GML_LIVE_PAGE (object);
 
   stop_listening (self);
-  if (self->session != NULL)
-    {
-      g_signal_handlers_disconnect_by_data (self->session, self);
-      gml_live_session_close (self->session);
-      g_clear_object (&self->session);
-    }
-  if (self->oom_cancellable != NULL)
-    g_cancellable_cancel (self->oom_cancellable);
-  g_clear_object (&self->oom_cancellable);
+  drop_session (self);
   if (self->document != NULL)
     {
       g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
