@@ -1147,17 +1147,6 @@ gml_live_page_finalize (GObject *object)
 }
 
 static void
-add_binding (GtkWidgetClass *widget_class,
-             guint           keyval,
-             guint           keypad,
-             const char     *action)
-{
-  gtk_widget_class_add_binding_action (widget_class, keyval, 0, action, NULL);
-  if (keypad != 0)
-    gtk_widget_class_add_binding_action (widget_class, keypad, 0, action, NULL);
-}
-
-static void
 gml_live_page_class_init (GmlLivePageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -1237,7 +1226,8 @@ gml_live_page_class_init (GmlLivePageClass *klass)
   /* The explainer's rows (GmlOomRow) point their Show button here. */
   gtk_widget_class_install_action (widget_class, "snapshot.go-to", "t", open_oom_action);
 
-  add_binding (widget_class, GDK_KEY_space, GDK_KEY_KP_Space, "live.pause");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_space, 0, "live.pause", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Space, 0, "live.pause", NULL);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "livepage");
