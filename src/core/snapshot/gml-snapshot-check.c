@@ -1220,6 +1220,26 @@ resync (Replay *r,
   r->diverged = FALSE;
 }
 
+/* Done with the segment entries PyTorch recorded: the first one the engine
+ * did not match, if any is left, is where the two part. */
+static void
+finish_pending (Replay *r)
+{
+  if (r->pos < r->pending->len)
+    {
+      const Pending *p = &g_array_index (r->pending, Pending, r->pos);
+      g_autofree char *size = gml_format_size (p->size);
+      g_autofree char *pytorch = g_strdup_printf ("%s a segment of %s at 0x%" G_GINT64_MODIFIER "x",
+                                                  is_release (p->action) ? "released" : "allocated",
+                                                  size, p->addr);
+
+      diverge (r, p->index, pytorch, "%s", is_release (p->action)
+                                           ? "kept that segment" : "needed no new segment");
+    }
+  g_array_set_size (r->pending, 0);
+  r->pos = 0;
+}
+
 /* Segment entries no alloc explains: a run of segment_free is empty_cache(). */
 static void
 settle_pending (Replay *r,
@@ -1245,19 +1265,8 @@ settle_pending (Replay *r,
         return;
     }
   if (r->pos < r->pending->len)
-    {
-      const Pending *p = &g_array_index (r->pending, Pending, r->pos);
-      g_autofree char *size = gml_format_size (p->size);
-      g_autofree char *pytorch = g_strdup_printf ("%s a segment of %s at 0x%" G_GINT64_MODIFIER "x",
-                                                  is_release (p->action) ? "released" : "allocated",
-                                                  size, p->addr);
-
-      r->current = p->index;
-      diverge (r, p->index, pytorch, "%s", is_release (p->action)
-                                           ? "kept that segment" : "needed no new segment");
-    }
-  g_array_set_size (r->pending, 0);
-  r->pos = 0;
+    r->current = g_array_index (r->pending, Pending, r->pos).index;
+  finish_pending (r);
   if (r->diverged)
     resync (r, index);
 }
@@ -1348,19 +1357,7 @@ replay_alloc_entry (Replay                 *r,
     }
 
   /* What PyTorch did around this request and the engine did not. */
-  if (r->pos < r->pending->len)
-    {
-      const Pending *p = &g_array_index (r->pending, Pending, r->pos);
-      g_autofree char *size = gml_format_size (p->size);
-      g_autofree char *pytorch = g_strdup_printf ("%s a segment of %s at 0x%" G_GINT64_MODIFIER "x",
-                                                  is_release (p->action) ? "released" : "allocated",
-                                                  size, p->addr);
-
-      diverge (r, p->index, pytorch, "%s", is_release (p->action)
-                                           ? "kept that segment" : "needed no new segment");
-    }
-  g_array_set_size (r->pending, 0);
-  r->pos = 0;
+  finish_pending (r);
   r->current_is_oom = FALSE;
   r->current_device_free = 0;
   if (r->diverged)
