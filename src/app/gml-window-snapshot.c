@@ -66,17 +66,26 @@ _gml_window_ensure_snapshot_page (GmlWindow *self)
 /* ------------------------------------------------------------------------- */
 /* Open Snapshot…                                                            */
 
-static void
-win_open_snapshot_action (GtkWidget  *widget,
-                          const char *action_name,
-                          GVariant   *parameter)
+/* What Open and Compare offer: PyTorch's pickles, by name or by type. */
+static GtkFileFilter *
+new_pickle_filter (void)
 {
-  g_autoptr(GtkFileFilter) pickles = gtk_file_filter_new ();
+  GtkFileFilter *pickles = gtk_file_filter_new ();
 
   gtk_file_filter_set_name (pickles, _("PyTorch memory snapshots"));
   gtk_file_filter_add_pattern (pickles, "*.pickle");
   gtk_file_filter_add_pattern (pickles, "*.pkl");
   gtk_file_filter_add_mime_type (pickles, PICKLE_MIME_TYPE);
+  return pickles;
+}
+
+static void
+win_open_snapshot_action (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  g_autoptr(GtkFileFilter) pickles = new_pickle_filter ();
+
   _gml_window_choose_file (GML_WINDOW (widget), &GML_WINDOW (widget)->chooser, _("Open Snapshot"),
                            _("_Open"),
                            pickles, gml_window_open_file);
@@ -95,12 +104,8 @@ win_compare_snapshot_action (GtkWidget  *widget,
                              const char *action_name,
                              GVariant   *parameter)
 {
-  g_autoptr(GtkFileFilter) pickles = gtk_file_filter_new ();
+  g_autoptr(GtkFileFilter) pickles = new_pickle_filter ();
 
-  gtk_file_filter_set_name (pickles, _("PyTorch memory snapshots"));
-  gtk_file_filter_add_pattern (pickles, "*.pickle");
-  gtk_file_filter_add_pattern (pickles, "*.pkl");
-  gtk_file_filter_add_mime_type (pickles, PICKLE_MIME_TYPE);
   _gml_window_choose_file (GML_WINDOW (widget), &GML_WINDOW (widget)->compare_chooser,
                            _("Compare With Another Snapshot"), _("_Compare"), pickles,
                            compare_file);

@@ -261,6 +261,50 @@ check_look (const char *theme_name,
   return TRUE;
 }
 
+/* The picture goes to --output, whose name says its format; without it the
+ * verb must have something else to @print. FALSE, said, otherwise. */
+static gboolean
+check_output (const char      *output,
+              gboolean         print,
+              GmlExportFormat *format)
+{
+  if (output == NULL && !print)
+    {
+      g_printerr (_("gpu-memory-lab render: say where to write the picture with --output "
+                    "FILE.png, FILE.svg or FILE.pdf\n"));
+      return FALSE;
+    }
+  if (output != NULL && !gml_export_format_for_path (output, format))
+    {
+      g_printerr (_("gpu-memory-lab render: “%s” does not end in .png, .svg or .pdf\n"), output);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Draws the picture at the file's size and writes it to @output. FALSE, said,
+ * otherwise. */
+static gboolean
+write_picture (GmlPicture           *picture,
+               GmlView               view,
+               const GmlRenderStyle *style,
+               const char           *output,
+               GmlExportFormat       format,
+               int                   width,
+               int                   height)
+{
+  g_autoptr(GmlExportDrawing) drawing = NULL;
+  g_autoptr(GError) error = NULL;
+
+  drawing = gml_picture_draw_for_export (picture, view, style, width, height);
+  if (!gml_export_drawing_write (drawing, output, format, &error))
+    {
+      g_printerr ("gpu-memory-lab render: %s\n", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* `render --question ID`: the question's own experiment, pointing at what the
  * question is about (or, with --before, its setup as shown before answering). */
 static int
@@ -309,17 +353,8 @@ render_question (const char *id,
     }
   if (!check_look (theme_name, &theme, width, height))
     return 2;
-  if (output == NULL && !describe && !json)
-    {
-      g_printerr (_("gpu-memory-lab render: say where to write the picture with --output "
-                    "FILE.png, FILE.svg or FILE.pdf\n"));
-      return 2;
-    }
-  if (output != NULL && !gml_export_format_for_path (output, &format))
-    {
-      g_printerr (_("gpu-memory-lab render: “%s” does not end in .png, .svg or .pdf\n"), output);
-      return 2;
-    }
+  if (!check_output (output, describe || json, &format))
+    return 2;
 
   device = open_device (backend, NULL, &error);
   if (device == NULL)
@@ -374,12 +409,8 @@ render_question (const char *id,
 
       g_print ("%s\n", text);
     }
-  if (output != NULL &&
-      !gml_picture_export (picture, view, &style, output, format, width, height, &error))
-    {
-      g_printerr ("gpu-memory-lab render: %s\n", error->message);
-      return 1;
-    }
+  if (output != NULL && !write_picture (picture, view, &style, output, format, width, height))
+    return 1;
   return 0;
 }
 
@@ -485,17 +516,8 @@ gml_render_main (int    argc,
     }
   if (!check_look (theme_name, &theme, width, height))
     return 2;
-  if (output == NULL && !describe)
-    {
-      g_printerr (_("gpu-memory-lab render: say where to write the picture with --output "
-                    "FILE.png, FILE.svg or FILE.pdf\n"));
-      return 2;
-    }
-  if (output != NULL && !gml_export_format_for_path (output, &format))
-    {
-      g_printerr (_("gpu-memory-lab render: “%s” does not end in .png, .svg or .pdf\n"), output);
-      return 2;
-    }
+  if (!check_output (output, describe, &format))
+    return 2;
 
   device = open_device (backend, NULL, &error);
   if (device == NULL)
@@ -530,13 +552,7 @@ gml_render_main (int    argc,
 
       g_print ("%s\n", text);
     }
-  if (output == NULL)
-    return 0;
-
-  if (!gml_picture_export (picture, view, &style, output, format, width, height, &error))
-    {
-      g_printerr ("gpu-memory-lab render: %s\n", error->message);
-      return 1;
-    }
+  if (output != NULL && !write_picture (picture, view, &style, output, format, width, height))
+    return 1;
   return 0;
 }

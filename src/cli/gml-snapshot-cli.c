@@ -32,6 +32,18 @@ add_int (JsonBuilder *b,
   json_builder_add_int_value (b, value);
 }
 
+/* What the builder holds, indented for people. */
+static char *
+pretty_json (JsonBuilder *b)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = json_builder_get_root (b);
+
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  return json_generator_to_data (generator, NULL);
+}
+
 static void
 add_settings (JsonBuilder               *b,
               const GmlSnapshotSettings *s)
@@ -221,8 +233,6 @@ to_json (GmlSnapshot            *snap,
          const GmlSnapshotStats *st)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
   const char *version = gml_snapshot_get_version_text (snap);
   const gsize *counts = gml_snapshot_timeline_get_action_counts (tl);
   gsize n_entries = gml_snapshot_timeline_get_n_entries (tl);
@@ -330,11 +340,7 @@ to_json (GmlSnapshot            *snap,
     gml_snapshot_peak_clear (&peak);
   }
   json_builder_end_object (b);
-
-  root = json_builder_get_root (b);
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  return json_generator_to_data (generator, NULL);
+  return pretty_json (b);
 }
 
 static char *
@@ -422,8 +428,6 @@ check_to_json (const GmlSnapshotCheck *check,
                GmlSnapshotTimeline    *tl)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
   const GmlSnapshotDivergence *d = &check->first_divergence;
 
   json_builder_begin_object (b);
@@ -471,10 +475,7 @@ check_to_json (const GmlSnapshotCheck *check,
   add_int (b, "empty_caches", check->empty_caches);
   add_int (b, "resyncs", check->resyncs);
   json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  return json_generator_to_data (generator, NULL);
+  return pretty_json (b);
 }
 
 static void
@@ -560,8 +561,6 @@ static char *
 compare_to_json (const GmlSnapshotComparison *cmp)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
 
   json_builder_begin_object (b);
   add_side (b, "a", &cmp->a);
@@ -580,10 +579,7 @@ compare_to_json (const GmlSnapshotComparison *cmp)
     }
   json_builder_end_array (b);
   json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  return json_generator_to_data (generator, NULL);
+  return pretty_json (b);
 }
 
 /* A signed difference of sizes: "+1.5 GiB", "−200 MiB". */
@@ -641,6 +637,24 @@ compare_to_text (const GmlSnapshotComparison *cmp,
 }
 
 /* The default device's timeline of @path, for --compare. */
+/* --at N: the state after the first N trace entries, the end when not given.
+ * FALSE, said, past the end. */
+static gboolean
+resolve_at (GmlSnapshotTimeline *tl,
+            gint64              *at)
+{
+  if (*at < 0)
+    *at = gml_snapshot_timeline_get_n_entries (tl);
+  else if ((guint64) *at > gml_snapshot_timeline_get_n_entries (tl))
+    {
+      g_printerr (_("gpu-memory-lab snapshot: --at %lld is past the end of the trace (it has %zu "
+                    "entries)\n"),
+                  (long long) *at, gml_snapshot_timeline_get_n_entries (tl));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static GmlSnapshotTimeline *
 load_timeline (const char   *path,
                GmlSnapshot **snap,
@@ -819,15 +833,8 @@ gml_snapshot_main (int    argc,
       gml_snapshot_check_clear (&result);
       return 0;
     }
-  if (at < 0)
-    at = gml_snapshot_timeline_get_n_entries (tl);
-  else if ((guint64) at > gml_snapshot_timeline_get_n_entries (tl))
-    {
-      g_printerr (_("gpu-memory-lab snapshot: --at %lld is past the end of the trace (it has %zu "
-                    "entries)\n"),
-                  (long long) at, gml_snapshot_timeline_get_n_entries (tl));
-      return 2;
-    }
+  if (!resolve_at (tl, &at))
+    return 2;
   gml_snapshot_timeline_layout_at (tl, (gsize) at, layout);
   gml_snapshot_layout_get_stats (layout, &stats);
   stats.at = (gsize) at;
@@ -986,15 +993,8 @@ gml_render_snapshot_main (int    argc,
       g_printerr ("gpu-memory-lab render: %s\n", error->message);
       return 1;
     }
-  if (at < 0)
-    at = gml_snapshot_timeline_get_n_entries (tl);
-  else if ((guint64) at > gml_snapshot_timeline_get_n_entries (tl))
-    {
-      g_printerr (_("gpu-memory-lab snapshot: --at %lld is past the end of the trace (it has %zu "
-                    "entries)\n"),
-                  (long long) at, gml_snapshot_timeline_get_n_entries (tl));
-      return 2;
-    }
+  if (!resolve_at (tl, &at))
+    return 2;
   picture = gml_snapshot_picture_new (tl);
   gml_snapshot_picture_set_at (picture, (gsize) at);
   if (describe)
@@ -1005,9 +1005,11 @@ gml_render_snapshot_main (int    argc,
     }
   if (output != NULL)
     {
+      g_autoptr(GmlExportDrawing) drawing = NULL;
+
       gml_render_style_init (&style, theme);
-      if (!gml_snapshot_picture_export (picture, view, &style, output, format, width, height,
-                                        &error))
+      drawing = gml_snapshot_picture_draw_for_export (picture, view, &style, width, height);
+      if (!gml_export_drawing_write (drawing, output, format, &error))
         {
           g_printerr ("gpu-memory-lab render: %s\n", error->message);
           return 1;

@@ -369,14 +369,13 @@ load_thread (GTask        *task,
   g_task_return_pointer (task, self, g_object_unref);
 }
 
+/* Progress is only said while a file first loads; the caller sets it. */
 static GTask *
 new_load_task (gpointer             source,
                GFile               *file,
                const char          *path,
                int                  device,
                GCancellable        *cancellable,
-               GmlSnapshotLoadProgress progress,
-               gpointer             progress_data,
                GAsyncReadyCallback  callback,
                gpointer             user_data)
 {
@@ -390,8 +389,6 @@ new_load_task (gpointer             source,
   data->path = g_strdup (path);
   data->device = device;
   data->context = g_main_context_ref_thread_default ();
-  data->progress = progress;
-  data->progress_data = progress_data;
   g_task_set_task_data (task, data, load_data_free);
   return task;
 }
@@ -407,12 +404,15 @@ gml_snapshot_document_load_async (GFile                   *file,
 {
   g_autoptr(GTask) task = NULL;
   g_autofree char *path = NULL;
+  LoadData *data;
 
   g_return_if_fail (G_IS_FILE (file));
 
   path = g_file_get_path (file);
-  task = new_load_task (NULL, file, path, device, cancellable, progress, progress_data,
-                        callback, user_data);
+  task = new_load_task (NULL, file, path, device, cancellable, callback, user_data);
+  data = g_task_get_task_data (task);
+  data->progress = progress;
+  data->progress_data = progress_data;
   if (path == NULL)
     {
       g_autofree char *uri = g_file_get_uri (file);
@@ -453,8 +453,7 @@ gml_snapshot_document_switch_device_async (GmlSnapshotDocument *self,
   path = g_file_get_path (self->file);
   /* No source object: the task needs only the shared snapshot, and the old
    * document may go away while the thread walks the new trace. */
-  task = new_load_task (NULL, self->file, path, (int) device, cancellable, NULL, NULL,
-                        callback, user_data);
+  task = new_load_task (NULL, self->file, path, (int) device, cancellable, callback, user_data);
   data = g_task_get_task_data (task);
   data->shared = shared_snapshot_ref (self->shared);
   g_task_run_in_thread (task, load_thread);

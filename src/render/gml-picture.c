@@ -561,23 +561,6 @@ gml_export_drawing_write (GmlExportDrawing *self,
   return FALSE;
 }
 
-/* Draws and writes at once (the command line's export). */
-gboolean
-_gml_render_export (GmlExportDrawFunc  draw,
-                    gconstpointer      data,
-                    const char        *path,
-                    GmlExportFormat    format,
-                    int                width,
-                    int                height,
-                    GError           **error)
-{
-  GmlExportDrawing *drawing = _gml_export_drawing_new (draw, data, width, height);
-  gboolean ok = gml_export_drawing_write (drawing, path, format, error);
-
-  gml_export_drawing_free (drawing);
-  return ok;
-}
-
 typedef struct
 {
   GmlPicture           *picture;
@@ -594,21 +577,6 @@ draw_picture (cairo_t       *cr,
   const PictureExport *e = data;
 
   gml_render_picture (cr, e->picture, e->view, e->style, width, height);
-}
-
-gboolean
-gml_picture_export (GmlPicture            *self,
-                    GmlView                view,
-                    const GmlRenderStyle  *style,
-                    const char            *path,
-                    GmlExportFormat        format,
-                    int                    width,
-                    int                    height,
-                    GError               **error)
-{
-  PictureExport e = { self, view, style };
-
-  return _gml_render_export (draw_picture, &e, path, format, width, height, error);
 }
 
 GmlExportDrawing *

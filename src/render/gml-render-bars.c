@@ -17,6 +17,7 @@
 #include <math.h>
 #include <string.h>
 #include "gml-i18n.h"
+#include "gml-lab.h"
 
 #include "gml-render-private.h"
 
@@ -39,7 +40,7 @@ gml_bar_part_display_name (guint part)
     case GML_BAR_ALLOCATED: return _("Allocated by PyTorch");
     case TOTAL_PART: return _("In use (what it is made of shows after the answer)");
     default:
-      return gml_category_display_name (part < GML_N_CATEGORIES ? part : GML_CATEGORY_NONE);
+      return gml_lab_category_name (part < GML_N_CATEGORIES ? part : GML_CATEGORY_NONE);
     }
 }
 

@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include "gml-i18n.h"
+#include "gml-lab.h"
 
 #include "gml-render-private.h"
 
@@ -1181,7 +1182,7 @@ checkpoint_layout (const GmlCheckpointData *data,
 
   l->cursor = (LineSwatch) { &style->palette.cursor, 2 * style->line_width, FALSE, TRUE, FALSE };
   l->legend_items[l->n_items++] =
-      (GmlLegendItem) { gml_category_display_name (GML_CATEGORY_WEIGHTS),
+      (GmlLegendItem) { gml_lab_category_name (GML_CATEGORY_WEIGHTS),
                         _gml_swatch_kind, GINT_TO_POINTER (GML_MEMORY_KIND_WEIGHTS) };
   l->legend_items[l->n_items++] = (GmlLegendItem) { _("Stored activations, one band per layer"),
                                                     swatch_layers, GINT_TO_POINTER (FALSE) };

@@ -176,12 +176,5 @@ GmlExportDrawing *_gml_export_drawing_new (GmlExportDrawFunc  draw,
                                            gconstpointer      data,
                                            int                width,
                                            int                height);
-gboolean _gml_render_export (GmlExportDrawFunc  draw,
-                             gconstpointer      data,
-                             const char        *path,
-                             GmlExportFormat    format,
-                             int                width,
-                             int                height,
-                             GError           **error);
 
 G_END_DECLS

@@ -269,11 +269,13 @@ bar_summary (const GmlStatsBar *bar)
                           answered, right, share);
 }
 
-/* The wrong share: a light wash of the colour under diagonal stripes of it, so that
- * right and wrong differ by pattern as well as by colour (and in grey print). */
+/* One share of a bar. The right share is solid; the wrong share a light wash of
+ * its colour under diagonal stripes of it, so that right and wrong differ by
+ * pattern as well as by colour (and in grey print). */
 static void
-fill_wrong (cairo_t             *cr,
+fill_share (cairo_t             *cr,
             const GmlStatsStyle *style,
+            gboolean             right,
             double               x,
             double               y,
             double               w,
@@ -281,6 +283,13 @@ fill_wrong (cairo_t             *cr,
 {
   if (w <= 0 || h <= 0)
     return;
+  if (right)
+    {
+      cairo_set_source_rgb (cr, style->right[0], style->right[1], style->right[2]);
+      cairo_rectangle (cr, x, y, w, h);
+      cairo_fill (cr);
+      return;
+    }
   cairo_save (cr);
   cairo_rectangle (cr, x, y, w, h);
   cairo_clip (cr);
@@ -296,21 +305,6 @@ fill_wrong (cairo_t             *cr,
     }
   cairo_stroke (cr);
   cairo_restore (cr);
-}
-
-static void
-fill_right (cairo_t             *cr,
-            const GmlStatsStyle *style,
-            double               x,
-            double               y,
-            double               w,
-            double               h)
-{
-  if (w <= 0 || h <= 0)
-    return;
-  cairo_set_source_rgb (cr, style->right[0], style->right[1], style->right[2]);
-  cairo_rectangle (cr, x, y, w, h);
-  cairo_fill (cr);
 }
 
 /* Horizontal bars: the label above, then right (solid) and wrong (hatched) parts,
@@ -346,8 +340,8 @@ draw_bars (cairo_t             *cr,
 
       text_at (cr, style, bar->label, MARGIN, y, width - 2 * MARGIN, 0, FALSE, style->foreground);
       y += BAR_HEIGHT;
-      fill_right (cr, style, bar_x, y + 2, right, BAR_HEIGHT - 6);
-      fill_wrong (cr, style, bar_x + right, y + 2, full - right, BAR_HEIGHT - 6);
+      fill_share (cr, style, TRUE, bar_x, y + 2, right, BAR_HEIGHT - 6);
+      fill_share (cr, style, FALSE, bar_x + right, y + 2, full - right, BAR_HEIGHT - 6);
       text_at (cr, style, summary, bar_x + bar_width + 8, y, numbers_width, 0, FALSE, style->dim);
       y += BAR_HEIGHT + 6;
     }
@@ -381,9 +375,9 @@ gml_render_stats (cairo_t             *cr,
   y += BAR_HEIGHT + 4;
 
   /* The key: which fill is which, in words. */
-  fill_right (cr, style, MARGIN, y + 3, 24, BAR_HEIGHT - 8);
+  fill_share (cr, style, TRUE, MARGIN, y + 3, 24, BAR_HEIGHT - 8);
   text_at (cr, style, _("Right"), MARGIN + 30, y, 0, 0, FALSE, style->foreground);
-  fill_wrong (cr, style, MARGIN + 140, y + 3, 24, BAR_HEIGHT - 8);
+  fill_share (cr, style, FALSE, MARGIN + 140, y + 3, 24, BAR_HEIGHT - 8);
   text_at (cr, style, _("Wrong"), MARGIN + 170, y, 0, 0, FALSE, style->foreground);
   y += 2 * BAR_HEIGHT + 6;
 
@@ -402,8 +396,8 @@ gml_render_stats (cairo_t             *cr,
       double base = y + DAY_CHART_HEIGHT;
       g_autofree char *count = g_strdup_printf ("%u", bar->answered);
 
-      fill_right (cr, style, x, base - right, w, right);
-      fill_wrong (cr, style, x, base - full, w, full - right);
+      fill_share (cr, style, TRUE, x, base - right, w, right);
+      fill_share (cr, style, FALSE, x, base - full, w, full - right);
       if (bar->answered > 0)
         text_at (cr, style, count, x + w / 2, base - full - BAR_HEIGHT, slot, 0.5, FALSE,
                  style->foreground);

@@ -10,6 +10,7 @@
 #include <math.h>
 #include "gml-format.h"
 #include "gml-i18n.h"
+#include "gml-lab.h"
 #include <pango/pangocairo.h>
 
 #include "gml-render-private.h"
@@ -115,23 +116,6 @@ gml_theme_from_string (const char *str,
         return TRUE;
       }
   return FALSE;
-}
-
-const char *
-gml_category_display_name (GmlCategory category)
-{
-  switch (category)
-    {
-    case GML_CATEGORY_WEIGHTS: return _("Weights");
-    case GML_CATEGORY_ACTIVATIONS: return _("Activations");
-    case GML_CATEGORY_GRADIENTS: return _("Gradients");
-    case GML_CATEGORY_OPTIMIZER_STATE: return _("Optimizer state");
-    case GML_CATEGORY_TEMPORARY: return _("Temporary");
-    case GML_CATEGORY_KV_CACHE: return _("KV cache");
-    case GML_CATEGORY_NONE:
-    case GML_N_CATEGORIES:
-    default: return _("Other");
-    }
 }
 
 void
@@ -782,7 +766,7 @@ gml_memory_kind_name (GmlMemoryKind kind)
     case GML_MEMORY_KIND_NOT_RESERVED: return _("Not reserved");
     case GML_MEMORY_KIND_OTHER_PROCESSES: return _("Other processes");
     case GML_N_MEMORY_KINDS: return "";
-    default: return gml_category_display_name ((GmlCategory) kind);
+    default: return gml_lab_category_name ((GmlCategory) kind);
     }
 }
 

@@ -128,7 +128,6 @@ GmlTheme     gml_theme_for              (gboolean        dark,
                                          gboolean        high_contrast);
 gboolean     gml_theme_from_string      (const char     *str,
                                          GmlTheme       *theme);
-const char  *gml_category_display_name  (GmlCategory     category);
 
 /* ------------------------------------------------------------------------- */
 /* Memory map                                                                */
@@ -422,7 +421,8 @@ char        *gml_export_path_for_format (const char           *path,
                                          GmlExportFormat       chosen,
                                          GmlExportFormat      *format);
 /* A picture drawn once, to be written to a file later, in any thread: the
- * window draws it on the main loop and writes it in a worker. */
+ * window draws it on the main loop and writes it in a worker; the command
+ * line draws and writes at once. PNG in pixels; SVG and PDF in points. */
 typedef struct _GmlExportDrawing GmlExportDrawing;
 
 GmlExportDrawing *gml_picture_draw_for_export (GmlPicture           *self,
@@ -436,16 +436,6 @@ gboolean     gml_export_drawing_write   (GmlExportDrawing     *self,
                                          GError              **error);
 void         gml_export_drawing_free    (GmlExportDrawing     *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlExportDrawing, gml_export_drawing_free)
-
-/* Writes the picture to @path (PNG pixels; SVG and PDF in points). */
-gboolean     gml_picture_export         (GmlPicture           *self,
-                                         GmlView               view,
-                                         const GmlRenderStyle *style,
-                                         const char           *path,
-                                         GmlExportFormat       format,
-                                         int                   width,
-                                         int                   height,
-                                         GError              **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GmlPicture, gml_picture_free)
 

@@ -1156,21 +1156,6 @@ draw_snapshot (cairo_t       *cr,
   gml_render_snapshot (cr, e->picture, e->view, e->style, width, height);
 }
 
-gboolean
-gml_snapshot_picture_export (GmlSnapshotPicture   *self,
-                             GmlSnapshotView       view,
-                             const GmlRenderStyle *style,
-                             const char           *path,
-                             GmlExportFormat       format,
-                             int                   width,
-                             int                   height,
-                             GError              **error)
-{
-  SnapshotExport e = { self, view, style };
-
-  return _gml_render_export (draw_snapshot, &e, path, format, width, height, error);
-}
-
 GmlExportDrawing *
 gml_snapshot_picture_draw_for_export (GmlSnapshotPicture   *self,
                                       GmlSnapshotView       view,

@@ -98,14 +98,6 @@ GmlExportDrawing   *gml_snapshot_picture_draw_for_export (GmlSnapshotPicture   *
                                                           const GmlRenderStyle *style,
                                                           int                   width,
                                                           int                   height);
-gboolean            gml_snapshot_picture_export       (GmlSnapshotPicture   *self,
-                                                       GmlSnapshotView       view,
-                                                       const GmlRenderStyle *style,
-                                                       const char           *path,
-                                                       GmlExportFormat       format,
-                                                       int                   width,
-                                                       int                   height,
-                                                       GError              **error);
 
 /* The block under (x, y) of the memory map, or NULL. */
 const GmlSnapshotLayoutBlock *gml_snapshot_picture_block_at (GmlSnapshotPicture   *self,

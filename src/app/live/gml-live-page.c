@@ -24,6 +24,7 @@
 #include <glib/gstdio.h>
 #include <gio/gunixsocketaddress.h>
 
+#include "gml-accessible.h"
 #include "gml-application.h"
 #include "gml-language.h"
 #include "gml-live-page.h"
@@ -121,21 +122,6 @@ G_DEFINE_FINAL_TYPE (GmlLivePage, gml_live_page, GTK_TYPE_WIDGET)
 
 static void set_session (GmlLivePage *self, GmlLiveSession *session);
 static void update_status (GmlLivePage *self);
-
-static void
-show_state (GmlLivePage *self,
-            const char  *name)
-{
-  GtkWidget *visible;
-
-  gtk_stack_set_visible_child_name (self->stack, name);
-  visible = gtk_stack_get_visible_child (self->stack);
-  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->stack));
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    gtk_accessible_update_state (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_STATE_HIDDEN,
-                                 child != visible, -1);
-}
 
 static void
 set_title (GmlLivePage *self,
@@ -732,12 +718,10 @@ session_dump_done_cb (GmlLivePage    *self,
     }
 }
 
+/* Closes the session, if any, and stops fetching its out-of-memory snapshot. */
 static void
-set_session (GmlLivePage    *self,
-             GmlLiveSession *session)
+drop_session (GmlLivePage *self)
 {
-  GtkWidget *child;
-
   if (self->session != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->session, self);
@@ -747,6 +731,15 @@ set_session (GmlLivePage    *self,
   if (self->oom_cancellable != NULL)
     g_cancellable_cancel (self->oom_cancellable);
   g_clear_object (&self->oom_cancellable);
+}
+
+static void
+set_session (GmlLivePage    *self,
+             GmlLiveSession *session)
+{
+  GtkWidget *child;
+
+  drop_session (self);
   self->session = session;   /* taken */
   self->save_id = 0;
   self->oom_pending = FALSE;
@@ -765,7 +758,7 @@ set_session (GmlLivePage    *self,
   if (session == NULL)
     {
       set_title (self, NULL, NULL);
-      show_state (self, "idle");
+      gml_accessible_show_state (self->stack, "idle");
       return;
     }
   g_signal_connect_object (session, "changed", G_CALLBACK (session_changed_cb), self,
@@ -790,7 +783,7 @@ set_session (GmlLivePage    *self,
   update_waiting (self);
   update_figures (self);
   update_status (self);
-  show_state (self, "live");
+  gml_accessible_show_state (self->stack, "live");
   gtk_widget_grab_focus (GTK_WIDGET (self->trace_view));
 }
 
@@ -1121,15 +1114,7 @@ gml_live_page_dispose (GObject *object)
   GmlLivePage *self = GML_LIVE_PAGE (object);
 
   stop_listening (self);
-  if (self->session != NULL)
-    {
-      g_signal_handlers_disconnect_by_data (self->session, self);
-      gml_live_session_close (self->session);
-      g_clear_object (&self->session);
-    }
-  if (self->oom_cancellable != NULL)
-    g_cancellable_cancel (self->oom_cancellable);
-  g_clear_object (&self->oom_cancellable);
+  drop_session (self);
   if (self->document != NULL)
     {
       g_signal_handlers_disconnect_by_func (self->document, document_at_changed_cb, self);
@@ -1159,17 +1144,6 @@ gml_live_page_finalize (GObject *object)
   g_free (self->problem);
 
   G_OBJECT_CLASS (gml_live_page_parent_class)->finalize (object);
-}
-
-static void
-add_binding (GtkWidgetClass *widget_class,
-             guint           keyval,
-             guint           keypad,
-             const char     *action)
-{
-  gtk_widget_class_add_binding_action (widget_class, keyval, 0, action, NULL);
-  if (keypad != 0)
-    gtk_widget_class_add_binding_action (widget_class, keypad, 0, action, NULL);
 }
 
 static void
@@ -1252,7 +1226,8 @@ gml_live_page_class_init (GmlLivePageClass *klass)
   /* The explainer's rows (GmlOomRow) point their Show button here. */
   gtk_widget_class_install_action (widget_class, "snapshot.go-to", "t", open_oom_action);
 
-  add_binding (widget_class, GDK_KEY_space, GDK_KEY_KP_Space, "live.pause");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_space, 0, "live.pause", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Space, 0, "live.pause", NULL);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "livepage");
@@ -1307,6 +1282,6 @@ gml_live_page_init (GmlLivePage *self)
   update_figures (self);
   update_waiting (self);
   update_listen_label (self);
-  show_state (self, "idle");
+  gml_accessible_show_state (self->stack, "idle");
   gml_language_follow (GTK_WIDGET (self), language_changed_cb);
 }

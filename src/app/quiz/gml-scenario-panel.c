@@ -544,13 +544,6 @@ step_scale_changed_cb (GmlScenarioPanel *self,
   update (self);
 }
 
-static void
-export_failed (GtkWidget  *owner,
-               const char *message)
-{
-  g_signal_emit (owner, signals[MESSAGE], 0, message);
-}
-
 /* The picture as shown, at the export's size. */
 static GmlExportDrawing *
 draw_for_export (GtkWidget *owner,
@@ -565,16 +558,6 @@ draw_for_export (GtkWidget *owner,
   gml_picture_view_get_style (self->picture_view, &style);
   return gml_picture_draw_for_export (self->picture, gml_picture_view_get_view (self->picture_view),
                                       &style, width, height);
-}
-
-static void
-export_response_cb (GmlScenarioPanel     *self,
-                    int                   response,
-                    GtkFileChooserNative *chooser)
-{
-  if (gml_export_chooser_respond (chooser, response, GTK_WIDGET (self), draw_for_export,
-                                  export_failed))
-    g_clear_object (&self->chooser);
 }
 
 static void
@@ -593,10 +576,7 @@ export_action (GtkWidget  *widget,
                             ? self->question->id
                             : gml_scenario_get_name (gml_picture_get_scenario (self->picture)),
                           gml_view_to_string (gml_picture_view_get_view (self->picture_view)));
-  self->chooser = gml_export_chooser_new (widget, stem);
-  g_signal_connect_object (self->chooser, "response", G_CALLBACK (export_response_cb), self,
-                           G_CONNECT_SWAPPED);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+  gml_export_chooser_open (widget, &self->chooser, stem, draw_for_export);
 }
 
 static void

@@ -128,24 +128,6 @@ static void update_block (GmlSnapshotPage *self);
 static void update_devices (GmlSnapshotPage *self);
 static void map_cb (GmlSnapshotPage *self);
 
-/* One of the four states. The others stay in the stack but are hidden from
- * the accessibility tree: a screen reader has no use for the loaded view's
- * hundred widgets while the page says how to make a snapshot. */
-static void
-show_state (GmlSnapshotPage *self,
-            const char      *name)
-{
-  GtkWidget *visible;
-
-  gtk_stack_set_visible_child_name (self->stack, name);
-  visible = gtk_stack_get_visible_child (self->stack);
-  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->stack));
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    gtk_accessible_update_state (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_STATE_HIDDEN,
-                                 child != visible, -1);
-}
-
 /* ------------------------------------------------------------------------- */
 /* Words that depend on the position or the language                        */
 
@@ -620,7 +602,7 @@ show_loading (GmlSnapshotPage *self,
   adw_status_page_set_description (self->loading_page, description);
   gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
   gtk_progress_bar_set_text (self->progress_bar, NULL);
-  show_state (self, "loading");
+  gml_accessible_show_state (self->stack, "loading");
   gtk_widget_grab_focus (GTK_WIDGET (self->cancel_button));
 }
 
@@ -667,7 +649,7 @@ show_error (GmlSnapshotPage *self,
   set_error_title (self);
   /* The status page's description is markup. */
   adw_status_page_set_description (self->error_page, escaped);
-  show_state (self, "error");
+  gml_accessible_show_state (self->stack, "error");
   gtk_widget_grab_focus (GTK_WIDGET (self->error_open_button));
 }
 
@@ -735,7 +717,7 @@ load_done_cb (GObject      *source,
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
-          show_state (self, self->document != NULL ? "loaded" : "empty");
+          gml_accessible_show_state (self->stack, self->document != NULL ? "loaded" : "empty");
           map_cb (self);
         }
       else
@@ -944,13 +926,22 @@ set_document (GmlSnapshotPage     *self,
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.export", TRUE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "snapshot.what-if", TRUE);
 
-  show_state (self, "loaded");
+  gml_accessible_show_state (self->stack, "loaded");
   gtk_widget_grab_focus (GTK_WIDGET (self->trace_view));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DOCUMENT]);
 }
 
 /* ------------------------------------------------------------------------- */
 /* Actions                                                                   */
+
+/* The actions on a snapshot act only while it is shown, not while another
+ * one loads or an error is shown. */
+static gboolean
+showing_snapshot (GmlSnapshotPage *self)
+{
+  return self->document != NULL &&
+         g_str_equal (gtk_stack_get_visible_child_name (self->stack), "loaded");
+}
 
 /* A row's "Show": the position it names, with the focus on the picture. */
 static void
@@ -961,8 +952,7 @@ go_to_action (GtkWidget  *widget,
   GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
   gsize n;
 
-  if (self->document == NULL || !g_str_equal (gtk_stack_get_visible_child_name (self->stack),
-                                              "loaded"))
+  if (!showing_snapshot (self))
     return;
   n = gml_snapshot_document_get_n_entries (self->document);
   gml_snapshot_document_set_at (self->document,
@@ -977,8 +967,7 @@ peak_action (GtkWidget  *widget,
 {
   GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
 
-  if (self->document == NULL || !g_str_equal (gtk_stack_get_visible_child_name (self->stack),
-                                              "loaded"))
+  if (!showing_snapshot (self))
     return;
   gml_snapshot_document_set_at (self->document,
                                 gml_snapshot_document_get_peak (self->document)->index);
@@ -1011,8 +1000,7 @@ what_if_action (GtkWidget  *widget,
 {
   GmlSnapshotPage *self = GML_SNAPSHOT_PAGE (widget);
 
-  if (self->document == NULL || !g_str_equal (gtk_stack_get_visible_child_name (self->stack),
-                                              "loaded"))
+  if (!showing_snapshot (self))
     return;
   gtk_widget_child_focus (GTK_WIDGET (self->what_if_panel), GTK_DIR_TAB_FORWARD);
 }
@@ -1028,7 +1016,7 @@ back_to_document_action (GtkWidget  *widget,
   if (self->document == NULL)
     return;
   g_clear_object (&self->error_file);
-  show_state (self, "loaded");
+  gml_accessible_show_state (self->stack, "loaded");
   gtk_widget_grab_focus (GTK_WIDGET (self->trace_view));
 }
 
@@ -1062,15 +1050,8 @@ cancel_action (GtkWidget  *widget,
                                   gml_snapshot_document_get_device (self->document));
       g_signal_handlers_unblock_by_func (self->device_dropdown, device_selected_cb, self);
     }
-  show_state (self, self->document != NULL ? "loaded" : "empty");
+  gml_accessible_show_state (self->stack, self->document != NULL ? "loaded" : "empty");
   map_cb (self);
-}
-
-static void
-export_failed (GtkWidget  *owner,
-               const char *message)
-{
-  g_signal_emit (owner, signals[MESSAGE], 0, message);
 }
 
 /* The picture as shown, at the export's size. */
@@ -1088,16 +1069,6 @@ draw_for_export (GtkWidget *owner,
   return gml_snapshot_picture_draw_for_export (gml_snapshot_document_get_picture (self->document),
                                                gml_snapshot_canvas_get_view (self->canvas), &style,
                                                width, height);
-}
-
-static void
-export_response_cb (GmlSnapshotPage      *self,
-                    int                   response,
-                    GtkFileChooserNative *chooser)
-{
-  if (gml_export_chooser_respond (chooser, response, GTK_WIDGET (self), draw_for_export,
-                                  export_failed))
-    g_clear_object (&self->chooser);
 }
 
 static void
@@ -1119,10 +1090,7 @@ export_action (GtkWidget  *widget,
   name = g_strdup_printf ("%s-%s-%zu", stem,
                           gml_snapshot_view_to_string (gml_snapshot_canvas_get_view (self->canvas)),
                           gml_snapshot_document_get_at (self->document));
-  self->chooser = gml_export_chooser_new (widget, name);
-  g_signal_connect_object (self->chooser, "response", G_CALLBACK (export_response_cb), self,
-                           G_CONNECT_SWAPPED);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+  gml_export_chooser_open (widget, &self->chooser, name, draw_for_export);
 }
 
 /* Shown again (the view switcher): the focus goes where the keys work, the
@@ -1389,6 +1357,6 @@ gml_snapshot_page_init (GmlSnapshotPage *self)
     gtk_widget_action_set_enabled (GTK_WIDGET (self), *name, FALSE);
 
   set_accessible_labels (self);
-  show_state (self, "empty");
+  gml_accessible_show_state (self->stack, "empty");
   gml_language_follow (GTK_WIDGET (self), language_changed_cb);
 }

@@ -129,3 +129,21 @@ gml_accessible_set_bytes (GtkLabel *label,
   gtk_accessible_update_property (GTK_ACCESSIBLE (label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
                                   description, -1);
 }
+
+/* Shows the page's state @name. The others stay in the stack but are hidden
+ * from the accessibility tree: a screen reader has no use for a loaded view's
+ * hundred widgets while the page says how to make a snapshot or attach. */
+void
+gml_accessible_show_state (GtkStack   *stack,
+                           const char *name)
+{
+  GtkWidget *visible;
+
+  gtk_stack_set_visible_child_name (stack, name);
+  visible = gtk_stack_get_visible_child (stack);
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (stack));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    gtk_accessible_update_state (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_STATE_HIDDEN,
+                                 child != visible, -1);
+}

@@ -1,4 +1,5 @@
-/* gml-accessible.h — accessible names that read as the visible labels.
+/* gml-accessible.h — accessible names that read as the visible labels, and a
+ * stack whose hidden states stay out of the accessibility tree.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -15,5 +16,7 @@ void  gml_accessible_name_by_row    (GtkWidget  *control,
                                      GtkWidget  *row);
 void  gml_accessible_set_bytes      (GtkLabel   *label,
                                      guint64     bytes);
+void  gml_accessible_show_state     (GtkStack   *stack,
+                                     const char *name);
 
 G_END_DECLS

@@ -33,7 +33,7 @@ static const struct {
 
 /* A save dialog over @parent's window, in the XDG Pictures folder, offering @stem
  * (without an extension: the format chosen adds it). */
-GtkFileChooserNative *
+static GtkFileChooserNative *
 gml_export_chooser_new (GtkWidget  *parent,
                         const char *stem)
 {
@@ -113,7 +113,6 @@ typedef struct
   GmlExportDrawing   *drawing;
   char               *path;
   GmlExportFormat     format;
-  GmlExportFailedFunc failed;
 } ExportJob;
 
 static void
@@ -146,7 +145,6 @@ written_cb (GObject      *source,
 {
   g_autoptr(GtkWidget) owner = gml_weak_ref_steal (user_data);
   g_autoptr(GError) error = NULL;
-  ExportJob *job = g_task_get_task_data (G_TASK (result));
 
   if (source != NULL)
     g_application_release (G_APPLICATION (source));
@@ -155,20 +153,19 @@ written_cb (GObject      *source,
       g_autofree char *message = g_strdup_printf (_("The picture could not be exported: %s"),
                                                   error->message);
 
-      job->failed (owner, message);
+      g_signal_emit_by_name (owner, "message", message);
     }
 }
 
 /* Writes @drawing (drawn on the main loop, taken) to @path in a worker: PNG
  * compression and a slow disk do not hold the window. The application stays up
- * until the file is written; @failed is called with a translated sentence if it
- * could not be, unless @owner has gone by then. */
+ * until the file is written; @owner's ::message says, in a translated sentence,
+ * that it could not be, unless @owner has gone by then. */
 static void
 gml_export_chooser_write (GtkWidget          *owner,
                           GmlExportDrawing   *drawing,
                           const char         *path,
-                          GmlExportFormat     format,
-                          GmlExportFailedFunc failed)
+                          GmlExportFormat     format)
 {
   GApplication *app = g_application_get_default ();
   ExportJob *job = g_new0 (ExportJob, 1);
@@ -177,7 +174,6 @@ gml_export_chooser_write (GtkWidget          *owner,
   job->drawing = drawing;
   job->path = g_strdup (path);
   job->format = format;
-  job->failed = failed;
   if (app != NULL)
     g_application_hold (app);
   task = g_task_new (app, NULL, written_cb, gml_weak_ref_new (owner));
@@ -191,12 +187,11 @@ gml_export_chooser_write (GtkWidget          *owner,
  * window's size) and written in a worker. TRUE when the dialog is done with;
  * FALSE when it is shown again, to ask before replacing the file the format's
  * extension named. */
-gboolean
+static gboolean
 gml_export_chooser_respond (GtkFileChooserNative *chooser,
                             int                   response,
                             GtkWidget            *owner,
-                            GmlExportDrawForFunc  draw,
-                            GmlExportFailedFunc   failed)
+                            GmlExportDrawForFunc  draw)
 {
   g_autofree char *path = NULL;
   GmlExportDrawing *drawing;
@@ -212,6 +207,48 @@ gml_export_chooser_respond (GtkFileChooserNative *chooser,
       return FALSE;
     }
   if (path != NULL && (drawing = draw (owner, 1280, 800)) != NULL)
-    gml_export_chooser_write (owner, drawing, path, format, failed);
+    gml_export_chooser_write (owner, drawing, path, format);
   return TRUE;
+}
+
+typedef struct
+{
+  GtkWidget             *owner;
+  GtkFileChooserNative **chooser;
+  GmlExportDrawForFunc   draw;
+} OpenDialog;
+
+static void
+response_cb (GtkFileChooserNative *chooser,
+             int                   response,
+             gpointer              user_data)
+{
+  OpenDialog *open = user_data;
+
+  if (gml_export_chooser_respond (chooser, response, open->owner, open->draw))
+    g_clear_object (open->chooser);
+}
+
+/* Export Picture… for @owner, which keeps the open dialog in *@chooser (and
+ * clears it on dispose) and has a ::message signal, a sentence for a toast.
+ * Export draws the owner's picture with @draw. Nothing happens while a dialog
+ * is open. */
+void
+gml_export_chooser_open (GtkWidget             *owner,
+                         GtkFileChooserNative **chooser,
+                         const char            *stem,
+                         GmlExportDrawForFunc   draw)
+{
+  OpenDialog *open;
+
+  if (*chooser != NULL)
+    return;
+  open = g_new0 (OpenDialog, 1);
+  open->owner = owner;
+  open->chooser = chooser;
+  open->draw = draw;
+  *chooser = gml_export_chooser_new (owner, stem);
+  g_signal_connect_data (*chooser, "response", G_CALLBACK (response_cb), open,
+                         (GClosureNotify) G_CALLBACK (g_free), 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (*chooser));
 }

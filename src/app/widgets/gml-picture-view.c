@@ -13,6 +13,7 @@
 
 #include <adwaita.h>
 #include "gml-i18n.h"
+#include "gml-lab.h"
 
 #include "gml-picture-view.h"
 #include "gml-look.h"
@@ -104,7 +105,7 @@ query_tooltip_cb (GmlPictureView *self,
           /* Translators: tooltip of a block: address, size, requested size, tensor, category. */
           text = g_strdup_printf (_("Address %s\nSize %s (requested %s)\nTensor %s\nCategory: %s"),
                                   address, size, requested, block.label ? block.label : "—",
-                                  gml_category_display_name (block.category));
+                                  gml_lab_category_name (block.category));
           break;
         case GML_BLOCK_PENDING_FREE:
         case GML_BLOCK_FREE:

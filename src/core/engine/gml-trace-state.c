@@ -814,10 +814,13 @@ fill_segment_info (const GmlMemState *self,
     }
 }
 
-void
-gml_mem_state_foreach_segment (const GmlMemState *self,
-                               GmlSegmentFunc     func,
-                               gpointer           user_data)
+/* The segments in address order, each to @segment_func if not NULL, then
+ * its blocks to @block_func if not NULL. */
+static void
+walk_segments (const GmlMemState *self,
+               GmlSegmentFunc     segment_func,
+               GmlBlockFunc       block_func,
+               gpointer           user_data)
 {
   g_autofree gint32 *slots = NULL;
   guint n;
@@ -828,8 +831,26 @@ gml_mem_state_foreach_segment (const GmlMemState *self,
       GmlSegmentInfo info;
 
       fill_segment_info (self, slots[k], &info);
-      func (&info, user_data);
+      if (segment_func != NULL)
+        segment_func (&info, user_data);
+      if (block_func == NULL)
+        continue;
+      for (gint32 i = SEGMENTS (self)[slots[k]].first_block; i >= 0; i = BLOCKS (self)[i].next)
+        {
+          GmlBlockInfo binfo;
+
+          gml_mem_state_get_block_info (self, i, &binfo);
+          block_func (&info, &binfo, user_data);
+        }
     }
+}
+
+void
+gml_mem_state_foreach_segment (const GmlMemState *self,
+                               GmlSegmentFunc     func,
+                               gpointer           user_data)
+{
+  walk_segments (self, func, NULL, user_data);
 }
 
 void
@@ -837,23 +858,7 @@ gml_mem_state_foreach_block (const GmlMemState *self,
                              GmlBlockFunc       func,
                              gpointer           user_data)
 {
-  g_autofree gint32 *slots = NULL;
-  guint n;
-
-  slots = sorted_segment_slots (self, &n);
-  for (guint k = 0; k < n; k++)
-    {
-      GmlSegmentInfo info;
-
-      fill_segment_info (self, slots[k], &info);
-      for (gint32 i = SEGMENTS (self)[slots[k]].first_block; i >= 0; i = BLOCKS (self)[i].next)
-        {
-          GmlBlockInfo binfo;
-
-          gml_mem_state_get_block_info (self, i, &binfo);
-          func (&info, &binfo, user_data);
-        }
-    }
+  walk_segments (self, NULL, func, user_data);
 }
 
 gboolean

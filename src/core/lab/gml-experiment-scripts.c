@@ -1535,6 +1535,20 @@ script_max_split (GmlScript           *r,
     }
 }
 
+/* The two points about a freed block another stream still reads start alike:
+ * x, of @cached bytes, on the default stream. Returns x's address, written out. */
+static char *
+begin_with_x (GmlScript    *r,
+              guint64       cached,
+              GmlBlockInfo *x)
+{
+  _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
+  first_step (r);
+  _gml_script_alloc_on (r, 0, "x", GML_CATEGORY_ACTIVATIONS, cached);
+  _gml_script_block (r, "x", x);
+  return g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", x->address);
+}
+
 /* The cache is per stream. */
 static void
 script_streams (GmlScript           *r,
@@ -1551,12 +1565,8 @@ script_streams (GmlScript           *r,
       g_autofree char *ya = NULL;
 
       start (r, _("Freeing a tensor another stream still reads"), GML_VIEW_MEMORY_MAP);
-      _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
-      first_step (r);
+      xa = begin_with_x (r, cached, &x);
       c = _gml_script_size (r, cached);
-      _gml_script_alloc_on (r, 0, "x", GML_CATEGORY_ACTIVATIONS, cached);
-      _gml_script_block (r, "x", &x);
-      xa = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", x.address);
       /* Translators: %s is a size, the second %s an address such as 0x7f0000000000. */
       _gml_script_end_step (r,
                             g_strdup_printf (_("x (%s) is allocated on the default stream at %s; "
@@ -1595,12 +1605,8 @@ script_streams (GmlScript           *r,
       g_autofree char *ya = NULL;
 
       start (r, _("A freed block another stream still uses: pending free"), GML_VIEW_MEMORY_MAP);
-      _gml_script_begin_run (r, NULL, GML_SCRIPT_LAB_ARENA, 0, NULL, FALSE);
-      first_step (r);
+      xa = begin_with_x (r, cached, &x);
       c = _gml_script_size (r, cached);
-      _gml_script_alloc_on (r, 0, "x", GML_CATEGORY_ACTIVATIONS, cached);
-      _gml_script_block (r, "x", &x);
-      xa = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", x.address);
       _gml_script_record_stream (r, "x", 1);
       /* Translators: %s is a size, the second %s an address such as 0x7f0000000000. */
       _gml_script_end_step (r,

@@ -1137,7 +1137,6 @@ build_engine (Replay *r,
               gsize   at)
 {
   g_autoptr(GmlSnapshotLayout) layout = gml_snapshot_layout_new ();
-  g_autoptr(GArray) specs = g_array_new (FALSE, FALSE, sizeof (GmlBlockSpec));
   g_autoptr(GArray) spaces = g_array_new (FALSE, FALSE, sizeof (Space));
   g_autoptr(GArray) taken = g_array_new (FALSE, FALSE, sizeof (Taken));
 
@@ -1160,7 +1159,6 @@ build_engine (Replay *r,
   for (guint s = 0; s < gml_snapshot_layout_get_n_segments (layout); s++)
     {
       const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (layout, s);
-      const GmlMemState *state;
       Taken t = { seg->address, seg->size, seg->expandable };
       gint32 slot;
 
@@ -1174,36 +1172,11 @@ build_engine (Replay *r,
 
           g_array_append_val (r->spaces, held);
         }
-      g_array_set_size (specs, 0);
-      for (guint i = 0; i < seg->blocks->len; i++)
-        {
-          const GmlSnapshotLayoutBlock *b = &g_array_index (seg->blocks, GmlSnapshotLayoutBlock, i);
-          GmlBlockSpec spec = { b->size, MIN (b->requested_size, b->size), GML_BLOCK_FREE, 0,
-                                GML_CATEGORY_NONE };
-
-          if (b->state == GML_SNAP_BLOCK_ALLOCATED)
-            spec.state = GML_BLOCK_ALLOCATED;
-          else if (b->state == GML_SNAP_BLOCK_PENDING_FREE)
-            spec.state = GML_BLOCK_PENDING_FREE;
-          g_array_append_val (specs, spec);
-        }
-      slot = gml_allocator_add_segment (r->allocator, seg->address, seg->stream,
-                                        seg->small ? GML_POOL_SMALL : GML_POOL_LARGE,
-                                        (GmlBlockSpec *) specs->data, specs->len);
+      slot = gml_snapshot_layout_segment_rebuild (seg, r->allocator, r->blocks);
       if (slot < 0)
         continue;
       if (seg->expandable)
         gml_allocator_mark_expandable (r->allocator, slot);
-      state = gml_allocator_get_state (r->allocator);
-      for (gint32 id = gml_mem_state_get_segment (state, slot)->first_block; id >= 0;
-           id = gml_mem_state_get_block (state, id)->next)
-        {
-          const GmlBlock *b = gml_mem_state_get_block (state, id);
-
-          if (b->state != GML_BLOCK_FREE)
-            g_hash_table_insert (r->blocks, g_memdup2 (&b->address, sizeof b->address),
-                                 GINT_TO_POINTER (id + 1));
-        }
     }
 }
 
@@ -1247,6 +1220,26 @@ resync (Replay *r,
   r->diverged = FALSE;
 }
 
+/* Done with the segment entries PyTorch recorded: the first one the engine
+ * did not match, if any is left, is where the two part. */
+static void
+finish_pending (Replay *r)
+{
+  if (r->pos < r->pending->len)
+    {
+      const Pending *p = &g_array_index (r->pending, Pending, r->pos);
+      g_autofree char *size = gml_format_size (p->size);
+      g_autofree char *pytorch = g_strdup_printf ("%s a segment of %s at 0x%" G_GINT64_MODIFIER "x",
+                                                  is_release (p->action) ? "released" : "allocated",
+                                                  size, p->addr);
+
+      diverge (r, p->index, pytorch, "%s", is_release (p->action)
+                                           ? "kept that segment" : "needed no new segment");
+    }
+  g_array_set_size (r->pending, 0);
+  r->pos = 0;
+}
+
 /* Segment entries no alloc explains: a run of segment_free is empty_cache(). */
 static void
 settle_pending (Replay *r,
@@ -1272,19 +1265,8 @@ settle_pending (Replay *r,
         return;
     }
   if (r->pos < r->pending->len)
-    {
-      const Pending *p = &g_array_index (r->pending, Pending, r->pos);
-      g_autofree char *size = gml_format_size (p->size);
-      g_autofree char *pytorch = g_strdup_printf ("%s a segment of %s at 0x%" G_GINT64_MODIFIER "x",
-                                                  is_release (p->action) ? "released" : "allocated",
-                                                  size, p->addr);
-
-      r->current = p->index;
-      diverge (r, p->index, pytorch, "%s", is_release (p->action)
-                                           ? "kept that segment" : "needed no new segment");
-    }
-  g_array_set_size (r->pending, 0);
-  r->pos = 0;
+    r->current = g_array_index (r->pending, Pending, r->pos).index;
+  finish_pending (r);
   if (r->diverged)
     resync (r, index);
 }
@@ -1375,19 +1357,7 @@ replay_alloc_entry (Replay                 *r,
     }
 
   /* What PyTorch did around this request and the engine did not. */
-  if (r->pos < r->pending->len)
-    {
-      const Pending *p = &g_array_index (r->pending, Pending, r->pos);
-      g_autofree char *size = gml_format_size (p->size);
-      g_autofree char *pytorch = g_strdup_printf ("%s a segment of %s at 0x%" G_GINT64_MODIFIER "x",
-                                                  is_release (p->action) ? "released" : "allocated",
-                                                  size, p->addr);
-
-      diverge (r, p->index, pytorch, "%s", is_release (p->action)
-                                           ? "kept that segment" : "needed no new segment");
-    }
-  g_array_set_size (r->pending, 0);
-  r->pos = 0;
+  finish_pending (r);
   r->current_is_oom = FALSE;
   r->current_device_free = 0;
   if (r->diverged)

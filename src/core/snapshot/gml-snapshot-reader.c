@@ -831,16 +831,23 @@ push_int (Reader *r,
   return push (r, &v, error);
 }
 
-/* LONG1 / LONG4: little-endian two's complement of @n bytes. */
+/* LONG1 / LONG4: little-endian two's complement of the next @n bytes, read
+ * here as push_string() reads its text. */
 static gboolean
-push_long (Reader       *r,
-           const guint8 *p,
-           gsize         n,
-           GError      **error)
+push_long (Reader  *r,
+           gsize    n,
+           GError **error)
 {
   Value v = { VT_INT, 0, 0, { 0 } };
-  gboolean negative = n > 0 && (p[n - 1] & 0x80);
+  const guint8 *p;
+  gboolean negative;
   guint64 u = 0;
+
+  if (!need (r, n, error))
+    return FALSE;
+  p = r->buf + r->pos;
+  r->pos += n;
+  negative = n > 0 && (p[n - 1] & 0x80);
 
   if (n > 8)
     {
@@ -1064,11 +1071,7 @@ run (Reader  *r,
             if (!need (r, 1, error))
               return FALSE;
             n = r->buf[r->pos++];
-            if (!need (r, n, error))
-              return FALSE;
-            p = r->buf + r->pos;
-            r->pos += n;
-            if (!push_long (r, p, n, error))
+            if (!push_long (r, n, error))
               return FALSE;
           }
           break;
@@ -1084,11 +1087,7 @@ run (Reader  *r,
             if ((gint32) n < 0)
               return fail_at (error, GML_SNAPSHOT_ERROR_CORRUPT, r->op_offset,
                               _("a negative length."));
-            if (!need (r, n, error))
-              return FALSE;
-            p = r->buf + r->pos;
-            r->pos += n;
-            if (!push_long (r, p, n, error))
+            if (!push_long (r, n, error))
               return FALSE;
           }
           break;

@@ -148,6 +148,46 @@ gml_snapshot_layout_get_segment (GmlSnapshotLayout *self,
   return &g_array_index (self->segments, GmlSnapshotLayoutSegment, index);
 }
 
+gint32
+gml_snapshot_layout_segment_rebuild (const GmlSnapshotLayoutSegment *seg,
+                                     GmlAllocator                   *allocator,
+                                     GHashTable                     *blocks)
+{
+  g_autoptr(GArray) specs = g_array_sized_new (FALSE, FALSE, sizeof (GmlBlockSpec),
+                                               seg->blocks->len);
+  const GmlMemState *state;
+  gint32 slot;
+
+  for (guint i = 0; i < seg->blocks->len; i++)
+    {
+      const GmlSnapshotLayoutBlock *b = &g_array_index (seg->blocks, GmlSnapshotLayoutBlock, i);
+      GmlBlockSpec spec = { b->size, MIN (b->requested_size, b->size), GML_BLOCK_FREE, 0,
+                            GML_CATEGORY_NONE };
+
+      if (b->state == GML_SNAP_BLOCK_ALLOCATED)
+        spec.state = GML_BLOCK_ALLOCATED;
+      else if (b->state == GML_SNAP_BLOCK_PENDING_FREE)
+        spec.state = GML_BLOCK_PENDING_FREE;
+      g_array_append_val (specs, spec);
+    }
+  slot = gml_allocator_add_segment (allocator, seg->address, seg->stream,
+                                    seg->small ? GML_POOL_SMALL : GML_POOL_LARGE,
+                                    (GmlBlockSpec *) specs->data, specs->len);
+  if (slot < 0)
+    return -1;
+  state = gml_allocator_get_state (allocator);
+  for (gint32 id = gml_mem_state_get_segment (state, slot)->first_block; id >= 0;
+       id = gml_mem_state_get_block (state, id)->next)
+    {
+      const GmlBlock *b = gml_mem_state_get_block (state, id);
+
+      if (b->state != GML_BLOCK_FREE)
+        g_hash_table_insert (blocks, g_memdup2 (&b->address, sizeof b->address),
+                             GINT_TO_POINTER (id + 1));
+    }
+  return slot;
+}
+
 static inline GmlSnapshotLayoutSegment *
 seg_at (GmlSnapshotLayout *l,
         guint              i)

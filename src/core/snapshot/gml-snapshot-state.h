@@ -123,6 +123,13 @@ void               gml_snapshot_layout_free         (GmlSnapshotLayout *self);
 guint              gml_snapshot_layout_get_n_segments (GmlSnapshotLayout *self);
 const GmlSnapshotLayoutSegment *gml_snapshot_layout_get_segment (GmlSnapshotLayout *self,
                                                                  guint              index);
+/* Puts @seg into @allocator as one segment, its blocks as the layout has them,
+ * and each block that is not free into @blocks (address → the engine's block
+ * id + 1), as a check or a what-if replays from a snapshot's state. Returns the
+ * segment's slot, or -1 when it overlaps one already there. */
+gint32             gml_snapshot_layout_segment_rebuild (const GmlSnapshotLayoutSegment *seg,
+                                                        GmlAllocator                   *allocator,
+                                                        GHashTable                     *blocks);
 /* The block that holds @address, or NULL. */
 const GmlSnapshotLayoutBlock *gml_snapshot_layout_find_block (GmlSnapshotLayout *self,
                                                               guint64            address);

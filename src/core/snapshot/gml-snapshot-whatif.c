@@ -534,31 +534,14 @@ build_start (Run           *r,
              WhatIfDevice  *device,
              GError       **error)
 {
-  g_autoptr(GArray) specs = g_array_new (FALSE, FALSE, sizeof (GmlBlockSpec));
   GmlSnapshotLayout *start = r->w->start;
 
   for (guint s = 0; s < gml_snapshot_layout_get_n_segments (start); s++)
     {
       const GmlSnapshotLayoutSegment *seg = gml_snapshot_layout_get_segment (start, s);
-      const GmlMemState *state;
       gint32 slot;
 
-      g_array_set_size (specs, 0);
-      for (guint i = 0; i < seg->blocks->len; i++)
-        {
-          const GmlSnapshotLayoutBlock *b = &g_array_index (seg->blocks, GmlSnapshotLayoutBlock, i);
-          GmlBlockSpec spec = { b->size, MIN (b->requested_size, b->size), GML_BLOCK_FREE, 0,
-                                GML_CATEGORY_NONE };
-
-          if (b->state == GML_SNAP_BLOCK_ALLOCATED)
-            spec.state = GML_BLOCK_ALLOCATED;
-          else if (b->state == GML_SNAP_BLOCK_PENDING_FREE)
-            spec.state = GML_BLOCK_PENDING_FREE;
-          g_array_append_val (specs, spec);
-        }
-      slot = gml_allocator_add_segment (r->allocator, seg->address, seg->stream,
-                                        seg->small ? GML_POOL_SMALL : GML_POOL_LARGE,
-                                        (GmlBlockSpec *) specs->data, specs->len);
+      slot = gml_snapshot_layout_segment_rebuild (seg, r->allocator, r->blocks);
       if (slot < 0)
         {
           g_autofree char *where = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", seg->address);
@@ -570,16 +553,6 @@ build_start (Run           *r,
           return FALSE;
         }
       whatif_device_adopt (device, seg->address, seg->size);
-      state = gml_allocator_get_state (r->allocator);
-      for (gint32 id = gml_mem_state_get_segment (state, slot)->first_block; id >= 0;
-           id = gml_mem_state_get_block (state, id)->next)
-        {
-          const GmlBlock *b = gml_mem_state_get_block (state, id);
-
-          if (b->state != GML_BLOCK_FREE)
-            g_hash_table_insert (r->blocks, g_memdup2 (&b->address, sizeof b->address),
-                                 GINT_TO_POINTER (id + 1));
-        }
     }
   return TRUE;
 }
