@@ -71,7 +71,7 @@ add_question_json (JsonBuilder       *builder,
     }
   json_builder_end_array (builder);
   json_builder_set_member_name (builder, "experiment");
-  gml_experiment_to_json (q->experiment, builder);
+  gml_picture_script_to_json (q->picture_script, builder);
   json_builder_end_object (builder);
 }
 

@@ -181,7 +181,7 @@ print_question_json (const GmlQuestion *q,
   json_builder_set_member_name (b, "question");
   json_builder_add_string_value (b, q->id);
   json_builder_set_member_name (b, "experiment");
-  gml_experiment_to_json (q->experiment, b);
+  gml_picture_script_to_json (q->picture_script, b);
   json_builder_set_member_name (b, "title");
   json_builder_add_string_value (b, gml_scenario_get_title (sc));
   json_builder_set_member_name (b, "views");
@@ -305,7 +305,7 @@ write_picture (GmlPicture           *picture,
   return TRUE;
 }
 
-/* `render --question ID`: the question's own experiment, pointing at what the
+/* `render --question ID`: the question's own picture script, pointing at what the
  * question is about (or, with --before, its setup as shown before answering). */
 static int
 render_question (const char *id,
@@ -362,7 +362,7 @@ render_question (const char *id,
       g_printerr ("gpu-memory-lab render: %s\n", error->message);
       return 1;
     }
-  sc = gml_scenario_new_experiment (q->experiment, device, &error);
+  sc = gml_scenario_new_picture_script (q->picture_script, device, &error);
   if (sc == NULL)
     {
       g_printerr ("gpu-memory-lab render: %s\n", error->message);

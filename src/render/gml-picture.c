@@ -640,7 +640,7 @@ gboolean
 gml_picture_offers_view (GmlPicture *self,
                          GmlView     view)
 {
-  /* The experiment names the views it means to show; of those, only the ones
+  /* The picture script names the views it means to show; of those, only the ones
    * its data fills are offered. */
   if (!gml_scenario_has_view (self->scenario, view))
     return FALSE;

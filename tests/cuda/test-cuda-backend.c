@@ -18,7 +18,7 @@
 #include <gmodule.h>
 
 #include "gml-device.h"
-#include "gml-experiment.h"
+#include "gml-picture-script.h"
 #include "gml-lab.h"
 #include "gml-question-bank.h"
 #include "gml-test-subprocess.h"
@@ -609,7 +609,7 @@ test_experiments (void)
   for (guint i = 0; i < gml_question_bank_get_n_questions (bank); i++)
     {
       const GmlQuestion *q = gml_question_bank_get (bank, i);
-      g_autofree char *key = gml_experiment_to_string (q->experiment);
+      g_autofree char *key = gml_picture_script_to_string (q->picture_script);
       g_autoptr(GmlScenario) live = NULL;
       g_autoptr(GmlScenario) simulated = NULL;
 
@@ -621,12 +621,12 @@ test_experiments (void)
           (i % 4 != 0 || g_str_has_prefix (key, "lab ") || g_str_equal (key, "lab")))
         continue;
       g_test_message ("%s", q->id);
-      live = gml_scenario_new_experiment (q->experiment, device, &error);
+      live = gml_scenario_new_picture_script (q->picture_script, device, &error);
       g_assert_no_error (error);
       g_assert_nonnull (live);
       g_assert_cmpuint (fake.live_allocations (), ==, 0);
       g_assert_cmpuint (device->in_use, ==, 0);
-      simulated = gml_scenario_new_experiment (q->experiment, sim, &error);
+      simulated = gml_scenario_new_picture_script (q->picture_script, sim, &error);
       g_assert_no_error (error);
       g_assert_cmpuint (gml_scenario_get_n_keys (live), ==, gml_scenario_get_n_keys (simulated));
       for (guint k = 0; k < gml_scenario_get_n_keys (live); k++)

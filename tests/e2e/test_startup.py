@@ -164,10 +164,10 @@ try:
 finally:
     app.quit()
 
-# The first frame: the question, and nothing of its picture. The experiment runs, and
+# The first frame: the question, and nothing of its picture. The picture script runs, and
 # the picture is drawn, after that frame. GML_BENCH_FIRST_FRAME makes the app print
 # "first-frame" once its first frame is painted, and quit; the panel says each
-# experiment it runs with g_debug ("gml-experiment-run KEY", domain
+# picture script it runs with g_debug ("gml-picture-run KEY", domain
 # gml-scenario-panel), on the same standard output.
 for attempt in range(3):
     environment = app_env(tempfile.mkdtemp(prefix='gml-e2e-startup-'), 'en')
@@ -175,7 +175,7 @@ for attempt in range(3):
     lines = subprocess.run([APP], env=environment, capture_output=True, text=True,
                            timeout=120).stdout.split('\n')
     frame = [i for i, line in enumerate(lines) if line.startswith('first-frame ')]
-    runs = [i for i, line in enumerate(lines) if 'gml-experiment-run' in line.split()]
+    runs = [i for i, line in enumerate(lines) if 'gml-picture-run' in line.split()]
     check(frame != [], 'the app reports its first painted frame')
     check(runs == [] or runs[0] > frame[0],
           f'no experiment runs before the first frame (run {attempt + 1}: {lines})')

@@ -27,7 +27,7 @@
 #include "gml-replay.h"
 #include "gml-test-subprocess.h"
 #ifdef HAVE_GML_SCENARIO
-#include "gml-experiment.h"
+#include "gml-picture-script.h"
 #include "gml-scenario.h"
 #endif
 
@@ -279,7 +279,7 @@ test_scenarios_device_fails (void)
 static void
 test_experiment_falls_back (void)
 {
-  g_autoptr(GmlExperiment) experiment = gml_experiment_new_default ("oom");
+  g_autoptr(GmlPictureScript) experiment = gml_picture_script_new_default ("oom");
   g_autoptr(GError) error = NULL;
   g_autoptr(GmlDevice) device = NULL;
   g_autofree char *why = NULL;
@@ -296,7 +296,7 @@ test_experiment_falls_back (void)
   device = gml_device_cuda_new (0, &error);
   g_assert_no_error (error);
 
-  first = gml_scenario_new_experiment_or_simulate (experiment, device, &fallback, &why, &error);
+  first = gml_scenario_new_picture_script_or_simulate (experiment, device, &fallback, &why, &error);
   g_assert_no_error (error);
   g_assert_nonnull (first);
   g_assert_nonnull (fallback);
@@ -306,7 +306,7 @@ test_experiment_falls_back (void)
   g_assert_cmpuint (fake_live_allocations (), ==, 0);
 
   calls = fake_alloc_calls ();
-  second = gml_scenario_new_experiment_or_simulate (experiment, device, &fallback, &why, &error);
+  second = gml_scenario_new_picture_script_or_simulate (experiment, device, &fallback, &why, &error);
   g_assert_no_error (error);
   g_assert_nonnull (second);
   g_assert_cmpuint (fake_alloc_calls (), ==, calls);   /* the GPU is not asked again */

@@ -268,10 +268,10 @@ test_experiment_field (void)
   g_assert_true (gml_question_bank_load_data (bank, bank_json, strlen (bank_json), "e.json", FALSE,
                                               &error));
   g_assert_no_error (error);
-  plain = gml_experiment_to_string (gml_question_bank_lookup (bank, "plain")->experiment);
-  sized = gml_experiment_to_string (gml_question_bank_lookup (bank, "sized")->experiment);
-  bytes = gml_experiment_to_string (gml_question_bank_lookup (bank, "bytes")->experiment);
-  decimal = gml_experiment_to_string (gml_question_bank_lookup (bank, "decimal")->experiment);
+  plain = gml_picture_script_to_string (gml_question_bank_lookup (bank, "plain")->picture_script);
+  sized = gml_picture_script_to_string (gml_question_bank_lookup (bank, "sized")->picture_script);
+  bytes = gml_picture_script_to_string (gml_question_bank_lookup (bank, "bytes")->picture_script);
+  decimal = gml_picture_script_to_string (gml_question_bank_lookup (bank, "decimal")->picture_script);
   g_assert_cmpstr (plain, ==, "fragmentation point=meaning");
   g_assert_cmpstr (sized, ==, "rounding request=11534336");
   g_assert_cmpstr (bytes, ==, "rounding request=1000");

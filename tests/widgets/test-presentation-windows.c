@@ -114,7 +114,7 @@ fixture_set_up (Fixture       *f,
     {
       GmlSlide slide = { .question = i, .order = { 0, 1, 2, 3 }, .revealed = FALSE };
 
-      if (data != NULL && gml_question_bank_get (bank, i)->experiment == NULL)
+      if (data != NULL && gml_question_bank_get (bank, i)->picture_script == NULL)
         continue;
       g_array_append_val (slides, slide);
     }

@@ -11,7 +11,7 @@
 #include <adwaita.h>
 
 #include "gml-device.h"
-#include "gml-experiment.h"
+#include "gml-picture-script.h"
 #include "gml-i18n.h"
 #include "gml-picture-view.h"
 #include "gml-question-bank.h"
@@ -45,7 +45,7 @@ expected_description (const GmlQuestion *q,
 {
   g_autoptr(GmlDevice) device = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
   g_autoptr(GError) error = NULL;
-  GmlScenario *sc = gml_scenario_new_experiment (q->experiment, device, &error);
+  GmlScenario *sc = gml_scenario_new_picture_script (q->picture_script, device, &error);
   GmlPicture *picture;
   GmlView view;
   char *text;
@@ -94,7 +94,7 @@ test_worker (void)
   for (guint i = 0; i < gml_question_bank_get_n_questions (bank) && other == NULL; i++)
     {
       const GmlQuestion *candidate = gml_question_bank_get (bank, i);
-      g_autofree char *key = gml_experiment_to_string (candidate->experiment);
+      g_autofree char *key = gml_picture_script_to_string (candidate->picture_script);
 
       if (g_str_has_prefix (key, "lab"))
         continue;
@@ -102,7 +102,7 @@ test_worker (void)
         q = candidate;
       else
         {
-          g_autofree char *first = gml_experiment_to_string (q->experiment);
+          g_autofree char *first = gml_picture_script_to_string (q->picture_script);
 
           if (!g_str_equal (first, key))
             other = candidate;
@@ -198,7 +198,7 @@ test_closed_while_running (void)
   for (guint i = 0; i < gml_question_bank_get_n_questions (bank) && q == NULL; i++)
     {
       const GmlQuestion *candidate = gml_question_bank_get (bank, i);
-      g_autofree char *key = gml_experiment_to_string (candidate->experiment);
+      g_autofree char *key = gml_picture_script_to_string (candidate->picture_script);
 
       if (g_str_has_prefix (key, "lab"))
         q = candidate;

@@ -66,9 +66,9 @@ struct _GmlPresentationWindow
   GmlPresentation *model;
   GtkCssProvider  *scale_provider;
   GmlScenario     *scenario;        /* the shown question's, run in a worker */
-  char            *scenario_key;    /* its experiment's string */
+  char            *scenario_key;    /* its picture script's string */
   GCancellable    *run_cancellable; /* the run under way, if any */
-  char            *running_key;     /* and its experiment's string */
+  char            *running_key;     /* and its picture script's string */
   GmlPicture      *picture;
   GmlDevice       *fallback;        /* the simulator, after the GPU failed */
   GmlAudienceServer *audience;      /* audience mode, once asked for */
@@ -166,7 +166,7 @@ run_done_cb (GObject      *source,
   g_autofree char *why = NULL;
   g_autoptr(GmlDevice) fallback = NULL;
   g_autoptr(GError) error = NULL;
-  GmlScenario *sc = gml_scenario_new_experiment_finish (result, &fallback, &why, &error);
+  GmlScenario *sc = gml_scenario_new_picture_script_finish (result, &fallback, &why, &error);
   guint position;
 
   /* Another slide, device or language since, or the window is gone. */
@@ -207,12 +207,12 @@ run_done_cb (GObject      *source,
 
 /* The scenario of @q, or NULL while it runs in a worker. The run starts when
  * the slide is shown, so that the picture is usually there by the reveal; a
- * long experiment never holds the projector's window still. */
+ * long picture script never holds the projector's window still. */
 static GmlScenario *
 scenario_for (GmlPresentationWindow *self,
               const GmlQuestion     *q)
 {
-  g_autofree char *key = gml_experiment_to_string (q->experiment);
+  g_autofree char *key = gml_picture_script_to_string (q->picture_script);
   const char *reason = NULL;
   GmlDevice *device;
 
@@ -232,8 +232,9 @@ scenario_for (GmlPresentationWindow *self,
   self->run_cancellable = g_cancellable_new ();
   self->running_key = g_strdup (key);
   /* Held weakly: closing the window cancels the run in its dispose. */
-  gml_scenario_new_experiment_async (NULL, q->experiment, device, self->fallback,
-                                     self->run_cancellable, run_done_cb, gml_weak_ref_new (self));
+  gml_scenario_new_picture_script_async (NULL, q->picture_script, device, self->fallback,
+                                         self->run_cancellable, run_done_cb,
+                                         gml_weak_ref_new (self));
   return NULL;
 }
 
@@ -245,7 +246,7 @@ show_picture (GmlPresentationWindow *self,
   GmlScenario *sc = NULL;
   guint step;
 
-  if (q->experiment != NULL)
+  if (q->picture_script != NULL)
     sc = scenario_for (self, q);
   /* Before the reveal the picture would give the answer away. */
   if (!revealed)

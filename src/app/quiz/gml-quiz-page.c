@@ -246,7 +246,7 @@ show_summary (GmlQuizPage *self)
   gtk_widget_grab_focus (GTK_WIDGET (any_wrong ? self->review_button : self->next_button));
 }
 
-/* The question's experiment beside it; once answered, it points at the answer. */
+/* The question's picture script beside it; once answered, it points at the answer. */
 static void
 update_picture (GmlQuizPage *self)
 {
@@ -343,7 +343,7 @@ static void
 show_open_lab (GmlQuizPage       *self,
                const GmlQuestion *q)
 {
-  const char *config = gml_experiment_get_lab_config (q->experiment);
+  const char *config = gml_picture_script_get_lab_config (q->picture_script);
 
   gtk_widget_set_visible (GTK_WIDGET (self->open_lab_button), config != NULL);
   /* The target first: the action takes a string, and a button whose target does
@@ -356,7 +356,7 @@ show_open_lab (GmlQuizPage       *self,
     }
 }
 
-/* The page's first frame is on screen: now its experiment runs and its picture is
+/* The page's first frame is on screen: now its picture script runs and its picture is
  * drawn, in the frames that follow. */
 static void
 first_frame_painted_cb (GmlQuizPage   *self,
@@ -512,7 +512,7 @@ show_current (GmlQuizPage *self)
     }
 
   /* Nothing of the picture is in the page's first frame: the question appears at
-   * once, and its experiment runs and is drawn after that frame (a page built but
+   * once, and its picture script runs and is drawn after that frame (a page built but
    * never shown runs none). */
   if (self->painted)
     update_picture (self);

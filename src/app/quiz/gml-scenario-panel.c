@@ -1,9 +1,9 @@
-/* gml-scenario-panel.c — a question's experiment with its controls, beside the question.
+/* gml-scenario-panel.c — a question's picture script with its controls, beside the question.
  *
- * Each question names its own experiment; the panel runs it once (on the
+ * Each question names its own picture script; the panel runs it once (on the
  * application's device, live or simulated), shows its setup before the answer
  * and the state the question is about after it. Only the views that show
- * something for this experiment are offered, so no state leaves a blank card.
+ * something for this picture script are offered, so no state leaves a blank card.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -25,7 +25,7 @@
 #include "gml-template.h"
 #include "gml-weak-ref.h"
 
-/* Any experiment plays in about this long at 1×, whatever its number of steps. */
+/* Any picture script plays in about this long at 1×, whatever its number of steps. */
 #define PLAY_DURATION_MS 15000.0
 #define MIN_TICK_MS      40.0
 
@@ -55,7 +55,7 @@ struct _GmlScenarioPanel
   GtkToggleButton *by_size_button;
 
   /* Owned */
-  GHashTable      *scenarios;          /* experiment string -> GmlScenario, run once each */
+  GHashTable      *scenarios;          /* picture script string -> GmlScenario, run once each */
   GmlPicture      *picture;
   GmlDevice       *fallback;           /* the simulator, after a CUDA failure */
   char            *fallback_reason;
@@ -63,8 +63,8 @@ struct _GmlScenarioPanel
 
   /* State */
   const GmlQuestion *question;         /* borrowed from the bank */
-  char            *key;                /* the shown experiment's string */
-  GCancellable    *run_cancellable;    /* the experiment running in the worker, */
+  char            *key;                /* the shown picture script's string */
+  GCancellable    *run_cancellable;    /* the picture script running in the worker, */
   char            *running_key;        /* and its string */
   gboolean         pending_point;      /* answered before its picture came */
   guint            play_source;
@@ -169,7 +169,7 @@ update (GmlScenarioPanel *self)
   step = gml_picture_get_step (self->picture);
   n = gml_scenario_get_n_steps (sc);
 
-  /* Translators: the experiment's position, e.g. "Step 3 of 12". */
+  /* Translators: the picture script's position, e.g. "Step 3 of 12". */
   position = g_strdup_printf (_("Step %u of %u"), step, n - 1);
   gtk_label_set_label (self->step_label, position);
   gtk_label_set_label (self->caption_label, gml_scenario_get_step (sc, step)->caption);
@@ -195,10 +195,10 @@ stop_playing (GmlScenarioPanel *self)
 }
 
 /* ------------------------------------------------------------------------- */
-/* The experiment, run in a worker                                           */
+/* The picture script, run in a worker                                       */
 
 /* The device is not thread-safe: a run holds it to itself (gml_device_begin_run(),
- * taken by gml_scenario_new_experiment()), so this worker's runs and those of
+ * taken by gml_scenario_new_picture_script()), so this worker's runs and those of
  * the other workers (the presentation's pictures, the lab's live run) come one
  * after the other. */
 
@@ -215,7 +215,7 @@ run_done_cb (GObject      *source,
   g_autofree char *why = NULL;
   g_autoptr(GmlDevice) fallback = NULL;
   g_autoptr(GError) error = NULL;
-  GmlScenario *sc = gml_scenario_new_experiment_finish (result, &fallback, &why, &error);
+  GmlScenario *sc = gml_scenario_new_picture_script_finish (result, &fallback, &why, &error);
 
   /* Gone, or reloaded (another device, another language), since it started. */
   if (self == NULL || g_task_get_cancellable (G_TASK (result)) != self->run_cancellable ||
@@ -276,13 +276,14 @@ get_scenario (GmlScenarioPanel  *self,
   if (device == NULL)
     return NULL;   /* the picture comes once the device is open */
 
-  /* e2e-startup reads this: no experiment runs before the window's first frame. */
-  g_debug ("gml-experiment-run %s", key);
+  /* e2e-startup reads this: no picture script runs before the window's first frame. */
+  g_debug ("gml-picture-run %s", key);
   self->run_cancellable = g_cancellable_new ();
   self->running_key = g_strdup (key);
   /* Held weakly: a panel that goes away cancels the run in its dispose. */
-  gml_scenario_new_experiment_async (NULL, q->experiment, device, self->fallback,
-                                     self->run_cancellable, run_done_cb, gml_weak_ref_new (self));
+  gml_scenario_new_picture_script_async (NULL, q->picture_script, device, self->fallback,
+                                         self->run_cancellable, run_done_cb,
+                                         gml_weak_ref_new (self));
   return NULL;
 }
 
@@ -315,7 +316,7 @@ gml_scenario_panel_set_question (GmlScenarioPanel  *self,
   g_return_if_fail (GML_IS_SCENARIO_PANEL (self));
   g_return_if_fail (question != NULL);
 
-  key = gml_experiment_to_string (question->experiment);
+  key = gml_picture_script_to_string (question->picture_script);
   self->question = question;
   stop_playing (self);
 
@@ -459,7 +460,7 @@ play_tick_cb (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-/* About PLAY_DURATION_MS for the whole experiment at 1×: long experiments move
+/* About PLAY_DURATION_MS for the whole picture script at 1×: long picture scripts move
  * several steps a tick rather than ticking faster than the eye follows. */
 static void
 start_playing (GmlScenarioPanel *self)
@@ -737,7 +738,7 @@ set_accessible_labels (GmlScenarioPanel *self)
 }
 
 /* Captions, titles and the pictures' own text are translated when they are made:
- * rebuild the experiment (its steps are cheap to replay) and draw again. */
+ * rebuild the picture script (its steps are cheap to replay) and draw again. */
 static void
 language_changed_cb (GtkWidget *widget)
 {
@@ -805,7 +806,7 @@ gml_scenario_panel_init (GmlScenarioPanel *self)
   gml_language_follow (GTK_WIDGET (self), language_changed_cb);
   if (GML_IS_APPLICATION (g_application_get_default ()))
     {
-      /* Another backend in the preferences: the experiments run again on it. */
+      /* Another backend in the preferences: the picture scripts run again on it. */
       g_signal_connect_object (g_application_get_default (), "device-changed",
                                G_CALLBACK (gml_scenario_panel_reload), self, G_CONNECT_SWAPPED);
     }

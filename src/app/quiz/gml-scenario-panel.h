@@ -1,4 +1,4 @@
-/* gml-scenario-panel.h — a question's experiment with its controls, beside the question.
+/* gml-scenario-panel.h — a question's picture script with its controls, beside the question.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -17,7 +17,7 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GmlScenarioPanel, gml_scenario_panel, GML, SCENARIO_PANEL, GtkWidget)
 
 GtkWidget  *gml_scenario_panel_new          (void);
-/* Shows @question's experiment at its setup, in the view that shows it best,
+/* Shows @question's picture script at its setup, in the view that shows it best,
  * without giving the answer away (@question is borrowed: the bank outlives it). */
 void        gml_scenario_panel_set_question (GmlScenarioPanel  *self,
                                              const GmlQuestion *question);
@@ -28,7 +28,7 @@ void        gml_scenario_panel_point        (GmlScenarioPanel *self);
 void        gml_scenario_panel_step         (GmlScenarioPanel *self,
                                              int               delta);
 gboolean    gml_scenario_panel_can_step     (GmlScenarioPanel *self);
-/* Runs the experiments again, e.g. after the language changed. */
+/* Runs the picture scripts again, e.g. after the language changed. */
 void        gml_scenario_panel_reload       (GmlScenarioPanel *self);
 
 G_END_DECLS

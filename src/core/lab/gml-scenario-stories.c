@@ -3,8 +3,8 @@
  * Sizes scale with the memory the lab may use (the "arena": the CUDA budget,
  * or the simulated device), so the story is the same on every device: what
  * fails on a 1 GiB budget fails at the same step on a 512 MiB one. The table
- * of kinds in gml-experiment-scripts.c names each story once, for
- * gml_scenario_new() and for the questions' experiments alike.
+ * of kinds in gml-picture-scripts.c names each story once, for
+ * gml_scenario_new() and for the questions' picture scripts alike.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

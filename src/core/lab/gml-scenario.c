@@ -1,4 +1,4 @@
-/* gml-scenario.c — teaching experiments that drive the allocator.
+/* gml-scenario.c — scripted teaching runs that drive the allocator.
  *
  * Every figure a scenario shows comes from the allocator it drives: the sizes
  * a script asks for, never what it expects to get. This file holds what a run
@@ -6,9 +6,9 @@
  * pictures read it back; the toolkit a script drives the allocator with is in
  * gml-script.c, the six named scenarios' stories in gml-scenario-stories.c.
  * Which scenarios there are, with their titles and views, is one table: the
- * kinds of experiment in gml-experiment-scripts.c, where the six are the kinds
- * with a story; gml-experiment.c runs them (gml_scenario_new(),
- * gml_scenario_new_experiment()).
+ * kinds of picture script in gml-picture-scripts.c, where the six are the kinds
+ * with a story; gml-picture-script.c runs them (gml_scenario_new(),
+ * gml_scenario_new_picture_script()).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -152,7 +152,7 @@ _gml_scenario_create (const char *name,
   memset (r, 0, sizeof *r);
   r->sc = sc;
   /* A worker that runs a script pushes its task's cancellable (see
-   * gml_scenario_new_experiment_async()): a cancelled script stops within a
+   * gml_scenario_new_picture_script_async()): a cancelled script stops within a
    * thousand allocations, wherever in its loops it is. */
   r->cancellable = g_cancellable_get_current ();
   r->strategy = -1;

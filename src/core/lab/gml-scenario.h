@@ -1,4 +1,4 @@
-/* gml-scenario.h — scripted teaching experiments that drive the allocator.
+/* gml-scenario.h — scripted teaching runs that drive the allocator.
  *
  * A scenario runs its whole script once, eagerly, over a fresh GmlAllocator
  * on the device it is given (live CUDA memory or the simulator), and remembers
@@ -129,8 +129,8 @@ typedef struct _GmlScenario GmlScenario;
 GQuark              gml_scenario_error_quark      (void);
 
 /* NULL-terminated list of scenario names ("oom", "batch-size", …): the kinds of
- * experiment that have a story, in the one table of gml-experiment-scripts.c.
- * These four and gml_scenario_new() read it, in gml-experiment.c. */
+ * picture script that have a story, in the one table of gml-picture-scripts.c.
+ * These four and gml_scenario_new() read it, in gml-picture-script.c. */
 const char * const *gml_scenario_names            (void);
 gboolean            gml_scenario_name_is_known    (const char    *name);
 /* Translated one-line title and the view that shows the point best. */
@@ -154,7 +154,7 @@ const GmlScenarioStep *gml_scenario_get_step      (GmlScenario   *self,
                                                    guint          step);
 /* The step the question is about (the failure, the comparison). */
 guint               gml_scenario_get_focus_step   (GmlScenario   *self);
-/* The step shown before answering: the experiment set up, the answer not yet shown. */
+/* The step shown before answering: the picture script set up, the answer not yet shown. */
 guint               gml_scenario_get_setup_step   (GmlScenario   *self);
 /* The view that shows the point best, and whether @view shows anything at all. */
 GmlView             gml_scenario_get_focus_view   (GmlScenario   *self);

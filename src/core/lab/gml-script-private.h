@@ -138,8 +138,8 @@ char           *_gml_script_size        (GmlScript          *r,
 char           *_gml_script_scale_note  (GmlScript          *r);
 
 /* The six named scenarios' stories (gml-scenario-stories.c); the table of kinds
- * in gml-experiment-scripts.c names them, for gml_scenario_new() and for the
- * questions' experiments alike. */
+ * in gml-picture-scripts.c names them, for gml_scenario_new() and for the
+ * questions' picture scripts alike. */
 void            _gml_script_oom              (GmlScript *r);
 /* @sizes (may be NULL) receives each batch's activation bytes per layer. */
 void            _gml_script_batch_size       (GmlScript *r,

@@ -40,7 +40,7 @@ gml_question_free (GmlQuestion *q)
       g_free (q->sources[i].url);
     }
   g_free (q->sources);
-  g_clear_pointer (&q->experiment, gml_experiment_free);
+  g_clear_pointer (&q->picture_script, gml_picture_script_free);
   g_free (q->text);
   g_free (q->explanation);
   g_free (q->origin);
@@ -429,22 +429,22 @@ parse_question (JsonNode   *node,
       return NULL;
     }
 
-  /* The experiment beside the question: its own, or its scenario's. */
+  /* The picture script beside the question: its own, or its scenario's. */
   member = json_object_get_member (object, "experiment");
   if (member != NULL && !JSON_NODE_HOLDS_NULL (member))
     {
       g_autofree char *field = NULL;
       g_autofree char *reason = NULL;
 
-      q->experiment = gml_experiment_new_from_json (member, &field, &reason);
-      if (q->experiment == NULL)
+      q->picture_script = gml_picture_script_new_from_json (member, &field, &reason);
+      if (q->picture_script == NULL)
         {
           invalid (error, origin, q->id, field, "%s", reason);
           return NULL;
         }
     }
   else
-    q->experiment = gml_experiment_new_default (q->scenario);
+    q->picture_script = gml_picture_script_new_default (q->scenario);
 
   member = json_object_get_member (object, "difficulty");
   if (member == NULL)

@@ -7,7 +7,7 @@
 
 #include <gio/gio.h>
 
-#include "gml-experiment.h"
+#include "gml-picture-script.h"
 
 G_BEGIN_DECLS
 
@@ -43,19 +43,20 @@ typedef struct
 
 typedef struct
 {
-  char      *id;
-  char      *topic;
-  char      *scenario;
-  GmlSource *sources;       /* n_sources of them; NULL when the bank names none */
-  guint      n_sources;
-  GmlExperiment *experiment; /* the question's own; its scenario's default when the bank names none
-                              */
-  char      *text;
-  char      *explanation;   /* may name options as {a}..{d} */
-  char      *origin;        /* the file it came from */
-  int        difficulty;    /* 1..3 */
-  gboolean   builtin;       /* its strings are in the lab's gettext catalogue */
-  GmlOption  options[GML_N_OPTIONS];
+  char             *id;
+  char             *topic;
+  char             *scenario;
+  GmlSource        *sources;        /* n_sources of them; NULL when the bank names none */
+  guint             n_sources;
+  /* The question's own picture script (the bank's "experiment"); its scenario's
+   * default when the bank names none. */
+  GmlPictureScript *picture_script;
+  char             *text;
+  char             *explanation;    /* may name options as {a}..{d} */
+  char             *origin;         /* the file it came from */
+  int               difficulty;     /* 1..3 */
+  gboolean          builtin;        /* its strings are in the lab's gettext catalogue */
+  GmlOption         options[GML_N_OPTIONS];
 } GmlQuestion;
 
 typedef struct _GmlQuestionBank GmlQuestionBank;

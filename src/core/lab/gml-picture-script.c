@@ -1,13 +1,13 @@
-/* gml-experiment.c — reading and checking a question's experiment.
+/* gml-picture-script.c — reading and checking a question's picture script.
  *
- * The kinds and their scripts are in gml-experiment-scripts.c; this file reads
+ * The kinds and their scripts are in gml-picture-scripts.c; this file reads
  * "experiment" objects from a bank, says precisely what is wrong with a bad one,
  * and runs the script of a good one.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#define G_LOG_DOMAIN "gml-experiment"
+#define G_LOG_DOMAIN "gml-picture-script"
 
 #include "config.h"
 
@@ -16,7 +16,7 @@
 #include <string.h>
 #include "gml-i18n.h"
 
-#include "gml-experiment-private.h"
+#include "gml-picture-script-private.h"
 #include "gml-lab-private.h"
 
 static const char * const *
@@ -27,16 +27,16 @@ kind_names (void)
 
   if (g_once_init_enter (&once))
     {
-      names = g_new0 (const char *, _gml_experiment_n_kind_defs + 1);
-      for (guint i = 0; i < _gml_experiment_n_kind_defs; i++)
-        names[i] = _gml_experiment_kind_defs[i].name;
+      names = g_new0 (const char *, _gml_picture_script_n_kind_defs + 1);
+      for (guint i = 0; i < _gml_picture_script_n_kind_defs; i++)
+        names[i] = _gml_picture_script_kind_defs[i].name;
       g_once_init_leave (&once, 1);
     }
   return names;
 }
 
 const char * const *
-gml_experiment_kinds (void)
+gml_picture_script_kinds (void)
 {
   return kind_names ();
 }
@@ -44,14 +44,14 @@ gml_experiment_kinds (void)
 static const GmlKindDef *
 find_kind (const char *name)
 {
-  for (guint i = 0; i < _gml_experiment_n_kind_defs; i++)
-    if (g_strcmp0 (_gml_experiment_kind_defs[i].name, name) == 0)
-      return &_gml_experiment_kind_defs[i];
+  for (guint i = 0; i < _gml_picture_script_n_kind_defs; i++)
+    if (g_strcmp0 (_gml_picture_script_kind_defs[i].name, name) == 0)
+      return &_gml_picture_script_kind_defs[i];
   return NULL;
 }
 
 gboolean
-gml_experiment_kind_is_known (const char *kind)
+gml_picture_script_kind_is_known (const char *kind)
 {
   return find_kind (kind) != NULL;
 }
@@ -77,10 +77,10 @@ gml_scenario_names (void)
     {
       guint n = 0;
 
-      names = g_new0 (const char *, _gml_experiment_n_kind_defs + 1);
-      for (guint i = 0; i < _gml_experiment_n_kind_defs; i++)
-        if (_gml_experiment_kind_defs[i].scenario.story != NULL)
-          names[n++] = _gml_experiment_kind_defs[i].name;
+      names = g_new0 (const char *, _gml_picture_script_n_kind_defs + 1);
+      for (guint i = 0; i < _gml_picture_script_n_kind_defs; i++)
+        if (_gml_picture_script_kind_defs[i].scenario.story != NULL)
+          names[n++] = _gml_picture_script_kind_defs[i].name;
       g_once_init_leave (&once, 1);
     }
   return names;
@@ -109,9 +109,9 @@ gml_scenario_focus_view (const char *name)
 }
 
 void
-_gml_experiment_begin_scenario (GmlScript           *r,
-                                const GmlExperiment *e,
-                                guint64              capacity)
+_gml_picture_script_begin_scenario (GmlScript              *r,
+                                    const GmlPictureScript *e,
+                                    guint64                 capacity)
 {
   const GmlScenarioDef *def = &e->kind->scenario;
 
@@ -130,7 +130,7 @@ n_params (const GmlKindDef *kind)
 {
   guint n = 0;
 
-  while (n < GML_EXPERIMENT_MAX_PARAMS && kind->params[n].name != NULL)
+  while (n < GML_PICTURE_SCRIPT_MAX_PARAMS && kind->params[n].name != NULL)
     n++;
   return n;
 }
@@ -146,8 +146,8 @@ param_index (const GmlKindDef *kind,
 }
 
 guint64
-_gml_experiment_value (const GmlExperiment *e,
-                       const char          *name)
+_gml_picture_script_value (const GmlPictureScript *e,
+                           const char             *name)
 {
   int i = param_index (e->kind, name);
 
@@ -156,8 +156,8 @@ _gml_experiment_value (const GmlExperiment *e,
 }
 
 const char *
-_gml_experiment_text (const GmlExperiment *e,
-                      const char          *name)
+_gml_picture_script_text (const GmlPictureScript *e,
+                          const char             *name)
 {
   int i = param_index (e->kind, name);
 
@@ -166,8 +166,8 @@ _gml_experiment_text (const GmlExperiment *e,
 }
 
 gboolean
-_gml_experiment_given (const GmlExperiment *e,
-                       const char          *name)
+_gml_picture_script_given (const GmlPictureScript *e,
+                           const char             *name)
 {
   int i = param_index (e->kind, name);
 
@@ -188,9 +188,9 @@ choice_index (const char *choices,
 }
 
 gboolean
-_gml_experiment_is (const GmlExperiment *e,
-                    const char          *name,
-                    const char          *word)
+_gml_picture_script_is (const GmlPictureScript *e,
+                        const char             *name,
+                        const char             *word)
 {
   int i = param_index (e->kind, name);
 
@@ -310,8 +310,8 @@ read_value (const GmlParamDef *def,
 
 /* The default of a parameter, read as the bank would write it. */
 static void
-set_default (GmlExperiment *e,
-             guint          i)
+set_default (GmlPictureScript *e,
+             guint             i)
 {
   const GmlParamDef *def = &e->kind->params[i];
   gboolean dec = FALSE;
@@ -339,12 +339,12 @@ set_default (GmlExperiment *e,
     }
 }
 
-GmlExperiment *
-gml_experiment_new_from_json (JsonNode  *node,
-                              char     **field,
-                              char     **reason)
+GmlPictureScript *
+gml_picture_script_new_from_json (JsonNode  *node,
+                                  char     **field,
+                                  char     **reason)
 {
-  g_autoptr(GmlExperiment) e = NULL;
+  g_autoptr(GmlPictureScript) e = NULL;
   JsonObject *object;
   JsonNode *kind_node;
   const GmlKindDef *kind;
@@ -383,7 +383,7 @@ gml_experiment_new_from_json (JsonNode  *node,
       return NULL;
     }
 
-  e = g_new0 (GmlExperiment, 1);
+  e = g_new0 (GmlPictureScript, 1);
   e->kind = kind;
 
   /* Every member must be a parameter of this kind: a misspelt one would
@@ -399,7 +399,8 @@ gml_experiment_new_from_json (JsonNode  *node,
           g_ptr_array_add (names, (char *) kind->params[i].name);
         g_ptr_array_add (names, NULL);
         list = names->len > 1 ? g_strjoinv (", ", (char **) names->pdata) : g_strdup ("—");
-        /* Translators: %s is the experiment's kind, the second %s a list of names. */
+        /* Translators: %s is the experiment's kind (the bank's "experiment" member), the
+         * second %s a list of names. */
         fail (field, reason, l->data,
               g_strdup_printf (_("the “%s” experiment has no such parameter (it has: %s)"),
                                kind->name, list));
@@ -432,11 +433,11 @@ gml_experiment_new_from_json (JsonNode  *node,
   return g_steal_pointer (&e);
 }
 
-GmlExperiment *
-gml_experiment_new_default (const char *scenario)
+GmlPictureScript *
+gml_picture_script_new_default (const char *scenario)
 {
   const GmlKindDef *kind = find_kind (scenario);
-  GmlExperiment *e;
+  GmlPictureScript *e;
 
   /* Only a kind whose every parameter has a default can stand for a scenario. */
   for (guint i = 0; kind != NULL && i < n_params (kind); i++)
@@ -444,46 +445,46 @@ gml_experiment_new_default (const char *scenario)
       kind = NULL;
   if (kind == NULL)
     kind = find_kind ("oom");
-  e = g_new0 (GmlExperiment, 1);
+  e = g_new0 (GmlPictureScript, 1);
   e->kind = kind;
   for (guint i = 0; i < n_params (kind); i++)
     set_default (e, i);
   return e;
 }
 
-GmlExperiment *
-gml_experiment_copy (const GmlExperiment *self)
+GmlPictureScript *
+gml_picture_script_copy (const GmlPictureScript *self)
 {
-  GmlExperiment *copy;
+  GmlPictureScript *copy;
 
   if (self == NULL)
     return NULL;
   copy = g_memdup2 (self, sizeof *self);
-  for (guint i = 0; i < GML_EXPERIMENT_MAX_PARAMS; i++)
+  for (guint i = 0; i < GML_PICTURE_SCRIPT_MAX_PARAMS; i++)
     copy->texts[i] = g_strdup (self->texts[i]);
   return copy;
 }
 
 void
-gml_experiment_free (GmlExperiment *self)
+gml_picture_script_free (GmlPictureScript *self)
 {
   if (self == NULL)
     return;
-  for (guint i = 0; i < GML_EXPERIMENT_MAX_PARAMS; i++)
+  for (guint i = 0; i < GML_PICTURE_SCRIPT_MAX_PARAMS; i++)
     g_free (self->texts[i]);
   g_free (self);
 }
 
 const char *
-gml_experiment_get_lab_config (const GmlExperiment *self)
+gml_picture_script_get_lab_config (const GmlPictureScript *self)
 {
   if (self == NULL || !g_str_equal (self->kind->name, "lab"))
     return NULL;
-  return _gml_experiment_text (self, "config");
+  return _gml_picture_script_text (self, "config");
 }
 
 const char *
-gml_experiment_get_kind (const GmlExperiment *self)
+gml_picture_script_get_kind (const GmlPictureScript *self)
 {
   return self->kind->name;
 }
@@ -510,7 +511,7 @@ value_to_string (const GmlParamDef *def,
 }
 
 char *
-gml_experiment_to_string (const GmlExperiment *self)
+gml_picture_script_to_string (const GmlPictureScript *self)
 {
   GString *out = g_string_new (self->kind->name);
 
@@ -528,8 +529,8 @@ gml_experiment_to_string (const GmlExperiment *self)
 }
 
 void
-gml_experiment_to_json (const GmlExperiment *self,
-                        JsonBuilder         *builder)
+gml_picture_script_to_json (const GmlPictureScript *self,
+                            JsonBuilder            *builder)
 {
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "kind");
@@ -570,7 +571,7 @@ gml_scenario_new (const char  *name,
                   GmlDevice   *device,
                   GError     **error)
 {
-  g_autoptr(GmlExperiment) e = NULL;
+  g_autoptr(GmlPictureScript) e = NULL;
   GmlScenario *sc;
   GmlScript r;
 
@@ -587,13 +588,13 @@ gml_scenario_new (const char  *name,
     }
 
   /* The scenario's own numbers are its kind's defaults (batch 32 and 128, 16
-   * layers): a question that names no experiment gets the same ones. */
-  e = gml_experiment_new_default (name);
+   * layers): a question that names no picture script gets the same ones. */
+  e = gml_picture_script_new_default (name);
   g_assert (g_str_equal (e->kind->name, name));
 
   gml_device_begin_run ();
   sc = _gml_scenario_create (name, device, &r);
-  _gml_experiment_begin_scenario (&r, e, 0);
+  _gml_picture_script_begin_scenario (&r, e, 0);
   e->kind->scenario.story (&r, e);
   sc = _gml_scenario_finish (sc, &r, error);
   gml_device_end_run ();
@@ -601,9 +602,9 @@ gml_scenario_new (const char  *name,
 }
 
 GmlScenario *
-gml_scenario_new_experiment (const GmlExperiment *self,
-                             GmlDevice           *device,
-                             GError             **error)
+gml_scenario_new_picture_script (const GmlPictureScript *self,
+                                 GmlDevice              *device,
+                                 GError                **error)
 {
   GmlScenario *sc;
   GmlScript r;
@@ -614,7 +615,7 @@ gml_scenario_new_experiment (const GmlExperiment *self,
 
   /* The experiment lab runs on a GPU of the configuration's size, its own. */
   if (g_str_equal (self->kind->name, "lab"))
-    return _gml_lab_scenario_new (_gml_experiment_text (self, "config"), error);
+    return _gml_lab_scenario_new (_gml_picture_script_text (self, "config"), error);
 
   gml_device_begin_run ();
   sc = _gml_scenario_create (self->kind->name, device, &r);
@@ -626,11 +627,11 @@ gml_scenario_new_experiment (const GmlExperiment *self,
 }
 
 GmlScenario *
-gml_scenario_new_experiment_or_simulate (const GmlExperiment  *self,
-                                         GmlDevice            *device,
-                                         GmlDevice           **fallback,
-                                         char                **why,
-                                         GError              **error)
+gml_scenario_new_picture_script_or_simulate (const GmlPictureScript *self,
+                                             GmlDevice              *device,
+                                             GmlDevice             **fallback,
+                                             char                  **why,
+                                             GError                **error)
 {
   g_autoptr(GError) local_error = NULL;
   GmlScenario *sc;
@@ -638,38 +639,38 @@ gml_scenario_new_experiment_or_simulate (const GmlExperiment  *self,
   g_return_val_if_fail (fallback != NULL && why != NULL, NULL);
 
   if (*fallback != NULL)
-    return gml_scenario_new_experiment (self, *fallback, error);
+    return gml_scenario_new_picture_script (self, *fallback, error);
 
-  sc = gml_scenario_new_experiment (self, device, &local_error);
+  sc = gml_scenario_new_picture_script (self, device, &local_error);
   if (sc == NULL && g_error_matches (local_error, GML_SCENARIO_ERROR, GML_SCENARIO_ERROR_DEVICE))
     {
       g_free (*why);
       *why = g_strdup (local_error->message);
       *fallback = gml_device_sim_new (GML_SCENARIO_SIM_CAPACITY, 0);
       g_clear_error (&local_error);
-      sc = gml_scenario_new_experiment (self, *fallback, &local_error);
+      sc = gml_scenario_new_picture_script (self, *fallback, &local_error);
     }
   if (sc == NULL)
     g_propagate_error (error, g_steal_pointer (&local_error));
   return sc;
 }
 
-/* The run in a worker, on its own copy of the experiment: the caller may let
+/* The run in a worker, on its own copy of the picture script: the caller may let
  * go of the question (and of itself) while the run goes on. */
 typedef struct
 {
-  GmlExperiment       *experiment;
-  GmlDevice           *device;
-  GmlDevice           *fallback;       /* in: the caller's; out: a new one after a failure */
-  char                *why;
-} ExperimentRun;
+  GmlPictureScript *picture_script;
+  GmlDevice        *device;
+  GmlDevice        *fallback;       /* in: the caller's; out: a new one after a failure */
+  char             *why;
+} PictureRun;
 
 static void
-experiment_run_free (gpointer data)
+picture_run_free (gpointer data)
 {
-  ExperimentRun *run = data;
+  PictureRun *run = data;
 
-  g_clear_pointer (&run->experiment, gml_experiment_free);
+  g_clear_pointer (&run->picture_script, gml_picture_script_free);
   g_clear_pointer (&run->device, gml_device_unref);
   g_clear_pointer (&run->fallback, gml_device_unref);
   g_free (run->why);
@@ -677,12 +678,12 @@ experiment_run_free (gpointer data)
 }
 
 static void
-experiment_run_thread (GTask        *task,
+picture_run_thread (GTask        *task,
                        gpointer      source_object,
                        gpointer      task_data,
                        GCancellable *cancellable)
 {
-  ExperimentRun *run = task_data;
+  PictureRun *run = task_data;
   GError *error = NULL;
   GmlScenario *sc;
 
@@ -691,8 +692,8 @@ experiment_run_thread (GTask        *task,
     return;
   if (cancellable != NULL)
     g_cancellable_push_current (cancellable);
-  sc = gml_scenario_new_experiment_or_simulate (run->experiment, run->device, &run->fallback,
-                                                &run->why, &error);
+  sc = gml_scenario_new_picture_script_or_simulate (run->picture_script, run->device,
+                                                    &run->fallback, &run->why, &error);
   if (cancellable != NULL)
     g_cancellable_pop_current (cancellable);
   if (sc == NULL)
@@ -702,41 +703,41 @@ experiment_run_thread (GTask        *task,
 }
 
 void
-gml_scenario_new_experiment_async (gpointer              source_object,
-                                   const GmlExperiment  *self,
-                                   GmlDevice            *device,
-                                   GmlDevice            *fallback,
-                                   GCancellable         *cancellable,
-                                   GAsyncReadyCallback   callback,
-                                   gpointer              user_data)
+gml_scenario_new_picture_script_async (gpointer                source_object,
+                                       const GmlPictureScript *self,
+                                       GmlDevice              *device,
+                                       GmlDevice              *fallback,
+                                       GCancellable           *cancellable,
+                                       GAsyncReadyCallback     callback,
+                                       gpointer                user_data)
 {
   g_autoptr(GTask) task = NULL;
-  ExperimentRun *run;
+  PictureRun *run;
 
   g_return_if_fail (self != NULL);
   g_return_if_fail (device != NULL || fallback != NULL);
 
-  run = g_new0 (ExperimentRun, 1);
-  run->experiment = gml_experiment_copy (self);
+  run = g_new0 (PictureRun, 1);
+  run->picture_script = gml_picture_script_copy (self);
   run->device = device != NULL ? gml_device_ref (device) : NULL;
   run->fallback = fallback != NULL ? gml_device_ref (fallback) : NULL;
   task = g_task_new (source_object, cancellable, callback, user_data);
-  g_task_set_source_tag (task, gml_scenario_new_experiment_async);
-  g_task_set_task_data (task, run, experiment_run_free);
-  g_task_run_in_thread (task, experiment_run_thread);
+  g_task_set_source_tag (task, gml_scenario_new_picture_script_async);
+  g_task_set_task_data (task, run, picture_run_free);
+  g_task_run_in_thread (task, picture_run_thread);
 }
 
 GmlScenario *
-gml_scenario_new_experiment_finish (GAsyncResult  *result,
-                                    GmlDevice    **fallback,
-                                    char         **why,
-                                    GError       **error)
+gml_scenario_new_picture_script_finish (GAsyncResult  *result,
+                                        GmlDevice    **fallback,
+                                        char         **why,
+                                        GError       **error)
 {
-  ExperimentRun *run;
+  PictureRun *run;
 
   g_return_val_if_fail (G_IS_TASK (result), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
-                        gml_scenario_new_experiment_async, NULL);
+                        gml_scenario_new_picture_script_async, NULL);
 
   run = g_task_get_task_data (G_TASK (result));
   if (fallback != NULL)

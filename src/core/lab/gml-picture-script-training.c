@@ -1,18 +1,18 @@
-/* gml-experiment-training.c — the experiments about a training step's memory:
+/* gml-picture-script-training.c — the picture scripts about a training step's memory:
  * model state (ZeRO's bytes per parameter), sharding, FSDP's gather,
  * checkpointing's depth, zero_grad, gradient accumulation, no_grad, held
  * references, placement and the KV cache. Facts: Rajbhandari et al. 2020
  * (ZeRO), Chen et al. 2016 (checkpointing), the PyTorch FAQ and the CUDA
- * semantics notes, as the comment at the top of gml-experiment-scripts.c says.
+ * semantics notes, as the comment at the top of gml-picture-scripts.c says.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#define G_LOG_DOMAIN "gml-experiment"
+#define G_LOG_DOMAIN "gml-picture-script"
 
 #include "config.h"
 
-#include "gml-experiment-scripts-private.h"
+#include "gml-picture-scripts-private.h"
 
 /* ------------------------------------------------------------------------- */
 /* Training memory                                                           */
@@ -115,8 +115,8 @@ bar_total (const GmlBar *bar)
 
 /* Weights, gradients and optimizer state by the accountings the questions use. */
 void
-_gml_kind_model_state (GmlScript           *r,
-                    const GmlExperiment *e)
+_gml_kind_model_state (GmlScript              *r,
+                       const GmlPictureScript *e)
 {
   guint64 params = V ("parameters");
   static const StateRun sgd = { N_("SGD"), sgd_parts, G_N_ELEMENTS (sgd_parts) };
@@ -241,8 +241,8 @@ _gml_kind_model_state (GmlScript           *r,
 
 /* ZeRO and FSDP: the same model state, sharded over N GPUs. */
 void
-_gml_kind_zero (GmlScript           *r,
-             const GmlExperiment *e)
+_gml_kind_zero (GmlScript              *r,
+                const GmlPictureScript *e)
 {
   guint64 params = V ("parameters");
   guint gpus = V ("gpus");
@@ -389,8 +389,8 @@ _gml_kind_zero (GmlScript           *r,
 
 /* FSDP's forward pass: gather a layer, compute, free the copy. */
 void
-_gml_kind_fsdp_gather (GmlScript           *r,
-                    const GmlExperiment *e)
+_gml_kind_fsdp_gather (GmlScript              *r,
+                       const GmlPictureScript *e)
 {
   guint layers = V ("layers"), gpus = V ("gpus");
   guint64 layer = V ("layer"), shard = round_up (layer / gpus, GML_MIN_BLOCK_SIZE);
@@ -450,8 +450,8 @@ _gml_kind_fsdp_gather (GmlScript           *r,
 
 /* Chen et al.: activation memory grows with n without checkpointing, with √n with it. */
 void
-_gml_kind_checkpointing_depth (GmlScript           *r,
-                            const GmlExperiment *e)
+_gml_kind_checkpointing_depth (GmlScript              *r,
+                               const GmlPictureScript *e)
 {
   GmlScenario *sc = r->sc;
   guint n = V ("layers"), factor = V ("factor");
@@ -511,7 +511,7 @@ _gml_kind_checkpointing_depth (GmlScript           *r,
   sc->focus_step = _gml_script_last_step (r);
 }
 
-/* A small model for the training-loop experiments: per layer, a weight and an
+/* A small model for the training-loop picture scripts: per layer, a weight and an
  * activation tensor; gradients are as large as the weights. */
 static void
 alloc_weights (GmlScript *r,
@@ -581,8 +581,8 @@ backward (GmlScript  *r,
 }
 
 void
-_gml_kind_zero_grad (GmlScript           *r,
-                  const GmlExperiment *e)
+_gml_kind_zero_grad (GmlScript              *r,
+                     const GmlPictureScript *e)
 {
   guint layers = V ("layers");
   guint64 weight = V ("weight"), activation = V ("activation");
@@ -714,8 +714,8 @@ _gml_kind_zero_grad (GmlScript           *r,
 
 /* Gradient accumulation against a real batch, and a deferred backward(). */
 void
-_gml_kind_grad_accum (GmlScript           *r,
-                   const GmlExperiment *e)
+_gml_kind_grad_accum (GmlScript              *r,
+                      const GmlPictureScript *e)
 {
   guint micro = V ("micro_batch"), k = V ("micro_batches");
   guint64 act = V ("activations"), fixed = V ("fixed");
@@ -874,8 +874,8 @@ _gml_kind_grad_accum (GmlScript           *r,
 
 /* What autograd keeps during a forward pass, and what no_grad() does not. */
 void
-_gml_kind_no_grad (GmlScript           *r,
-                const GmlExperiment *e)
+_gml_kind_no_grad (GmlScript              *r,
+                   const GmlPictureScript *e)
 {
   guint layers = V ("layers");
   guint64 weight = V ("weight"), activation = V ("activation");
@@ -953,8 +953,8 @@ _gml_kind_no_grad (GmlScript           *r,
 
 /* References that keep memory alive: a running loss tensor, kept outputs. */
 void
-_gml_kind_held_references (GmlScript           *r,
-                        const GmlExperiment *e)
+_gml_kind_held_references (GmlScript              *r,
+                           const GmlPictureScript *e)
 {
   guint64 weight = V ("weight");
 
@@ -1093,8 +1093,8 @@ _gml_kind_held_references (GmlScript           *r,
 
 /* Host memory beside device memory: pinned buffers, offloaded state, managed pages. */
 void
-_gml_kind_placement (GmlScript           *r,
-                  const GmlExperiment *e)
+_gml_kind_placement (GmlScript              *r,
+                     const GmlPictureScript *e)
 {
   guint64 size = V ("size");
   GmlBar *bar;
@@ -1264,10 +1264,10 @@ _gml_kind_placement (GmlScript           *r,
 /* The KV cache of autoregressive generation, grown with torch.cat as Hugging
  * Face's DynamicCache does: each token, a new keys and values tensor per layer. */
 static guint64
-kv_run (GmlScript           *r,
-        const GmlExperiment *e,
-        guint                batch,
-        guint                every)
+kv_run (GmlScript              *r,
+        const GmlPictureScript *e,
+        guint                   batch,
+        guint                   every)
 {
   guint layers = V ("layers"), tokens = V ("tokens");
   guint64 per_token = V ("hidden") * 2 /* bytes, fp16 */ * batch;
@@ -1301,8 +1301,8 @@ kv_run (GmlScript           *r,
 }
 
 void
-_gml_kind_kv_cache (GmlScript           *r,
-                 const GmlExperiment *e)
+_gml_kind_kv_cache (GmlScript              *r,
+                    const GmlPictureScript *e)
 {
   guint layers = V ("layers"), tokens = V ("tokens"), batch = V ("batch");
   guint64 hidden = V ("hidden");

@@ -1,8 +1,8 @@
-/* gml-experiment-scripts-private.h — what the experiment scripts share: the
+/* gml-picture-scripts-private.h — what the picture scripts share: the
  * helpers every script uses, and the scripts the table in
- * gml-experiment-scripts.c names from the other files (training memory in
- * gml-experiment-training.c; expandable segments, views, CUDA graphs,
- * torch.compile, offloading and limits in gml-experiment-features.c).
+ * gml-picture-scripts.c names from the other files (training memory in
+ * gml-picture-script-training.c; expandable segments, views, CUDA graphs,
+ * torch.compile, offloading and limits in gml-picture-script-features.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gml-experiment-private.h"
+#include "gml-picture-script-private.h"
 #include "gml-lab-private.h"
 #include "gml-i18n.h"
 
@@ -22,8 +22,8 @@ G_BEGIN_DECLS
 #define MiB GML_MiB
 #define GiB GML_GiB
 
-#define V(name)  _gml_experiment_value (e, name)
-#define IS(name, word) _gml_experiment_is (e, name, word)
+#define V(name)  _gml_picture_script_value (e, name)
+#define IS(name, word) _gml_picture_script_is (e, name, word)
 
 /* ------------------------------------------------------------------------- */
 /* Helpers                                                                   */
@@ -51,7 +51,7 @@ compare_guint64 (gconstpointer a,
   return x < y ? -1 : x > y;
 }
 
-/* What an experiment's arena may take: the device's free memory within the
+/* What a picture script's arena may take: the device's free memory within the
  * budget, and never more than the lab's default simulated GPU, so that the
  * window and the render verb tell the same story on every machine. */
 static inline guint64
@@ -277,23 +277,23 @@ first_step (GmlScript *r)
 /* ------------------------------------------------------------------------- */
 /* Scripts defined in the other files                                        */
 
-gboolean _gml_kind_check_lab           (const GmlExperiment *e, char **field, char **reason);
-void     _gml_kind_checkpointing_depth (GmlScript *r, const GmlExperiment *e);
-void     _gml_kind_compile_saved       (GmlScript *r, const GmlExperiment *e);
-void     _gml_kind_expandable          (GmlScript *r, const GmlExperiment *e);
-void     _gml_kind_fraction            (GmlScript *r, const GmlExperiment *e);
-void     _gml_kind_fsdp_gather         (GmlScript *r, const GmlExperiment *e);
-void     _gml_kind_grad_accum          (GmlScript *r, const GmlExperiment *e);
-void     _gml_kind_graph_pool          (GmlScript *r, const GmlExperiment *e);
-void     _gml_kind_held_references     (GmlScript *r, const GmlExperiment *e);
-void     _gml_kind_kv_cache            (GmlScript *r, const GmlExperiment *e);
-void     _gml_kind_model_state         (GmlScript *r, const GmlExperiment *e);
-void     _gml_kind_no_grad             (GmlScript *r, const GmlExperiment *e);
-void     _gml_kind_offload_activations (GmlScript *r, const GmlExperiment *e);
-void     _gml_kind_placement           (GmlScript *r, const GmlExperiment *e);
-void     _gml_kind_tied_embeddings     (GmlScript *r, const GmlExperiment *e);
-void     _gml_kind_view_storage        (GmlScript *r, const GmlExperiment *e);
-void     _gml_kind_zero                (GmlScript *r, const GmlExperiment *e);
-void     _gml_kind_zero_grad           (GmlScript *r, const GmlExperiment *e);
+gboolean _gml_kind_check_lab           (const GmlPictureScript *e, char **field, char **reason);
+void     _gml_kind_checkpointing_depth (GmlScript *r, const GmlPictureScript *e);
+void     _gml_kind_compile_saved       (GmlScript *r, const GmlPictureScript *e);
+void     _gml_kind_expandable          (GmlScript *r, const GmlPictureScript *e);
+void     _gml_kind_fraction            (GmlScript *r, const GmlPictureScript *e);
+void     _gml_kind_fsdp_gather         (GmlScript *r, const GmlPictureScript *e);
+void     _gml_kind_grad_accum          (GmlScript *r, const GmlPictureScript *e);
+void     _gml_kind_graph_pool          (GmlScript *r, const GmlPictureScript *e);
+void     _gml_kind_held_references     (GmlScript *r, const GmlPictureScript *e);
+void     _gml_kind_kv_cache            (GmlScript *r, const GmlPictureScript *e);
+void     _gml_kind_model_state         (GmlScript *r, const GmlPictureScript *e);
+void     _gml_kind_no_grad             (GmlScript *r, const GmlPictureScript *e);
+void     _gml_kind_offload_activations (GmlScript *r, const GmlPictureScript *e);
+void     _gml_kind_placement           (GmlScript *r, const GmlPictureScript *e);
+void     _gml_kind_tied_embeddings     (GmlScript *r, const GmlPictureScript *e);
+void     _gml_kind_view_storage        (GmlScript *r, const GmlPictureScript *e);
+void     _gml_kind_zero                (GmlScript *r, const GmlPictureScript *e);
+void     _gml_kind_zero_grad           (GmlScript *r, const GmlPictureScript *e);
 
 G_END_DECLS

@@ -1,4 +1,4 @@
-/* gml-experiment-scripts.c — the kinds of experiment and what each one runs.
+/* gml-picture-scripts.c — the kinds of picture script and what each one runs.
  *
  * Each script takes the question's numbers, drives the caching allocator with
  * them (in an arena of the lab's device: live CUDA memory or the simulator),
@@ -22,11 +22,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#define G_LOG_DOMAIN "gml-experiment"
+#define G_LOG_DOMAIN "gml-picture-script"
 
 #include "config.h"
 
-#include "gml-experiment-scripts-private.h"
+#include "gml-picture-scripts-private.h"
 
 /* ------------------------------------------------------------------------- */
 /* The named scenarios                                                       */
@@ -35,43 +35,43 @@
  * the kinds' scripts: gml-scenario-stories.c's, with the kind's numbers. */
 
 static void
-story_oom (GmlScript           *r,
-           const GmlExperiment *e)
+story_oom (GmlScript              *r,
+           const GmlPictureScript *e)
 {
   _gml_script_oom (r);
 }
 
 static void
-story_batch_size (GmlScript           *r,
-                  const GmlExperiment *e)
+story_batch_size (GmlScript              *r,
+                  const GmlPictureScript *e)
 {
   _gml_script_batch_size (r, V ("from"), V ("to"), NULL);
 }
 
 static void
-story_empty_cache (GmlScript           *r,
-                   const GmlExperiment *e)
+story_empty_cache (GmlScript              *r,
+                   const GmlPictureScript *e)
 {
   _gml_script_empty_cache_story (r);
 }
 
 static void
-story_precision (GmlScript           *r,
-                 const GmlExperiment *e)
+story_precision (GmlScript              *r,
+                 const GmlPictureScript *e)
 {
   _gml_script_precision (r);
 }
 
 static void
-story_checkpointing (GmlScript           *r,
-                     const GmlExperiment *e)
+story_checkpointing (GmlScript              *r,
+                     const GmlPictureScript *e)
 {
   _gml_script_checkpointing (r, V ("layers"));
 }
 
 static void
-story_fragmentation (GmlScript           *r,
-                     const GmlExperiment *e)
+story_fragmentation (GmlScript              *r,
+                     const GmlPictureScript *e)
 {
   _gml_script_fragmentation (r);
 }
@@ -80,16 +80,16 @@ story_fragmentation (GmlScript           *r,
  * figures: in the lab's arena, so that the window and the render verb show
  * the same thing on every machine. */
 static void
-tell_story (GmlScript           *r,
-            const GmlExperiment *e)
+tell_story (GmlScript              *r,
+            const GmlPictureScript *e)
 {
-  _gml_experiment_begin_scenario (r, e, GML_SCRIPT_LAB_ARENA);
+  _gml_picture_script_begin_scenario (r, e, GML_SCRIPT_LAB_ARENA);
   e->kind->scenario.story (r, e);
 }
 
 static void
-script_oom (GmlScript           *r,
-            const GmlExperiment *e)
+script_oom (GmlScript              *r,
+            const GmlPictureScript *e)
 {
   guint focus;
   guint64 request, device_free;
@@ -126,15 +126,15 @@ script_oom (GmlScript           *r,
 }
 
 static void
-script_batch_size (GmlScript           *r,
-                   const GmlExperiment *e)
+script_batch_size (GmlScript              *r,
+                   const GmlPictureScript *e)
 {
   guint from = V ("from"), to = V ("to");
   guint64 sizes[2] = { 0, 0 };
   guint focus, setup = 1 + 8;   /* start, weights, then the smaller batch's 8 layers */
   GmlBar *bar;
 
-  _gml_experiment_begin_scenario (r, e, GML_SCRIPT_LAB_ARENA);
+  _gml_picture_script_begin_scenario (r, e, GML_SCRIPT_LAB_ARENA);
   /* The title names the question's batch sizes, not the scenario's. */
   g_free (r->sc->title);
   /* Translators: both %u are batch sizes. */
@@ -192,8 +192,8 @@ script_batch_size (GmlScript           *r,
 }
 
 static void
-script_empty_cache (GmlScript           *r,
-                    const GmlExperiment *e)
+script_empty_cache (GmlScript              *r,
+                    const GmlPictureScript *e)
 {
   guint oom_step, freed, emptied, retry, focus;
   guint64 request;
@@ -274,8 +274,8 @@ script_empty_cache (GmlScript           *r,
 }
 
 static void
-script_precision (GmlScript           *r,
-                  const GmlExperiment *e)
+script_precision (GmlScript              *r,
+                  const GmlPictureScript *e)
 {
   guint64 fp32 = 0, bf16 = 0;
 
@@ -306,8 +306,8 @@ script_precision (GmlScript           *r,
 }
 
 static void
-script_checkpointing (GmlScript           *r,
-                      const GmlExperiment *e)
+script_checkpointing (GmlScript              *r,
+                      const GmlPictureScript *e)
 {
   GmlScenario *sc = r->sc;
   const GmlCheckpointStrategy *none, *sqrt_n;
@@ -339,8 +339,8 @@ script_checkpointing (GmlScript           *r,
 }
 
 static void
-script_fragmentation (GmlScript           *r,
-                      const GmlExperiment *e)
+script_fragmentation (GmlScript              *r,
+                      const GmlPictureScript *e)
 {
   guint focus;
   guint64 request, largest, free_cached;
@@ -415,8 +415,8 @@ script_fragmentation (GmlScript           *r,
 
 /* del x: the block goes back to the cache, its segment stays reserved. */
 static void
-script_free_to_cache (GmlScript           *r,
-                      const GmlExperiment *e)
+script_free_to_cache (GmlScript              *r,
+                      const GmlPictureScript *e)
 {
   guint64 size = V ("size"), keep = V ("keep");
   GmlBlockInfo x = { 0 }, y = { 0 };
@@ -498,19 +498,19 @@ script_free_to_cache (GmlScript           *r,
 }
 
 static gboolean
-check_oom_message (const GmlExperiment *e,
-                   char               **field,
-                   char               **reason)
+check_oom_message (const GmlPictureScript *e,
+                   char                  **field,
+                   char                  **reason)
 {
   guint64 reserved = V ("allocated") + V ("unallocated");
 
-  if (_gml_experiment_given (e, "in_use") && V ("in_use") < reserved)
+  if (_gml_picture_script_given (e, "in_use") && V ("in_use") < reserved)
     {
       *field = g_strdup ("experiment.in_use");
       *reason = g_strdup (_("must be at least allocated + unallocated"));
       return FALSE;
     }
-  if (_gml_experiment_given (e, "capacity") && V ("capacity") < reserved + V ("free"))
+  if (_gml_picture_script_given (e, "capacity") && V ("capacity") < reserved + V ("free"))
     {
       *field = g_strdup ("experiment.capacity");
       *reason = g_strdup (_("must be at least allocated + unallocated + free"));
@@ -523,8 +523,8 @@ check_oom_message (const GmlExperiment *e,
  * tensors that split cached segments, so that "reserved but unallocated" memory
  * lies in pieces no request can join. */
 static void
-script_oom_message (GmlScript           *r,
-                    const GmlExperiment *e)
+script_oom_message (GmlScript              *r,
+                    const GmlPictureScript *e)
 {
   guint64 A = V ("allocated"), U = V ("unallocated"), F = V ("free");
   guint n = V ("pieces");
@@ -532,9 +532,9 @@ script_oom_message (GmlScript           *r,
   guint64 exact[2];
   guint setup, focus, early;
 
-  if (_gml_experiment_given (e, "in_use"))
+  if (_gml_picture_script_given (e, "in_use"))
     O = V ("in_use") - R;
-  else if (_gml_experiment_given (e, "capacity"))
+  else if (_gml_picture_script_given (e, "capacity"))
     O = V ("capacity") - R - F;
   C = R + O + F;
 
@@ -592,7 +592,7 @@ script_oom_message (GmlScript           *r,
                                                            n)));
   setup = _gml_script_last_step (r);
 
-  request = _gml_experiment_given (e, "request")
+  request = _gml_picture_script_given (e, "request")
             ? V ("request") / s
             : round_up (MAX (seg - live, spare) + 1, 2 * MiB);
   _gml_script_alloc (r, "request", GML_CATEGORY_ACTIVATIONS, request);
@@ -641,7 +641,7 @@ script_oom_message (GmlScript           *r,
     _gml_script_key (r, "allocated", alloc);
     _gml_script_key (r, "unallocated", res_b - alloc);
     _gml_script_key (r, "reserved", res_b);
-    if (_gml_experiment_given (e, "in_use"))
+    if (_gml_picture_script_given (e, "in_use"))
       _gml_script_key (r, "in_use", res_b + other);
     if (IS ("point", "unallocated"))
       {
@@ -691,8 +691,8 @@ script_oom_message (GmlScript           *r,
 
 /* The size after "Tried to allocate": the segment, not the request. */
 static void
-script_segment_size (GmlScript           *r,
-                     const GmlExperiment *e)
+script_segment_size (GmlScript              *r,
+                     const GmlPictureScript *e)
 {
   guint64 request = V ("request");
   GmlAllocConf conf;
@@ -780,8 +780,8 @@ script_segment_size (GmlScript           *r,
 
 /* Block rounding, pools and splitting, in a fresh process. */
 static void
-script_rounding (GmlScript           *r,
-                 const GmlExperiment *e)
+script_rounding (GmlScript              *r,
+                 const GmlPictureScript *e)
 {
   guint64 request = V ("request");
   GmlAllocConf conf;
@@ -888,8 +888,8 @@ script_rounding (GmlScript           *r,
  * segment; once the short ones are freed, every segment still holds a long one, so
  * none can be released and their holes cannot serve a larger request. */
 static void
-script_mixed_lifetimes (GmlScript           *r,
-                        const GmlExperiment *e)
+script_mixed_lifetimes (GmlScript              *r,
+                        const GmlPictureScript *e)
 {
   guint pairs = (guint) V ("pairs");
   guint64 tensor = V ("tensor"), request = V ("request");
@@ -968,8 +968,8 @@ script_mixed_lifetimes (GmlScript           *r,
 /* Many tiny tensors: each takes a 512-byte block, and the small pool packs them
  * into 2 MiB segments. */
 static void
-script_many_small (GmlScript           *r,
-                   const GmlExperiment *e)
+script_many_small (GmlScript              *r,
+                   const GmlPictureScript *e)
 {
   guint count = (guint) V ("count");
   guint64 size = V ("size"), allocated, reserved, requested;
@@ -1020,8 +1020,8 @@ script_many_small (GmlScript           *r,
 }
 
 static void
-script_live_segment (GmlScript           *r,
-                     const GmlExperiment *e)
+script_live_segment (GmlScript              *r,
+                     const GmlPictureScript *e)
 {
   guint64 live = V ("live");
   guint64 segment;
@@ -1067,9 +1067,9 @@ script_live_segment (GmlScript           *r,
 }
 
 static gboolean
-check_retry (const GmlExperiment *e,
-             char               **field,
-             char               **reason)
+check_retry (const GmlPictureScript *e,
+             char                  **field,
+             char                  **reason)
 {
   if (V ("weights") + V ("count") * round_up (V ("cached"), 2 * MiB) > V ("capacity"))
     {
@@ -1083,8 +1083,8 @@ check_retry (const GmlExperiment *e,
 /* Before raising out of memory the allocator returns whole free segments and
  * tries once more. */
 static void
-script_retry (GmlScript           *r,
-              const GmlExperiment *e)
+script_retry (GmlScript              *r,
+              const GmlPictureScript *e)
 {
   guint count = V ("count");
   guint64 request = V ("request");
@@ -1178,9 +1178,9 @@ script_retry (GmlScript           *r,
 }
 
 static gboolean
-check_new_segment (const GmlExperiment *e,
-                   char               **field,
-                   char               **reason)
+check_new_segment (const GmlPictureScript *e,
+                   char                  **field,
+                   char                  **reason)
 {
   if (V ("first") >= GML_MIN_LARGE_ALLOC)
     {
@@ -1200,8 +1200,8 @@ check_new_segment (const GmlExperiment *e,
 
 /* Two free pieces with a live tensor between them, and a request neither fits. */
 static void
-script_new_segment (GmlScript           *r,
-                    const GmlExperiment *e)
+script_new_segment (GmlScript              *r,
+                    const GmlPictureScript *e)
 {
   guint64 first = V ("first"), second = V ("second"), request = V ("request");
   guint64 segment, between;
@@ -1270,8 +1270,8 @@ script_new_segment (GmlScript           *r,
 
 /* Memory outside PyTorch's allocator: the CUDA context. */
 static void
-script_context (GmlScript           *r,
-                const GmlExperiment *e)
+script_context (GmlScript              *r,
+                const GmlPictureScript *e)
 {
   guint64 context = V ("context");
   GmlBar *bar;
@@ -1389,9 +1389,9 @@ script_context (GmlScript           *r,
 }
 
 static gboolean
-check_max_split (const GmlExperiment *e,
-                 char               **field,
-                 char               **reason)
+check_max_split (const GmlPictureScript *e,
+                 char                  **field,
+                 char                  **reason)
 {
   if (V ("max_split") % MiB != 0 || V ("max_split") <= GML_LARGE_BUFFER)
     {
@@ -1404,9 +1404,9 @@ check_max_split (const GmlExperiment *e,
 
 /* One cached block, one request, with and without max_split_size_mb. */
 static void
-max_split_run (GmlScript           *r,
-               const GmlExperiment *e,
-               gboolean             with_option)
+max_split_run (GmlScript              *r,
+               const GmlPictureScript *e,
+               gboolean                with_option)
 {
   guint64 cached = V ("cached"), request = V ("request");
   g_autofree char *conf_text = g_strdup_printf ("max_split_size_mb:%" G_GUINT64_FORMAT,
@@ -1498,8 +1498,8 @@ max_split_run (GmlScript           *r,
 }
 
 static void
-script_max_split (GmlScript           *r,
-                  const GmlExperiment *e)
+script_max_split (GmlScript              *r,
+                  const GmlPictureScript *e)
 {
   g_autofree char *c = _gml_script_size (r, V ("cached"));
   g_autofree char *req = _gml_script_size (r, V ("request"));
@@ -1551,8 +1551,8 @@ begin_with_x (GmlScript    *r,
 
 /* The cache is per stream. */
 static void
-script_streams (GmlScript           *r,
-                const GmlExperiment *e)
+script_streams (GmlScript              *r,
+                const GmlPictureScript *e)
 {
   guint64 cached = V ("cached"), request = V ("request");
   g_autofree char *c = NULL;
@@ -1721,7 +1721,7 @@ script_streams (GmlScript           *r,
  * besides the usual ones, and its story. */
 #define SCENARIO(title, focus_view, extra_views, story) { title, focus_view, extra_views, story }
 
-const GmlKindDef _gml_experiment_kind_defs[] = {
+const GmlKindDef _gml_picture_script_kind_defs[] = {
   /* The named scenarios, in the order gml_scenario_names() lists them. */
   { "oom", { { NULL } }, script_oom, NULL,
     SCENARIO (N_("A training step on a small GPU: weights, gradients, optimizer state, "
@@ -1744,7 +1744,7 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
     SCENARIO (N_("Many tensors allocated, every other one freed, then a larger request"),
               GML_VIEW_FRAGMENTATION, 1u << GML_VIEW_FRAGMENTATION, story_fragmentation) },
 
-  /* The other kinds: a question's own experiment only. */
+  /* The other kinds: a question's own picture script only. */
   { "free-to-cache", { POINT ("difference", "difference|del"),
                        SIZE ("size", "256 MiB", 10 * MiB, 512 * MiB),
                        SIZE ("keep", "3 MiB", 512, 8 * MiB) },
@@ -1835,7 +1835,7 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
                   COUNT ("tokens", "256", 16, 1024),
                   SIZE ("weight", "128 MiB", 2 * MiB, 512 * MiB) },
     _gml_kind_kv_cache, NULL },
-  /* Runs on a simulated GPU of its own (see gml_scenario_new_experiment). */
+  /* Runs on a simulated GPU of its own (see gml_scenario_new_picture_script). */
   { "lab", { { "config", GML_PARAM_TEXT, NULL, 0, 0, NULL } }, NULL, _gml_kind_check_lab },
   { "expandable", { SIZE ("tensor", "7 MiB", MiB + 512, 10 * MiB - 1) }, _gml_kind_expandable,
     NULL },
@@ -1870,4 +1870,4 @@ const GmlKindDef _gml_experiment_kind_defs[] = {
     _gml_kind_view_storage, NULL },
 };
 
-const guint _gml_experiment_n_kind_defs = G_N_ELEMENTS (_gml_experiment_kind_defs);
+const guint _gml_picture_script_n_kind_defs = G_N_ELEMENTS (_gml_picture_script_kind_defs);

@@ -1,4 +1,4 @@
-/* test-experiments.c — every question's own experiment runs, and says what it claims.
+/* test-picture-scripts.c — every question's own experiment runs, and says what it claims.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -8,7 +8,7 @@
 #include <locale.h>
 #include <string.h>
 
-#include "gml-experiment.h"
+#include "gml-picture-script.h"
 #include "gml-question-bank.h"
 #include "gml-render.h"
 #include "gml-test-common.h"
@@ -18,12 +18,12 @@
 #define GB  (G_GUINT64_CONSTANT (1000000000))
 
 static GmlScenario *
-run_on (const GmlExperiment *e,
-        guint64              capacity)
+run_on (const GmlPictureScript *e,
+        guint64                 capacity)
 {
   g_autoptr(GmlDevice) device = gml_device_sim_new (capacity, 0);
   g_autoptr(GError) error = NULL;
-  GmlScenario *sc = gml_scenario_new_experiment (e, device, &error);
+  GmlScenario *sc = gml_scenario_new_picture_script (e, device, &error);
 
   g_assert_no_error (error);
   g_assert_nonnull (sc);
@@ -71,7 +71,7 @@ test_every_question (void)
   for (guint i = 0; i < gml_question_bank_get_n_questions (bank); i++)
     {
       const GmlQuestion *q = gml_question_bank_get (bank, i);
-      g_autoptr(GmlScenario) sc = run_on (q->experiment, GML_SCENARIO_SIM_CAPACITY);
+      g_autoptr(GmlScenario) sc = run_on (q->picture_script, GML_SCENARIO_SIM_CAPACITY);
       guint n = gml_scenario_get_n_steps (sc);
       guint setup = gml_scenario_get_setup_step (sc), focus = gml_scenario_get_focus_step (sc);
       g_autoptr(GmlMemState) at_focus = gml_scenario_state_at (sc, focus);
@@ -184,7 +184,7 @@ test_teaches (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autoptr(GmlScenario) sc = run_on (question (bank, cases[i].id)->experiment,
+      g_autoptr(GmlScenario) sc = run_on (question (bank, cases[i].id)->picture_script,
                                           GML_SCENARIO_SIM_CAPACITY);
 
       g_test_message ("%s %s", cases[i].id, cases[i].key);
@@ -193,7 +193,7 @@ test_teaches (void)
 
   /* 10.40 GiB is not a whole number of bytes per 2 MiB page: within a page. */
   {
-    g_autoptr(GmlScenario) sc = run_on (question (bank, "context-oom-arithmetic")->experiment,
+    g_autoptr(GmlScenario) sc = run_on (question (bank, "context-oom-arithmetic")->picture_script,
                                         GML_SCENARIO_SIM_CAPACITY);
     guint64 in_use = key (sc, "in_use"), want = (guint64) (10.40 * GiB);
 
@@ -201,7 +201,7 @@ test_teaches (void)
   }
   /* √n checkpoints: four times deeper, about twice the activations; without, four times. */
   {
-    g_autoptr(GmlScenario) sc = run_on (question (bank, "checkpointing-sqrt-depth")->experiment,
+    g_autoptr(GmlScenario) sc = run_on (question (bank, "checkpointing-sqrt-depth")->picture_script,
                                         GML_SCENARIO_SIM_CAPACITY);
     double ratio = (double) key (sc, "peak_sqrt_deep") / key (sc, "peak_sqrt_small");
 
@@ -210,7 +210,7 @@ test_teaches (void)
   }
   /* The KV cache grows with the sequences in the batch. */
   {
-    g_autoptr(GmlScenario) sc = run_on (question (bank, "kv-cache-growth")->experiment,
+    g_autoptr(GmlScenario) sc = run_on (question (bank, "kv-cache-growth")->picture_script,
                                         GML_SCENARIO_SIM_CAPACITY);
 
     g_assert_cmpuint (key (sc, "kv_batch"), ==, 4 * key (sc, "kv_batch1"));
@@ -227,7 +227,7 @@ test_scale (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
     {
-      const GmlExperiment *e = question (bank, ids[i])->experiment;
+      const GmlPictureScript *e = question (bank, ids[i])->picture_script;
       g_autoptr(GmlScenario) big = run_on (e, GML_SCENARIO_SIM_CAPACITY);
       g_autoptr(GmlScenario) small = run_on (e, GML_SCENARIO_SIM_CAPACITY / 4);
 
@@ -248,17 +248,17 @@ test_defaults (void)
 
   for (guint i = 0; names[i] != NULL; i++)
     {
-      g_autoptr(GmlExperiment) e = gml_experiment_new_default (names[i]);
+      g_autoptr(GmlPictureScript) e = gml_picture_script_new_default (names[i]);
       g_autoptr(GmlScenario) sc = NULL;
 
-      g_assert_cmpstr (gml_experiment_get_kind (e), ==, names[i]);
+      g_assert_cmpstr (gml_picture_script_get_kind (e), ==, names[i]);
       sc = run_on (e, GML_SCENARIO_SIM_CAPACITY);
       g_assert_cmpuint (gml_scenario_get_focus_step (sc), >, 0);
     }
   {
-    g_autoptr(GmlExperiment) e = gml_experiment_new_default ("rounding");   /* needs a request */
+    g_autoptr(GmlPictureScript) e = gml_picture_script_new_default ("rounding");   /* needs a request */
 
-    g_assert_cmpstr (gml_experiment_get_kind (e), ==, "oom");
+    g_assert_cmpstr (gml_picture_script_get_kind (e), ==, "oom");
   }
 }
 
@@ -271,7 +271,7 @@ test_tiny_device (void)
 
   for (guint i = 0; i < gml_question_bank_get_n_questions (bank); i++)
     {
-      g_autoptr(GmlScenario) sc = run_on (gml_question_bank_get (bank, i)->experiment, 64 * MiB);
+      g_autoptr(GmlScenario) sc = run_on (gml_question_bank_get (bank, i)->picture_script, 64 * MiB);
 
       g_assert_cmpuint (gml_scenario_get_n_steps (sc), >=, 1);
     }
@@ -297,8 +297,8 @@ test_cancelled (void)
       g_autoptr(GmlScenario) sc = NULL;
 
       g_cancellable_push_current (cancellable);
-      sc = gml_scenario_new_experiment (gml_question_bank_get (bank, i)->experiment, device,
-                                        &error);
+      sc = gml_scenario_new_picture_script (gml_question_bank_get (bank, i)->picture_script, device,
+                                            &error);
       g_cancellable_pop_current (cancellable);
       if (sc == NULL)
         {
@@ -322,7 +322,7 @@ test_cancelled (void)
         g_autoptr(GmlScenario) sc = NULL;
 
         g_cancellable_push_current (fresh);
-        sc = run_on (gml_question_bank_get (bank, i)->experiment, GML_SCENARIO_SIM_CAPACITY);
+        sc = run_on (gml_question_bank_get (bank, i)->picture_script, GML_SCENARIO_SIM_CAPACITY);
         g_cancellable_pop_current (fresh);
       }
   }

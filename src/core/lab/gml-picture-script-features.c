@@ -1,4 +1,4 @@
-/* gml-experiment-features.c — the experiments about the allocator's options and
+/* gml-picture-script-features.c — the picture scripts about the allocator's options and
  * PyTorch's features around it: expandable segments, views and their storage,
  * CUDA graphs' private pools, torch.compile, activation offloading, the
  * per-process memory fraction and tied embeddings.
@@ -6,11 +6,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#define G_LOG_DOMAIN "gml-experiment"
+#define G_LOG_DOMAIN "gml-picture-script"
 
 #include "config.h"
 
-#include "gml-experiment-scripts-private.h"
+#include "gml-picture-scripts-private.h"
 
 /* ------------------------------------------------------------------------- */
 /* Fixed and expandable segments                                             */
@@ -84,8 +84,8 @@ expandable_run (GmlScript  *r,
 }
 
 void
-_gml_kind_expandable (GmlScript           *r,
-                   const GmlExperiment *e)
+_gml_kind_expandable (GmlScript              *r,
+                      const GmlPictureScript *e)
 {
   GmlAllocConf plain;
   guint64 tensor, block;
@@ -138,8 +138,8 @@ _gml_kind_expandable (GmlScript           *r,
  * freed only when the last tensor that uses it is gone (the PyTorch FAQ's "a
  * view keeps the whole storage alive"; .clone() copies what the view needs). */
 void
-_gml_kind_view_storage (GmlScript           *r,
-                     const GmlExperiment *e)
+_gml_kind_view_storage (GmlScript              *r,
+                        const GmlPictureScript *e)
 {
   guint64 size = V ("tensor"), slice = V ("slice");
   GmlBlockInfo block = { 0 };
@@ -199,8 +199,8 @@ _gml_kind_view_storage (GmlScript           *r,
  * pools" while the graph lives). Two allocators on one arena: the pool, and the
  * default pool beside it, which sees the pool's memory as in use. */
 void
-_gml_kind_graph_pool (GmlScript           *r,
-                   const GmlExperiment *e)
+_gml_kind_graph_pool (GmlScript              *r,
+                      const GmlPictureScript *e)
 {
   guint64 capacity = V ("capacity"), graph = V ("graph"), request = V ("request");
   guint64 held;
@@ -281,8 +281,8 @@ _gml_kind_graph_pool (GmlScript           *r,
  * saves a pointwise chain's input and recomputes the cheap operations (GELU,
  * dropout from its seed) in the backward pass. */
 void
-_gml_kind_compile_saved (GmlScript           *r,
-                      const GmlExperiment *e)
+_gml_kind_compile_saved (GmlScript              *r,
+                         const GmlPictureScript *e)
 {
   guint layers = V ("layers");
   guint64 act = V ("activation");
@@ -418,8 +418,8 @@ _gml_kind_compile_saved (GmlScript           *r,
 /* torch.autograd.graph.save_on_cpu: every tensor autograd saves goes to (pinned)
  * host RAM at once, and comes back for the backward pass. */
 void
-_gml_kind_offload_activations (GmlScript           *r,
-                            const GmlExperiment *e)
+_gml_kind_offload_activations (GmlScript              *r,
+                               const GmlPictureScript *e)
 {
   guint layers = V ("layers");
   guint64 act = V ("activation"), weight = V ("weight");
@@ -483,8 +483,8 @@ _gml_kind_offload_activations (GmlScript           *r,
  * reserve beyond f × the GPU's memory (alloc_block checks it), however much the
  * device has free. The arena is the allowed share. */
 void
-_gml_kind_fraction (GmlScript           *r,
-                 const GmlExperiment *e)
+_gml_kind_fraction (GmlScript              *r,
+                    const GmlPictureScript *e)
 {
   guint64 total = V ("total"), allowed = V ("allowed"), used = V ("used"), request = V ("request");
   guint64 s = choose_scale (total, lab_arena (r), &used, 1, 2 * MiB);
@@ -542,8 +542,8 @@ _gml_kind_fraction (GmlScript           *r,
  * (lm_head.weight is transformer.wte.weight), stored once. The model's fp32
  * weights by module, and the head that an untied model would add. */
 void
-_gml_kind_tied_embeddings (GmlScript           *r,
-                        const GmlExperiment *e)
+_gml_kind_tied_embeddings (GmlScript              *r,
+                           const GmlPictureScript *e)
 {
   guint64 vocab = V ("vocab"), hidden = V ("hidden"), positions = V ("positions");
   guint64 layers = V ("layers"), block = V ("block");
@@ -597,11 +597,11 @@ _gml_kind_tied_embeddings (GmlScript           *r,
 }
 
 gboolean
-_gml_kind_check_lab (const GmlExperiment *e,
-           char               **field,
-           char               **reason)
+_gml_kind_check_lab (const GmlPictureScript *e,
+                     char                  **field,
+                     char                  **reason)
 {
-  if (!_gml_lab_check_args (_gml_experiment_text (e, "config"), reason))
+  if (!_gml_lab_check_args (_gml_picture_script_text (e, "config"), reason))
     {
       *field = g_strdup ("experiment.config");
       return FALSE;
