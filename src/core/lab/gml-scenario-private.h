@@ -60,6 +60,7 @@ typedef struct
   GmlScenario    *sc;
   GmlScenarioRun *run;           /* the current run */
   GArray         *live;          /* the current run's live tensors: by label id, block id + 1 */
+  const GmlStats *stats;         /* the current run's allocator's: read on every allocation */
   GError         *fatal;         /* a device failure other than out of memory */
   guint64         last_request;
   gboolean        oom;

@@ -75,11 +75,17 @@ void            _gml_script_record_stream (GmlScript        *r,
 void            _gml_script_synchronize (GmlScript          *r,
                                          guint32             stream);
 void            _gml_script_empty_cache (GmlScript          *r);
+/* The current run's figures, read on every allocation of a lab run: inline. */
+static inline const GmlStats *
+_gml_script_stats (GmlScript *r)
+{
+  return r->stats;
+}
+
 /* Closes a step: where the trace is, and the engine's figures there. Takes @caption. */
 void            _gml_script_end_step    (GmlScript          *r,
                                          char               *caption);
 guint           _gml_script_last_step   (GmlScript          *r);
-const GmlStats *_gml_script_stats       (GmlScript          *r);
 const GmlMemState *_gml_script_state    (GmlScript          *r);
 /* What the current run's device could still give its allocator. */
 guint64         _gml_script_device_free (GmlScript          *r);

@@ -61,6 +61,7 @@ _gml_script_begin_run (GmlScript          *r,
   g_ptr_array_add (sc->runs, run);
   r->run = run;
   r->live = run->live;
+  r->stats = gml_allocator_get_stats (run->allocator);
   r->peak = 0;
   return run;
 }
@@ -82,14 +83,9 @@ _gml_script_begin_sim_run (GmlScript          *r,
   g_ptr_array_add (r->sc->runs, run);
   r->run = run;
   r->live = run->live;
+  r->stats = gml_allocator_get_stats (run->allocator);
   r->peak = 0;
   return run;
-}
-
-const GmlStats *
-_gml_script_stats (GmlScript *r)
-{
-  return gml_allocator_get_stats (r->run->allocator);
 }
 
 const GmlMemState *
