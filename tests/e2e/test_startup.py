@@ -204,6 +204,31 @@ said = renderer_line({'GSK_RENDERER': 'gl'})
 check(said == "GTK's choice, OpenGL: not asked",
       f'GSK_RENDERER set: left to GTK, OpenGL not asked ({said})')
 
+# The style: GTK's own theme is not parsed at start-up, since libadwaita replaces it at
+# once (gml-application.c, init_gtk_without_its_theme); the window is drawn with
+# libadwaita's style sheet all the same (its light window background, #fafafa: GTK's own
+# Adwaita has #f6f5f4, and no style sheet at all paints none), and GTK_THEME, where the
+# person sets it, stays theirs (libadwaita then leaves GTK's theme alone: GTK's dark one).
+def window_background(name, env=None):
+    app = App(tempfile.mkdtemp(prefix='gml-e2e-startup-'), 'en', env=env)
+    try:
+        time.sleep(1)
+        path = os.path.join(shots, f'style-{name}.png')
+        app.screenshot(path)
+        # The left edge of the question's column, halfway down: the window's background.
+        _, height = app.window_size()
+        return subprocess.run(['convert', path, '-format', f'%[pixel:p{{10,{height // 2}}}]', 'info:'],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    finally:
+        app.quit()
+
+
+pixel = window_background('libadwaita')
+check(pixel == 'srgb(250,250,250)', f"libadwaita's style sheet draws the window ({pixel})")
+pixel = window_background('gtk-theme', {'GTK_THEME': 'Adwaita:dark'})
+check(pixel != 'srgb(250,250,250)' and max(int(v) for v in pixel[5:-1].split(',')) < 80,
+      f"GTK_THEME set by the person: GTK's dark theme draws the window ({pixel})")
+
 # About › Troubleshooting › Debugging Information says what draws the window, and why.
 app = App(tempfile.mkdtemp(prefix='gml-e2e-startup-'), 'en')
 try:
