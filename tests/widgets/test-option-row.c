@@ -176,6 +176,45 @@ test_other_and_feedback (void)
   g_assert_finalize_object (row);
 }
 
+/* The letter stands left of the text, the text takes the rest of the width and wraps
+ * there, and the two never overlap. The row lays them out on a grid: a box layout asked
+ * the text for its width at a given height first, which GTK answers by trying widths
+ * one after another (about 16 layouts of each option's text at start-up). */
+static void
+test_layout (void)
+{
+  GmlOptionRow *row = new_row ();
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *letter = GTK_WIDGET (label_with_class (GTK_WIDGET (row), "option-letter"));
+  GtkWidget *text = GTK_WIDGET (label_with_class (GTK_WIDGET (row), "option-text"));
+  graphene_rect_t letter_bounds, text_bounds;
+  int min, nat, narrow, wide, width;
+
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (row));
+  gml_option_row_set_letter (row, "a");
+  gml_option_row_set_text (row, "The GPU could not allocate the device memory block requested "
+                                "for a tensor or operation.");
+  gtk_widget_measure (GTK_WIDGET (row), GTK_ORIENTATION_HORIZONTAL, -1, &min, &nat, NULL, NULL);
+  g_assert_cmpint (min, <, nat);
+  width = MAX (min, nat / 3);
+  gtk_widget_measure (GTK_WIDGET (row), GTK_ORIENTATION_VERTICAL, width, &narrow, NULL, NULL, NULL);
+  gtk_widget_measure (GTK_WIDGET (row), GTK_ORIENTATION_VERTICAL, nat, &wide, NULL, NULL, NULL);
+  g_assert_cmpint (narrow, >, wide);
+
+  gtk_widget_allocate (GTK_WIDGET (row), width, narrow, -1, NULL);
+  g_assert_true (gtk_widget_compute_bounds (letter, GTK_WIDGET (row), &letter_bounds));
+  g_assert_true (gtk_widget_compute_bounds (text, GTK_WIDGET (row), &text_bounds));
+  g_assert_cmpfloat (letter_bounds.size.width, >, 0);
+  g_assert_cmpfloat (letter_bounds.origin.x + letter_bounds.size.width, <=, text_bounds.origin.x);
+  g_assert_cmpfloat (text_bounds.origin.x + text_bounds.size.width, <=, width);
+  /* The text has the rest: more than half the row, and several lines of it. */
+  g_assert_cmpfloat (text_bounds.size.width, >, width / 2);
+  g_assert_cmpfloat (text_bounds.size.height, >, 2 * letter_bounds.size.height);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_assert_finalize_object (row);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -187,5 +226,6 @@ main (int    argc,
   g_test_add_func ("/widgets/option-row/option", test_option);
   g_test_add_func ("/widgets/option-row/states", test_states);
   g_test_add_func ("/widgets/option-row/other-and-feedback", test_other_and_feedback);
+  g_test_add_func ("/widgets/option-row/layout", test_layout);
   return g_test_run ();
 }

@@ -368,7 +368,7 @@ gml_option_row_class_init (GmlOptionRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, GmlOptionRow, text_label);
   gtk_widget_class_bind_template_child (widget_class, GmlOptionRow, other_label);
   gtk_widget_class_bind_template_child (widget_class, GmlOptionRow, feedback_label);
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_GRID_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "optionrow");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
