@@ -34,6 +34,7 @@ struct _GmlApplication
   guint            device_settle_id;   /* the backend settings changed: rebuild when they settle */
   GtkCssProvider  *look_provider;      /* zoom of the main window, forced high contrast */
   char            *software_gl;        /* Mesa's software rasterizer, if Cairo was chosen over it */
+  gboolean         no_direct_rendering; /* Cairo chosen, OpenGL left out: only software here */
   char           **watch_command;      /* `watch -- COMMAND`, until the window takes it */
   double           watch_interval;
   char            *watch_snapshot_dir;
@@ -169,7 +170,15 @@ debug_info (GmlApplication *self,
   if (renderer != NULL)
     {
       g_string_append_printf (out, "%s: %s", _("Renderer"), G_OBJECT_TYPE_NAME (renderer));
-      if (self->software_gl != NULL)
+      if (self->no_direct_rendering)
+        {
+          g_string_append (out, " (");
+          g_string_append (out, _("Cairo was chosen because this X server offers no direct "
+                                  "rendering, neither DRI3, DRI2 nor NVIDIA's GLX: its OpenGL "
+                                  "could only be a software rasterizer"));
+          g_string_append_c (out, ')');
+        }
+      else if (self->software_gl != NULL)
         {
           g_string_append (out, " (");
           /* Translators: %s is Mesa's name for it, such as "llvmpipe (LLVM 15.0.6, 256 bits)". */
@@ -601,39 +610,68 @@ load_thread (gpointer data)
 }
 
 /* Before the first window is realized: Cairo rather than OpenGL on a software
- * rasterizer (gml-renderer.c says why). */
+ * rasterizer (gml-renderer.c says why); where init_gtk() left OpenGL out, Mesa is
+ * not asked. */
 static void
-choose_renderer (GmlApplication *self)
+choose_renderer (GmlApplication *self,
+                 gboolean        without_gl)
 {
   g_autofree char *name = NULL;
-  const char *chosen = gml_renderer_choose (gdk_display_get_default (), &name);
+  const char *chosen = "cairo";
 
-  if (chosen != NULL)
+  if (without_gl)
+    {
+      gml_renderer_choose_cairo (gdk_display_get_default ());
+      self->no_direct_rendering = TRUE;
+    }
+  else if ((chosen = gml_renderer_choose (gdk_display_get_default (), &name)) != NULL)
     self->software_gl = g_steal_pointer (&name);
   gml_bench_mark ("renderer");
   if (bench_enabled ())
     g_print ("renderer %s\n", chosen != NULL ? chosen : "default");
 }
 
-/* GTK loads its own theme, a style sheet as large as libadwaita's, the first time a
- * display's settings are asked for, which libadwaita's init does; libadwaita then
- * sets the theme to its empty one ("Adwaita-empty", in its own resources) and loads
- * its style sheet, so GTK's was parsed for nothing: about 85 M instructions, a tenth
- * of a bare libadwaita window's start-up. So the settings are made here, with
- * GTK_THEME naming that empty theme for the moment they load it, and the variable is
- * gone again before libadwaita looks at it (it loads no style sheet while GTK_THEME
- * is set). Before any thread of ours reads the environment; nothing changes where
- * the person set GTK_THEME. The window looks the same: libadwaita sets the same
- * theme either way. */
-static void
-init_gtk_without_its_theme (void)
+/* GTK is initialised here, before libadwaita's init, to spare it two pieces of work
+ * whose results would be thrown away.
+ *
+ * Its own theme: GTK loads it, a style sheet as large as libadwaita's, the first
+ * time a display's settings are asked for, which libadwaita's init does; libadwaita
+ * then sets the theme to its empty one ("Adwaita-empty", in its own resources) and
+ * loads its style sheet, so GTK's was parsed for nothing (about 85 M instructions,
+ * a tenth of a bare libadwaita window's start-up). So the settings are made here,
+ * with GTK_THEME naming that empty theme while they load it; the window looks the
+ * same, libadwaita sets the same theme either way.
+ *
+ * OpenGL, on an X server without direct rendering: GTK prepares it when it opens
+ * an X11 display, but there it could only be a software rasterizer and the window
+ * will be drawn with Cairo (gml-renderer.c), so GDK_DEBUG=gl-disable keeps Mesa
+ * and LLVM from being loaded at all (a quarter of the instructions to the first
+ * frame), unless someone chose a renderer with GSK_RENDERER.
+ *
+ * Each variable is set only where the person has not set it, only around
+ * gtk_init(), and is gone before libadwaita looks at GTK_THEME (it loads no style
+ * sheet while it is set) and before any thread of ours reads the environment.
+ * Returns whether OpenGL was left out. */
+static gboolean
+init_gtk (void)
 {
-  if (g_getenv ("GTK_THEME") != NULL)
-    return;
-  g_setenv ("GTK_THEME", "Adwaita-empty", TRUE);
+  const char *renderer = g_getenv ("GSK_RENDERER");
+  gboolean theme = g_getenv ("GTK_THEME") == NULL;
+  gboolean without_gl = (renderer == NULL || *renderer == '\0') &&
+                        g_getenv ("GDK_DEBUG") == NULL &&
+                        gml_renderer_x11_without_direct_rendering ();
+
+  if (theme)
+    g_setenv ("GTK_THEME", "Adwaita-empty", TRUE);
+  if (without_gl)
+    g_setenv ("GDK_DEBUG", "gl-disable", TRUE);
   if (gtk_init_check ())
     gtk_settings_get_default ();
-  g_unsetenv ("GTK_THEME");
+  if (without_gl)
+    g_unsetenv ("GDK_DEBUG");
+  if (theme)
+    g_unsetenv ("GTK_THEME");
+  return without_gl;
 }
 
 static void
@@ -646,16 +684,17 @@ gml_application_startup (GApplication *application)
   Loading loading = { self->bank, self->progress, gml_user_questions_dir (),
                       g_ptr_array_new_with_free_func (g_free) };
   GThread *loader;
+  gboolean without_gl;
 
   gml_bench_mark ("startup");
-  init_gtk_without_its_theme ();
+  without_gl = init_gtk ();
   /* Before the loader starts: its messages are in the language chosen. */
   apply_language (self);
   loader = g_thread_new ("gml-load", load_thread, &loading);
 
   G_APPLICATION_CLASS (gml_application_parent_class)->startup (application);
   gml_bench_mark ("toolkit-ready");
-  choose_renderer (self);
+  choose_renderer (self, without_gl);
 
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions, G_N_ELEMENTS (app_actions),
                                    self);

@@ -18,6 +18,10 @@
  * not Mesa's (NVIDIA's) answers neither question and is a GPU's; there, and
  * where there is no OpenGL at all, GTK chooses as it always does.
  *
+ * Where the X server offers no direct rendering at all, the answer is known
+ * before GTK opens the display, and the application has GTK leave OpenGL out
+ * (gml_renderer_x11_without_direct_rendering() says why that is worth it).
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -124,6 +128,69 @@ ask_mesa (GdkDisplay *display)
     return egl_driver (gdk_wayland_display_get_egl_display (display));
 #endif
   return NULL;
+}
+
+/**
+ * gml_renderer_x11_without_direct_rendering:
+ *
+ * Before GTK opens the display. Where GTK will open an X11 display (DISPLAY, and
+ * no Wayland display unless GDK_BACKEND asks for X11), asks its server which of
+ * the extensions it has that give OpenGL a GPU: DRI3 and DRI2, through which
+ * Mesa's hardware drivers draw, and NV-GLX, NVIDIA's. With none of them, any
+ * OpenGL there is a software rasterizer (Mesa draws on the CPU: Xvfb, Xvnc and
+ * many remote desktops), so the window is to be drawn with Cairo whatever Mesa
+ * would say, and GTK need not prepare OpenGL when it opens the display, as it
+ * does on X11 to choose the windows' visual: loading Mesa's driver and LLVM and
+ * making a context, a quarter of the app's instructions to its first frame on
+ * such a display. One request to the server, on a connection of its own.
+ *
+ * Returns: whether the display GTK will open offers no direct rendering
+ */
+gboolean
+gml_renderer_x11_without_direct_rendering (void)
+{
+#ifdef GDK_WINDOWING_X11
+  static const char * const direct[] = { "DRI3", "DRI2", "NV-GLX" };
+  const char *backend = g_getenv ("GDK_BACKEND");
+  gboolean x11_asked = g_strcmp0 (backend, "x11") == 0;
+  gboolean found = FALSE;
+  Display *xdisplay;
+  char **names;
+  int n_names = 0;
+
+  if ((backend != NULL && *backend != '\0' && !x11_asked) ||
+      (g_getenv ("WAYLAND_DISPLAY") != NULL && !x11_asked) || g_getenv ("DISPLAY") == NULL)
+    return FALSE;
+  if ((xdisplay = XOpenDisplay (NULL)) == NULL)
+    return FALSE;
+  names = XListExtensions (xdisplay, &n_names);
+  for (int i = 0; i < n_names && !found; i++)
+    for (guint j = 0; j < G_N_ELEMENTS (direct) && !found; j++)
+      found = g_str_equal (names[i], direct[j]);
+  if (names != NULL)
+    XFreeExtensionList (names);
+  XCloseDisplay (xdisplay);
+  return !found;
+#else
+  return FALSE;
+#endif
+}
+
+/**
+ * gml_renderer_choose_cairo:
+ * @display: the display, opened without OpenGL, before any of its windows is
+ *   realized
+ *
+ * Makes GTK draw @display with Cairo, where gml_renderer_x11_without_direct_rendering()
+ * found that its OpenGL could only be a software rasterizer; Mesa is not asked.
+ */
+void
+gml_renderer_choose_cairo (GdkDisplay *display)
+{
+  g_return_if_fail (GDK_IS_DISPLAY (display));
+
+  g_object_set_data_full (G_OBJECT (display), "gsk-renderer", g_strdup ("cairo"), g_free);
+  g_debug ("gml-renderer cairo, OpenGL: not asked, the X server offers no direct rendering");
 }
 
 /**

@@ -12,5 +12,7 @@ G_BEGIN_DECLS
 gboolean    gml_renderer_is_software_gl (const char  *gl_renderer);
 const char *gml_renderer_choose         (GdkDisplay  *display,
                                          char       **gl_renderer);
+gboolean    gml_renderer_x11_without_direct_rendering (void);
+void        gml_renderer_choose_cairo   (GdkDisplay  *display);
 
 G_END_DECLS

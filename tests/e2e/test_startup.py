@@ -9,8 +9,9 @@ gml-window); this test reads those lines. All four views stay in the switcher fr
 start, with their titles; a view built after a language switch comes in the new language;
 a snapshot given on the command line builds the Snapshot view and no other. The main
 menu is built when it first opens (F10), in the language chosen by then, with the
-recent snapshots read then. On this Xvfb, whose OpenGL is llvmpipe, the app draws with
-Cairo unless GSK_RENDERER says otherwise, and About › Troubleshooting says so."""
+recent snapshots read then. On this Xvfb, which offers no direct rendering (its OpenGL
+is llvmpipe), the app draws with Cairo without loading Mesa unless GSK_RENDERER or
+GDK_DEBUG says otherwise, and About › Troubleshooting says so."""
 
 import os
 import subprocess
@@ -180,15 +181,21 @@ for attempt in range(3):
     check(runs == [] or runs[0] > frame[0],
           f'no experiment runs before the first frame (run {attempt + 1}: {lines})')
 
-# The renderer: where OpenGL is a software rasterizer, as on this Xvfb (Mesa's
-# llvmpipe), the app draws with Cairo; GSK_RENDERER, when set, is the person's choice
-# and OpenGL is not even asked. The app says what it chose with g_debug ("gml-renderer
-# CHOICE, OpenGL: GL_RENDERER", domain gml-renderer).
+# The renderer: where OpenGL is a software rasterizer the app draws with Cairo. On an X
+# server that offers no direct rendering (no DRI3, DRI2 or NVIDIA GLX), as this Xvfb,
+# OpenGL could only be that, so GTK is told not to prepare it and Mesa is neither asked
+# nor loaded; where the person set GDK_DEBUG that is left alone, OpenGL is prepared and
+# asked, and is Mesa's llvmpipe here; GSK_RENDERER, when set, is the person's choice and
+# OpenGL is not even asked. The app says what it chose with g_debug ("gml-renderer
+# CHOICE, OpenGL: WHAT", domain gml-renderer); a running app's memory map shows whether
+# Mesa's driver was loaded.
 def renderer_line(extra):
     environment = app_env(tempfile.mkdtemp(prefix='gml-e2e-startup-'), 'en')
     environment.update(GML_BENCH_FIRST_FRAME='1', G_MESSAGES_DEBUG='gml-renderer', **extra)
     if 'GSK_RENDERER' not in extra:
         environment.pop('GSK_RENDERER', None)
+    if 'GDK_DEBUG' not in extra:
+        environment.pop('GDK_DEBUG', None)
     lines = subprocess.run([APP], env=environment, capture_output=True, text=True,
                            timeout=120).stdout.split('\n')
     said = [line.split('gml-renderer ', 1)[1] for line in lines if 'gml-renderer ' in line]
@@ -197,9 +204,28 @@ def renderer_line(extra):
     return said[0]
 
 
+def mesa_loaded(env=None):
+    """Whether the running app has Mesa's software driver (or LLVM) mapped."""
+    app = App(tempfile.mkdtemp(prefix='gml-e2e-startup-'), 'en', env=env)
+    try:
+        with open(f'/proc/{app.proc.pid}/maps', encoding='utf-8') as f:
+            maps = f.read()
+    finally:
+        app.quit()
+    return 'swrast_dri' in maps or 'libLLVM' in maps
+
+
 said = renderer_line({})
-check('OpenGL: llvmpipe' in said, f'OpenGL is asked, and is llvmpipe on Xvfb ({said})')
+check(said == 'cairo, OpenGL: not asked, the X server offers no direct rendering',
+      f'no direct rendering on Xvfb: Cairo, OpenGL not asked ({said})')
+check(not mesa_loaded({'GDK_DEBUG': None, 'GSK_RENDERER': None}),
+      "no direct rendering: Mesa's driver is not loaded")
+said = renderer_line({'GDK_DEBUG': 'nograbs'})
+check('OpenGL: llvmpipe' in said,
+      f'GDK_DEBUG set: OpenGL is asked, and is llvmpipe on Xvfb ({said})')
 check(said.startswith('cairo,'), f'on llvmpipe the app draws with Cairo ({said})')
+check(mesa_loaded({'GDK_DEBUG': 'nograbs', 'GSK_RENDERER': None}),
+      "GDK_DEBUG set: OpenGL prepared, Mesa's driver loaded")
 said = renderer_line({'GSK_RENDERER': 'gl'})
 check(said == "GTK's choice, OpenGL: not asked",
       f'GSK_RENDERER set: left to GTK, OpenGL not asked ({said})')
@@ -251,8 +277,8 @@ try:
     click(item('Debugging Information')[0], about)
     info = wait_for(lambda: [t for r, nm, t, s, n in app.nodes() if t.startswith('GPU Memory Lab ')],
                     'the debugging information')[0]
-    check('Renderer: GskCairoRenderer (Cairo was chosen because OpenGL here is a software rasterizer: '
-          'llvmpipe' in info, f'the debugging information names the renderer and why ({info!r})')
+    check('Renderer: GskCairoRenderer (Cairo was chosen because this X server offers no direct '
+          'rendering' in info, f'the debugging information names the renderer and why ({info!r})')
     # Escape goes back a page at a time, then closes the window.
     def about_shown():
         return subprocess.run(['xdotool', 'search', '--onlyvisible', '--name', '^About$'],

@@ -116,6 +116,73 @@ test_choice_reaches_windows (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Restores an environment variable as it was. */
+static void
+restore (const char *name,
+         const char *value)
+{
+  if (value != NULL)
+    g_setenv (name, value, TRUE);
+  else
+    g_unsetenv (name);
+}
+
+/* Whether the X server GTK would open offers direct rendering: this session's Xvfb
+ * offers none (no DRI3, DRI2 or NVIDIA GLX), so its OpenGL can only be Mesa's
+ * software one; a Wayland display, another backend or no display at all is not
+ * asked about. */
+static void
+test_direct_rendering (void)
+{
+  g_autofree char *display = g_strdup (g_getenv ("DISPLAY"));
+  g_autofree char *wayland = g_strdup (g_getenv ("WAYLAND_DISPLAY"));
+  g_autofree char *backend = g_strdup (g_getenv ("GDK_BACKEND"));
+
+  g_assert_nonnull (display);
+  g_unsetenv ("WAYLAND_DISPLAY");
+  g_unsetenv ("GDK_BACKEND");
+  g_assert_true (gml_renderer_x11_without_direct_rendering ());
+  g_setenv ("GDK_BACKEND", "x11", TRUE);
+  g_assert_true (gml_renderer_x11_without_direct_rendering ());
+
+  /* GTK would open the Wayland display, or was told to. */
+  g_setenv ("WAYLAND_DISPLAY", "wayland-0", TRUE);
+  g_assert_true (gml_renderer_x11_without_direct_rendering ());
+  g_unsetenv ("GDK_BACKEND");
+  g_assert_false (gml_renderer_x11_without_direct_rendering ());
+  g_unsetenv ("WAYLAND_DISPLAY");
+  g_setenv ("GDK_BACKEND", "wayland", TRUE);
+  g_assert_false (gml_renderer_x11_without_direct_rendering ());
+  g_unsetenv ("GDK_BACKEND");
+
+  /* No display, or one that does not answer. */
+  g_unsetenv ("DISPLAY");
+  g_assert_false (gml_renderer_x11_without_direct_rendering ());
+  g_setenv ("DISPLAY", ":4242", TRUE);
+  g_assert_false (gml_renderer_x11_without_direct_rendering ());
+
+  restore ("DISPLAY", display);
+  restore ("WAYLAND_DISPLAY", wayland);
+  restore ("GDK_BACKEND", backend);
+}
+
+/* Told that OpenGL could only be software: Cairo for every window, Mesa not asked. */
+static void
+test_choose_cairo (void)
+{
+  GdkDisplay *display = gdk_display_get_default ();
+  GtkWidget *window;
+
+  g_object_set_data (G_OBJECT (display), "gsk-renderer", NULL);
+  gml_renderer_choose_cairo (display);
+  g_assert_cmpstr (g_object_get_data (G_OBJECT (display), "gsk-renderer"), ==, "cairo");
+  window = gtk_window_new ();
+  gtk_widget_realize (window);
+  g_assert_true (GSK_IS_CAIRO_RENDERER (gtk_native_get_renderer (GTK_NATIVE (window))));
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_object_set_data (G_OBJECT (display), "gsk-renderer", NULL);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -127,5 +194,7 @@ main (int    argc,
   g_test_add_func ("/renderer/names", test_names);
   g_test_add_func ("/renderer/chosen-elsewhere", test_chosen_elsewhere);
   g_test_add_func ("/renderer/choice-reaches-windows", test_choice_reaches_windows);
+  g_test_add_func ("/renderer/direct-rendering", test_direct_rendering);
+  g_test_add_func ("/renderer/choose-cairo", test_choose_cairo);
   return g_test_run ();
 }
