@@ -96,11 +96,9 @@ due_tooltip (guint  n_due,
   return g_strdup_printf (_("Nothing is due for review. The next question comes due on %s."), date);
 }
 
-/* Recounts what is due and refreshes the button and the statistics. Call after every
- * change of the answer log; it runs again by itself when the next question comes due,
- * so a window left open over midnight shows the new count. */
-void
-gml_review_update (GmlReview *self)
+/* Recounts what is due and refreshes the button, in the language of the moment. */
+static void
+update_due (GmlReview *self)
 {
   g_autoptr(GmlLeitner) leitner = current_leitner (self);
   gint64 now = g_get_real_time () / G_USEC_PER_SEC;
@@ -132,7 +130,15 @@ gml_review_update (GmlReview *self)
   g_simple_action_set_enabled (G_SIMPLE_ACTION (undo),
                                gml_progress_get_n_answers (gml_application_get_progress (self->app))
                                > 0);
+}
 
+/* Recounts what is due and refreshes the button and the statistics. Call after every
+ * change of the answer log; it runs again by itself when the next question comes due,
+ * so a window left open over midnight shows the new count. */
+void
+gml_review_update (GmlReview *self)
+{
+  update_due (self);
   if (self->stats_window != NULL)
     gml_stats_window_update (GML_STATS_WINDOW (self->stats_window));
 }
@@ -265,12 +271,19 @@ static const GActionEntry review_actions[] = {
   { "statistics", statistics_cb },
 };
 
-/* An answer was added, or the language changed (the due button's text; the
- * Statistics window follows the language itself). */
+/* An answer was added. */
 static void
 update_cb (GmlReview *self)
 {
   gml_review_update (self);
+}
+
+/* The due button's text; the Statistics window follows the language itself, and
+ * drawing its chart here too drew it twice. */
+static void
+language_changed_cb (GmlReview *self)
+{
+  update_due (self);
 }
 
 static void
@@ -320,7 +333,7 @@ gml_review_new (GtkWindow       *window,
   g_signal_connect_object (page, "answered", G_CALLBACK (update_cb), self, G_CONNECT_SWAPPED);
   /* The language can change while the window is open (where the app offers that). */
   if (g_signal_lookup ("language-changed", G_OBJECT_TYPE (app)) != 0)
-    g_signal_connect_object (app, "language-changed", G_CALLBACK (update_cb), self,
+    g_signal_connect_object (app, "language-changed", G_CALLBACK (language_changed_cb), self,
                              G_CONNECT_SWAPPED);
 
   gml_review_update (self);
