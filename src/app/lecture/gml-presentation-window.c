@@ -24,6 +24,7 @@
 #include "gml-language.h"
 #include "gml-lecture-keys.h"
 #include "gml-option-row.h"
+#include "gml-picture-run.h"
 #include "gml-picture-view.h"
 #include "gml-presentation-window.h"
 #include "gml-presenter-window.h"
@@ -67,8 +68,7 @@ struct _GmlPresentationWindow
   GtkCssProvider  *scale_provider;
   GmlScenario     *scenario;        /* the shown question's, run in a worker */
   char            *scenario_key;    /* its picture script's string */
-  GCancellable    *run_cancellable; /* the run under way, if any */
-  char            *running_key;     /* and its picture script's string */
+  GmlPictureRun    run;             /* the picture script running in a worker, if any */
   GmlPicture      *picture;
   GmlDevice       *fallback;        /* the simulator, after the GPU failed */
   GmlAudienceServer *audience;      /* audience mode, once asked for */
@@ -140,10 +140,7 @@ update_timer (GmlPresentationWindow *self)
 static void
 drop_picture (GmlPresentationWindow *self)
 {
-  if (self->run_cancellable != NULL)
-    g_cancellable_cancel (self->run_cancellable);
-  g_clear_object (&self->run_cancellable);
-  g_clear_pointer (&self->running_key, g_free);
+  gml_picture_run_cancel (&self->run);
   if (self->picture_view != NULL)
     gml_picture_view_set_picture (self->picture_view, NULL);
   g_clear_pointer (&self->picture, gml_picture_free);
@@ -170,14 +167,11 @@ run_done_cb (GObject      *source,
   guint position;
 
   /* Another slide, device or language since, or the window is gone. */
-  if (self == NULL || g_task_get_cancellable (G_TASK (result)) != self->run_cancellable ||
-      self->model == NULL)
+  if (self == NULL || self->model == NULL || !gml_picture_run_end (&self->run, result, &key))
     {
       g_clear_pointer (&sc, gml_scenario_free);
       return;
     }
-  g_clear_object (&self->run_cancellable);
-  key = g_steal_pointer (&self->running_key);
 
   if (self->fallback == NULL && fallback != NULL)
     {
@@ -218,7 +212,7 @@ scenario_for (GmlPresentationWindow *self,
 
   if (self->scenario != NULL && g_strcmp0 (self->scenario_key, key) == 0)
     return self->scenario;
-  if (self->run_cancellable != NULL && g_strcmp0 (self->running_key, key) == 0)
+  if (gml_picture_run_is_running (&self->run, key))
     return NULL;
 
   drop_picture (self);
@@ -229,12 +223,9 @@ scenario_for (GmlPresentationWindow *self,
     return NULL;
 
   g_debug ("gml-presentation-run %s", key);
-  self->run_cancellable = g_cancellable_new ();
-  self->running_key = g_strdup (key);
-  /* Held weakly: closing the window cancels the run in its dispose. */
-  gml_scenario_new_picture_script_async (NULL, q->picture_script, device, self->fallback,
-                                         self->run_cancellable, run_done_cb,
-                                         gml_weak_ref_new (self));
+  /* Closing the window cancels the run in its dispose (drop_picture()). */
+  gml_picture_run_start (&self->run, self, q->picture_script, key, device, self->fallback,
+                         run_done_cb);
   return NULL;
 }
 

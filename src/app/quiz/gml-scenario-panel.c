@@ -19,6 +19,7 @@
 
 #include "gml-application.h"
 #include "gml-export-chooser.h"
+#include "gml-picture-run.h"
 #include "gml-picture-view.h"
 #include "gml-scenario-panel.h"
 #include "gml-scrub-keys.h"
@@ -64,8 +65,7 @@ struct _GmlScenarioPanel
   /* State */
   const GmlQuestion *question;         /* borrowed from the bank */
   char            *key;                /* the shown picture script's string */
-  GCancellable    *run_cancellable;    /* the picture script running in the worker, */
-  char            *running_key;        /* and its string */
+  GmlPictureRun    run;                /* the picture script running in a worker, if any */
   gboolean         pending_point;      /* answered before its picture came */
   guint            play_source;
   guint            play_stride;        /* steps per tick */
@@ -197,10 +197,7 @@ stop_playing (GmlScenarioPanel *self)
 /* ------------------------------------------------------------------------- */
 /* The picture script, run in a worker                                       */
 
-/* The device is not thread-safe: a run holds it to itself (gml_device_begin_run(),
- * taken by gml_scenario_new_picture_script()), so this worker's runs and those of
- * the other workers (the presentation's pictures, the lab's live run) come one
- * after the other. */
+/* gml-picture-run.c says how the runs share the device and end. */
 
 static void show_scenario (GmlScenarioPanel *self,
                            GmlScenario      *sc);
@@ -218,14 +215,12 @@ run_done_cb (GObject      *source,
   GmlScenario *sc = gml_scenario_new_picture_script_finish (result, &fallback, &why, &error);
 
   /* Gone, or reloaded (another device, another language), since it started. */
-  if (self == NULL || g_task_get_cancellable (G_TASK (result)) != self->run_cancellable ||
-      self->picture_view == NULL)
+  if (self == NULL || self->picture_view == NULL ||
+      !gml_picture_run_end (&self->run, result, &key))
     {
       g_clear_pointer (&sc, gml_scenario_free);
       return;
     }
-  g_clear_object (&self->run_cancellable);
-  key = g_steal_pointer (&self->running_key);
 
   if (self->fallback == NULL && fallback != NULL)
     {
@@ -246,15 +241,6 @@ run_done_cb (GObject      *source,
     show_scenario (self, sc);
 }
 
-static void
-cancel_run (GmlScenarioPanel *self)
-{
-  if (self->run_cancellable != NULL)
-    g_cancellable_cancel (self->run_cancellable);
-  g_clear_object (&self->run_cancellable);
-  g_clear_pointer (&self->running_key, g_free);
-}
-
 /* The scenario of @key, if it has run; else it starts running (once the device
  * is known) and the picture comes when it is done. */
 static GmlScenario *
@@ -268,22 +254,19 @@ get_scenario (GmlScenarioPanel  *self,
 
   if (sc != NULL)
     return sc;
-  if (self->run_cancellable != NULL && g_strcmp0 (self->running_key, key) == 0)
-    return NULL;   /* it is running */
+  if (gml_picture_run_is_running (&self->run, key))
+    return NULL;
 
-  cancel_run (self);
+  gml_picture_run_cancel (&self->run);
   device = current_device (self, &reason);
   if (device == NULL)
     return NULL;   /* the picture comes once the device is open */
 
   /* e2e-startup reads this: no picture script runs before the window's first frame. */
   g_debug ("gml-picture-run %s", key);
-  self->run_cancellable = g_cancellable_new ();
-  self->running_key = g_strdup (key);
-  /* Held weakly: a panel that goes away cancels the run in its dispose. */
-  gml_scenario_new_picture_script_async (NULL, q->picture_script, device, self->fallback,
-                                         self->run_cancellable, run_done_cb,
-                                         gml_weak_ref_new (self));
+  /* A panel that goes away cancels the run in its dispose. */
+  gml_picture_run_start (&self->run, self, q->picture_script, key, device, self->fallback,
+                         run_done_cb);
   return NULL;
 }
 
@@ -423,7 +406,7 @@ gml_scenario_panel_reload (GmlScenarioPanel *self)
                       (self->picture != NULL && gml_picture_get_pointing (self->picture));
 
   stop_playing (self);
-  cancel_run (self);
+  gml_picture_run_cancel (&self->run);
   gml_picture_view_set_picture (self->picture_view, NULL);
   g_clear_pointer (&self->picture, gml_picture_free);
   g_clear_pointer (&self->key, g_free);
@@ -619,7 +602,7 @@ gml_scenario_panel_dispose (GObject *object)
   GmlScenarioPanel *self = GML_SCENARIO_PANEL (object);
 
   g_clear_handle_id (&self->play_source, g_source_remove);
-  cancel_run (self);
+  gml_picture_run_cancel (&self->run);
   if (self->picture_view != NULL)
     gml_picture_view_set_picture (self->picture_view, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), GML_TYPE_SCENARIO_PANEL);
@@ -639,7 +622,6 @@ gml_scenario_panel_finalize (GObject *object)
   g_clear_pointer (&self->fallback, gml_device_destroy);
   g_clear_pointer (&self->fallback_reason, g_free);
   g_clear_pointer (&self->key, g_free);
-  g_clear_pointer (&self->running_key, g_free);
 
   G_OBJECT_CLASS (gml_scenario_panel_parent_class)->finalize (object);
 }
