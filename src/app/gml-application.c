@@ -617,12 +617,13 @@ choose_renderer (GmlApplication *self,
                  gboolean        without_gl)
 {
   g_autofree char *name = NULL;
-  const char *chosen = "cairo";
+  const char *chosen;
 
   if (without_gl)
     {
       gml_renderer_choose_cairo (gdk_display_get_default ());
       self->no_direct_rendering = TRUE;
+      chosen = "cairo";
     }
   else if ((chosen = gml_renderer_choose (gdk_display_get_default (), &name)) != NULL)
     self->software_gl = g_steal_pointer (&name);
@@ -655,11 +656,8 @@ choose_renderer (GmlApplication *self,
 static gboolean
 init_gtk (void)
 {
-  const char *renderer = g_getenv ("GSK_RENDERER");
   gboolean theme = g_getenv ("GTK_THEME") == NULL;
-  gboolean without_gl = (renderer == NULL || *renderer == '\0') &&
-                        g_getenv ("GDK_DEBUG") == NULL &&
-                        gml_renderer_x11_without_direct_rendering ();
+  gboolean without_gl = gml_renderer_can_leave_out_gl ();
 
   if (theme)
     g_setenv ("GTK_THEME", "Adwaita-empty", TRUE);

@@ -130,6 +130,24 @@ ask_mesa (GdkDisplay *display)
   return NULL;
 }
 
+/* Whether the person chose how to draw: GSK_RENDERER (empty is no choice). */
+static gboolean
+renderer_asked (void)
+{
+  const char *asked = g_getenv ("GSK_RENDERER");
+
+  return asked != NULL && *asked != '\0';
+}
+
+/* Has GTK draw @display with Cairo; @why is the debug line's OpenGL part. */
+static void
+use_cairo (GdkDisplay *display,
+           const char *why)
+{
+  g_object_set_data_full (G_OBJECT (display), "gsk-renderer", g_strdup ("cairo"), g_free);
+  g_debug ("gml-renderer cairo, OpenGL: %s", why);
+}
+
 /**
  * gml_renderer_x11_without_direct_rendering:
  *
@@ -177,6 +195,20 @@ gml_renderer_x11_without_direct_rendering (void)
 }
 
 /**
+ * gml_renderer_can_leave_out_gl:
+ *
+ * Before GTK opens the display: whether GTK may be told to leave OpenGL out
+ * (GDK_DEBUG=gl-disable), because nobody chose a renderer or set GDK_DEBUG and
+ * gml_renderer_x11_without_direct_rendering() says OpenGL could only be software.
+ */
+gboolean
+gml_renderer_can_leave_out_gl (void)
+{
+  return !renderer_asked () && g_getenv ("GDK_DEBUG") == NULL &&
+         gml_renderer_x11_without_direct_rendering ();
+}
+
+/**
  * gml_renderer_choose_cairo:
  * @display: the display, opened without OpenGL, before any of its windows is
  *   realized
@@ -189,8 +221,7 @@ gml_renderer_choose_cairo (GdkDisplay *display)
 {
   g_return_if_fail (GDK_IS_DISPLAY (display));
 
-  g_object_set_data_full (G_OBJECT (display), "gsk-renderer", g_strdup ("cairo"), g_free);
-  g_debug ("gml-renderer cairo, OpenGL: not asked, the X server offers no direct rendering");
+  use_cairo (display, "not asked, the X server offers no direct rendering");
 }
 
 /**
@@ -209,14 +240,13 @@ const char *
 gml_renderer_choose (GdkDisplay  *display,
                      char       **gl_renderer)
 {
-  const char *asked = g_getenv ("GSK_RENDERER");
   g_autofree char *name = NULL;
 
   g_return_val_if_fail (GDK_IS_DISPLAY (display), NULL);
 
   if (gl_renderer != NULL)
     *gl_renderer = NULL;
-  if ((asked != NULL && *asked != '\0') ||
+  if (renderer_asked () ||
       g_object_get_data (G_OBJECT (display), "gsk-renderer") != NULL)
     {
       g_debug ("gml-renderer GTK's choice, OpenGL: not asked");
@@ -231,7 +261,6 @@ gml_renderer_choose (GdkDisplay  *display,
       g_debug ("gml-renderer GTK's choice, OpenGL: %s", name != NULL ? name : "none or not Mesa's");
       return NULL;
     }
-  g_object_set_data_full (G_OBJECT (display), "gsk-renderer", g_strdup ("cairo"), g_free);
-  g_debug ("gml-renderer cairo, OpenGL: %s", name);
+  use_cairo (display, name);
   return "cairo";
 }

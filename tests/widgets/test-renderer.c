@@ -166,6 +166,31 @@ test_direct_rendering (void)
   restore ("GDK_BACKEND", backend);
 }
 
+/* OpenGL is left out only where nobody chose a renderer or set GDK_DEBUG. */
+static void
+test_leave_out_gl (void)
+{
+  g_autofree char *debug = g_strdup (g_getenv ("GDK_DEBUG"));
+  g_autofree char *wayland = g_strdup (g_getenv ("WAYLAND_DISPLAY"));
+  g_autofree char *backend = g_strdup (g_getenv ("GDK_BACKEND"));
+
+  g_unsetenv ("GDK_DEBUG");
+  g_unsetenv ("WAYLAND_DISPLAY");
+  g_unsetenv ("GDK_BACKEND");
+  g_assert_true (gml_renderer_can_leave_out_gl ());
+  g_setenv ("GSK_RENDERER", "", TRUE);
+  g_assert_true (gml_renderer_can_leave_out_gl ());
+  g_setenv ("GSK_RENDERER", "gl", TRUE);
+  g_assert_false (gml_renderer_can_leave_out_gl ());
+  g_unsetenv ("GSK_RENDERER");
+  g_setenv ("GDK_DEBUG", "nograbs", TRUE);
+  g_assert_false (gml_renderer_can_leave_out_gl ());
+
+  restore ("GDK_DEBUG", debug);
+  restore ("WAYLAND_DISPLAY", wayland);
+  restore ("GDK_BACKEND", backend);
+}
+
 /* Told that OpenGL could only be software: Cairo for every window, Mesa not asked. */
 static void
 test_choose_cairo (void)
@@ -195,6 +220,7 @@ main (int    argc,
   g_test_add_func ("/renderer/chosen-elsewhere", test_chosen_elsewhere);
   g_test_add_func ("/renderer/choice-reaches-windows", test_choice_reaches_windows);
   g_test_add_func ("/renderer/direct-rendering", test_direct_rendering);
+  g_test_add_func ("/renderer/leave-out-gl", test_leave_out_gl);
   g_test_add_func ("/renderer/choose-cairo", test_choose_cairo);
   return g_test_run ();
 }
